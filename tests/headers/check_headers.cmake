@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: MIT
+#
+# cmake -DHEADER_DIR=<include/upcache> -P check_headers.cmake
+#
+# Checks the conventions of STYLE.md section 7 on each public header:
+# an SPDX line first, an include guard named UPCACHE_<NAME>_H, and an
+# extern "C" block so that C++ callers link against the C symbols.
+
+file(GLOB HEADERS "${HEADER_DIR}/*.h")
+list(SORT HEADERS)
+if(NOT HEADERS)
+	message(FATAL_ERROR "no headers in ${HEADER_DIR}")
+endif()
+set(failures 0)
+foreach(hdr IN LISTS HEADERS)
+	get_filename_component(stem "${hdr}" NAME_WE)
+	string(MAKE_C_IDENTIFIER "${stem}" id)
+	string(TOUPPER "UPCACHE_${id}_H" guard)
+	file(READ "${hdr}" text)
+	set(problems "")
+	if(NOT text MATCHES "^/\\* SPDX-License-Identifier: ")
+		list(APPEND problems "first line is not an SPDX-License-Identifier comment")
+	endif()
+	if(NOT text MATCHES "#ifndef ${guard}\n#define ${guard}\n")
+		list(APPEND problems "no '#ifndef ${guard}' / '#define ${guard}' include guard")
+	endif()
+	if(NOT text MATCHES "#endif[ \t]*(/\\* ${guard} \\*/)?[ \t\n]*$")
+		list(APPEND problems "does not end with the include guard's #endif")
+	endif()
+	if(NOT text MATCHES "#ifdef __cplusplus\nextern \"C\" {\n#endif")
+		list(APPEND problems "no extern \"C\" block for C++")
+	endif()
+	if(problems)
+		math(EXPR failures "${failures} + 1")
+		foreach(p IN LISTS problems)
+			message("FAIL ${hdr}: ${p}")
+		endforeach()
+	else()
+		message("ok   ${hdr}")
+	endif()
+endforeach()
+list(LENGTH HEADERS n)
+if(failures)
+	message(FATAL_ERROR "${failures} of ${n} public headers break STYLE.md section 7")
+endif()
+message("${n} public headers follow STYLE.md section 7")
