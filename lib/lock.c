@@ -14,11 +14,11 @@
  * upc_lock_is_held() is exact and debug checks can assert lock context.
  */
 #define _GNU_SOURCE
-#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "upcache/lock.h"
+#include "futex.h"
 #include "stats_internal.h"
 
 #define LOCK_SPINS	128
@@ -31,16 +31,6 @@ static inline int current_tid(void)
 	if (__builtin_expect(lock_tid == 0, 0))
 		lock_tid = (int)syscall(SYS_gettid);
 	return lock_tid;
-}
-
-static void futex_wait(int *word, int val)
-{
-	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
-}
-
-static void futex_wake_one(int *word)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 static inline bool lock_cas(upc_lock_t *lock, int old, int new)
@@ -73,7 +63,7 @@ static __attribute__((noinline)) void lock_slow(upc_lock_t *lock)
 	 * know whether another waiter is still asleep behind us.
 	 */
 	while (__atomic_exchange_n(&lock->state, 2, __ATOMIC_ACQUIRE) != 0)
-		futex_wait(&lock->state, 2);
+		upc_futex_wait(&lock->state, 2);
 }
 
 /**
@@ -114,7 +104,7 @@ void upc_unlock(upc_lock_t *lock)
 {
 	__atomic_store_n(&lock->owner, 0, __ATOMIC_RELAXED);
 	if (__atomic_exchange_n(&lock->state, 0, __ATOMIC_RELEASE) == 2)
-		futex_wake_one(&lock->state);
+		upc_futex_wake(&lock->state, 1);
 }
 
 /**

@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * upcache/filemap.h - the page cache: folios of a file, indexed by page.
+ *
+ * An address_space is the cache of one file (or shmem object): i_pages
+ * maps page indices to folios, to shadow entries (value entries left by
+ * evicted folios, for refault detection) and, for shmem, to swap entries.
+ * The API follows the kernel's mm/filemap.c; where the kernel relies on
+ * the inode or on global state, the address_space carries it (its size,
+ * its arena).
+ *
+ * Locking: i_pages' xa_lock protects the tree, nrpages and the folios'
+ * membership (mapping and index of a cached folio change only under it
+ * with the folio locked).  Lookups take no lock: they run under RCU,
+ * take a reference with folio_try_get() and check that the slot still
+ * holds the folio.
+ *
+ * Tags: PAGECACHE_TAG_DIRTY, _WRITEBACK and _TOWRITE are XArray marks 0,
+ * 1 and 2 on the folios' slots.
+ */
+#ifndef UPCACHE_FILEMAP_H
+#define UPCACHE_FILEMAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "folio.h"
+#include "xarray.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef unsigned long pgoff_t;
+
+#define PAGECACHE_TAG_DIRTY	XA_MARK_0
+#define PAGECACHE_TAG_WRITEBACK	XA_MARK_1
+#define PAGECACHE_TAG_TOWRITE	XA_MARK_2
+
+struct address_space;
+
+/**
+ * struct address_space_operations - what the layer above provides.
+ * @read_folio: Fill a locked, not-uptodate folio from the backing store,
+ *	mark it uptodate on success and unlock it.  Return 0 or -errno.
+ * @dirty_folio: Called by folio_mark_dirty() on a folio that was clean;
+ *	NULL means nothing extra to do.
+ * @writeback_folio: Write a locked dirty folio back (reclaim, sync).
+ *	Return 0 or -errno.  NULL: the mapping cannot write back.
+ */
+struct address_space_operations {
+	int (*read_folio)(struct address_space *mapping, struct folio *folio);
+	void (*dirty_folio)(struct address_space *mapping, struct folio *folio);
+	int (*writeback_folio)(struct address_space *mapping,
+			       struct folio *folio);
+};
+
+/* Bits of address_space->flags. */
+enum mapping_flag_bit {
+	AS_LARGE_FOLIOS,	/* may cache folios of order > 0 */
+	AS_UNEVICTABLE,		/* reclaim must leave the folios alone */
+	AS_SWAPBACKED,		/* shmem-like: backed by swap, not a file */
+};
+
+/**
+ * struct address_space - the page cache of one file.
+ * @i_pages: Folios, shadow and swap entries by page index.
+ * @arena: Where the folios' memory comes from.
+ * @a_ops: The backing store's operations (may be NULL).
+ * @nrpages: Pages cached (under i_pages' lock).
+ * @flags: AS_* bits.
+ * @size: The file's size in bytes (the owner's to maintain).
+ * @host: The owner (a file object).
+ */
+struct address_space {
+	struct xarray i_pages;
+	struct upc_arena *arena;
+	const struct address_space_operations *a_ops;
+	unsigned long nrpages;
+	unsigned long flags;
+	int64_t size;
+	void *host;
+};
+
+/**
+ * address_space_init() - Initialise an empty mapping.
+ * @mapping: The mapping.
+ * @arena: The arena its folios are allocated from.
+ * @a_ops: Operations, or NULL.
+ * @flags: AS_* bits (1UL << AS_LARGE_FOLIOS ...).
+ *
+ * Context: Before the mapping is shared.
+ */
+void address_space_init(struct address_space *mapping, struct upc_arena *arena,
+			const struct address_space_operations *a_ops,
+			unsigned long flags);
+
+/* mapping_large_folio_support() - May @mapping cache large folios? */
+static inline bool mapping_large_folio_support(const struct address_space *mapping)
+{
+	return mapping->flags & (1UL << AS_LARGE_FOLIOS);
+}
+
+/* ---- batches ------------------------------------------------------------- */
+
+#define FOLIO_BATCH_SIZE	31
+
+/**
+ * struct folio_batch - a small array of folios, each with a reference.
+ * @nr: Folios in the batch.
+ * @i: Iteration cursor for folio_batch_next().
+ * @folios: The folios.
+ */
+struct folio_batch {
+	unsigned int nr;
+	unsigned int i;
+	struct folio *folios[FOLIO_BATCH_SIZE];
+};
+
+static inline void folio_batch_init(struct folio_batch *fbatch)
+{
+	fbatch->nr = 0;
+	fbatch->i = 0;
+}
+
+static inline unsigned int folio_batch_count(const struct folio_batch *fbatch)
+{
+	return fbatch->nr;
+}
+
+static inline unsigned int folio_batch_space(const struct folio_batch *fbatch)
+{
+	return FOLIO_BATCH_SIZE - fbatch->nr;
+}
+
+/* folio_batch_add() - Append; Return: the space left afterwards. */
+static inline unsigned int folio_batch_add(struct folio_batch *fbatch,
+					   struct folio *folio)
+{
+	fbatch->folios[fbatch->nr++] = folio;
+	return folio_batch_space(fbatch);
+}
+
+/* folio_batch_next() - The next folio for an iteration, or NULL. */
+static inline struct folio *folio_batch_next(struct folio_batch *fbatch)
+{
+	if (fbatch->i == fbatch->nr)
+		return NULL;
+	return fbatch->folios[fbatch->i++];
+}
+
+/**
+ * folio_batch_release() - Drop the batch's references and empty it.
+ * @fbatch: The batch.
+ */
+void folio_batch_release(struct folio_batch *fbatch);
+
+/* ---- adding ---------------------------------------------------------------- */
+
+/**
+ * filemap_alloc_folio() - Allocate a folio for @mapping.
+ * @mapping: The mapping (its arena is used).
+ * @gfp: Allocation flags.
+ * @order: Folio order.
+ *
+ * Context: Any thread.
+ * Return: A folio with one reference, or NULL.
+ */
+struct folio *filemap_alloc_folio(struct address_space *mapping, gfp_t gfp,
+				  unsigned int order);
+
+/**
+ * __filemap_add_folio() - Add a locked folio to the page cache.
+ * @mapping: The mapping.
+ * @folio: A locked folio not in any mapping; its order decides how many
+ *	indices it takes.
+ * @index: First page index; aligned to the folio's size.
+ * @gfp: Allocation flags for the tree's nodes.
+ * @shadowp: If not NULL, receives the shadow entry the folio replaced
+ *	(or NULL).
+ *
+ * One locked scan of the folio's range: a present folio means -EEXIST; a
+ * shadow is replaced.  A shadow larger than the folio is split first,
+ * with the nodes allocated outside the lock and the shadow and its order
+ * checked again after relocking.  The cache takes one reference per page.
+ * Walks: one when no split is needed, three with a split.
+ *
+ * Context: May sleep if @gfp allows.  Takes and releases the i_pages lock.
+ * Return: 0; -EEXIST if a folio is already cached in the range; -ENOMEM;
+ * -EINVAL if @index is not aligned to the folio.
+ */
+int __filemap_add_folio(struct address_space *mapping, struct folio *folio,
+			pgoff_t index, gfp_t gfp, void **shadowp);
+
+/**
+ * filemap_add_folio() - Add a locked folio to the page cache.
+ * @mapping: The mapping.
+ * @folio: A locked folio not in any mapping.
+ * @index: First page index, aligned to the folio's size.
+ * @gfp: Allocation flags.
+ *
+ * As __filemap_add_folio(), for callers that do not keep the shadow.
+ *
+ * Context: As __filemap_add_folio().
+ * Return: As __filemap_add_folio().
+ */
+int filemap_add_folio(struct address_space *mapping, struct folio *folio,
+		      pgoff_t index, gfp_t gfp);
+
+/* ---- lookup ---------------------------------------------------------------- */
+
+typedef unsigned int fgf_t;
+
+#define FGP_ACCESSED	0x01u	/* mark the folio accessed */
+#define FGP_LOCK	0x02u	/* return it locked */
+#define FGP_CREAT	0x04u	/* create it if absent */
+#define FGP_WRITE	0x08u	/* the caller is going to write to it */
+#define FGP_NOFS	0x10u	/* accepted, no effect in userspace */
+#define FGP_NOWAIT	0x20u	/* never sleep: -EAGAIN instead */
+#define FGP_FOR_MMAP	0x40u	/* accepted, no effect */
+#define FGP_STABLE	0x80u	/* wait until writeback is over */
+#define FGF_GET_ORDER(fgf)	(((fgf) >> 26) & 0x3f)
+#define FGP_WRITEBEGIN	(FGP_LOCK | FGP_WRITE | FGP_CREAT | FGP_STABLE)
+
+/**
+ * fgf_set_order() - FGP bits asking FGP_CREAT for a folio of @size bytes.
+ * @size: Preferred folio size; rounded down to a power of two.
+ *
+ * Return: Bits to or into the FGP flags.
+ */
+static inline fgf_t fgf_set_order(size_t size)
+{
+	unsigned int shift = size ? 63 - __builtin_clzl(size) : 0;
+
+	if (shift <= UPC_PAGE_SHIFT)
+		return 0;
+	return (fgf_t)(shift - UPC_PAGE_SHIFT) << 26;
+}
+
+/**
+ * filemap_get_entry() - What the page cache holds at an index.
+ * @mapping: The mapping.
+ * @index: Page index.
+ *
+ * Context: Any thread; lockless.
+ * Return: A folio (with a reference for the caller), a value entry
+ * (shadow or swap entry, no reference), or NULL.
+ */
+void *filemap_get_entry(struct address_space *mapping, pgoff_t index);
+
+/**
+ * __filemap_get_folio() - Find, and optionally create, a folio.
+ * @mapping: The mapping.
+ * @index: Page index.
+ * @fgp_flags: FGP_* bits, with an order hint from fgf_set_order() for
+ *	FGP_CREAT.
+ * @gfp: Allocation flags for FGP_CREAT.
+ *
+ * Context: May sleep (folio lock, allocation) unless FGP_NOWAIT.
+ * Return: The folio with a reference (locked with FGP_LOCK), or
+ * ERR_PTR(-ENOENT) if absent and not FGP_CREAT, ERR_PTR(-EAGAIN) if
+ * FGP_NOWAIT would have to sleep, ERR_PTR(-ENOMEM).
+ */
+struct folio *__filemap_get_folio(struct address_space *mapping, pgoff_t index,
+				  fgf_t fgp_flags, gfp_t gfp);
+
+/* filemap_get_folio() - The cached folio at @index, or ERR_PTR(-ENOENT). */
+static inline struct folio *filemap_get_folio(struct address_space *mapping,
+					      pgoff_t index)
+{
+	return __filemap_get_folio(mapping, index, 0, 0);
+}
+
+/* filemap_lock_folio() - The cached folio at @index, locked. */
+static inline struct folio *filemap_lock_folio(struct address_space *mapping,
+					       pgoff_t index)
+{
+	return __filemap_get_folio(mapping, index, FGP_LOCK, 0);
+}
+
+/* filemap_grab_folio() - The folio at @index, locked, created if absent. */
+static inline struct folio *filemap_grab_folio(struct address_space *mapping,
+					       pgoff_t index)
+{
+	return __filemap_get_folio(mapping, index,
+				   FGP_LOCK | FGP_ACCESSED | FGP_CREAT,
+				   GFP_KERNEL);
+}
+
+/**
+ * filemap_grab_folios() - Find or create a run of locked folios.
+ * @mapping: The mapping.
+ * @index: First page index wanted.
+ * @nr: Number of indices wanted, 1..FILEMAP_GRAB_MAX.
+ * @folios: Room for @nr folios.
+ *
+ * One locked pass finds the folios already cached (a large folio is taken
+ * once, even when it starts before @index); the missing indices get
+ * folios allocated outside the lock (large ones where the mapping allows
+ * and an aligned run is missing), inserted in a second locked pass that
+ * walks the tree once.  Shadows in the way are replaced.  Each returned
+ * folio is locked and holds a reference for the caller.  Stops early at
+ * an index that could not be filled, so a short count is not an error.
+ *
+ * Context: May sleep.  Takes the i_pages lock twice.
+ * Return: The number of folios stored in @folios (they cover @index
+ * onwards without gaps); -ENOMEM if not even the first could be had;
+ * -EINVAL if @nr is 0 or above FILEMAP_GRAB_MAX.
+ */
+int filemap_grab_folios(struct address_space *mapping, pgoff_t index,
+			unsigned int nr, struct folio **folios);
+
+#define FILEMAP_GRAB_MAX	512u
+
+/**
+ * filemap_get_folios() - Folios cached in a range.
+ * @mapping: The mapping.
+ * @start: In: first index; out: the index after the last folio returned.
+ * @end: Last index (inclusive).
+ * @fbatch: Receives the folios, each with a reference.
+ *
+ * Context: Any thread; lockless.
+ * Return: The number of folios added to @fbatch.
+ */
+unsigned int filemap_get_folios(struct address_space *mapping, pgoff_t *start,
+				pgoff_t end, struct folio_batch *fbatch);
+
+/**
+ * filemap_get_folios_contig() - Folios cached contiguously from @start.
+ * @mapping: The mapping.
+ * @start: In: first index; out: the index after the last folio returned.
+ * @end: Last index (inclusive).
+ * @fbatch: Receives the folios, each with a reference.
+ *
+ * Stops at the first index with no folio.  One walk; then the cursor
+ * moves sideways and jumps over each large folio.
+ *
+ * Context: Any thread; lockless.
+ * Return: The number of folios added to @fbatch.
+ */
+unsigned int filemap_get_folios_contig(struct address_space *mapping,
+				       pgoff_t *start, pgoff_t end,
+				       struct folio_batch *fbatch);
+
+/**
+ * filemap_get_folios_tag() - Tagged folios in a range.
+ * @mapping: The mapping.
+ * @start: In: first index; out: the index after the last folio returned.
+ * @end: Last index (inclusive).
+ * @tag: PAGECACHE_TAG_*.
+ * @fbatch: Receives the folios, each with a reference.
+ *
+ * Context: Any thread; lockless.
+ * Return: The number of folios added to @fbatch.
+ */
+unsigned int filemap_get_folios_tag(struct address_space *mapping,
+				    pgoff_t *start, pgoff_t end, xa_mark_t tag,
+				    struct folio_batch *fbatch);
+
+/**
+ * filemap_get_read_batch() - Folios for a read, from @index on.
+ * @mapping: The mapping.
+ * @index: First index.
+ * @max: Last index (inclusive).
+ * @fbatch: Receives the folios, each with a reference.
+ *
+ * Contiguous folios from @index; stops at a hole or shadow, after a folio
+ * that is not uptodate (the reader must wait for or start its read), and
+ * when the batch is full.
+ *
+ * Context: Any thread; lockless.
+ */
+void filemap_get_read_batch(struct address_space *mapping, pgoff_t index,
+			    pgoff_t max, struct folio_batch *fbatch);
+
+/**
+ * find_get_entries() - Folios and value entries in a range.
+ * @mapping: The mapping.
+ * @start: In: first index; out: the index after the last entry returned.
+ * @end: Last index (inclusive).
+ * @fbatch: Receives folios (with a reference) and value entries (cast).
+ * @indices: Receives the first index of each entry.
+ *
+ * Context: Any thread; lockless.
+ * Return: The number of entries.
+ */
+unsigned int find_get_entries(struct address_space *mapping, pgoff_t *start,
+			      pgoff_t end, struct folio_batch *fbatch,
+			      pgoff_t *indices);
+
+/**
+ * find_lock_entries() - Entries wholly inside a range, folios locked.
+ * @mapping: The mapping.
+ * @start: In: first index; out: the index after the last entry returned.
+ * @end: Last index (inclusive).
+ * @fbatch: Receives locked folios (with a reference) and value entries.
+ * @indices: Receives the first index of each entry.
+ *
+ * Folios that reach outside [@start, @end], that are locked by someone
+ * else or under writeback are skipped.
+ *
+ * Context: Any thread.
+ * Return: The number of entries.
+ */
+unsigned int find_lock_entries(struct address_space *mapping, pgoff_t *start,
+			       pgoff_t end, struct folio_batch *fbatch,
+			       pgoff_t *indices);
+
+/* ---- removal ------------------------------------------------------------- */
+
+/**
+ * __filemap_remove_folio() - Take a folio out of the page cache.
+ * @folio: A locked folio in a mapping.
+ * @shadow: What to leave in its place: NULL or a value entry, stored as
+ *	one entry of the folio's order.
+ *
+ * Clears the folio's tags, mapping and the cache's references.
+ *
+ * Context: Holds the folio lock and the mapping's i_pages lock.
+ */
+void __filemap_remove_folio(struct folio *folio, void *shadow);
+
+/**
+ * filemap_remove_folio() - Take a folio out of the page cache.
+ * @folio: A locked folio in a mapping.
+ *
+ * Context: Holds the folio lock; takes the i_pages lock.
+ */
+void filemap_remove_folio(struct folio *folio);
+
+/**
+ * delete_from_page_cache_batch() - Remove many locked folios at once.
+ * @mapping: Their mapping.
+ * @fbatch: Locked folios of @mapping, in index order.
+ *
+ * One lock round trip and one walk for the whole batch.
+ *
+ * Context: Holds the folios' locks; takes the i_pages lock.
+ */
+void delete_from_page_cache_batch(struct address_space *mapping,
+				  struct folio_batch *fbatch);
+
+/**
+ * truncate_inode_pages_range() - Drop the cache of a byte range.
+ * @mapping: The mapping.
+ * @lstart: First byte.
+ * @lend: Last byte (inclusive), or -1 for the end of the file.
+ *
+ * Folios wholly inside the range are removed (shadows too); a folio
+ * partly inside keeps its memory and has the part inside zeroed.
+ *
+ * Context: May sleep (folio locks).
+ */
+void truncate_inode_pages_range(struct address_space *mapping, int64_t lstart,
+				int64_t lend);
+
+/* truncate_inode_pages() - Drop the cache from byte @lstart on. */
+static inline void truncate_inode_pages(struct address_space *mapping,
+					int64_t lstart)
+{
+	truncate_inode_pages_range(mapping, lstart, -1);
+}
+
+/**
+ * invalidate_mapping_pages() - Drop clean, unused folios of a range.
+ * @mapping: The mapping.
+ * @start: First index.
+ * @end: Last index (inclusive).
+ *
+ * Dirty, locked, mapped (extra references) or writeback folios stay.
+ *
+ * Context: Any thread.
+ * Return: The number of pages dropped.
+ */
+unsigned long invalidate_mapping_pages(struct address_space *mapping,
+				       pgoff_t start, pgoff_t end);
+
+/* ---- state --------------------------------------------------------------- */
+
+/**
+ * folio_mark_dirty() - Mark a cached folio dirty and tag it.
+ * @folio: A folio in a mapping; the caller holds it locked or otherwise
+ *	stops it leaving the mapping.
+ *
+ * Context: Takes the i_pages lock when the folio was clean.
+ * Return: true if the folio was clean before.
+ */
+bool folio_mark_dirty(struct folio *folio);
+
+/**
+ * folio_clear_dirty_for_io() - Clear the dirty bit and tag before a write.
+ * @folio: A locked folio in a mapping.
+ *
+ * Context: Takes the i_pages lock.
+ * Return: true if the folio was dirty.
+ */
+bool folio_clear_dirty_for_io(struct folio *folio);
+
+/**
+ * folio_mark_accessed() - Note a use of the folio (for reclaim).
+ * @folio: The folio.
+ *
+ * Context: Any context.
+ */
+void folio_mark_accessed(struct folio *folio);
+
+/**
+ * tag_pages_for_writeback() - Tag dirty folios of a range "to write".
+ * @mapping: The mapping.
+ * @start: First index.
+ * @end: Last index (inclusive).
+ *
+ * Context: Takes the i_pages lock.
+ */
+void tag_pages_for_writeback(struct address_space *mapping, pgoff_t start,
+			     pgoff_t end);
+
+/**
+ * folio_start_writeback() - Mark a locked dirty folio as being written.
+ * @folio: A locked folio in a mapping, dirty bit already cleared.
+ *
+ * Sets PG_writeback and the writeback tag, clears the towrite tag.
+ *
+ * Context: Takes the i_pages lock.
+ */
+void folio_start_writeback(struct folio *folio);
+
+/**
+ * folio_end_writeback() - Writeback finished: clear it and wake waiters.
+ * @folio: A folio under writeback.
+ *
+ * Context: Takes the i_pages lock.
+ */
+void folio_end_writeback(struct folio *folio);
+
+/**
+ * folio_wait_writeback() - Wait until the folio is not under writeback.
+ * @folio: A folio the caller holds a reference on.
+ *
+ * Context: May sleep.
+ */
+void folio_wait_writeback(struct folio *folio);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UPCACHE_FILEMAP_H */

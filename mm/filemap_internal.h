@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mm/filemap_internal.h - what mm/filemap.c shares inside the library
+ * (with the swap cache) and with tests.
+ */
+#ifndef UPCACHE_MM_FILEMAP_INTERNAL_H
+#define UPCACHE_MM_FILEMAP_INTERNAL_H
+
+#include "upcache/filemap.h"
+
+/**
+ * filemap_lock_store() - Store a folio over its range, lock held after.
+ * @xas: Cursor on the tree, with the folio's index and order.
+ * @folio: The folio to store (already given its mapping and index).
+ * @gfp: Allocation flags for nodes and split preallocation.
+ * @shadowp: If not NULL, receives the value entry replaced, or NULL.
+ *
+ * The seed-000 algorithm, shared by the page cache and the swap cache:
+ * one conflict scan under the lock that reads a shadow's order in place;
+ * a shadow larger than the folio is split with nodes allocated outside
+ * the lock, and the shadow and its order are checked again after
+ * relocking before the preallocation is used.
+ *
+ * Context: Takes xas->xa's lock; on success returns with it held so the
+ * caller can account under it.  May drop it to allocate.
+ * Return: 0 (lock held); -EEXIST if a non-value entry is in the range;
+ * -ENOMEM (lock not held).
+ */
+int filemap_lock_store(struct xa_state *xas, struct folio *folio, gfp_t gfp,
+		       void **shadowp);
+
+/**
+ * struct filemap_split - a split preallocated by filemap_lock_store().
+ * @shadow: The shadow entry the nodes were allocated for.
+ * @order: Its order; 0 when nothing is preallocated.
+ */
+struct filemap_split {
+	void *shadow;
+	int order;
+};
+
+/**
+ * filemap_store_scan() - The locked part of filemap_lock_store().
+ * @xas: Cursor with the folio's index and order, reset or positioned.
+ * @folio: The folio to store.
+ * @shadowp: If not NULL, receives the value entry replaced, or NULL.
+ * @split: What is preallocated for a split; updated.
+ *
+ * Context: Holds the lock of xas->xa.
+ * Return: 0 if stored; 1 if a shadow larger than the folio must be split
+ * and @split now names it (allocate, then call again); -EEXIST if a
+ * folio is in the range; another error noted in the cursor (-ENOMEM).
+ */
+int filemap_store_scan(struct xa_state *xas, struct folio *folio,
+		       void **shadowp, struct filemap_split *split);
+
+/**
+ * filemap_cursor_move() - Point an order-0 cursor at another index.
+ * @xas: A cursor used under the lock the caller still holds.
+ * @index: The new index.
+ *
+ * Moves sideways through the cursor's ancestors instead of walking from
+ * the head when it can.
+ *
+ * Context: Holds the lock of xas->xa.
+ */
+void filemap_cursor_move(struct xa_state *xas, pgoff_t index);
+
+/*
+ * Test hook: called by filemap_lock_store() with the lock dropped, after
+ * the split preallocation and before relocking.  NULL in production; a
+ * test sets it to change the tree at exactly that moment.
+ */
+extern void (*filemap_split_race_hook)(struct xa_state *xas);
+
+#endif /* UPCACHE_MM_FILEMAP_INTERNAL_H */
