@@ -520,6 +520,28 @@ void xas_prune_empty(struct xa_state *xas, struct xa_node *node)
 	}
 }
 
+static void xas_shrink(struct xa_state *xas);
+
+/*
+ * xas_undo_create() - A creation failed for lack of memory: remove the
+ * empty nodes it linked (from @last, the deepest one, upward), and the
+ * levels it added on top if they are now useless, so the failed
+ * operation leaves the tree as it found it.  The cursor keeps its error.
+ */
+static void xas_undo_create(struct xa_state *xas, struct xa_node *last)
+{
+	struct xa_node *error = xas->xa_node;
+	void *head;
+
+	xas_prune_empty(xas, last);
+	head = xa_head_locked(xas->xa);
+	if (xa_is_node(head) && xa_to_node(head)->count == 1) {
+		xas->xa_node = xa_to_node(head);
+		xas_shrink(xas);
+	}
+	xas->xa_node = error;
+}
+
 /**
  * xas_create() - Make the slots for the cursor's range exist.
  * @xas: XArray operation state.
@@ -552,8 +574,10 @@ void *xas_create(struct xa_state *xas, bool allow_root)
 		if (!entry && xa_zero_busy(xa))
 			entry = XA_ZERO_ENTRY;
 		shift = xas_expand(xas, entry);
-		if (shift < 0)
+		if (shift < 0) {
+			xas_undo_create(xas, NULL);
 			return NULL;
+		}
 		if (!shift && !allow_root)
 			shift = XA_CHUNK_SHIFT;
 		entry = xa_head_locked(xa);
@@ -571,9 +595,11 @@ void *xas_create(struct xa_state *xas, bool allow_root)
 
 		shift -= XA_CHUNK_SHIFT;
 		if (!entry) {
+			struct xa_node *parent = xas->xa_node;
+
 			child = xas_alloc(xas, shift);
 			if (!child) {
-				xas_prune_empty(xas, xas->xa_node);
+				xas_undo_create(xas, parent);
 				return NULL;
 			}
 			xa_slot_publish(slot, xa_mk_node(child));
