@@ -135,7 +135,14 @@ release:
 	ninja -C build-release
 
 bench: deps release
-	./build-release/upcache-bench xarray
+	@mkdir -p results
+	./build-release/upcache-bench xarray --json results/xarray.json
+	@if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then \
+		/usr/bin/python3 tools/plot/plot_bench.py results/xarray.json -o results/xarray.png && \
+		echo "make bench: results/xarray.json, chart results/xarray.png"; \
+	else \
+		echo "make bench: results/xarray.json (no chart: python3-matplotlib missing)"; \
+	fi
 
 install: release
 	cmake --install build-release --prefix $(PREFIX)

@@ -36,6 +36,7 @@ endif()
 # upc_test_link(<target>) - what every test and fuzz executable gets.
 function(upc_test_link target)
 	target_include_directories(${target} PRIVATE
+		"${PROJECT_SOURCE_DIR}"
 		"${PROJECT_SOURCE_DIR}/include"
 		"${PROJECT_SOURCE_DIR}/lib"
 		"${UPC_TESTS_DIR}"
@@ -54,6 +55,17 @@ endfunction()
 # Unit, regression and concurrency tests
 # ---------------------------------------------------------------------
 
+# The benchmark's code minus its main(), for tests/bench/.
+if(NOT UPC_FUZZ)
+	file(GLOB UPC_BENCH_LIB_SOURCES CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tools/bench/*.c")
+	list(REMOVE_ITEM UPC_BENCH_LIB_SOURCES "${PROJECT_SOURCE_DIR}/tools/bench/main.c")
+	if(UPC_BENCH_LIB_SOURCES)
+		add_library(upc_benchlib OBJECT ${UPC_BENCH_LIB_SOURCES})
+		target_include_directories(upc_benchlib PUBLIC "${PROJECT_SOURCE_DIR}/tools/bench")
+		target_link_libraries(upc_benchlib PUBLIC upcache_static PkgConfig::UPC_URCU Threads::Threads)
+	endif()
+endif()
+
 if(NOT UPC_FUZZ)
 	file(GLOB UPC_TEST_SOURCES CONFIGURE_DEPENDS "${UPC_TESTS_DIR}/*/test_*.c")
 	list(SORT UPC_TEST_SOURCES)
@@ -67,6 +79,9 @@ if(NOT UPC_FUZZ)
 		set(target "${sub}_${name}")
 		add_executable(${target} "${src}")
 		upc_test_link(${target})
+		if(sub STREQUAL "bench" AND TARGET upc_benchlib)
+			target_link_libraries(${target} PRIVATE upc_benchlib)
+		endif()
 		set_target_properties(${target} PROPERTIES
 			OUTPUT_NAME "${name}"
 			RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/tests/${sub}")

@@ -101,7 +101,11 @@ struct folio {
 	unsigned char pad[3];
 	struct address_space *mapping;
 	unsigned long index;
+#ifndef __cplusplus
 	void *private;
+#else
+	void *private_;		/* the same field: "private" is a C++ keyword */
+#endif
 	struct upc_list_head lru;
 	struct upc_arena *arena;
 };

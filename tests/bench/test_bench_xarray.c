@@ -1,0 +1,731 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/bench/test_bench_xarray.c - upcache-bench's helpers and the JSON
+ * of its XArray suite.
+ *
+ * Link-level tests: the benchmark binary is never run.  Covers the
+ * statistics (median, percentiles, min/max, paired ratios, the
+ * upcache/kernel ratio), the option grammar (every bad input is exit
+ * status 2 with a message naming the problem), bench_die()'s exit
+ * status, the JSON writer (valid RFC 8259 text for awkward strings and
+ * non-finite numbers, misuse reported), the kernel-layout node count,
+ * and the XArray suite itself run at its tiny size: its JSON must parse
+ * and every row must carry every field the plot script and CI read.
+ *
+ * Tests under tests/bench/ are linked with the benchmark's sources (all
+ * of tools/bench/ but main.c, as an object library; see
+ * cmake/UpcacheTests.cmake).
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <upcache/xarray.h>
+
+#include "../../tools/bench/json.h"
+#include "../../tools/bench/options.h"
+#include "../../tools/bench/output.h"
+#include "../../tools/bench/report.h"
+#include "../../tools/bench/samples.h"
+#include "../../tools/bench/suite.h"
+#include "../../tools/bench/util.h"
+#include "../../tools/bench/xa_layout.h"
+
+#define assert_near(a, b, eps) \
+	assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+
+/* ------------------------------------------------------------------ */
+/* A strict JSON checker                                               */
+/* ------------------------------------------------------------------ */
+
+#define CHECK_MAX_KEYS	64
+
+/**
+ * struct jcheck - state of checking one JSON text.
+ * @p: The next character.
+ * @depth: Nesting depth of the value being parsed.
+ * @keys: Keys of the object being collected (see @collect_depth).
+ * @nr_keys: Number of @keys.
+ * @collect_depth: Depth whose object keys are collected into @keys,
+ *	checked and reset by @on_object; 0 to collect none.
+ * @on_object: Called at the end of each object at @collect_depth.
+ * @objects: Objects seen at @collect_depth.
+ */
+struct jcheck {
+	const char *p;
+	int depth;
+	char keys[CHECK_MAX_KEYS][48];
+	int nr_keys;
+	int collect_depth;
+	void (*on_object)(struct jcheck *jc);
+	int objects;
+};
+
+static bool jc_value(struct jcheck *jc);
+
+static void jc_space(struct jcheck *jc)
+{
+	while (*jc->p == ' ' || *jc->p == '\t' || *jc->p == '\n' ||
+	       *jc->p == '\r')
+		jc->p++;
+}
+
+/* jc_string() - A string; copies it to @out (truncated) if not NULL. */
+static bool jc_string(struct jcheck *jc, char *out, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	if (*jc->p++ != '"')
+		return false;
+	while (*jc->p != '"') {
+		unsigned char c = (unsigned char)*jc->p++;
+
+		if (c < 0x20)
+			return false;
+		if (c == '\\') {
+			c = (unsigned char)*jc->p++;
+			if (c == 'u') {
+				for (i = 0; i < 4; i++)
+					if (!strchr("0123456789abcdefABCDEF",
+						    *jc->p++))
+						return false;
+				c = '?';
+			} else if (!strchr("\"\\/bfnrt", c) || !c) {
+				return false;
+			}
+		}
+		if (out && n + 1 < len)
+			out[n++] = (char)c;
+	}
+	jc->p++;
+	if (out)
+		out[n] = '\0';
+	return true;
+}
+
+/* jc_number() - A number in JSON's grammar (no NaN, no leading +). */
+static bool jc_number(struct jcheck *jc)
+{
+	const char *s = jc->p;
+
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		while (*s >= '0' && *s <= '9')
+			s++;
+	else
+		return false;
+	if (*s == '.') {
+		if (!(*++s >= '0' && *s <= '9'))
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!(*s >= '0' && *s <= '9'))
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	jc->p = s;
+	return true;
+}
+
+static bool jc_literal(struct jcheck *jc, const char *word)
+{
+	size_t len = strlen(word);
+
+	if (strncmp(jc->p, word, len))
+		return false;
+	jc->p += len;
+	return true;
+}
+
+static bool jc_object(struct jcheck *jc)
+{
+	bool collect = jc->depth == jc->collect_depth;
+	char key[48];
+
+	jc->p++;
+	if (collect)
+		jc->nr_keys = 0;
+	jc_space(jc);
+	if (*jc->p != '}') {
+		for (;;) {
+			jc_space(jc);
+			if (!jc_string(jc, key, sizeof(key)))
+				return false;
+			if (collect && jc->nr_keys < CHECK_MAX_KEYS)
+				strcpy(jc->keys[jc->nr_keys++], key);
+			jc_space(jc);
+			if (*jc->p++ != ':' || !jc_value(jc))
+				return false;
+			jc_space(jc);
+			if (*jc->p == '}')
+				break;
+			if (*jc->p++ != ',')
+				return false;
+		}
+	}
+	jc->p++;
+	if (collect) {
+		jc->objects++;
+		if (jc->on_object)
+			jc->on_object(jc);
+	}
+	return true;
+}
+
+static bool jc_array(struct jcheck *jc)
+{
+	jc->p++;
+	jc_space(jc);
+	if (*jc->p != ']') {
+		for (;;) {
+			if (!jc_value(jc))
+				return false;
+			jc_space(jc);
+			if (*jc->p == ']')
+				break;
+			if (*jc->p++ != ',')
+				return false;
+		}
+	}
+	jc->p++;
+	return true;
+}
+
+/* jc_value() - Any value, at depth @jc->depth + 1. */
+static bool jc_value(struct jcheck *jc)
+{
+	bool ok;
+
+	jc_space(jc);
+	jc->depth++;
+	if (*jc->p == '{')
+		ok = jc_object(jc);
+	else if (*jc->p == '[')
+		ok = jc_array(jc);
+	else if (*jc->p == '"')
+		ok = jc_string(jc, NULL, 0);
+	else if (*jc->p == 't')
+		ok = jc_literal(jc, "true");
+	else if (*jc->p == 'f')
+		ok = jc_literal(jc, "false");
+	else if (*jc->p == 'n')
+		ok = jc_literal(jc, "null");
+	else
+		ok = jc_number(jc);
+	jc->depth--;
+	return ok;
+}
+
+/* json_valid() - Is @text exactly one JSON value (and white space)? */
+static bool json_valid(struct jcheck *jc, const char *text)
+{
+	jc->p = text;
+	jc->depth = 0;
+	if (!jc_value(jc))
+		return false;
+	jc_space(jc);
+	return *jc->p == '\0';
+}
+
+/* jc_has_key() - Did the last collected object have @key? */
+static bool jc_has_key(const struct jcheck *jc, const char *key)
+{
+	int i;
+
+	for (i = 0; i < jc->nr_keys; i++)
+		if (!strcmp(jc->keys[i], key))
+			return true;
+	return false;
+}
+
+/* report_to_json() - The report's JSON text, malloc()ed. */
+static char *report_to_json(const struct bench_report *rep)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(bench_report_write_json(rep, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
+/* ------------------------------------------------------------------ */
+/* Statistics                                                          */
+/* ------------------------------------------------------------------ */
+
+static void test_median(void **state)
+{
+	const double odd[] = { 9, 1, 5, 3, 7 };
+	const double even[] = { 4, 1, 3, 2 };
+	const double one[] = { 42 };
+
+	(void)state;
+	assert_near(bench_median(odd, 5), 5, 1e-12);
+	assert_near(bench_median(even, 4), 2.5, 1e-12);
+	assert_near(bench_median(one, 1), 42, 1e-12);
+	assert_true(isnan(bench_median(odd, 0)));
+	/* The input is left unsorted. */
+	assert_near(odd[0], 9, 0);
+}
+
+static void test_percentiles(void **state)
+{
+	const double v[] = { 50, 10, 40, 20, 30 };
+
+	(void)state;
+	assert_near(bench_percentile(v, 5, 0), 10, 1e-12);
+	assert_near(bench_percentile(v, 5, 100), 50, 1e-12);
+	assert_near(bench_percentile(v, 5, 25), 20, 1e-12);
+	/* Rank 0.9 * 4 = 3.6: 40 + 0.6 * (50 - 40). */
+	assert_near(bench_percentile(v, 5, 90), 46, 1e-12);
+	assert_near(bench_percentile(v, 5, 12.5), 15, 1e-12);
+	assert_true(isnan(bench_percentile(v, 5, -1)));
+	assert_true(isnan(bench_percentile(v, 5, 100.5)));
+	assert_true(isnan(bench_percentile(v, 5, NAN)));
+}
+
+static void test_summary(void **state)
+{
+	const double v[] = { 3.5, 1.25, 8, 2 };
+	struct bench_summary s;
+
+	(void)state;
+	assert_int_equal(bench_summarize(v, 4, &s), 0);
+	assert_near(s.median, 2.75, 1e-12);
+	assert_near(s.min, 1.25, 0);
+	assert_near(s.max, 8, 0);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(bench_summarize(v, 0, &s), -EINVAL);
+}
+
+static void test_ratios(void **state)
+{
+	const double before[] = { 10, 20, 30 };
+	const double after[] = { 5, 5, 10 };
+	const double zero[] = { 5, 0, 10 };
+	struct bench_summary s;
+
+	(void)state;
+	assert_int_equal(bench_ratio_summary(before, after, 3, &s), 0);
+	assert_near(s.median, 3, 1e-12);
+	assert_near(s.min, 2, 1e-12);
+	assert_near(s.max, 4, 1e-12);
+	assert_int_equal(bench_ratio_summary(before, zero, 3, &s), -EDOM);
+
+	assert_near(bench_ratio(31.5, 28), 1.125, 1e-12);
+	assert_near(bench_ratio(9.14, 9.14), 1, 1e-12);
+	assert_true(isnan(bench_ratio(10, NAN)));
+	assert_true(isnan(bench_ratio(10, 0)));
+	assert_true(isnan(bench_ratio(10, -1)));
+	assert_true(isnan(bench_ratio(10, INFINITY)));
+	assert_true(isnan(bench_ratio(NAN, 28)));
+}
+
+/* ------------------------------------------------------------------ */
+/* Options and exit status                                             */
+/* ------------------------------------------------------------------ */
+
+/* parse() - bench_options_from_argv() on a NULL-terminated list. */
+static int parse(struct bench_options *opts, char *msg, size_t len, ...)
+{
+	char *argv[16];
+	int argc = 0, status;
+	FILE *errf = fmemopen(msg, len, "w");
+	va_list ap;
+
+	assert_non_null(errf);
+	va_start(ap, len);
+	while ((argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	memset(msg, 0, len);
+	status = bench_options_from_argv("xarray", argc, argv, opts, errf);
+	fclose(errf);
+	return status;
+}
+
+static void test_options_good(void **state)
+{
+	struct bench_options o;
+	char msg[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, msg, sizeof(msg), NULL), 0);
+	assert_false(o.quick || o.json || o.tiny || o.help);
+	assert_int_equal(o.rounds, 0);
+	assert_int_equal(o.size, 0);
+
+	assert_int_equal(parse(&o, msg, sizeof(msg), "--quick", "--json",
+			       "out.json", "--rounds", "7", "--size=256K",
+			       NULL), 0);
+	assert_true(o.quick && o.json);
+	assert_string_equal(o.json_path, "out.json");
+	assert_int_equal(o.rounds, 7);
+	assert_int_equal(o.size, 256UL << 10);
+	assert_string_equal(msg, "");
+
+	/* --json before another option, or with "-": stdout. */
+	assert_int_equal(parse(&o, msg, sizeof(msg), "--json", "--quick",
+			       NULL), 0);
+	assert_true(o.json && o.quick);
+	assert_null(o.json_path);
+	assert_int_equal(parse(&o, msg, sizeof(msg), "--json", "-", NULL), 0);
+	assert_null(o.json_path);
+	assert_int_equal(parse(&o, msg, sizeof(msg), "--json=r.json",
+			       "--size", "1M", "-h", NULL), 0);
+	assert_string_equal(o.json_path, "r.json");
+	assert_int_equal(o.size, 1UL << 20);
+	assert_true(o.help);
+}
+
+/* expect_bad() - The arguments are refused: status 2 and @needle said. */
+#define expect_bad(needle, ...) do {					\
+	struct bench_options o;						\
+	char msg[256];							\
+									\
+	assert_int_equal(parse(&o, msg, sizeof(msg), __VA_ARGS__, NULL), \
+			 BENCH_EXIT_ERROR);				\
+	assert_non_null(strstr(msg, "upcache-bench xarray: "));	\
+	assert_non_null(strstr(msg, needle));				\
+} while (0)
+
+static void test_options_bad(void **state)
+{
+	(void)state;
+	expect_bad("unknown option '--bogus'", "--bogus");
+	expect_bad("unknown option '--quik'", "--quik=1");
+	expect_bad("unexpected argument 'extra'", "--quick", "extra");
+	expect_bad("--size: '12x' is not a size", "--size", "12x");
+	expect_bad("--size: 'K' is not a size", "--size=K");
+	expect_bad("--size: '-5' is not a size", "--size", "-5");
+	expect_bad("--size: '1K' is out of range", "--size", "1K");
+	expect_bad("--size: '17M' is out of range", "--size", "17M");
+	expect_bad("--size: '99999999999999999999' is out of range",
+		   "--size", "99999999999999999999");
+	expect_bad("--size needs a value", "--size");
+	expect_bad("--rounds: '0' is out of range", "--rounds", "0");
+	expect_bad("--rounds: 'many' is not a number", "--rounds=many");
+	expect_bad("--quick takes no value", "--quick=yes");
+	expect_bad("--json: missing file name", "--json=");
+}
+
+static void test_parse_size(void **state)
+{
+	unsigned long v = 0;
+
+	(void)state;
+	assert_int_equal(bench_parse_size("4096", 1, ~0UL, &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(bench_parse_size("3k", 1, ~0UL, &v), 0);
+	assert_int_equal(v, 3072);
+	assert_int_equal(bench_parse_size("2G", 1, ~0UL, &v), 0);
+	assert_int_equal(v, 2UL << 30);
+	assert_int_equal(bench_parse_size("", 1, ~0UL, &v), -EINVAL);
+	assert_int_equal(bench_parse_size("1.5M", 1, ~0UL, &v), -EINVAL);
+	assert_int_equal(bench_parse_size("1MB", 1, ~0UL, &v), -EINVAL);
+	assert_int_equal(bench_parse_size("0", 1, ~0UL, &v), -ERANGE);
+	assert_int_equal(bench_parse_size("99999999999G", 1, ~0UL, &v),
+			 -ERANGE);
+}
+
+static void test_die_status(void **state)
+{
+	char buf[256] = "";
+	int fds[2], status;
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	fflush(stdout);		/* or the child's bench_die() repeats it */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fds[1], STDERR_FILENO);
+		bench_die("xarray %s: index %#lx is wrong", "load_seq", 5UL);
+	}
+	close(fds[1]);
+	/* stderr is unbuffered: the message may come in pieces. */
+	while ((n = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), BENCH_EXIT_ERROR);
+	assert_string_equal(buf, "upcache-bench: xarray load_seq: "
+			    "index 0x5 is wrong\n");
+}
+
+static void test_output_bad_path(void **state)
+{
+	struct bench_options o = { .json = true,
+				   .json_path = "/nonexistent-dir/x.json" };
+	struct bench_output out;
+
+	(void)state;
+	assert_int_equal(bench_output_open(&o, &out), -ENOENT);
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON writer                                                         */
+/* ------------------------------------------------------------------ */
+
+static void test_json_awkward_values(void **state)
+{
+	struct bench_report rep;
+	struct bench_row *row;
+	struct jcheck jc = { 0 };
+	char *text;
+
+	(void)state;
+	bench_report_init(&rep, "xarray");
+	bench_row_set_str(&rep.meta, "mode", "tiny");
+	row = bench_report_add_row(&rep, "quote\"back\\slash\ttab\x01");
+	bench_row_set_num(row, "nan", NAN);
+	bench_row_set_num(row, "inf", -INFINITY);
+	bench_row_set_num(row, "big", 1e300);
+	bench_row_set_num(row, "tiny", 2.5e-9);
+	bench_row_set_num(row, "int", 1048576);
+	bench_row_set_num(row, "neg", -0.5);
+	bench_row_set_str(row, "utf8", "\xc3\xa9 and bad \xff\xfe bytes");
+	bench_row_set_str(row, "null", NULL);
+	bench_row_set_num(row, "int", 7);	/* replaces, keeps place */
+	text = report_to_json(&rep);
+	assert_true(json_valid(&jc, text));
+	assert_non_null(strstr(text, "\"benchmark\":\"xarray\""));
+	assert_non_null(strstr(text, "\"mode\":\"tiny\""));
+	assert_non_null(strstr(text, "\"nan\":null"));
+	assert_non_null(strstr(text, "\"inf\":null"));
+	assert_non_null(strstr(text, "\"int\":7"));
+	assert_null(strstr(text, "1048576"));
+	assert_non_null(strstr(text, "\\ufffd"));
+	assert_non_null(strstr(text, "\"null\":null"));
+	free(text);
+	bench_report_free(&rep);
+}
+
+static void test_json_misuse(void **state)
+{
+	struct bench_json js;
+	FILE *f = fopen("/dev/null", "w");
+
+	(void)state;
+	assert_non_null(f);
+	bench_json_init(&js, f);
+	bench_json_begin_object(&js);
+	bench_json_number(&js, 1);		/* a value without a key */
+	bench_json_end_object(&js);
+	assert_int_equal(bench_json_finish(&js), -EINVAL);
+
+	bench_json_init(&js, f);
+	bench_json_begin_array(&js);		/* never closed */
+	assert_int_equal(bench_json_finish(&js), -EINVAL);
+
+	bench_json_init(&js, f);
+	bench_json_begin_array(&js);
+	bench_json_end_object(&js);		/* wrong bracket */
+	assert_int_equal(bench_json_finish(&js), -EINVAL);
+	fclose(f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Kernel layout                                                       */
+/* ------------------------------------------------------------------ */
+
+static void test_layout(void **state)
+{
+	const size_t n = 1UL << 20;
+	unsigned long *idx = bench_xcalloc(n, sizeof(*idx));
+	const unsigned long zero = 0, five = 5, far = ~0UL;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < n; i++)
+		idx[i] = n - 1 - i;
+	/* 16384 leaves + 256 + 4 + 1: the kernel's 9.14 B/entry. */
+	assert_int_equal(bench_xa_layout_nodes(idx, n),
+			 (n >> 6) + (n >> 12) + (n >> 18) + 1);
+	assert_near(bench_xa_layout_bytes_per_entry(idx, n), 9.14, 0.005);
+	assert_int_equal(bench_xa_layout_nodes(&zero, 1), 0);
+	assert_int_equal(bench_xa_layout_nodes(&five, 1), 1);
+	/* One entry at the top of the index space: a full-height chain. */
+	assert_int_equal(bench_xa_layout_nodes(&far, 1),
+			 (BITS_PER_LONG + XA_CHUNK_SHIFT - 1) / XA_CHUNK_SHIFT);
+	free(idx);
+}
+
+/* ------------------------------------------------------------------ */
+/* The XArray suite's JSON                                             */
+/* ------------------------------------------------------------------ */
+
+static const char *const suite_rows[] = {
+	"store_seq", "load_seq", "load_random", "erase_seq", "sparse_store",
+	"sparse_load", "xas_for_each", "xa_for_each", "order9_store",
+	"order9_load_random", "split_order9", "try_split_order9",
+	"conflict_scan", "bytes_per_entry_dense", "bytes_per_entry_sparse",
+	"load_random_1thread", "load_random_2threads",
+};
+
+#define NR_SUITE_ROWS	(sizeof(suite_rows) / sizeof(suite_rows[0]))
+
+/* Every row has these, null where they do not apply. */
+static const char *const row_keys[] = {
+	"name", "unit", "value", "value_min", "value_max", "kernel_ref",
+	"kernel_ref_note", "ratio", "ns_per_op", "ns_per_op_min",
+	"ns_per_op_max", "kernel_ref_ns", "walks_per_op",
+	"node_allocs_per_op", "node_frees_per_op", "locks_per_op", "rounds",
+	"ops_per_round",
+};
+
+static const char *const top_keys[] = {
+	"benchmark", "mode", "entries", "rounds", "kernel_ref_source", "rows",
+};
+
+/* check_row_keys() - on_object hook: a row object has every row key. */
+static void check_row_keys(struct jcheck *jc)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(row_keys) / sizeof(row_keys[0]); i++)
+		if (!jc_has_key(jc, row_keys[i]))
+			fail_msg("row %d lacks \"%s\"", jc->objects,
+				 row_keys[i]);
+}
+
+/* check_top_keys() - on_object hook: the top object's keys. */
+static void check_top_keys(struct jcheck *jc)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(top_keys) / sizeof(top_keys[0]); i++)
+		if (!jc_has_key(jc, top_keys[i]))
+			fail_msg("top-level object lacks \"%s\"", top_keys[i]);
+}
+
+/* row_of() - The report row called @name. */
+static const struct bench_row *row_of(const struct bench_report *rep,
+				      const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < rep->nr_rows; i++)
+		if (!strcmp(rep->rows[i].name, name))
+			return &rep->rows[i];
+	fail_msg("no row %s", name);
+	return NULL;
+}
+
+static void test_suite_json(void **state)
+{
+	struct bench_options opts = { .tiny = true };
+	struct bench_output out = { .table = fopen("/dev/null", "w") };
+	/* Depth 1: the top object; 2: the rows array; 3: a row. */
+	struct jcheck rows = { .collect_depth = 3,
+			       .on_object = check_row_keys };
+	struct jcheck top = { .collect_depth = 1,
+			      .on_object = check_top_keys };
+	const struct bench_row *r;
+	struct bench_report rep;
+	char *text;
+	size_t i;
+
+	(void)state;
+	assert_non_null(out.table);
+	bench_report_init(&rep, "xarray");
+	assert_int_equal(bench_suite_xarray(&opts, &out, &rep), 0);
+	fclose(out.table);
+
+	text = report_to_json(&rep);
+	assert_true(json_valid(&rows, text));
+	assert_int_equal(rows.objects, NR_SUITE_ROWS);
+	assert_true(json_valid(&top, text));
+	assert_int_equal(top.objects, 1);
+	assert_non_null(strstr(text, "{\"benchmark\":\"xarray\","));
+
+	assert_int_equal(rep.nr_rows, NR_SUITE_ROWS);
+	for (i = 0; i < NR_SUITE_ROWS; i++)
+		assert_string_equal(rep.rows[i].name, suite_rows[i]);
+
+	r = row_of(&rep, "store_seq");
+	assert_string_equal(bench_row_get(r, "unit")->str, "ns/op");
+	assert_near(bench_row_num(r, "kernel_ref_ns"), 28, 0);
+	assert_near(bench_row_num(r, "ratio"),
+		    bench_row_num(r, "ns_per_op") / 28, 1e-9);
+	assert_true(bench_row_num(r, "value_min") <= bench_row_num(r, "value"));
+	assert_true(bench_row_num(r, "value") <= bench_row_num(r, "value_max"));
+	assert_near(bench_row_num(r, "locks_per_op"), 1, 0);
+
+	r = row_of(&rep, "order9_load_random");
+	assert_true(isnan(bench_row_num(r, "kernel_ref")));
+	assert_true(isnan(bench_row_num(r, "ratio")));
+
+	r = row_of(&rep, "sparse_store");
+	assert_string_equal(bench_row_get(r, "kernel_ref_note")->str,
+			    "1600-2000");
+
+	/* Stores into an empty array allocate the kernel's nodes, exactly. */
+	r = row_of(&rep, "bytes_per_entry_dense");
+	assert_true(isnan(bench_row_num(r, "ns_per_op")));
+	assert_near(bench_row_num(r, "bytes_per_entry"),
+		    bench_row_num(r, "kernel_layout_bytes_per_entry"), 1e-9);
+	assert_near(bench_row_num(r, "bytes_per_entry"), 9.14, 0.005);
+	r = row_of(&rep, "bytes_per_entry_sparse");
+	assert_near(bench_row_num(r, "bytes_per_entry"),
+		    bench_row_num(r, "kernel_layout_bytes_per_entry"), 1e-9);
+
+	r = row_of(&rep, "load_random_2threads");
+	assert_near(bench_row_num(r, "threads"), 2, 0);
+	assert_near(bench_row_num(r, "mops_per_thread"),
+		    bench_row_num(r, "value"), 0);
+	assert_true(bench_row_num(r, "scaling") > 0);
+	r = row_of(&rep, "load_random_1thread");
+	assert_near(bench_row_num(r, "scaling"), 1, 0);
+	assert_string_equal(bench_row_get(r, "unit")->str, "Mops/thread");
+
+	free(text);
+	bench_report_free(&rep);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_median),
+		cmocka_unit_test(test_percentiles),
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_ratios),
+		cmocka_unit_test(test_options_good),
+		cmocka_unit_test(test_options_bad),
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_die_status),
+		cmocka_unit_test(test_output_bad_path),
+		cmocka_unit_test(test_json_awkward_values),
+		cmocka_unit_test(test_json_misuse),
+		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_suite_json),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/bench/suite.h - the subcommands of upcache-bench.
+ *
+ * Each suite is one entry in the table in suites.c: its name, a summary
+ * for the usage text, and either a run function or the layer it still
+ * needs.  A suite whose layer has not landed stays listed and says so
+ * ("not yet implemented: needs mm/filemap.c"); it plugs in by getting a
+ * run function.
+ */
+#ifndef UPCACHE_TOOLS_BENCH_SUITE_H
+#define UPCACHE_TOOLS_BENCH_SUITE_H
+
+#include <stdio.h>
+
+#include "options.h"
+#include "output.h"
+#include "report.h"
+
+/**
+ * typedef bench_suite_fn - run a suite.
+ * @opts: The suite's parsed options.
+ * @out: Where its table goes (@out->table); main() writes the JSON.
+ * @rep: The report to fill, initialised with the suite's name.
+ *
+ * A check that finds a wrong result ends the run with a message and exit
+ * status 2 (bench_die()).
+ *
+ * Return: 0 once every row was measured and checked.
+ */
+typedef int (*bench_suite_fn)(const struct bench_options *opts,
+			      struct bench_output *out,
+			      struct bench_report *rep);
+
+/**
+ * struct bench_suite - one subcommand.
+ * @name: Its name on the command line.
+ * @summary: One line for the usage text.
+ * @needs: The layer it waits for, or NULL once @run exists.
+ * @run: The suite, or NULL while it is not implemented.
+ */
+struct bench_suite {
+	const char *name;
+	const char *summary;
+	const char *needs;
+	bench_suite_fn run;
+};
+
+/**
+ * bench_suite_find() - Look a suite up by name.
+ * @name: The subcommand.
+ *
+ * Return: The suite, or NULL if there is none of that name.
+ */
+const struct bench_suite *bench_suite_find(const char *name);
+
+/**
+ * bench_suites_usage() - Print one line per suite.
+ * @out: The stream.
+ */
+void bench_suites_usage(FILE *out);
+
+/* The suites with a run function (one file each, xa_suite.c ...). */
+int bench_suite_xarray(const struct bench_options *opts,
+		       struct bench_output *out, struct bench_report *rep);
+
+#endif /* UPCACHE_TOOLS_BENCH_SUITE_H */

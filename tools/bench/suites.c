@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/bench/suites.c - the table of upcache-bench's subcommands.
+ *
+ * Owns which suites exist and which of them can run yet.
+ *
+ * To plug in a suite: write its bench_suite_fn in its own file, declare
+ * it in suite.h, and replace its NULL run below (dropping its "needs").
+ */
+#include <string.h>
+
+#include "suite.h"
+
+static const struct bench_suite bench_suites[] = {
+	{ "xarray", "XArray micro-benchmarks: ns/op, counters, kernel refs",
+	  NULL, bench_suite_xarray },
+	{ "filemap", "page cache add/lookup/batch/grab paths",
+	  "mm/filemap.c (filemap)", NULL },
+	{ "shmem", "shmem read/write/fallocate (fio-like jobs)",
+	  "mm/shmem.c (shmem)", NULL },
+	{ "reclaim", "LRU reclaim and refault under a memory limit",
+	  "mm/vmscan.c and mm/workingset.c (reclaim)", NULL },
+	{ "swap", "swap-out/swap-in and the swap cache index",
+	  "mm/swap_state.c and mm/swapfile.c (swap)", NULL },
+	{ "seeds", "every seed experiment (000-004) whose layer exists",
+	  "mm/filemap.c, mm/shmem.c and mm/swap_state.c (seeds)", NULL },
+	{ "run", "fio-like job runner (upcache engines and kernel baselines)",
+	  "mm/shmem.c and mm/filemap.c (engines)", NULL },
+	{ "compare", "compare two JSON results of upcache-bench",
+	  "the engines of 'run' (mm/shmem.c, mm/filemap.c)", NULL },
+};
+
+#define NR_SUITES	(sizeof(bench_suites) / sizeof(bench_suites[0]))
+
+/**
+ * bench_suite_find() - Look a suite up by name.
+ * @name: The subcommand.
+ *
+ * Return: The suite, or NULL.
+ */
+const struct bench_suite *bench_suite_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_SUITES; i++)
+		if (!strcmp(bench_suites[i].name, name))
+			return &bench_suites[i];
+	return NULL;
+}
+
+/**
+ * bench_suites_usage() - Print one line per suite.
+ * @out: The stream.
+ */
+void bench_suites_usage(FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < NR_SUITES; i++) {
+		const struct bench_suite *s = &bench_suites[i];
+
+		fprintf(out, "  %-9s %s\n", s->name, s->summary);
+		if (!s->run)
+			fprintf(out, "%12snot yet implemented: needs %s\n",
+				"", s->needs);
+	}
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/bench/util.h - dying with a message, for the benchmark tool.
+ *
+ * The library returns -ENOMEM and carries on; the benchmark does not: a
+ * figure measured after an allocation failed, or after the XArray gave a
+ * wrong answer, is meaningless, so the tool says what failed and exits
+ * with status BENCH_EXIT_ERROR (2), the status of every upcache-bench
+ * error.
+ *
+ * Pure code, compiled into tests/bench/ directly.
+ */
+#ifndef UPCACHE_TOOLS_BENCH_UTIL_H
+#define UPCACHE_TOOLS_BENCH_UTIL_H
+
+#include <stddef.h>
+
+/* The exit status of every upcache-bench error, usage errors included. */
+#define BENCH_EXIT_ERROR	2
+
+/**
+ * bench_die() - Print "upcache-bench: <message>" and exit with status 2.
+ * @fmt: printf format of the message.
+ */
+__attribute__((noreturn, format(printf, 1, 2)))
+void bench_die(const char *fmt, ...);
+
+/**
+ * bench_xcalloc() - calloc() that dies on failure.
+ * @n: Number of elements.
+ * @size: Size of one element.
+ *
+ * Return: Zeroed memory; never NULL.
+ */
+void *bench_xcalloc(size_t n, size_t size);
+
+/**
+ * bench_xstrdup() - strdup() that dies on failure.
+ * @s: The string.
+ *
+ * Return: A malloc()ed copy; never NULL.
+ */
+char *bench_xstrdup(const char *s);
+
+#endif /* UPCACHE_TOOLS_BENCH_UTIL_H */

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""tools/plot/plot_bench.py - bar charts of upcache-bench JSON results.
+
+Owns turning one or more result files of `upcache-bench SUITE --json FILE`
+into one PNG: a panel per unit (ns/op, ns/entry, ns/split, B/entry,
+Mops/thread), in each a group of bars per row: one bar per result file
+(its median, with the min..max of its rounds as an error bar) and, where
+the row has one, a hatched bar for the kernel's reference figure.  The
+kernel figures are published references, not measurements on the same
+machine; the chart says so.
+
+    tools/plot/plot_bench.py results/xarray.json -o results/xarray.png
+    tools/plot/plot_bench.py before.json after.json -o cmp.png --linear
+
+The benchmark itself never needs Python; only this script does, with
+matplotlib (Debian: python3-matplotlib; or pip install matplotlib).
+Errors (a missing or malformed file, no matplotlib) print one line and
+exit with status 2, as upcache-bench does.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+EXIT_ERROR = 2
+
+# Lower is better for every unit but throughput.
+HIGHER_IS_BETTER = {"Mops/thread"}
+
+KERNEL_NOTE = ("kernel ref: the Linux kernel's own XArray measured on "
+               "typical hardware (a reference, not this machine)")
+
+
+def die(msg):
+    """Print "plot_bench: MSG" and exit with status 2."""
+    print(f"plot_bench: {msg}", file=sys.stderr)
+    sys.exit(EXIT_ERROR)
+
+
+def number(value):
+    """A JSON figure as a float; None, NaN and non-numbers become None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return None if math.isnan(value) or math.isinf(value) else float(value)
+
+
+def load_result(path):
+    """Read and check one result file: {"benchmark": ..., "rows": [...]}."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        die(f"cannot read '{path}': {e.strerror}")
+    except json.JSONDecodeError as e:
+        die(f"'{path}' is not JSON: {e}")
+    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
+        die(f"'{path}' is not an upcache-bench result "
+            "(no \"rows\" array)")
+    for i, row in enumerate(data["rows"]):
+        if not isinstance(row, dict) or not isinstance(row.get("name"), str):
+            die(f"'{path}': row {i} has no name")
+        if not isinstance(row.get("unit"), str):
+            die(f"'{path}': row '{row['name']}' has no unit")
+    return data
+
+
+def label_of(path, data):
+    """The legend label of one result: its file name and mode."""
+    name = os.path.splitext(os.path.basename(path))[0]
+    mode = data.get("mode")
+    return f"{name} ({mode})" if isinstance(mode, str) else name
+
+
+def group_by_unit(results):
+    """Rows by unit, in first-seen order: {unit: [row name, ...]}."""
+    units = {}
+    for _, data in results:
+        for row in data["rows"]:
+            names = units.setdefault(row["unit"], [])
+            if row["name"] not in names:
+                names.append(row["name"])
+    return units
+
+
+def find_row(data, name):
+    """The row called NAME in one result, or None."""
+    for row in data["rows"]:
+        if row["name"] == name:
+            return row
+    return None
+
+
+def kernel_ref(results, name):
+    """The kernel reference of row NAME, from the first result having one."""
+    for _, data in results:
+        row = find_row(data, name)
+        ref = number(row.get("kernel_ref")) if row else None
+        if ref is not None:
+            return ref
+    return None
+
+
+def draw_panel(ax, unit, names, results, labels, log_scale, legend):
+    """One unit's grouped bars: each result, then the kernel reference."""
+    series = len(results) + 1
+    width = 0.8 / series
+    for s, ((_, data), label) in enumerate(zip(results, labels)):
+        xs, ys, lo, hi = [], [], [], []
+        for i, name in enumerate(names):
+            row = find_row(data, name)
+            value = number(row.get("value")) if row else None
+            if value is None:
+                continue
+            vmin = number(row.get("value_min"))
+            vmax = number(row.get("value_max"))
+            xs.append(i + (s - (series - 1) / 2) * width)
+            ys.append(value)
+            lo.append(value - vmin if vmin is not None else 0)
+            hi.append(vmax - value if vmax is not None else 0)
+        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2,
+               label=f"upcache: {label}")
+    refs = [(i, kernel_ref(results, n)) for i, n in enumerate(names)]
+    refs = [(i, r) for i, r in refs if r is not None]
+    if refs:
+        ax.bar([i + (series - 1 - (series - 1) / 2) * width
+                for i, _ in refs],
+               [r for _, r in refs], width, color="white",
+               edgecolor="black", hatch="//", label="kernel ref")
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=30, ha="right", fontsize=8)
+    better = "higher" if unit in HIGHER_IS_BETTER else "lower"
+    ax.set_ylabel(f"{unit} ({better} is better)")
+    if log_scale and unit not in HIGHER_IS_BETTER:
+        ax.set_yscale("log")
+    ax.grid(axis="y", alpha=0.3)
+    if legend:
+        ax.legend(fontsize=7)
+
+
+def render(results, out, title, log_scale):
+    """Lay out one panel per unit and write the PNG to OUT."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        die("matplotlib is needed (Debian: apt-get install "
+            "python3-matplotlib; or: pip install matplotlib)")
+    units = group_by_unit(results)
+    labels = [label_of(path, data) for path, data in results]
+    widths = [max(2, len(names)) for names in units.values()]
+    fig, axes = plt.subplots(1, len(units), squeeze=False,
+                             gridspec_kw={"width_ratios": widths},
+                             figsize=(2 + 0.9 * sum(widths), 5.5))
+    # One legend, in the first panel (the same series run through all).
+    for n, (ax, (unit, names)) in enumerate(zip(axes[0], units.items())):
+        draw_panel(ax, unit, names, results, labels, log_scale, n == 0)
+    fig.suptitle(title)
+    fig.text(0.01, 0.01, KERNEL_NOTE + "; bars: median, whiskers: "
+             "min..max over rounds", fontsize=7)
+    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
+    try:
+        fig.savefig(out, dpi=120)
+    except OSError as e:
+        die(f"cannot write '{out}': {e.strerror}")
+    plt.close(fig)
+
+
+def main(argv=None):
+    """Parse the command line, read the results, draw them."""
+    parser = argparse.ArgumentParser(
+        description="Bar chart of upcache-bench JSON results "
+                    "(upcache vs kernel reference, per row).")
+    parser.add_argument("results", nargs="+", metavar="RESULT.json",
+                        help="output of upcache-bench SUITE --json FILE")
+    parser.add_argument("-o", "--output", required=True, metavar="PNG",
+                        help="the PNG file to write")
+    parser.add_argument("--title", help="chart title (default: from the "
+                        "results' benchmark name)")
+    parser.add_argument("--linear", action="store_true",
+                        help="linear time axes (default: logarithmic, "
+                        "as figures span 1 ns to several us)")
+    args = parser.parse_args(argv)
+    results = [(path, load_result(path)) for path in args.results]
+    benchmarks = sorted({str(d.get("benchmark")) for _, d in results})
+    title = args.title or f"upcache-bench {', '.join(benchmarks)}"
+    render(results, args.output, title, not args.linear)
+    print(f"plot_bench: wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
