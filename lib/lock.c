@@ -14,6 +14,8 @@
  * upc_lock_is_held() is exact and debug checks can assert lock context.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -51,6 +53,15 @@ static inline void lock_acquired(upc_lock_t *lock)
 static __attribute__((noinline)) void lock_slow(upc_lock_t *lock)
 {
 	int i;
+
+#ifdef UPC_DEBUG
+	/* A recursive acquisition would sleep forever: say so instead. */
+	if (__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) == current_tid()) {
+		fprintf(stderr, "upcache: lock %p taken twice by thread %d\n",
+			(void *)lock, current_tid());
+		abort();
+	}
+#endif
 
 	for (i = 0; i < LOCK_SPINS; i++) {
 		if (__atomic_load_n(&lock->state, __ATOMIC_RELAXED) == 0 &&

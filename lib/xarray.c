@@ -176,8 +176,11 @@ bool xas_nomem(struct xa_state *xas, gfp_t gfp)
 		return false;
 	}
 	node = xa_node_alloc(gfp);
-	if (!node)
+	if (!node) {
+		/* Giving up: what was preallocated for the retry goes too. */
+		xas_destroy(xas);
 		return false;
+	}
 	xa_chain_push(xas, node);
 	xas->xa_node = XAS_RESTART;
 	return true;
@@ -1356,6 +1359,8 @@ void *xa_store_range(struct xarray *xa, unsigned long first,
 			xas_store(&xas, entry);
 			if (xas_error(&xas))
 				break;
+			if (entry && xa_track_free(xa))
+				xas_clear_mark(&xas, XA_FREE_MARK);
 			if (order == BITS_PER_LONG)
 				break;
 			next = first + (1UL << order);
@@ -1529,6 +1534,25 @@ void xa_destroy(struct xarray *xa)
 	xa_unlock(xa);
 }
 
+/*
+ * xas_alloc_id() - Store @entry at the lowest free id in @limit and
+ * report it in *@id.  An empty range leaves -EBUSY in the cursor.
+ */
+static void xas_alloc_id(struct xa_state *xas, void *entry,
+			 struct xa_limit limit, uint32_t *id)
+{
+	xas->xa_index = limit.min;
+	xas_find_marked(xas, limit.max, XA_FREE_MARK);
+	/* The search ran past limit.max without finding a free slot. */
+	if (xas->xa_node == XAS_RESTART) {
+		xas_set_err(xas, -EBUSY);
+		return;
+	}
+	*id = (uint32_t)xas->xa_index;
+	xas_store(xas, entry);
+	xas_clear_mark(xas, XA_FREE_MARK);
+}
+
 int __xa_alloc(struct xarray *xa, uint32_t *id, void *entry,
 	       struct xa_limit limit, gfp_t gfp)
 {
@@ -1536,19 +1560,14 @@ int __xa_alloc(struct xarray *xa, uint32_t *id, void *entry,
 
 	if (!xa_storable(entry) || !xa_track_free(xa))
 		return -EINVAL;
+	/* An id handed out for NULL stays taken: it holds a zero entry. */
 	if (!entry)
 		entry = XA_ZERO_ENTRY;
-	do {
-		xas.xa_index = limit.min;
-		xas_find_marked(&xas, limit.max, XA_FREE_MARK);
-		if (xas.xa_node == XAS_RESTART)
-			xas_set_err(&xas, -EBUSY);
-		else
-			*id = xas.xa_index;
-		xas_store(&xas, entry);
-		xas_clear_mark(&xas, XA_FREE_MARK);
-	} while (__xas_nomem(&xas, gfp));
-	return xas_error(&xas);
+	for (;;) {
+		xas_alloc_id(&xas, entry, limit, id);
+		if (!__xas_nomem(&xas, gfp))
+			return xas_error(&xas);
+	}
 }
 
 int __xa_alloc_cyclic(struct xarray *xa, uint32_t *id, void *entry,

@@ -53,9 +53,9 @@ static void *xas_split_target(struct xa_state *xas, unsigned int order)
 		return NULL;
 	}
 	curr = xas_load(xas);
-	if (xas_invalid(xas) || !xas->xa_node || !curr)
+	if (xas_invalid(xas))
 		return NULL;
-	if (xa_is_node(curr) || new_order >= order ||
+	if (!curr || !xas->xa_node || xa_is_node(curr) || new_order >= order ||
 	    xas->xa_node->shift != xa_order_shift(order) ||
 	    xas_get_order(xas) != (int)order) {
 		xas_set_err(xas, -EINVAL);
@@ -88,8 +88,11 @@ static struct xa_node *xa_split_build(struct xa_state *xas,
 				      unsigned int shift, void *entry,
 				      gfp_t gfp)
 {
-	struct xa_node *node = xa_node_alloc(gfp);
+	struct xa_node *node = xa_chain_take(xas, false);
 	unsigned int offset;
+
+	if (!node)
+		node = xa_node_alloc(gfp);
 
 	if (!node)
 		return NULL;
@@ -215,6 +218,38 @@ static unsigned int xa_chain_prebuilt(const struct xa_state *xas,
 	return nr;
 }
 
+/*
+ * Make sure the cursor holds the @slots subtrees a split needs.  Missing
+ * ones (no xas_split_alloc(), or a smaller one) are built here from
+ * nodes left by xas_nomem() and allocations that do not wait.
+ * Return: true if all are there; false with -ENOMEM in the cursor (the
+ * tree unchanged) otherwise.
+ */
+static bool xas_split_complete(struct xa_state *xas, void *entry,
+			       unsigned int order, unsigned int child_shift,
+			       unsigned int slots)
+{
+	unsigned int have = xa_chain_prebuilt(xas, child_shift);
+
+	if (have < slots &&
+	    xa_subtree_nodes((xa_order_shift(order) - xas->xa_shift) /
+			     XA_CHUNK_SHIFT) > XA_SPLIT_MAX_NODES / slots) {
+		xas_set_err(xas, -ENOMEM);
+		return false;
+	}
+	for (; have < slots; have++) {
+		struct xa_node *root = xa_split_build(xas, child_shift, entry,
+						      GFP_NOWAIT | __GFP_NOWARN);
+
+		if (!root) {
+			xas_set_err(xas, -ENOMEM);
+			return false;
+		}
+		xa_chain_push(xas, root);
+	}
+	return true;
+}
+
 /* The new order is on the entry's own level: rewrite its slots. */
 static void xas_split_in_place(struct xa_state *xas, struct xa_node *node,
 			       void *entry, void *curr, unsigned int slots,
@@ -272,10 +307,8 @@ void xas_split(struct xa_state *xas, void *entry, unsigned int order)
 	} else {
 		unsigned int child_shift = node->shift - XA_CHUNK_SHIFT;
 
-		if (xa_chain_prebuilt(xas, child_shift) < slots) {
-			xas_set_err(xas, -ENOMEM);
+		if (!xas_split_complete(xas, entry, order, child_shift, slots))
 			return;
-		}
 		offset = xas->xa_offset + slots;
 		do {
 			struct xa_node *child;

@@ -26,7 +26,9 @@ extern "C" {
  *	xas_find(), xas_create() ... starting from a reset cursor).
  *	Moving an already-positioned cursor sideways is not a walk.
  * @xa_node_allocs: XArray nodes allocated.
- * @xa_node_frees: XArray nodes freed (counted when handed to RCU).
+ * @xa_node_frees: XArray nodes freed: nodes that left a tree (counted
+ *	when queued for freeing after an RCU grace period) and
+ *	preallocated nodes given back unused.
  * @lock_acquires: upc_lock()/upc_trylock() acquisitions, which includes
  *	every xa_lock().
  */
