@@ -85,9 +85,23 @@ static __attribute__((noinline)) void lock_slow(upc_lock_t *lock)
  */
 void upc_lock(upc_lock_t *lock)
 {
+	upc_lock_nostat(lock);
+	upc_count(lock_acquires);
+}
+
+/**
+ * upc_lock_nostat() - upc_lock() without counting it in lock_acquires.
+ * @lock: The lock.
+ *
+ * For locks that count themselves elsewhere (an arena's allocator).
+ *
+ * Context: May sleep.  Not recursive.
+ */
+void upc_lock_nostat(upc_lock_t *lock)
+{
 	if (!lock_cas(lock, 0, 1))
 		lock_slow(lock);
-	lock_acquired(lock);
+	__atomic_store_n(&lock->owner, current_tid(), __ATOMIC_RELAXED);
 }
 
 /**

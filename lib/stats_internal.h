@@ -10,6 +10,7 @@
 #ifndef UPCACHE_LIB_STATS_INTERNAL_H
 #define UPCACHE_LIB_STATS_INTERNAL_H
 
+#include "upcache/lock.h"
 #include "upcache/stats.h"
 
 extern __thread struct upc_thread_stats upc_tls_stats
@@ -17,5 +18,8 @@ extern __thread struct upc_thread_stats upc_tls_stats
 
 /* upc_count() - add one to a field of the calling thread's counters. */
 #define upc_count(field)	(upc_tls_stats.field++)
+
+/* upc_lock_nostat() - see lib/lock.c. */
+void upc_lock_nostat(upc_lock_t *lock) __attribute__((visibility("hidden")));
 
 #endif /* UPCACHE_LIB_STATS_INTERNAL_H */

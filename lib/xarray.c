@@ -870,8 +870,11 @@ void *xas_find(struct xa_state *xas, unsigned long max)
 	}
 	if (xas->xa_node == XAS_RESTART) {
 		entry = xas_load(xas);
-		if (entry || xas_not_node(xas->xa_node))
+		if (entry)
 			return entry;
+		/* No tree below the head: nothing at or after the index. */
+		if (xas_not_node(xas->xa_node))
+			return xas_bounds(xas);
 	}
 
 	/* Move to the slot after the cursor's, in the same node. */
@@ -935,7 +938,8 @@ void *xas_find_marked(struct xa_state *xas, unsigned long max, xa_mark_t mark)
 	bool here;		/* the slot under the cursor is a candidate */
 	void *entry;
 
-	if (xas_error(xas) || mark > XA_MARK_MAX)
+	/* XAS_BOUNDS: the previous step ran off the end of the tree. */
+	if (xas_error(xas) || mark > XA_MARK_MAX || xas->xa_node == XAS_BOUNDS)
 		return NULL;
 	if (index > max)
 		goto past_max;
@@ -943,7 +947,7 @@ void *xas_find_marked(struct xa_state *xas, unsigned long max, xa_mark_t mark)
 		xas->xa_index = 1;
 		goto tree_end;
 	}
-	if (xas_top(xas->xa_node)) {
+	if (xas->xa_node == XAS_RESTART) {
 		upc_count(xa_walks);
 		entry = xa_head(xas->xa);
 		xas->xa_node = NULL;

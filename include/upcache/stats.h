@@ -29,14 +29,19 @@ extern "C" {
  * @xa_node_frees: XArray nodes freed: nodes that left a tree (counted
  *	when queued for freeing after an RCU grace period) and
  *	preallocated nodes given back unused.
- * @lock_acquires: upc_lock()/upc_trylock() acquisitions, which includes
- *	every xa_lock().
+ * @lock_acquires: upc_lock()/upc_trylock() acquisitions: every
+ *	xa_lock() (so the page cache's i_pages lock round trips) and the
+ *	other locks of the algorithms measured.
+ * @arena_lock_acquires: Locks taken inside an arena's page allocator
+ *	(its per-CPU caches and buddy lists), counted apart so that
+ *	allocating a folio does not blur the lock round trips above.
  */
 struct upc_thread_stats {
 	uint64_t xa_walks;
 	uint64_t xa_node_allocs;
 	uint64_t xa_node_frees;
 	uint64_t lock_acquires;
+	uint64_t arena_lock_acquires;
 };
 
 /**

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mm/internal.h - what the files of mm/ share with each other (and with
+ * their tests), and nobody else: the hand-off from the last folio_put()
+ * to the allocator, the arena invariant checker, debug assertions and
+ * the doubly linked list helpers that the allocator's free lists (and
+ * later the LRU lists) are made of.
+ */
+#ifndef UPCACHE_MM_INTERNAL_H
+#define UPCACHE_MM_INTERNAL_H
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <upcache/folio.h>
+
+/*
+ * UPC_MM_BUG_ON() - Abort if @cond holds, in debug builds (UPC_DEBUG).
+ * Release builds compile @cond away without evaluating it, so it must
+ * have no side effect.
+ */
+#ifdef UPC_DEBUG
+#define UPC_MM_BUG_ON(cond)	assert(!(cond))
+#else
+#define UPC_MM_BUG_ON(cond)	((void)sizeof(!(cond)))
+#endif
+
+/*
+ * How many times one allocation calls the reclaim hook (each time it
+ * reported progress but the retry still failed) before it gives up.
+ */
+#define UPC_RECLAIM_RETRIES	16
+
+/*
+ * The largest arena upc_arena_create() accepts: 64 TiB, half of the
+ * 47-bit user address space of x86-64, which must also hold the memmap
+ * (1/64 of the arena), the 2 MiB of alignment slack and everything else.
+ */
+#define UPC_ARENA_MAX_BYTES	(1ULL << 46)
+
+/**
+ * upc_folio_free() - Give a folio whose last reference is gone back.
+ * @folio: The folio; its refcount has just dropped to zero.
+ *
+ * Checks (debug builds) that nobody left it locked, dirty, under
+ * writeback, on an LRU list or in a mapping; clears its fields; returns
+ * its pages to the arena's per-CPU-like cache (order 0) or buddy lists;
+ * then uncharges them.
+ *
+ * Context: Any thread; takes a pcp lock and/or the arena lock, never
+ * sleeps for long.  Called by folio_put_refs() only.
+ */
+void upc_folio_free(struct folio *folio);
+
+/**
+ * upc_arena_check() - Verify every invariant of an arena's allocator.
+ * @arena: The arena.
+ *
+ * Checks that every free list is well linked and holds, for its order,
+ * aligned in-range blocks marked PG_buddy with that order and nothing
+ * else set, zero refcount, and no free buddy of the same order left
+ * unmerged; that nr_free[] counts them; that the pcp lists hold order-0
+ * pages with no flag and zero refcount, no more than UPC_PCP_HIGH and
+ * as many as their count says; that no page is free twice; that no other
+ * page carries PG_buddy; and that the free pages plus the charged ones
+ * are the whole arena.
+ *
+ * Context: No allocation or free may be in flight.  Takes every lock of
+ * the arena; O(arena pages).  For tests and debugging.
+ * Return: 0 if everything holds; -EUCLEAN after printing the first
+ * violation to stderr; -ENOMEM if the checker's bitmap cannot be
+ * allocated.
+ */
+int upc_arena_check(struct upc_arena *arena);
+
+/* ---- lists ----------------------------------------------------------- */
+
+/* mm_list_init() - Make @head an empty list (a self-linked entry). */
+static inline void mm_list_init(struct upc_list_head *head)
+{
+	head->next = head;
+	head->prev = head;
+}
+
+/* mm_list_empty() - Is the list at @head empty? */
+static inline bool mm_list_empty(const struct upc_list_head *head)
+{
+	return head->next == head;
+}
+
+/* mm_list_link() - Link @entry between two adjacent entries. */
+static inline void mm_list_link(struct upc_list_head *entry,
+				struct upc_list_head *prev,
+				struct upc_list_head *next)
+{
+	entry->prev = prev;
+	entry->next = next;
+	prev->next = entry;
+	next->prev = entry;
+}
+
+/* mm_list_add() - Add @entry at the front of the list at @head. */
+static inline void mm_list_add(struct upc_list_head *entry,
+			       struct upc_list_head *head)
+{
+	mm_list_link(entry, head, head->next);
+}
+
+/* mm_list_add_tail() - Add @entry at the back of the list at @head. */
+static inline void mm_list_add_tail(struct upc_list_head *entry,
+				    struct upc_list_head *head)
+{
+	mm_list_link(entry, head->prev, head);
+}
+
+/* mm_list_del_init() - Unlink @entry and leave it self-linked. */
+static inline void mm_list_del_init(struct upc_list_head *entry)
+{
+	entry->prev->next = entry->next;
+	entry->next->prev = entry->prev;
+	mm_list_init(entry);
+}
+
+/* lru_to_folio() - The folio whose ->lru is @entry. */
+static inline struct folio *lru_to_folio(struct upc_list_head *entry)
+{
+	return (struct folio *)((char *)entry - offsetof(struct folio, lru));
+}
+
+#endif /* UPCACHE_MM_INTERNAL_H */

@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mm/page_alloc.c - arenas and their buddy allocator.
+ *
+ * This file owns an arena's memory and metadata (the mmap()ed region
+ * and the memmap), its free lists, its per-CPU-like caches of order-0
+ * pages and its charge.  mm/folio.c owns references and the folio lock;
+ * it hands a folio whose last reference is gone to upc_folio_free().
+ *
+ * Buddy lists.  Every page is either part of a folio someone holds, or
+ * on a pcp list (order 0), or inside a free block: a run of 2^order pages
+ * aligned to its size, whose first page carries PG_buddy and ->order and
+ * is linked through ->lru on free_area[order].  PG_buddy is set and
+ * cleared only under arena->lock, and only on the first page of a block
+ * on a free list, so "PG_buddy set and ->order == k" seen under the lock
+ * means "that page starts a free block of order k".  Allocation takes
+ * the first block of the smallest non-empty order >= the one asked for
+ * and splits it, keeping the lower half and putting each upper half back
+ * on the list one order down.  Freeing merges the block with its buddy
+ * (the block whose page number differs in bit @order only) for as long
+ * as the buddy is free with the same order, then lists the result.  An
+ * arena is a whole number of 2 MiB blocks, so every buddy lies inside it.
+ *
+ * Per-CPU-like caches.  Order-0 folios, by far the most common, go
+ * through UPC_PCP_LISTS small caches picked by the CPU the thread runs
+ * on, each under its own lock.  An empty cache is refilled with
+ * UPC_PCP_BATCH pages under one arena-lock round trip; a cache that grows
+ * past UPC_PCP_HIGH gives its UPC_PCP_BATCH coldest pages back.  Pages
+ * in a cache are neither PG_buddy nor charged: they do not merge until
+ * drained, so an allocation the buddy lists cannot satisfy drains every
+ * cache and tries again before it gives up.  Lock order: a pcp lock,
+ * then the arena lock; never two pcp locks at once (the checker aside,
+ * which takes them in index order).
+ *
+ * Charging.  arena->charged counts the pages handed out as folios.  An
+ * allocation charges first, with a compare-and-swap loop that refuses to
+ * pass limit_pages, and uncharges if no block can be had; a free returns
+ * the pages to the lists first and uncharges last, so a charge that
+ * succeeds against an unfragmented arena always finds its pages.
+ *
+ * Reclaim.  When an attempt fails (limit or fragmentation) and the
+ * caller may wait, the arena's reclaim hook is called with no lock held
+ * and the attempt is repeated while the hook reports progress, at most
+ * UPC_RECLAIM_RETRIES times.
+ *
+ * Fault injection.  Each call of upc_arena_alloc_folio() (with valid
+ * arguments) asks upc_fault_should_fail() once, before it charges
+ * anything; an injected failure returns NULL at once, without reclaim,
+ * so that callers' error paths run deterministically.  Arena creation
+ * asks before each of its three allocations.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "fault.h"
+#include "internal.h"
+#include "stats_internal.h"
+
+/* The allocator's locks count in arena_lock_acquires, not lock_acquires. */
+static inline void arena_lock(upc_lock_t *lock)
+{
+	upc_lock_nostat(lock);
+	upc_count(arena_lock_acquires);
+}
+
+static_assert(sizeof(struct folio) == 64, "struct folio is one cache line");
+static_assert(UPC_PCP_BATCH <= UPC_PCP_HIGH, "pcp batch above high mark");
+
+typedef __typeof__(((struct upc_arena *)NULL)->pcp[0]) upc_pcp_t;
+
+/* Flags that must be clear when the last reference to a folio goes. */
+#define FOLIO_FLAGS_CHECK_AT_FREE					\
+	((1UL << PG_locked) | (1UL << PG_lru) | (1UL << PG_dirty) |	\
+	 (1UL << PG_writeback) | (1UL << PG_buddy))
+
+static size_t memmap_bytes(unsigned long nr_pages)
+{
+	return nr_pages * sizeof(struct folio);
+}
+
+/*
+ * Under ASan the memory of free pages is poisoned, so that touching a
+ * folio after its last folio_put() is reported as a use after free.
+ */
+#ifdef UPC_SANITIZE_ADDRESS
+void __asan_poison_memory_region(void const volatile *addr, size_t size);
+void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
+
+static void mem_poison(void *addr, size_t size)
+{
+	__asan_poison_memory_region(addr, size);
+}
+
+static void mem_unpoison(void *addr, size_t size)
+{
+	__asan_unpoison_memory_region(addr, size);
+}
+#else
+static void mem_poison(void *addr, size_t size)
+{
+	(void)addr;
+	(void)size;
+}
+
+static void mem_unpoison(void *addr, size_t size)
+{
+	(void)addr;
+	(void)size;
+}
+#endif
+
+/* ---- buddy lists (arena->lock held) -------------------------------- */
+
+/* buddy_list_add() - Put the free block at @block on free_area[@order]. */
+static void buddy_list_add(struct upc_arena *arena, struct folio *block,
+			   unsigned int order)
+{
+	block->order = order;
+	folio_set_flag(block, PG_buddy);
+	mm_list_add(&block->lru, &arena->free_area[order]);
+	arena->nr_free[order]++;
+}
+
+/* buddy_list_del() - Take the free block at @block off its list. */
+static void buddy_list_del(struct upc_arena *arena, struct folio *block,
+			   unsigned int order)
+{
+	mm_list_del_init(&block->lru);
+	folio_clear_flag(block, PG_buddy);
+	arena->nr_free[order]--;
+}
+
+/* buddy_alloc_locked() - Take a block of 2^@order pages, splitting one. */
+static struct folio *buddy_alloc_locked(struct upc_arena *arena,
+					unsigned int order)
+{
+	struct folio *block;
+	unsigned int o = order;
+
+	while (o <= UPC_MAX_ORDER && mm_list_empty(&arena->free_area[o]))
+		o++;
+	if (o > UPC_MAX_ORDER)
+		return NULL;
+	block = lru_to_folio(arena->free_area[o].next);
+	buddy_list_del(arena, block, o);
+	while (o > order) {
+		o--;
+		buddy_list_add(arena, block + (1UL << o), o);
+	}
+	block->order = order;
+	return block;
+}
+
+/* page_is_free_block() - Does @page start a free block of @order? */
+static bool page_is_free_block(const struct folio *page, unsigned int order)
+{
+	return folio_test_flag(page, PG_buddy) && page->order == order;
+}
+
+/* buddy_free_locked() - Free a block, merging it with its free buddies. */
+static void buddy_free_locked(struct upc_arena *arena, struct folio *block,
+			      unsigned int order)
+{
+	unsigned long pfn = (unsigned long)(block - arena->memmap);
+	unsigned long buddy_pfn;
+
+	while (order < UPC_MAX_ORDER) {
+		buddy_pfn = pfn ^ (1UL << order);
+		if (!page_is_free_block(arena->memmap + buddy_pfn, order))
+			break;
+		buddy_list_del(arena, arena->memmap + buddy_pfn, order);
+		pfn &= ~(1UL << order);
+		order++;
+	}
+	buddy_list_add(arena, arena->memmap + pfn, order);
+}
+
+static struct folio *buddy_alloc(struct upc_arena *arena, unsigned int order)
+{
+	struct folio *block;
+
+	arena_lock(&arena->lock);
+	block = buddy_alloc_locked(arena, order);
+	upc_unlock(&arena->lock);
+	return block;
+}
+
+static void buddy_free(struct upc_arena *arena, struct folio *block,
+		       unsigned int order)
+{
+	arena_lock(&arena->lock);
+	buddy_free_locked(arena, block, order);
+	upc_unlock(&arena->lock);
+}
+
+/* ---- per-CPU-like caches of order-0 pages ---------------------------- */
+
+static upc_pcp_t *pcp_this_cpu(struct upc_arena *arena)
+{
+	int cpu = sched_getcpu();
+
+	return &arena->pcp[cpu < 0 ? 0 : (unsigned int)cpu % UPC_PCP_LISTS];
+}
+
+/* pcp_refill() - Move up to a batch of pages from the buddy lists. */
+static void pcp_refill(struct upc_arena *arena, upc_pcp_t *pcp)
+{
+	struct folio *page;
+	unsigned int n;
+
+	arena_lock(&arena->lock);
+	for (n = 0; n < UPC_PCP_BATCH; n++) {
+		page = buddy_alloc_locked(arena, 0);
+		if (!page)
+			break;
+		mm_list_add_tail(&page->lru, &pcp->list);
+	}
+	upc_unlock(&arena->lock);
+	pcp->count += n;
+}
+
+/*
+ * pcp_drain() - Give the @nr coldest pages of @pcp (at most all of them)
+ * back to the buddy lists.  Caller holds pcp->lock.
+ * Return: the number of pages given back.
+ */
+static unsigned int pcp_drain(struct upc_arena *arena, upc_pcp_t *pcp,
+			      unsigned int nr)
+{
+	struct folio *page;
+	unsigned int n;
+
+	if (nr > pcp->count)
+		nr = pcp->count;
+	if (!nr)
+		return 0;
+	arena_lock(&arena->lock);
+	for (n = 0; n < nr; n++) {
+		page = lru_to_folio(pcp->list.prev);
+		mm_list_del_init(&page->lru);
+		buddy_free_locked(arena, page, 0);
+	}
+	upc_unlock(&arena->lock);
+	pcp->count -= nr;
+	return nr;
+}
+
+/* pcp_drain_all() - Empty every cache.  Return: pages given back. */
+static unsigned long pcp_drain_all(struct upc_arena *arena)
+{
+	unsigned long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < UPC_PCP_LISTS; i++) {
+		arena_lock(&arena->pcp[i].lock);
+		n += pcp_drain(arena, &arena->pcp[i], arena->pcp[i].count);
+		upc_unlock(&arena->pcp[i].lock);
+	}
+	return n;
+}
+
+/* pcp_alloc() - Take the hottest page of this CPU's cache. */
+static struct folio *pcp_alloc(struct upc_arena *arena)
+{
+	upc_pcp_t *pcp = pcp_this_cpu(arena);
+	struct folio *page = NULL;
+
+	arena_lock(&pcp->lock);
+	if (!pcp->count)
+		pcp_refill(arena, pcp);
+	if (pcp->count) {
+		page = lru_to_folio(pcp->list.next);
+		mm_list_del_init(&page->lru);
+		pcp->count--;
+	}
+	upc_unlock(&pcp->lock);
+	return page;
+}
+
+/* pcp_free() - Put a page at the hot end of this CPU's cache. */
+static void pcp_free(struct upc_arena *arena, struct folio *page)
+{
+	upc_pcp_t *pcp = pcp_this_cpu(arena);
+
+	arena_lock(&pcp->lock);
+	mm_list_add(&page->lru, &pcp->list);
+	if (++pcp->count > UPC_PCP_HIGH)
+		pcp_drain(arena, pcp, UPC_PCP_BATCH);
+	upc_unlock(&pcp->lock);
+}
+
+/* ---- charging ----------------------------------------------------------- */
+
+static bool arena_charge(struct upc_arena *arena, unsigned long nr)
+{
+	unsigned long limit = __atomic_load_n(&arena->limit_pages,
+					      __ATOMIC_RELAXED);
+	unsigned long old = __atomic_load_n(&arena->charged, __ATOMIC_RELAXED);
+
+	do {
+		if (nr > limit || old > limit - nr)
+			return false;
+	} while (!__atomic_compare_exchange_n(&arena->charged, &old, old + nr,
+					      true, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static void arena_uncharge(struct upc_arena *arena, unsigned long nr)
+{
+	unsigned long old = __atomic_fetch_sub(&arena->charged, nr,
+					       __ATOMIC_RELAXED);
+
+	UPC_MM_BUG_ON(old < nr);
+	(void)old;
+}
+
+/* ---- allocation --------------------------------------------------------- */
+
+static struct folio *arena_take_once(struct upc_arena *arena,
+				     unsigned int order)
+{
+	return order ? buddy_alloc(arena, order) : pcp_alloc(arena);
+}
+
+/* arena_take() - A free block, draining the caches if that helps. */
+static struct folio *arena_take(struct upc_arena *arena, unsigned int order)
+{
+	struct folio *block = arena_take_once(arena, order);
+
+	if (!block && pcp_drain_all(arena))
+		block = arena_take_once(arena, order);
+	return block;
+}
+
+/* arena_try_alloc() - One attempt: charge, take a block or uncharge. */
+static struct folio *arena_try_alloc(struct upc_arena *arena,
+				     unsigned int order)
+{
+	unsigned long nr = 1UL << order;
+	struct folio *block;
+
+	if (!arena_charge(arena, nr))
+		return NULL;
+	block = arena_take(arena, order);
+	if (!block)
+		arena_uncharge(arena, nr);
+	return block;
+}
+
+/*
+ * folio_prep_new() - Give a block the state of a new folio.  The
+ * reference is published last (release), after every other field.
+ */
+static void folio_prep_new(struct upc_arena *arena, struct folio *folio,
+			   unsigned int order)
+{
+	__atomic_store_n(&folio->flags, 0, __ATOMIC_RELAXED);
+	folio->order = order;
+	folio->mapping = NULL;
+	folio->index = 0;
+	folio->private = NULL;
+	mm_list_init(&folio->lru);
+	folio->arena = arena;
+	mem_unpoison(folio_address(folio), folio_size(folio));
+	__atomic_store_n(&folio->refcount, 1, __ATOMIC_RELEASE);
+}
+
+/**
+ * upc_arena_alloc_folio() - Allocate a folio.
+ * @arena: The arena to allocate from.
+ * @gfp: GFP_KERNEL may call the reclaim hook; GFP_NOWAIT (any gfp with
+ *	__GFP_NOWAIT_BIT) never does; __GFP_ZERO clears the memory.
+ * @order: 0..UPC_MAX_ORDER.
+ *
+ * Order-0 folios come from this CPU's cache without the arena lock.
+ * When the buddy lists cannot satisfy a request the caches are drained
+ * and it is tried again; when that fails too, or the charge would pass
+ * the limit, a caller that may wait calls the reclaim hook and retries
+ * while the hook reports progress (UPC_RECLAIM_RETRIES times at most).
+ *
+ * Context: Any thread.  Takes short-hold locks; GFP_KERNEL may run the
+ * reclaim hook.
+ * Return: The folio, with one reference, no flags, no mapping and its
+ * pages charged; NULL if @arena is NULL, @order is too large, the fault
+ * injector failed the call, the charge would pass the limit, or no free
+ * block is left (after reclaim, if allowed).
+ */
+struct folio *upc_arena_alloc_folio(struct upc_arena *arena, gfp_t gfp,
+				    unsigned int order)
+{
+	struct folio *folio;
+	unsigned int tries = 0;
+
+	if (!arena || order > UPC_MAX_ORDER || upc_fault_should_fail())
+		return NULL;
+	while (!(folio = arena_try_alloc(arena, order))) {
+		if ((gfp & __GFP_NOWAIT_BIT) || !arena->reclaim ||
+		    tries++ >= UPC_RECLAIM_RETRIES)
+			return NULL;
+		if (!arena->reclaim(arena, 1UL << order, arena->reclaim_priv))
+			return NULL;
+	}
+	folio_prep_new(arena, folio, order);
+	if (gfp & __GFP_ZERO)
+		memset(folio_address(folio), 0, folio_size(folio));
+	return folio;
+}
+
+/* ---- freeing ------------------------------------------------------------ */
+
+/* folio_check_free() - Debug checks on a folio about to be freed. */
+static void folio_check_free(const struct folio *folio)
+{
+	UPC_MM_BUG_ON(folio_ref_count(folio) != 0);
+	UPC_MM_BUG_ON(__atomic_load_n(&folio->flags, __ATOMIC_RELAXED) &
+		      FOLIO_FLAGS_CHECK_AT_FREE);
+	UPC_MM_BUG_ON(folio->mapping != NULL);
+	UPC_MM_BUG_ON(folio->order > UPC_MAX_ORDER);
+	(void)folio;
+}
+
+/**
+ * upc_folio_free() - Give a folio whose last reference is gone back.
+ * @folio: The folio; its refcount has just dropped to zero.
+ *
+ * ->arena is left as it is: it never changes for a page, and a lockless
+ * reader holding a stale pointer may still compute the folio's address.
+ *
+ * Context: Any thread; takes a pcp lock and/or the arena lock.
+ */
+void upc_folio_free(struct folio *folio)
+{
+	struct upc_arena *arena = folio->arena;
+	unsigned int order = folio->order;
+
+	folio_check_free(folio);
+	__atomic_store_n(&folio->flags, 0, __ATOMIC_RELAXED);
+	folio->mapping = NULL;
+	folio->index = 0;
+	folio->private = NULL;
+	mem_poison(folio_address(folio), folio_size(folio));
+	if (order)
+		buddy_free(arena, folio, order);
+	else
+		pcp_free(arena, folio);
+	arena_uncharge(arena, 1UL << order);
+}
+
+/* ---- arenas ------------------------------------------------------------- */
+
+static bool arena_size_valid(size_t bytes)
+{
+	return bytes && !(bytes % UPC_HUGE_SIZE) &&
+	       (unsigned long long)bytes <= UPC_ARENA_MAX_BYTES;
+}
+
+/* arena_map_memory() - Map @bytes, 2 MiB aligned, huge pages requested. */
+static int arena_map_memory(struct upc_arena *arena, size_t bytes)
+{
+	uintptr_t base;
+
+	if (upc_fault_should_fail())
+		return -ENOMEM;
+	arena->map_bytes = bytes + UPC_HUGE_SIZE;
+	arena->map_base = mmap(NULL, arena->map_bytes, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			       -1, 0);
+	if (arena->map_base == MAP_FAILED)
+		return -ENOMEM;
+	base = ((uintptr_t)arena->map_base + UPC_HUGE_SIZE - 1) &
+	       ~(uintptr_t)(UPC_HUGE_SIZE - 1);
+	arena->base = (char *)base;
+	arena->nr_pages = bytes >> UPC_PAGE_SHIFT;
+	/* Only a hint: without THP the arena works with 4 KiB pages. */
+	(void)madvise(arena->base, bytes, MADV_HUGEPAGE);
+	mem_poison(arena->base, bytes);
+	return 0;
+}
+
+/*
+ * arena_unmap_memory() - Unmap the memory; under ASan unpoison it first,
+ * or a later mapping at the same address would inherit the poison.
+ */
+static void arena_unmap_memory(struct upc_arena *arena)
+{
+	mem_unpoison(arena->base, arena->nr_pages << UPC_PAGE_SHIFT);
+	munmap(arena->map_base, arena->map_bytes);
+}
+
+/* arena_map_memmap() - Map the zeroed metadata: refcount 0 everywhere. */
+static int arena_map_memmap(struct upc_arena *arena)
+{
+	void *memmap;
+
+	if (upc_fault_should_fail())
+		return -ENOMEM;
+	memmap = mmap(NULL, memmap_bytes(arena->nr_pages),
+		      PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (memmap == MAP_FAILED)
+		return -ENOMEM;
+	arena->memmap = memmap;
+	return 0;
+}
+
+/* arena_init_lists() - Empty caches; every 2 MiB block free, lowest first. */
+static void arena_init_lists(struct upc_arena *arena)
+{
+	unsigned long pfn;
+	unsigned int i;
+
+	upc_lock_init(&arena->lock);
+	for (i = 0; i <= UPC_MAX_ORDER; i++)
+		mm_list_init(&arena->free_area[i]);
+	for (i = 0; i < UPC_PCP_LISTS; i++) {
+		upc_lock_init(&arena->pcp[i].lock);
+		mm_list_init(&arena->pcp[i].list);
+	}
+	for (pfn = arena->nr_pages; pfn; pfn -= 1UL << UPC_MAX_ORDER)
+		buddy_list_add(arena, arena->memmap + pfn -
+			       (1UL << UPC_MAX_ORDER), UPC_MAX_ORDER);
+}
+
+/**
+ * upc_arena_create() - Create an arena.
+ * @bytes: Size, a multiple of 2 MiB (UPC_HUGE_SIZE), at least 2 MiB and
+ *	at most UPC_ARENA_MAX_BYTES.
+ * @out: Where the arena is returned; left untouched on error.
+ *
+ * The memory is mapped with MAP_NORESERVE and touched only when used;
+ * the memmap is written only at the head of each 2 MiB block.  The
+ * charge limit starts at the arena's size and no reclaim hook is set.
+ *
+ * Context: Any thread.  May sleep.
+ * Return: 0; -EINVAL if @out is NULL or @bytes is 0, not a multiple of
+ * 2 MiB or larger than UPC_ARENA_MAX_BYTES; -ENOMEM if the arena, its
+ * memory or its memmap cannot be allocated or mapped.
+ */
+int upc_arena_create(size_t bytes, struct upc_arena **out)
+{
+	struct upc_arena *arena;
+	void *mem;
+	int err;
+
+	if (!out || !arena_size_valid(bytes))
+		return -EINVAL;
+	if (upc_fault_should_fail() ||
+	    posix_memalign(&mem, 64, sizeof(*arena)))
+		return -ENOMEM;
+	arena = memset(mem, 0, sizeof(*arena));
+	err = arena_map_memory(arena, bytes);
+	if (err)
+		goto free_arena;
+	err = arena_map_memmap(arena);
+	if (err)
+		goto unmap_memory;
+	arena->limit_pages = arena->nr_pages;
+	arena_init_lists(arena);
+	*out = arena;
+	return 0;
+
+unmap_memory:
+	arena_unmap_memory(arena);
+free_arena:
+	free(arena);
+	return err;
+}
+
+/**
+ * upc_arena_destroy() - Unmap an arena.
+ * @arena: The arena, or NULL.
+ *
+ * Unmaps the memory and the memmap and frees the arena.  Folios still
+ * referenced are the caller's leak.
+ *
+ * Context: No other thread may use the arena.
+ */
+void upc_arena_destroy(struct upc_arena *arena)
+{
+	if (!arena)
+		return;
+	munmap(arena->memmap, memmap_bytes(arena->nr_pages));
+	arena_unmap_memory(arena);
+	free(arena);
+}
+
+/**
+ * upc_arena_set_reclaim() - Install the hook allocation calls when short.
+ * @arena: The arena.
+ * @fn: The hook, or NULL for none.
+ * @priv: Passed to @fn.
+ *
+ * Context: Before the arena is shared between threads.
+ */
+void upc_arena_set_reclaim(struct upc_arena *arena, upc_reclaim_fn fn,
+			   void *priv)
+{
+	arena->reclaim = fn;
+	arena->reclaim_priv = priv;
+}
+
+/**
+ * upc_arena_set_limit() - Charge limit, in pages.
+ * @arena: The arena.
+ * @nr_pages: At most the arena's size; 0 means the arena's size.
+ *
+ * A limit below what is charged already makes allocations fail until
+ * enough is freed; nothing is taken back.
+ *
+ * Context: Any thread.
+ * Return: 0, or -EINVAL if @arena is NULL or @nr_pages is larger than
+ * the arena.
+ */
+int upc_arena_set_limit(struct upc_arena *arena, unsigned long nr_pages)
+{
+	if (!arena || nr_pages > arena->nr_pages)
+		return -EINVAL;
+	if (!nr_pages)
+		nr_pages = arena->nr_pages;
+	__atomic_store_n(&arena->limit_pages, nr_pages, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/**
+ * upc_arena_charged() - Pages currently handed out as folios.
+ * @arena: The arena.
+ *
+ * Context: Any thread; the value may be stale at once.
+ * Return: The number of charged pages.
+ */
+unsigned long upc_arena_charged(const struct upc_arena *arena)
+{
+	return __atomic_load_n(&arena->charged, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,977 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/mm/test_page_alloc.c - arenas and their buddy allocator.
+ *
+ * Covers upc_arena_create() (every -EINVAL case, -ENOMEM through fault
+ * injection at each of its allocations), the state of a new folio at
+ * every order, filling an arena completely with 2 MiB folios and then
+ * with 4 KiB ones, merging back to 2 MiB blocks, the charge limit, the
+ * reclaim hook (arguments, progress, no progress, never for GFP_NOWAIT,
+ * fragmentation), __GFP_ZERO, the per-CPU-like cache's hot path (one
+ * lock round trip per order-0 allocation or free), fault injection
+ * without a leaked charge, and a seeded random differential test against
+ * a model that predicts exactly which allocations succeed.  Distinctness
+ * is checked with a bitmap of the pages of live folios, and every test
+ * ends with the allocator's invariant checker (mm/arena_check.c).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <upcache/folio.h>
+#include <upcache/stats.h>
+
+#include "../../mm/internal.h"
+#include "fault.h"
+#include "rand.h"
+
+#define MiB			(1UL << 20)
+#define HUGE_PAGES		(1UL << UPC_MAX_ORDER)
+#define LONG_BITS		(8 * sizeof(unsigned long))
+
+#if defined(UPC_SANITIZE_ADDRESS) || defined(UPC_SANITIZE_THREAD)
+#define DIFF_OPS_DEFAULT	20000
+#else
+#define DIFF_OPS_DEFAULT	100000
+#endif
+
+#define assert_arena_ok(arena)	assert_int_equal(upc_arena_check(arena), 0)
+
+static struct upc_arena *arena_new(size_t bytes)
+{
+	struct upc_arena *arena = NULL;
+
+	assert_int_equal(upc_arena_create(bytes, &arena), 0);
+	assert_non_null(arena);
+	return arena;
+}
+
+/* ---- a bitmap of the pages of live folios --------------------------- */
+
+struct pagemap {
+	unsigned long nr_pages;
+	unsigned long *bits;
+};
+
+static void pagemap_init(struct pagemap *map, const struct upc_arena *arena)
+{
+	map->nr_pages = arena->nr_pages;
+	map->bits = calloc((map->nr_pages + LONG_BITS - 1) / LONG_BITS,
+			   sizeof(unsigned long));
+	assert_non_null(map->bits);
+}
+
+static bool pagemap_test(const struct pagemap *map, unsigned long pfn)
+{
+	return map->bits[pfn / LONG_BITS] & (1UL << (pfn % LONG_BITS));
+}
+
+static void pagemap_flip(struct pagemap *map, unsigned long pfn)
+{
+	map->bits[pfn / LONG_BITS] ^= 1UL << (pfn % LONG_BITS);
+}
+
+/* pagemap_claim() - Mark a new folio's pages; none may be live already. */
+static void pagemap_claim(struct pagemap *map, const struct folio *folio)
+{
+	unsigned long pfn = folio_pfn(folio), i;
+
+	for (i = 0; i < folio_nr_pages(folio); i++) {
+		if (pagemap_test(map, pfn + i))
+			fail_msg("page %lu handed out twice (folio at %lu "
+				 "order %u)", pfn + i, pfn, folio_order(folio));
+		pagemap_flip(map, pfn + i);
+	}
+}
+
+static void pagemap_release(struct pagemap *map, const struct folio *folio)
+{
+	unsigned long pfn = folio_pfn(folio), i;
+
+	for (i = 0; i < folio_nr_pages(folio); i++) {
+		assert_true(pagemap_test(map, pfn + i));
+		pagemap_flip(map, pfn + i);
+	}
+}
+
+/* pagemap_fits() - Is some aligned run of 2^@order pages all free? */
+static bool pagemap_fits(const struct pagemap *map, unsigned int order)
+{
+	unsigned long nr = 1UL << order, pfn, i;
+
+	for (pfn = 0; pfn < map->nr_pages; pfn += nr) {
+		for (i = 0; i < nr && !pagemap_test(map, pfn + i); i++)
+			;
+		if (i == nr)
+			return true;
+	}
+	return false;
+}
+
+/* ---- new folios and their memory ------------------------------------ */
+
+/* assert_new_folio() - The documented state and geometry of a new folio. */
+static void assert_new_folio(const struct upc_arena *arena,
+			     const struct folio *folio, unsigned int order)
+{
+	unsigned long nr = 1UL << order, pfn;
+	uintptr_t addr;
+
+	assert_non_null(folio);
+	assert_ptr_equal(folio->arena, arena);
+	pfn = folio_pfn(folio);
+	assert_true(pfn < arena->nr_pages);
+	assert_ptr_equal(folio, arena->memmap + pfn);
+	assert_int_equal(folio_ref_count(folio), 1);
+	assert_int_equal(folio->flags, 0);
+	assert_int_equal(folio_order(folio), order);
+	assert_int_equal(folio_nr_pages(folio), nr);
+	assert_int_equal(folio_size(folio), nr * UPC_PAGE_SIZE);
+	assert_null(folio->mapping);
+	assert_int_equal(folio->index, 0);
+	assert_null(folio->private);
+	assert_ptr_equal(folio->lru.next, &folio->lru);
+	assert_ptr_equal(folio->lru.prev, &folio->lru);
+	/* Aligned to its size, in pages and in bytes, and inside. */
+	assert_int_equal(pfn % nr, 0);
+	assert_true(pfn + nr <= arena->nr_pages);
+	addr = (uintptr_t)folio_address(folio);
+	assert_int_equal(addr, (uintptr_t)arena->base + pfn * UPC_PAGE_SIZE);
+	assert_int_equal(addr % (nr * UPC_PAGE_SIZE), 0);
+}
+
+static uint64_t pattern_word(uint64_t tag, size_t i)
+{
+	return tag ^ (i * 0x9e3779b97f4a7c15ULL);
+}
+
+static void pattern_fill(struct folio *folio, uint64_t tag)
+{
+	uint64_t *w = folio_address(folio);
+	size_t i, n = folio_size(folio) / sizeof(*w);
+
+	for (i = 0; i < n; i++)
+		w[i] = pattern_word(tag, i);
+}
+
+/* pattern_check() - Return: the index of the first wrong word, or -1. */
+static long pattern_check(const struct folio *folio, uint64_t tag)
+{
+	const uint64_t *w = folio_address(folio);
+	size_t i, n = folio_size(folio) / sizeof(*w);
+
+	for (i = 0; i < n; i++)
+		if (w[i] != pattern_word(tag, i))
+			return (long)i;
+	return -1;
+}
+
+static bool all_zero(const struct folio *folio)
+{
+	const unsigned char *p = folio_address(folio);
+	size_t i;
+
+	for (i = 0; i < folio_size(folio); i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/*
+ * fill_arena() - Allocate folios of @order until one fails.
+ * Return: how many were allocated, stored in @out (room for all pages).
+ */
+static unsigned long fill_arena(struct upc_arena *arena, unsigned int order,
+				struct folio **out, struct pagemap *map)
+{
+	unsigned long n = 0;
+	struct folio *folio;
+
+	while ((folio = upc_arena_alloc_folio(arena, GFP_KERNEL, order))) {
+		assert_new_folio(arena, folio, order);
+		pagemap_claim(map, folio);
+		out[n++] = folio;
+		assert_true(n <= arena->nr_pages);
+	}
+	return n;
+}
+
+static void put_all(struct folio **folios, unsigned long n,
+		    struct pagemap *map)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		if (map)
+			pagemap_release(map, folios[i]);
+		folio_put(folios[i]);
+	}
+}
+
+/* shuffle() - Put @folios in a random order (seeded). */
+static void shuffle(struct folio **folios, unsigned long n,
+		    struct upc_rand *rnd)
+{
+	struct folio *tmp;
+	unsigned long i, j;
+
+	for (i = n; i > 1; i--) {
+		j = upc_rand_below(rnd, i);
+		tmp = folios[i - 1];
+		folios[i - 1] = folios[j];
+		folios[j] = tmp;
+	}
+}
+
+/* ---- creation ---------------------------------------------------------- */
+
+static void test_create_destroy(void **state)
+{
+	static const size_t sizes[] = { 2 * MiB, 4 * MiB, 32 * MiB };
+	struct upc_arena *arena;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		arena = arena_new(sizes[i]);
+		assert_int_equal(arena->nr_pages, sizes[i] / UPC_PAGE_SIZE);
+		assert_int_equal(arena->limit_pages, arena->nr_pages);
+		assert_int_equal((uintptr_t)arena->base % UPC_HUGE_SIZE, 0);
+		assert_true(arena->base >= (char *)arena->map_base);
+		assert_true(arena->base + sizes[i] <=
+			    (char *)arena->map_base + arena->map_bytes);
+		assert_int_equal(upc_arena_charged(arena), 0);
+		assert_null(arena->reclaim);
+		assert_int_equal(arena->nr_free[UPC_MAX_ORDER],
+				 arena->nr_pages / HUGE_PAGES);
+		assert_arena_ok(arena);
+		upc_arena_destroy(arena);
+	}
+	upc_arena_destroy(NULL);
+}
+
+static void test_create_einval(void **state)
+{
+	static const size_t bad[] = {
+		0, 1, UPC_PAGE_SIZE, MiB, 3 * MiB, 2 * MiB + UPC_PAGE_SIZE,
+		2 * MiB - 1, SIZE_MAX, SIZE_MAX & ~(UPC_HUGE_SIZE - 1),
+		UPC_ARENA_MAX_BYTES + UPC_HUGE_SIZE, 1ULL << 47,
+	};
+	struct upc_arena *arena, *const sentinel = (struct upc_arena *)&arena;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		arena = sentinel;
+		if (upc_arena_create(bad[i], &arena) != -EINVAL)
+			fail_msg("size %#zx: not -EINVAL", bad[i]);
+		assert_ptr_equal(arena, sentinel);
+	}
+	assert_int_equal(upc_arena_create(2 * MiB, NULL), -EINVAL);
+}
+
+/* Each allocation of upc_arena_create() fails in turn, then none does. */
+static void test_create_enomem(void **state)
+{
+	struct upc_arena *arena, *const sentinel = (struct upc_arena *)&arena;
+	unsigned long n;
+	int err;
+
+	(void)state;
+	for (n = 1; ; n++) {
+		arena = sentinel;
+		upc_fault_fail_nth(n);
+		err = upc_arena_create(4 * MiB, &arena);
+		if (!upc_fault_injected())
+			break;
+		assert_int_equal(err, -ENOMEM);
+		assert_ptr_equal(arena, sentinel);
+		assert_true(n < 10);
+	}
+	upc_fault_fail_nth(0);
+	assert_int_equal(err, 0);
+	assert_int_equal(n, 4);		/* struct, memory, memmap */
+	assert_arena_ok(arena);
+	upc_arena_destroy(arena);
+}
+
+static void test_set_limit_einval(void **state)
+{
+	struct upc_arena *arena = arena_new(4 * MiB);
+
+	(void)state;
+	assert_int_equal(upc_arena_set_limit(arena, arena->nr_pages + 1),
+			 -EINVAL);
+	assert_int_equal(upc_arena_set_limit(arena, ~0UL), -EINVAL);
+	assert_int_equal(arena->limit_pages, arena->nr_pages);
+	assert_int_equal(upc_arena_set_limit(NULL, 1), -EINVAL);
+	assert_int_equal(upc_arena_set_limit(arena, 1), 0);
+	assert_int_equal(arena->limit_pages, 1);
+	assert_int_equal(upc_arena_set_limit(arena, arena->nr_pages), 0);
+	assert_int_equal(arena->limit_pages, arena->nr_pages);
+	assert_int_equal(upc_arena_set_limit(arena, 7), 0);
+	assert_int_equal(upc_arena_set_limit(arena, 0), 0);
+	assert_int_equal(arena->limit_pages, arena->nr_pages);
+	upc_arena_destroy(arena);
+}
+
+/* ---- allocation -------------------------------------------------------- */
+
+static void test_alloc_every_order(void **state)
+{
+	struct upc_arena *arena = arena_new(4 * MiB);
+	struct folio *folio;
+	unsigned int order;
+
+	(void)state;
+	for (order = 0; order <= UPC_MAX_ORDER; order++) {
+		folio = upc_arena_alloc_folio(arena, GFP_KERNEL, order);
+		assert_new_folio(arena, folio, order);
+		assert_int_equal(upc_arena_charged(arena), 1UL << order);
+		pattern_fill(folio, order);
+		assert_int_equal(pattern_check(folio, order), -1);
+		folio_put(folio);
+		assert_int_equal(folio_ref_count(folio), 0);
+		assert_int_equal(upc_arena_charged(arena), 0);
+		assert_arena_ok(arena);
+	}
+	upc_arena_destroy(arena);
+}
+
+static void test_alloc_bad_args(void **state)
+{
+	struct upc_arena *arena = arena_new(2 * MiB);
+
+	(void)state;
+	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, UPC_MAX_ORDER + 1));
+	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, ~0U));
+	assert_null(upc_arena_alloc_folio(NULL, GFP_KERNEL, 0));
+	assert_int_equal(upc_arena_charged(arena), 0);
+	assert_arena_ok(arena);
+	upc_arena_destroy(arena);
+}
+
+/*
+ * The whole arena as 2 MiB folios; then, freed, as 4 KiB folios; then,
+ * those freed in a random order, as 2 MiB folios again: the pages merge
+ * back (through the per-CPU-like caches, which are drained on demand).
+ */
+static void test_fill_huge_small_huge(void **state)
+{
+	struct upc_arena *arena = arena_new(16 * MiB);
+	unsigned long nr = arena->nr_pages, n;
+	uint64_t seed = upc_test_seed();
+	struct folio **folios;
+	struct upc_rand rnd;
+	struct pagemap map;
+
+	(void)state;
+	upc_rand_seed(&rnd, seed ^ 0xf111);
+	folios = calloc(nr, sizeof(*folios));
+	assert_non_null(folios);
+	pagemap_init(&map, arena);
+
+	n = fill_arena(arena, UPC_MAX_ORDER, folios, &map);
+	assert_int_equal(n, nr / HUGE_PAGES);
+	assert_int_equal(upc_arena_charged(arena), nr);
+	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, 0));
+	assert_arena_ok(arena);
+	put_all(folios, n, &map);
+	assert_arena_ok(arena);
+
+	n = fill_arena(arena, 0, folios, &map);
+	assert_int_equal(n, nr);
+	assert_int_equal(upc_arena_charged(arena), nr);
+	assert_arena_ok(arena);
+	shuffle(folios, n, &rnd);
+	put_all(folios, n, &map);
+	assert_int_equal(upc_arena_charged(arena), 0);
+	assert_arena_ok(arena);
+
+	n = fill_arena(arena, UPC_MAX_ORDER, folios, &map);
+	if (n != nr / HUGE_PAGES)
+		fail_msg("seed %llu: %lu 2 MiB folios after merging, want %lu",
+			 (unsigned long long)seed, n, nr / HUGE_PAGES);
+	put_all(folios, n, &map);
+	assert_arena_ok(arena);
+	free(map.bits);
+	free(folios);
+	upc_arena_destroy(arena);
+}
+
+static void test_limit(void **state)
+{
+	struct upc_arena *arena = arena_new(8 * MiB);
+	struct folio *folios[600], *folio;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(upc_arena_set_limit(arena, 100), 0);
+	for (i = 0; i < 100; i++) {
+		folios[i] = upc_arena_alloc_folio(arena, GFP_KERNEL, 0);
+		assert_non_null(folios[i]);
+	}
+	assert_int_equal(upc_arena_charged(arena), 100);
+	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, 0));
+	assert_null(upc_arena_alloc_folio(arena, GFP_NOWAIT, 0));
+	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, 1));
+	assert_int_equal(upc_arena_charged(arena), 100);
+	assert_arena_ok(arena);
+
+	/* Freeing makes room again. */
+	folio_put(folios[99]);
+	folios[99] = upc_arena_alloc_folio(arena, GFP_KERNEL, 0);
+	assert_non_null(folios[99]);
+	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, 0));
+
+	/* A limit below the charge: nothing until enough is freed. */
+	assert_int_equal(upc_arena_set_limit(arena, 50), 0);
+	for (i = 99; i >= 50; i--) {
+		assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, 0));
+		folio_put(folios[i]);
+	}
+	assert_int_equal(upc_arena_charged(arena), 50);
+	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, 0));
+	folio_put(folios[49]);
+	folios[49] = upc_arena_alloc_folio(arena, GFP_KERNEL, 0);
+	assert_non_null(folios[49]);
+
+	/* An order-9 folio needs 512 pages of room, not 511. */
+	assert_int_equal(upc_arena_set_limit(arena, 50 + 511), 0);
+	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, UPC_MAX_ORDER));
+	assert_int_equal(upc_arena_set_limit(arena, 50 + 512), 0);
+	folio = upc_arena_alloc_folio(arena, GFP_KERNEL, UPC_MAX_ORDER);
+	assert_new_folio(arena, folio, UPC_MAX_ORDER);
+	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, 0));
+	folio_put(folio);
+
+	/* Back to the whole arena. */
+	assert_int_equal(upc_arena_set_limit(arena, 0), 0);
+	for (i = 50; i < 600; i++) {
+		folios[i] = upc_arena_alloc_folio(arena, GFP_KERNEL, 0);
+		assert_non_null(folios[i]);
+	}
+	assert_int_equal(upc_arena_charged(arena), 600);
+	assert_arena_ok(arena);
+	put_all(folios, 600, NULL);
+	assert_int_equal(upc_arena_charged(arena), 0);
+	assert_arena_ok(arena);
+	upc_arena_destroy(arena);
+}
+
+/* ---- reclaim ------------------------------------------------------------ */
+
+/*
+ * struct reclaim_ctx - what the test reclaim hook can free and what it saw.
+ * @arena: The arena it must be called for.
+ * @want: The nr_pages it must be called with.
+ * @pool: Folios it may free (last first), @nr_pool of them.
+ * @free_all: Free the whole pool, not just @want pages of it.
+ * @lie: What to return when it freed nothing.
+ * @calls: How many times it was called.
+ * @bad: Called with wrong arguments or with an arena lock held.
+ */
+struct reclaim_ctx {
+	struct upc_arena *arena;
+	unsigned long want;
+	struct folio **pool;
+	unsigned long nr_pool;
+	bool free_all;
+	unsigned long lie;
+	unsigned int calls;
+	bool bad;
+};
+
+static bool arena_lock_held(struct upc_arena *arena)
+{
+	unsigned int i;
+
+	for (i = 0; i < UPC_PCP_LISTS; i++)
+		if (upc_lock_is_held(&arena->pcp[i].lock))
+			return true;
+	return upc_lock_is_held(&arena->lock);
+}
+
+static unsigned long reclaim_hook(struct upc_arena *arena,
+				  unsigned long nr_pages, void *priv)
+{
+	struct reclaim_ctx *ctx = priv;
+	unsigned long freed = 0;
+	struct folio *folio;
+
+	ctx->calls++;
+	if (arena != ctx->arena || nr_pages != ctx->want ||
+	    arena_lock_held(arena))
+		ctx->bad = true;
+	while (ctx->nr_pool && (ctx->free_all || freed < nr_pages)) {
+		folio = ctx->pool[--ctx->nr_pool];
+		freed += folio_nr_pages(folio);
+		folio_put(folio);
+	}
+	return freed ? freed : ctx->lie;
+}
+
+/* reclaim_setup() - Fill @pool with @nr order-0 folios; install the hook. */
+static void reclaim_setup(struct reclaim_ctx *ctx, struct upc_arena *arena,
+			  struct folio **pool, unsigned long nr)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->arena = arena;
+	ctx->pool = pool;
+	for (ctx->nr_pool = 0; ctx->nr_pool < nr; ctx->nr_pool++) {
+		pool[ctx->nr_pool] = upc_arena_alloc_folio(arena, GFP_KERNEL, 0);
+		assert_non_null(pool[ctx->nr_pool]);
+	}
+	upc_arena_set_reclaim(arena, reclaim_hook, ctx);
+}
+
+/* At the limit, the hook frees enough and the allocation succeeds. */
+static void test_reclaim_progress(void **state)
+{
+	struct upc_arena *arena = arena_new(4 * MiB);
+	struct folio *pool[64], *folio;
+	struct reclaim_ctx ctx;
+
+	(void)state;
+	assert_int_equal(upc_arena_set_limit(arena, 64), 0);
+	reclaim_setup(&ctx, arena, pool, 64);
+	ctx.want = 4;
+	folio = upc_arena_alloc_folio(arena, GFP_KERNEL, 2);
+	assert_new_folio(arena, folio, 2);
+	assert_int_equal(ctx.calls, 1);
+	assert_false(ctx.bad);
+	assert_int_equal(ctx.nr_pool, 60);
+	assert_int_equal(upc_arena_charged(arena), 64);
+	folio_put(folio);
+
+	/* Below the limit the hook is not needed. */
+	ctx.want = 1;
+	folio = upc_arena_alloc_folio(arena, GFP_KERNEL, 0);
+	assert_non_null(folio);
+	assert_int_equal(ctx.calls, 1);
+	folio_put(folio);
+
+	put_all(pool, ctx.nr_pool, NULL);
+	assert_int_equal(upc_arena_charged(arena), 0);
+	assert_arena_ok(arena);
+	upc_arena_destroy(arena);
+}
+
+/* A hook that frees nothing: once if it says so, bounded if it lies. */
+static void test_reclaim_no_progress(void **state)
+{
+	struct upc_arena *arena = arena_new(2 * MiB);
+	struct folio *pool[8];
+	struct reclaim_ctx ctx;
+
+	(void)state;
+	assert_int_equal(upc_arena_set_limit(arena, 8), 0);
+	reclaim_setup(&ctx, arena, pool, 8);
+	ctx.nr_pool = 0;	/* the hook may not touch them */
+	ctx.want = 2;
+	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, 1));
+	assert_int_equal(ctx.calls, 1);
+
+	ctx.calls = 0;
+	ctx.lie = 1;
+	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, 1));
+	assert_int_equal(ctx.calls, UPC_RECLAIM_RETRIES);
+	assert_false(ctx.bad);
+	assert_int_equal(upc_arena_charged(arena), 8);
+	put_all(pool, 8, NULL);
+	assert_arena_ok(arena);
+	upc_arena_destroy(arena);
+}
+
+/* GFP_NOWAIT and GFP_ATOMIC never call the hook; GFP_KERNEL would. */
+static void test_reclaim_nowait(void **state)
+{
+	struct upc_arena *arena = arena_new(2 * MiB);
+	struct folio *pool[16], *folio;
+	struct reclaim_ctx ctx;
+
+	(void)state;
+	assert_int_equal(upc_arena_set_limit(arena, 16), 0);
+	reclaim_setup(&ctx, arena, pool, 16);
+	ctx.want = 1;
+	assert_null(upc_arena_alloc_folio(arena, GFP_NOWAIT, 0));
+	assert_null(upc_arena_alloc_folio(arena, GFP_ATOMIC, 0));
+	assert_null(upc_arena_alloc_folio(arena, GFP_NOWAIT | __GFP_ZERO, 0));
+	assert_int_equal(ctx.calls, 0);
+	assert_int_equal(ctx.nr_pool, 16);
+	folio = upc_arena_alloc_folio(arena, GFP_KERNEL, 0);
+	assert_non_null(folio);
+	assert_int_equal(ctx.calls, 1);
+	assert_false(ctx.bad);
+	folio_put(folio);
+	put_all(pool, ctx.nr_pool, NULL);
+	assert_arena_ok(arena);
+	upc_arena_destroy(arena);
+}
+
+/*
+ * A full arena of 4 KiB folios: a 2 MiB allocation calls the hook with
+ * 512 pages; once the hook freed them, the pages (spread over the
+ * per-CPU-like caches) merge into a 2 MiB block.  Then the same with a
+ * charge that fits but memory too fragmented for the block.
+ */
+static void test_reclaim_merges(void **state)
+{
+	struct upc_arena *arena = arena_new(4 * MiB);
+	unsigned long nr = arena->nr_pages, i, kept = 0;
+	struct folio **pool, *folio;
+	struct reclaim_ctx ctx;
+
+	(void)state;
+	pool = calloc(nr, sizeof(*pool));
+	assert_non_null(pool);
+	reclaim_setup(&ctx, arena, pool, nr);
+	assert_null(upc_arena_alloc_folio(arena, GFP_NOWAIT, 0));
+
+	ctx.want = HUGE_PAGES;
+	ctx.free_all = true;
+	folio = upc_arena_alloc_folio(arena, GFP_KERNEL, UPC_MAX_ORDER);
+	assert_new_folio(arena, folio, UPC_MAX_ORDER);
+	assert_int_equal(ctx.calls, 1);
+	assert_false(ctx.bad);
+	assert_int_equal(upc_arena_charged(arena), HUGE_PAGES);
+	folio_put(folio);
+	assert_arena_ok(arena);
+
+	/* Every other page free: half the arena, and not one order-1 block. */
+	reclaim_setup(&ctx, arena, pool, nr);
+	for (i = 0; i < nr; i++) {
+		if (folio_pfn(pool[i]) % 2)
+			folio_put(pool[i]);
+		else
+			pool[kept++] = pool[i];
+	}
+	ctx.nr_pool = kept;
+	assert_int_equal(upc_arena_charged(arena), nr / 2);
+	assert_null(upc_arena_alloc_folio(arena, GFP_NOWAIT, 1));
+	ctx.want = HUGE_PAGES;
+	ctx.free_all = true;
+	folio = upc_arena_alloc_folio(arena, GFP_KERNEL, UPC_MAX_ORDER);
+	assert_new_folio(arena, folio, UPC_MAX_ORDER);
+	assert_int_equal(ctx.calls, 1);
+	assert_false(ctx.bad);
+	assert_int_equal(upc_arena_charged(arena), HUGE_PAGES);
+	folio_put(folio);
+	assert_int_equal(upc_arena_charged(arena), 0);
+	assert_arena_ok(arena);
+	free(pool);
+	upc_arena_destroy(arena);
+}
+
+/* ---- __GFP_ZERO, the pcp hot path, fault injection ---------------------- */
+
+static void test_gfp_zero(void **state)
+{
+	struct upc_arena *arena = arena_new(2 * MiB);
+	struct folio *folio, *held[UPC_MAX_ORDER + 1];
+	unsigned int order;
+
+	(void)state;
+	/* Dirty the whole arena. */
+	folio = upc_arena_alloc_folio(arena, GFP_KERNEL, UPC_MAX_ORDER);
+	assert_non_null(folio);
+	memset(folio_address(folio), 0xa5, folio_size(folio));
+	folio_put(folio);
+
+	/*
+	 * Orders 8..0 fit beside each other in 2 MiB, largest first (an
+	 * order-0 allocation moves a batch of pages to the pcp cache).
+	 */
+	for (order = UPC_MAX_ORDER; order-- > 0;) {
+		held[order] = upc_arena_alloc_folio(arena,
+						    GFP_KERNEL | __GFP_ZERO,
+						    order);
+		assert_new_folio(arena, held[order], order);
+		assert_true(all_zero(held[order]));
+	}
+	put_all(held, UPC_MAX_ORDER, NULL);
+	folio = upc_arena_alloc_folio(arena, GFP_NOWAIT | __GFP_ZERO,
+				      UPC_MAX_ORDER);
+	assert_non_null(folio);
+	assert_true(all_zero(folio));
+	/* Without __GFP_ZERO the memory is what it was. */
+	memset(folio_address(folio), 0x5a, folio_size(folio));
+	folio_put(folio);
+	folio = upc_arena_alloc_folio(arena, GFP_KERNEL, 0);
+	assert_non_null(folio);
+	assert_int_equal(*(unsigned char *)folio_address(folio), 0x5a);
+	folio_put(folio);
+	assert_arena_ok(arena);
+	upc_arena_destroy(arena);
+}
+
+/* pin_this_cpu() - Pin to the CPU we are on; Return: false if we cannot. */
+static bool pin_this_cpu(cpu_set_t *saved)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t one;
+
+	if (cpu < 0 || sched_getaffinity(0, sizeof(*saved), saved))
+		return false;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return !sched_setaffinity(0, sizeof(one), &one);
+}
+
+/*
+ * On one CPU, an order-0 allocation or free with the cache neither empty
+ * nor full takes one lock (the cache's) and no other; a cache never holds
+ * more than UPC_PCP_HIGH pages.
+ */
+static void test_pcp_hot_path(void **state)
+{
+	struct upc_arena *arena = arena_new(4 * MiB);
+	struct upc_thread_stats stats;
+	struct folio *folios[3 * UPC_PCP_HIGH];
+	cpu_set_t saved;
+	unsigned int i;
+
+	(void)state;
+	if (!pin_this_cpu(&saved)) {
+		upc_arena_destroy(arena);
+		skip();
+	}
+	folio_put(upc_arena_alloc_folio(arena, GFP_KERNEL, 0));
+	upc_stats_thread_reset();
+	for (i = 0; i < 100; i++)
+		folio_put(upc_arena_alloc_folio(arena, GFP_KERNEL, 0));
+	upc_stats_thread(&stats);
+	assert_int_equal(stats.arena_lock_acquires, 200);
+	assert_int_equal(stats.lock_acquires, 0);
+
+	for (i = 0; i < 3 * UPC_PCP_HIGH; i++) {
+		folios[i] = upc_arena_alloc_folio(arena, GFP_KERNEL, 0);
+		assert_non_null(folios[i]);
+	}
+	put_all(folios, 3 * UPC_PCP_HIGH, NULL);
+	assert_arena_ok(arena);		/* includes count <= UPC_PCP_HIGH */
+	assert_int_equal(sched_setaffinity(0, sizeof(saved), &saved), 0);
+	upc_arena_destroy(arena);
+}
+
+/* An injected failure returns NULL and leaves the charge as it was. */
+static void test_fault_injection(void **state)
+{
+	static const unsigned int orders[] = { 0, 1, 4, UPC_MAX_ORDER };
+	struct upc_arena *arena = arena_new(4 * MiB);
+	struct folio *held, *folio, *other;
+	unsigned int i;
+
+	(void)state;
+	held = upc_arena_alloc_folio(arena, GFP_KERNEL, 3);
+	assert_non_null(held);
+	for (i = 0; i < sizeof(orders) / sizeof(orders[0]); i++) {
+		upc_fault_fail_nth(1);
+		assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, orders[i]));
+		assert_true(upc_fault_injected());
+		assert_int_equal(upc_arena_charged(arena), 8);
+		upc_fault_fail_nth(0);
+		folio = upc_arena_alloc_folio(arena, GFP_KERNEL, orders[i]);
+		assert_new_folio(arena, folio, orders[i]);
+		folio_put(folio);
+		assert_int_equal(upc_arena_charged(arena), 8);
+		assert_arena_ok(arena);
+	}
+
+	/* Only the n-th attempt fails. */
+	upc_fault_fail_nth(2);
+	folio = upc_arena_alloc_folio(arena, GFP_NOWAIT, 0);
+	assert_non_null(folio);
+	assert_null(upc_arena_alloc_folio(arena, GFP_NOWAIT, 0));
+	other = upc_arena_alloc_folio(arena, GFP_NOWAIT, 0);
+	assert_non_null(other);
+	assert_int_equal(upc_fault_attempts(), 3);
+	upc_fault_fail_nth(0);
+	assert_int_equal(upc_arena_charged(arena), 10);
+	folio_put(other);
+	folio_put(folio);
+	folio_put(held);
+	assert_int_equal(upc_arena_charged(arena), 0);
+	assert_arena_ok(arena);
+	upc_arena_destroy(arena);
+}
+
+/* ---- the differential test ---------------------------------------------- */
+
+struct live_folio {
+	struct folio *folio;
+	uint64_t tag;
+};
+
+/*
+ * struct diff_model - what the allocator must do, predicted.
+ * @map: Pages of live folios.
+ * @live: The live folios, @nr_live of them.
+ * @charged: Pages of live folios.
+ * @limit: The charge limit set.
+ */
+struct diff_model {
+	struct pagemap map;
+	struct live_folio *live;
+	unsigned long nr_live;
+	unsigned long charged;
+	unsigned long limit;
+};
+
+/* diff_order() - Mostly small orders, sometimes any. */
+static unsigned int diff_order(struct upc_rand *rnd)
+{
+	unsigned int order = 0;
+
+	if (upc_rand_chance(rnd, 1, 10))
+		return (unsigned int)upc_rand_below(rnd, UPC_MAX_ORDER + 1);
+	while (order < UPC_MAX_ORDER && upc_rand_chance(rnd, 1, 2))
+		order++;
+	return order;
+}
+
+static void diff_alloc(struct upc_arena *arena, struct diff_model *m,
+		       struct upc_rand *rnd, uint64_t seed, unsigned long op)
+{
+	static const gfp_t gfps[] = { GFP_KERNEL, GFP_NOWAIT, GFP_ATOMIC,
+				      GFP_KERNEL | __GFP_ZERO };
+	gfp_t gfp = gfps[upc_rand_below(rnd, 4)];
+	unsigned int order = diff_order(rnd);
+	unsigned long nr = 1UL << order;
+	bool expect = m->charged + nr <= m->limit &&
+		      pagemap_fits(&m->map, order);
+	struct folio *folio = upc_arena_alloc_folio(arena, gfp, order);
+
+	if (!folio != !expect)
+		fail_msg("seed %llu op %lu: order %u with %lu charged, limit "
+			 "%lu: got %p, expected %s", (unsigned long long)seed,
+			 op, order, m->charged, m->limit, (void *)folio,
+			 expect ? "a folio" : "NULL");
+	if (!folio)
+		return;
+	assert_new_folio(arena, folio, order);
+	pagemap_claim(&m->map, folio);
+	if ((gfp & __GFP_ZERO) && !all_zero(folio))
+		fail_msg("seed %llu op %lu: __GFP_ZERO folio not zeroed",
+			 (unsigned long long)seed, op);
+	m->live[m->nr_live].folio = folio;
+	m->live[m->nr_live].tag = upc_rand_next(rnd);
+	pattern_fill(folio, m->live[m->nr_live].tag);
+	m->nr_live++;
+	m->charged += nr;
+}
+
+static void diff_free(struct diff_model *m, struct upc_rand *rnd,
+		      uint64_t seed, unsigned long op)
+{
+	unsigned long i = upc_rand_below(rnd, m->nr_live);
+	struct live_folio lf = m->live[i];
+	long bad = pattern_check(lf.folio, lf.tag);
+
+	if (bad >= 0)
+		fail_msg("seed %llu op %lu: folio at page %lu order %u "
+			 "corrupted at word %ld", (unsigned long long)seed, op,
+			 folio_pfn(lf.folio), folio_order(lf.folio), bad);
+	m->live[i] = m->live[--m->nr_live];
+	pagemap_release(&m->map, lf.folio);
+	m->charged -= folio_nr_pages(lf.folio);
+	folio_put(lf.folio);
+}
+
+static void diff_set_limit(struct upc_arena *arena, struct diff_model *m,
+			   struct upc_rand *rnd)
+{
+	unsigned long limit = upc_rand_chance(rnd, 1, 2) ? 0 :
+			      1 + upc_rand_below(rnd, arena->nr_pages);
+
+	assert_int_equal(upc_arena_set_limit(arena, limit), 0);
+	m->limit = limit ? limit : arena->nr_pages;
+}
+
+/*
+ * Random allocations and frees against a model that knows which pages
+ * are live: an allocation must succeed exactly when the charge fits
+ * under the limit and some aligned run of free pages is large enough
+ * (the buddy system merges every free aligned block, once the caches are
+ * drained); every live folio keeps its own pattern until it is freed.
+ */
+static void test_random_differential(void **state)
+{
+	struct upc_arena *arena = arena_new(8 * MiB);
+	unsigned long ops = upc_test_diff_ops(DIFF_OPS_DEFAULT), op;
+	uint64_t seed = upc_test_seed();
+	struct diff_model m = { .limit = arena->nr_pages };
+	struct folio **folios;
+	struct upc_rand rnd;
+
+	(void)state;
+	upc_rand_seed(&rnd, seed ^ 0xd1ff);
+	pagemap_init(&m.map, arena);
+	m.live = calloc(arena->nr_pages, sizeof(*m.live));
+	assert_non_null(m.live);
+	for (op = 0; op < ops; op++) {
+		if (upc_rand_chance(&rnd, 1, 200))
+			diff_set_limit(arena, &m, &rnd);
+		else if (m.nr_live && upc_rand_chance(&rnd, 9, 20))
+			diff_free(&m, &rnd, seed, op);
+		else
+			diff_alloc(arena, &m, &rnd, seed, op);
+		if (upc_arena_charged(arena) != m.charged)
+			fail_msg("seed %llu op %lu: charged %lu, model %lu",
+				 (unsigned long long)seed, op,
+				 upc_arena_charged(arena), m.charged);
+		if (op % 1024 == 0 && upc_arena_check(arena))
+			fail_msg("seed %llu op %lu: arena check failed",
+				 (unsigned long long)seed, op);
+	}
+	while (m.nr_live)
+		diff_free(&m, &rnd, seed, op);
+	assert_int_equal(upc_arena_charged(arena), 0);
+	assert_arena_ok(arena);
+
+	/* All of it merges back. */
+	assert_int_equal(upc_arena_set_limit(arena, 0), 0);
+	folios = calloc(arena->nr_pages, sizeof(*folios));
+	assert_non_null(folios);
+	assert_int_equal(fill_arena(arena, UPC_MAX_ORDER, folios, &m.map),
+			 arena->nr_pages / HUGE_PAGES);
+	put_all(folios, arena->nr_pages / HUGE_PAGES, &m.map);
+	assert_arena_ok(arena);
+	free(folios);
+	free(m.live);
+	free(m.map.bits);
+	upc_arena_destroy(arena);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_create_destroy),
+		cmocka_unit_test(test_create_einval),
+		cmocka_unit_test(test_create_enomem),
+		cmocka_unit_test(test_set_limit_einval),
+		cmocka_unit_test(test_alloc_every_order),
+		cmocka_unit_test(test_alloc_bad_args),
+		cmocka_unit_test(test_fill_huge_small_huge),
+		cmocka_unit_test(test_limit),
+		cmocka_unit_test(test_reclaim_progress),
+		cmocka_unit_test(test_reclaim_no_progress),
+		cmocka_unit_test(test_reclaim_nowait),
+		cmocka_unit_test(test_reclaim_merges),
+		cmocka_unit_test(test_gfp_zero),
+		cmocka_unit_test(test_pcp_hot_path),
+		cmocka_unit_test(test_fault_injection),
+		cmocka_unit_test(test_random_differential),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
