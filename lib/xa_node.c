@@ -241,6 +241,8 @@ void xa_node_flush(void)
 	tls_pending.first = tls_pending.last = NULL;
 	tls_pending.nr = 0;
 	upc_rcu_ensure_registered();
+	/* What this thread did to the nodes happens before the callback. */
+	upc_rcu_tsan_release();
 	urcu_memb_call_rcu(&batch->rcu, free_batch_rcu);
 }
 

@@ -239,9 +239,16 @@ static void *xas_descend(struct xa_state *xas, struct xa_node *node)
 	unsigned int offset = xas_slot_of(xas, node);
 	void *entry = xa_entry(node, offset);
 
-	if (xa_is_sibling(entry)) {
+	while (xa_is_sibling(entry)) {
 		offset = xa_to_sibling(entry);
 		entry = xa_entry(node, offset);
+		/*
+		 * Only a lockless reader racing with a writer that reshaped
+		 * the entries can follow a sibling onto a node: the node
+		 * covers other indices, so start again from the head.
+		 */
+		if (xa_is_node(entry))
+			entry = XA_RETRY_ENTRY;
 	}
 	xas->xa_node = node;
 	xas->xa_offset = offset;
@@ -972,8 +979,16 @@ void *xas_find_marked(struct xa_state *xas, unsigned long max, xa_mark_t mark)
 
 		if (here) {
 			entry = xa_entry(node, offset);
-			if (xa_is_sibling(entry))
+			if (xa_is_sibling(entry)) {
 				offset = xa_to_sibling(entry);
+				entry = xa_entry(node, offset);
+				/* Reshaped under a lockless reader: retry. */
+				if (xa_is_node(entry) || xa_is_sibling(entry)) {
+					xas->xa_node = node;
+					xas->xa_offset = offset;
+					return XA_RETRY_ENTRY;
+				}
+			}
 			next = node_next_mark(node, mark, offset);
 		} else {
 			next = node_next_mark(node, mark, offset + 1);

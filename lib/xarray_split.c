@@ -53,9 +53,9 @@ static void *xas_split_target(struct xa_state *xas, unsigned int order)
 		return NULL;
 	}
 	curr = xas_load(xas);
-	if (xas_invalid(xas))
+	if (xas_error(xas))
 		return NULL;
-	if (!curr || !xas->xa_node || xa_is_node(curr) || new_order >= order ||
+	if (!curr || !xas_is_node(xas) || xa_is_node(curr) || new_order >= order ||
 	    xas->xa_node->shift != xa_order_shift(order) ||
 	    xas_get_order(xas) != (int)order) {
 		xas_set_err(xas, -EINVAL);

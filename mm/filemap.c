@@ -70,12 +70,15 @@ int filemap_store_scan(struct xa_state *xas, struct folio *folio,
 	int order = -1;
 
 	xas_for_each_conflict(xas, entry) {
-		old = entry;
-		if (!xa_is_value(entry))
+		if (!xa_is_value(entry)) {
+			xas_set_err(xas, -EEXIST);
 			return -EEXIST;
-		/* A shadow larger than the folio is the only entry seen. */
-		if (order == -1)
+		}
+		/* The first shadow is the one handed back (and split). */
+		if (!old) {
+			old = entry;
 			order = xas_get_order(xas);
+		}
 	}
 
 	/* The preallocation is only good for what it was made for. */
@@ -140,6 +143,8 @@ int __filemap_add_folio(struct address_space *mapping, struct folio *folio,
 
 	if (index & (nr - 1) || folio->mapping)
 		return -EINVAL;
+	if (index > MAX_PAGECACHE_INDEX - (nr - 1))
+		return -EFBIG;
 	xas_set_order(&xas, index, folio_order(folio));
 	/* Readers that find the folio may look at these at once (L3). */
 	folio->mapping = mapping;
@@ -653,6 +658,8 @@ static void truncate_folio(struct folio *folio, int64_t lstart, int64_t lend)
 
 	folio_wait_writeback(folio);
 	if (lstart <= first && (lend < 0 || last <= lend)) {
+		/* Its data is being thrown away: nothing left to write. */
+		folio_clear_dirty(folio);
 		filemap_remove_folio(folio);
 		return;
 	}

@@ -82,9 +82,12 @@ static void grab_find_cached(struct grab_run *run)
 			break;
 		if (!entry || xa_is_value(entry))
 			continue;
-		/* Only the first index can land inside a large folio. */
-		if (xa_is_sibling(entry))
+		/* Only the first index can land inside a large entry. */
+		if (xa_is_sibling(entry)) {
 			entry = xas_reload(&xas);
+			if (xa_is_value(entry))
+				continue;
+		}
 		folio = entry;
 		folio_get(folio);
 		grab_record(run, folio, false);
@@ -306,8 +309,10 @@ int filemap_grab_folios(struct address_space *mapping, pgoff_t index,
 
 	if (!nr || nr > FILEMAP_GRAB_MAX)
 		return -EINVAL;
-	if (index + nr - 1 < index)
-		nr = (unsigned int)(0 - index);
+	if (index > MAX_PAGECACHE_INDEX)
+		return -EFBIG;
+	if (nr - 1 > MAX_PAGECACHE_INDEX - index)
+		nr = (unsigned int)(MAX_PAGECACHE_INDEX - index + 1);
 	run = calloc(1, sizeof(*run));
 	if (!run)
 		return -ENOMEM;

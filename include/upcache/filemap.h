@@ -34,6 +34,9 @@ extern "C" {
 
 typedef unsigned long pgoff_t;
 
+/* The highest page index a file can have: its bytes fit in an int64_t. */
+#define MAX_PAGECACHE_INDEX	((pgoff_t)(INT64_MAX >> UPC_PAGE_SHIFT))
+
 #define PAGECACHE_TAG_DIRTY	XA_MARK_0
 #define PAGECACHE_TAG_WRITEBACK	XA_MARK_1
 #define PAGECACHE_TAG_TOWRITE	XA_MARK_2
@@ -180,15 +183,18 @@ struct folio *filemap_alloc_folio(struct address_space *mapping, gfp_t gfp,
  * @shadowp: If not NULL, receives the shadow entry the folio replaced
  *	(or NULL).
  *
- * One locked scan of the folio's range: a present folio means -EEXIST; a
- * shadow is replaced.  A shadow larger than the folio is split first,
- * with the nodes allocated outside the lock and the shadow and its order
- * checked again after relocking.  The cache takes one reference per page.
- * Walks: one when no split is needed, three with a split.
+ * One locked scan of the folio's range: a present folio means -EEXIST;
+ * shadows are replaced and the first is handed back.  A shadow larger
+ * than the folio is split first, with the nodes allocated outside the
+ * lock and the shadow and its order checked again after relocking.  The
+ * cache takes one reference per page.  Walks: one when no split is
+ * needed, two with a split (the seed's algorithm took three: the split
+ * leaves the cursor where the store continues).
  *
  * Context: May sleep if @gfp allows.  Takes and releases the i_pages lock.
  * Return: 0; -EEXIST if a folio is already cached in the range; -ENOMEM;
- * -EINVAL if @index is not aligned to the folio.
+ * -EINVAL if @index is not aligned to the folio or the folio is already
+ * in a mapping; -EFBIG if the folio would end past MAX_PAGECACHE_INDEX.
  */
 int __filemap_add_folio(struct address_space *mapping, struct folio *folio,
 			pgoff_t index, gfp_t gfp, void **shadowp);
@@ -306,7 +312,8 @@ static inline struct folio *filemap_grab_folio(struct address_space *mapping,
  * Context: May sleep.  Takes the i_pages lock twice.
  * Return: The number of folios stored in @folios (they cover @index
  * onwards without gaps); -ENOMEM if not even the first could be had;
- * -EINVAL if @nr is 0 or above FILEMAP_GRAB_MAX.
+ * -EINVAL if @nr is 0 or above FILEMAP_GRAB_MAX; -EFBIG if @index is
+ * above MAX_PAGECACHE_INDEX (a run reaching past it is cut short).
  */
 int filemap_grab_folios(struct address_space *mapping, pgoff_t index,
 			unsigned int nr, struct folio **folios);

@@ -1875,10 +1875,13 @@ static inline void *xas_reload(struct xa_state *xas)
 		return xa_head(xas->xa);
 	offset = (xas->xa_index >> node->shift) & XA_CHUNK_MASK;
 	entry = xa_entry(node, offset);
-	if (!xa_is_sibling(entry))
-		return entry;
-	offset = xa_to_sibling(entry);
-	return xa_entry(node, offset);
+	while (xa_is_sibling(entry)) {
+		entry = xa_entry(node, xa_to_sibling(entry));
+		/* Reshaped under a lockless reader: make it walk again. */
+		if (xa_is_node(entry))
+			return XA_RETRY_ENTRY;
+	}
+	return entry;
 }
 
 /**

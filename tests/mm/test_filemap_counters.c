@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/mm/test_filemap_counters.c - the page cache's cost in counted
+ * events: tree walks and i_pages lock round trips (upcache/stats.h).
+ *
+ * These are the figures the design is argued with (DESIGN.md, "The page
+ * cache"; the seeds 000, 002 and 004): an add walks the tree once, or
+ * twice when it splits a larger shadow; a batch lookup walks once and
+ * then moves sideways; filemap_grab_folios() takes the lock twice and
+ * walks twice however long the run; a batch removal inside one leaf
+ * walks once.  Counts are per thread and exact, so they are asserted
+ * exactly.
+ *
+ * lock_acquires counts the i_pages lock (and other upc_lock_t users of
+ * the measured algorithms); the arena allocator's own locks are counted
+ * apart, in arena_lock_acquires, so allocating folios inside an
+ * operation (filemap_grab_folios()) does not blur the round trips.
+ */
+#include "filemap_helpers.h"
+
+/*
+ * The counters of one measured operation: a difference of snapshots,
+ * so that the fixture's node accounting (fm_init()) is not disturbed.
+ */
+static struct upc_thread_stats counted, count_base;
+
+static void count_start(void)
+{
+	upc_stats_thread(&count_base);
+}
+
+static void count_stop(void)
+{
+	struct upc_thread_stats now;
+
+	upc_stats_thread(&now);
+	counted.xa_walks = now.xa_walks - count_base.xa_walks;
+	counted.xa_node_allocs = now.xa_node_allocs - count_base.xa_node_allocs;
+	counted.xa_node_frees = now.xa_node_frees - count_base.xa_node_frees;
+	counted.lock_acquires = now.lock_acquires - count_base.lock_acquires;
+	counted.arena_lock_acquires = now.arena_lock_acquires -
+				      count_base.arena_lock_acquires;
+}
+
+/* Indices [first, last] hold order-0 shadows: the leaves exist. */
+static void put_shadows(struct fm_env *env, pgoff_t first, pgoff_t last)
+{
+	pgoff_t i;
+
+	for (i = first; i <= last; i++)
+		fm_put_shadow(env, i, 0, i);
+}
+
+static void test_add_empty_slot(void **state)
+{
+	struct folio *folio;
+	struct fm_env env;
+
+	(void)state;
+	fm_init(&env, 0);
+	fm_add_range(&env, 0, 9);
+	fm_add_range(&env, 11, 63);
+	fm_add_range(&env, 4000, 4010);	/* a taller tree */
+	folio = fm_alloc(&env, 0);
+
+	count_start();
+	assert_int_equal(filemap_add_folio(&env.mapping, folio, 10, GFP_KERNEL),
+			 0);
+	count_stop();
+	assert_int_equal(counted.xa_walks, 1);
+	assert_int_equal(counted.lock_acquires, 1);
+	assert_int_equal(counted.xa_node_allocs, 0);
+	assert_ptr_equal(xa_load(&env.mapping.i_pages, 10), folio);
+	assert_mapping_ok(&env.mapping);
+	folio_unlock(folio);
+	folio_put(folio);
+	fm_fini(&env);
+}
+
+static void test_add_over_order0_shadow(void **state)
+{
+	struct folio *folio;
+	struct fm_env env;
+	void *shadow;
+
+	(void)state;
+	fm_init(&env, 0);
+	put_shadows(&env, 0, 63);
+	fm_add_range(&env, 4000, 4010);
+	folio = fm_alloc(&env, 0);
+
+	count_start();
+	assert_int_equal(__filemap_add_folio(&env.mapping, folio, 33,
+					     GFP_KERNEL, &shadow), 0);
+	count_stop();
+	assert_int_equal(counted.xa_walks, 1);
+	assert_int_equal(counted.lock_acquires, 1);
+	assert_ptr_equal(shadow, fm_shadow(33));
+	assert_ptr_equal(xa_load(&env.mapping.i_pages, 33), folio);
+	assert_ptr_equal(xa_load(&env.mapping.i_pages, 32), fm_shadow(32));
+	assert_ptr_equal(xa_load(&env.mapping.i_pages, 34), fm_shadow(34));
+	assert_mapping_ok(&env.mapping);
+	folio_unlock(folio);
+	folio_put(folio);
+	fm_fini(&env);
+}
+
+/*
+ * An order-0 folio into an order-9 shadow: scan (walk 1), drop the lock
+ * to preallocate the split, rescan (walk 2), split, and store at the
+ * slot the split leaves the cursor on.  The seed did a third walk for
+ * the store; the baseline is measured by the benchmark, not here.
+ */
+static void test_add_over_order9_shadow(void **state)
+{
+	static const pgoff_t at[] = { 512, 515, 575, 576, 1023 };
+	struct fm_env env;
+	unsigned int i;
+
+	(void)state;
+	fm_init(&env, 0);
+	fm_add_range(&env, 0, 3);
+	fm_add_range(&env, 4000, 4010);
+	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		struct folio *folio = fm_alloc(&env, 0);
+		void *shadow = NULL;
+
+		fm_put_shadow(&env, 512, 9, 99 + i);
+		count_start();
+		assert_int_equal(__filemap_add_folio(&env.mapping, folio, at[i],
+						     GFP_KERNEL, &shadow), 0);
+		count_stop();
+		assert_int_equal(counted.xa_walks, 2);
+		assert_ptr_equal(shadow, fm_shadow(99 + i));
+		assert_ptr_equal(xa_load(&env.mapping.i_pages, at[i]), folio);
+		if (at[i] > 512)
+			fm_assert_entry(&env.mapping, 512, at[i] - 1,
+					fm_shadow(99 + i), 0);
+		if (at[i] < 1023)
+			fm_assert_entry(&env.mapping, at[i] + 1, 1023,
+					fm_shadow(99 + i), 0);
+		assert_mapping_ok(&env.mapping);
+		folio_unlock(folio);
+		fm_remove(folio);
+		folio_put(folio);
+	}
+	fm_fini(&env);
+}
+
+/* Lock round trips of the split add: drop to allocate, relock. */
+static void test_add_over_order9_shadow_locks(void **state)
+{
+	struct folio *folio;
+	struct fm_env env;
+
+	(void)state;
+	fm_init(&env, 0);
+	fm_put_shadow(&env, 512, 9, 9);
+	folio = fm_alloc(&env, 0);
+	count_start();
+	assert_int_equal(filemap_add_folio(&env.mapping, folio, 600,
+					   GFP_KERNEL), 0);
+	count_stop();
+	assert_int_equal(counted.lock_acquires, 2);
+	assert_true(counted.xa_node_allocs > 0);
+	folio_unlock(folio);
+	folio_put(folio);
+	fm_fini(&env);
+}
+
+/* One walk for a contiguous run with large folios in it. */
+static void test_get_folios_contig_one_walk(void **state)
+{
+	static const struct { pgoff_t index; unsigned int order; } run[] = {
+		{ 0, 0 }, { 1, 0 }, { 2, 1 }, { 4, 2 }, { 8, 3 }, { 16, 4 },
+		{ 32, 5 }, { 64, 6 }, { 128, 7 }, { 256, 8 }, { 512, 9 },
+		{ 1024, 9 }, { 1536, 0 }, { 1537, 0 }, { 1538, 1 },
+		{ 1540, 2 }, { 1544, 3 }, { 1552, 4 }, { 1568, 5 },
+		{ 1600, 6 }, { 1664, 7 }, { 1792, 8 }, { 2048, 9 },
+		{ 2560, 0 },
+	};
+	const unsigned int nr = sizeof(run) / sizeof(run[0]);
+	struct folio_batch fbatch;
+	struct fm_env env;
+	unsigned int i;
+	pgoff_t start;
+
+	(void)state;
+	fm_init(&env, FM_LARGE);
+	for (i = 0; i < nr; i++)
+		fm_add(&env, run[i].index, run[i].order);
+	fm_add(&env, 2562, 0);	/* after the hole at 2561 */
+	folio_batch_init(&fbatch);
+
+	start = 0;
+	count_start();
+	assert_int_equal(filemap_get_folios_contig(&env.mapping, &start, 100000,
+						   &fbatch), nr);
+	count_stop();
+	assert_int_equal(counted.xa_walks, 1);
+	assert_int_equal(counted.lock_acquires, 0);
+	assert_int_equal(start, 2561);
+	for (i = 0; i < nr; i++) {
+		assert_int_equal(fbatch.folios[i]->index, run[i].index);
+		assert_int_equal(folio_order(fbatch.folios[i]), run[i].order);
+	}
+	folio_batch_release(&fbatch);
+
+	/* From inside an order-9 folio, stopping inside another. */
+	start = 700;
+	count_start();
+	assert_int_equal(filemap_get_folios_contig(&env.mapping, &start, 1100,
+						   &fbatch), 2);
+	count_stop();
+	assert_int_equal(counted.xa_walks, 1);
+	assert_int_equal(start, 1536);
+	folio_batch_release(&fbatch);
+	fm_fini(&env);
+}
+
+/* Other batch lookups walk once too (DESIGN.md, seed 002). */
+static void test_batch_lookups_one_walk(void **state)
+{
+	pgoff_t indices[FOLIO_BATCH_SIZE];
+	struct folio_batch fbatch;
+	struct fm_env env;
+	pgoff_t start, i;
+
+	(void)state;
+	fm_init(&env, FM_LARGE);
+	fm_add(&env, 0, 9);
+	for (i = 512; i < 530; i++)
+		folio_mark_dirty(fm_add(&env, i, 0));
+	fm_put_shadow(&env, 530, 0, 1);
+	fm_add(&env, 532, 2);
+	fm_add(&env, 1024, 9);
+	folio_batch_init(&fbatch);
+
+	count_start();
+	filemap_get_read_batch(&env.mapping, 100, 5000, &fbatch);
+	count_stop();
+	assert_int_equal(folio_batch_count(&fbatch), 19);
+	assert_int_equal(counted.xa_walks, 1);
+	folio_batch_release(&fbatch);
+
+	start = 100;
+	count_start();
+	assert_int_equal(filemap_get_folios(&env.mapping, &start, 5000,
+					    &fbatch), 21);
+	count_stop();
+	assert_int_equal(counted.xa_walks, 1);
+	folio_batch_release(&fbatch);
+
+	start = 0;
+	count_start();
+	assert_int_equal(filemap_get_folios_tag(&env.mapping, &start, 5000,
+						PAGECACHE_TAG_DIRTY, &fbatch),
+			 18);
+	count_stop();
+	assert_int_equal(counted.xa_walks, 1);
+	folio_batch_release(&fbatch);
+
+	start = 0;
+	count_start();
+	assert_int_equal(find_get_entries(&env.mapping, &start, 5000, &fbatch,
+					  indices), 22);
+	count_stop();
+	assert_int_equal(counted.xa_walks, 1);
+	for (i = 0; i < folio_batch_count(&fbatch); i++)
+		if (!xa_is_value(fbatch.folios[i]))
+			folio_put(fbatch.folios[i]);
+	folio_batch_init(&fbatch);
+
+	/* Clean them, so that the truncation in fm_fini() may free them. */
+	for (i = 512; i < 530; i++) {
+		struct folio *folio = xa_load(&env.mapping.i_pages, i);
+
+		folio_lock(folio);
+		folio_clear_dirty_for_io(folio);
+		folio_unlock(folio);
+	}
+	fm_fini(&env);
+}
+
+/*
+ * filemap_grab_folios() of @n missing order-0 folios over order-0
+ * shadows: two walks and two i_pages round trips, whatever @n; the n
+ * allocations happen in between and count as arena locks only.
+ */
+static void grab_run_counts(unsigned int n)
+{
+	struct folio *folios[FILEMAP_GRAB_MAX];
+	const pgoff_t index = 10000;
+	struct fm_env env;
+	int nr;
+
+	fm_init(&env, 0);
+	put_shadows(&env, index - 1, index + n);
+	fm_add(&env, index - 2, 0);
+
+	count_start();
+	nr = filemap_grab_folios(&env.mapping, index, n, folios);
+	count_stop();
+	assert_int_equal(nr, n);
+	assert_int_equal(counted.xa_walks, 2);
+	assert_int_equal(counted.lock_acquires, 2);
+	assert_int_equal(counted.xa_node_allocs, 0);
+	/* The allocations did happen, and were counted apart. */
+	assert_true(counted.arena_lock_acquires >= n);
+	assert_ptr_equal(xa_load(&env.mapping.i_pages, index - 1),
+			 fm_shadow(index - 1));
+	assert_ptr_equal(xa_load(&env.mapping.i_pages, index + n),
+			 fm_shadow(index + n));
+	assert_int_equal(env.mapping.nrpages, n + 1);
+	assert_mapping_ok(&env.mapping);
+	fm_unlock_put_all(folios, nr);
+	fm_fini(&env);
+}
+
+static void test_grab_folios_counts(void **state)
+{
+	(void)state;
+	grab_run_counts(64);
+	grab_run_counts(256);
+	grab_run_counts(FILEMAP_GRAB_MAX);
+}
+
+/*
+ * The same with the leaves existing but most of the run's slots empty
+ * (one shadow per leaf): the inserts need no node.
+ */
+static void test_grab_folios_counts_sparse(void **state)
+{
+	static const unsigned int sizes[] = { 64, 256, FILEMAP_GRAB_MAX };
+	struct folio *folios[FILEMAP_GRAB_MAX];
+	unsigned int s;
+
+	(void)state;
+	for (s = 0; s < 3; s++) {
+		const unsigned int n = sizes[s];
+		const pgoff_t index = 8192 + 1;
+		struct fm_env env;
+		pgoff_t i;
+		int nr;
+
+		fm_init(&env, 0);
+		/* A shadow at the first index of each leaf. */
+		for (i = 8192; i <= index + n; i += 64)
+			fm_put_shadow(&env, i, 0, i);
+		fm_put_shadow(&env, index + n, 0, 1);
+		count_start();
+		nr = filemap_grab_folios(&env.mapping, index, n, folios);
+		count_stop();
+		assert_int_equal(nr, n);
+		assert_int_equal(counted.xa_walks, 2);
+		assert_int_equal(counted.lock_acquires, 2);
+		assert_int_equal(counted.xa_node_allocs, 0);
+		assert_mapping_ok(&env.mapping);
+		fm_unlock_put_all(folios, nr);
+		fm_fini(&env);
+	}
+}
+
+/* One walk and one round trip for a batch inside one leaf. */
+static void test_delete_batch_one_walk(void **state)
+{
+	struct folio *folios[FOLIO_BATCH_SIZE];
+	struct folio_batch fbatch;
+	struct fm_env env;
+	unsigned int i;
+
+	(void)state;
+	fm_init(&env, 0);
+	fm_add_range(&env, 128, 191);
+	fm_add_range(&env, 4000, 4010);
+	folio_batch_init(&fbatch);
+	for (i = 0; i < FOLIO_BATCH_SIZE; i++) {
+		folios[i] = xa_load(&env.mapping.i_pages, 130 + 2 * i);
+		folio_get(folios[i]);
+		folio_lock(folios[i]);
+		folio_batch_add(&fbatch, folios[i]);
+	}
+
+	count_start();
+	delete_from_page_cache_batch(&env.mapping, &fbatch);
+	count_stop();
+	assert_int_equal(counted.xa_walks, 1);
+	assert_int_equal(counted.lock_acquires, 1);
+	for (i = 0; i < FOLIO_BATCH_SIZE; i++) {
+		assert_null(xa_load(&env.mapping.i_pages, 130 + 2 * i));
+		assert_non_null(xa_load(&env.mapping.i_pages, 131 + 2 * i));
+		assert_null(folios[i]->mapping);
+		assert_int_equal(folio_ref_count(folios[i]), 1);
+	}
+	assert_int_equal(env.mapping.nrpages, 64 - FOLIO_BATCH_SIZE + 11);
+	assert_mapping_ok(&env.mapping);
+	fm_unlock_put_all(folios, FOLIO_BATCH_SIZE);
+
+	/* Every entry of a leaf: the leaf goes with the last one. */
+	folio_batch_init(&fbatch);
+	for (i = 0; i < FOLIO_BATCH_SIZE; i++) {
+		folios[i] = fm_add(&env, 256 + i, 0);
+		folio_get(folios[i]);
+		folio_lock(folios[i]);
+		folio_batch_add(&fbatch, folios[i]);
+	}
+	count_start();
+	delete_from_page_cache_batch(&env.mapping, &fbatch);
+	count_stop();
+	assert_int_equal(counted.xa_walks, 1);
+	assert_int_equal(counted.lock_acquires, 1);
+	assert_int_equal(counted.xa_node_frees, 1);
+	assert_mapping_ok(&env.mapping);
+	fm_unlock_put_all(folios, FOLIO_BATCH_SIZE);
+	fm_fini(&env);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_add_empty_slot),
+		cmocka_unit_test(test_add_over_order0_shadow),
+		cmocka_unit_test(test_add_over_order9_shadow),
+		cmocka_unit_test(test_add_over_order9_shadow_locks),
+		cmocka_unit_test(test_get_folios_contig_one_walk),
+		cmocka_unit_test(test_batch_lookups_one_walk),
+		cmocka_unit_test(test_grab_folios_counts),
+		cmocka_unit_test(test_grab_folios_counts_sparse),
+		cmocka_unit_test(test_delete_batch_one_walk),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
