@@ -654,7 +654,7 @@ static void filemap_erase_value(struct address_space *mapping, pgoff_t index,
 static void truncate_folio(struct folio *folio, int64_t lstart, int64_t lend)
 {
 	int64_t first = (int64_t)folio->index << UPC_PAGE_SHIFT;
-	int64_t last = first + (int64_t)folio_size(folio) - 1;
+	int64_t last = first + ((int64_t)folio_size(folio) - 1);
 
 	folio_wait_writeback(folio);
 	if (lstart <= first && (lend < 0 || last <= lend)) {
