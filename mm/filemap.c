@@ -672,19 +672,26 @@ static void truncate_folio(struct folio *folio, int64_t lstart, int64_t lend)
 	       0, (size_t)(last - first + 1));
 }
 
-void truncate_inode_pages_range(struct address_space *mapping, int64_t lstart,
-				int64_t lend)
+/*
+ * filemap_visit_range() - Apply @fn to the folios of [@start, @end].
+ * Value entries are erased (filemap_erase_value()); each folio is passed
+ * to @fn locked and still in @mapping, then unlocked and released.
+ * With @trylock only folios wholly inside the range whose lock is free
+ * are visited (find_lock_entries()); otherwise every folio touching the
+ * range is, waiting for its lock.
+ */
+static void filemap_visit_range(struct address_space *mapping, pgoff_t start,
+				pgoff_t end, bool trylock,
+				void (*fn)(struct folio *folio, void *arg),
+				void *arg)
 {
 	pgoff_t indices[FOLIO_BATCH_SIZE];
 	struct folio_batch fbatch;
-	pgoff_t index, last;
+	pgoff_t index = start;
 
-	if (lstart < 0 || (lend >= 0 && lend < lstart))
-		return;
-	index = (pgoff_t)lstart >> UPC_PAGE_SHIFT;
-	last = lend < 0 ? (pgoff_t)-1 : (pgoff_t)lend >> UPC_PAGE_SHIFT;
 	folio_batch_init(&fbatch);
-	while (find_get_entries(mapping, &index, last, &fbatch, indices)) {
+	while (filemap_get_entries(mapping, &index, end, &fbatch, indices,
+				   trylock)) {
 		unsigned int i;
 
 		for (i = 0; i < folio_batch_count(&fbatch); i++) {
@@ -694,55 +701,64 @@ void truncate_inode_pages_range(struct address_space *mapping, int64_t lstart,
 				filemap_erase_value(mapping, indices[i], folio);
 				continue;
 			}
-			folio_lock(folio);
+			if (!trylock)
+				folio_lock(folio);
 			if (folio->mapping == mapping)
-				truncate_folio(folio, lstart, lend);
+				fn(folio, arg);
 			folio_unlock(folio);
 		}
 		filemap_release_entries(&fbatch);
-		/* index wrapped past the end of the index space */
-		if (!index || index > last)
+		/* Past @end, or wrapped past the end of the index space. */
+		if (!index || index > end)
 			break;
 	}
 }
 
-/* Can invalidation drop this locked folio?  Only if nobody else uses it. */
-static bool folio_invalidatable(struct folio *folio)
+/* The byte range a truncation covers. */
+struct truncate_range {
+	int64_t lstart;
+	int64_t lend;
+};
+
+static void truncate_visit(struct folio *folio, void *arg)
 {
-	return !folio_test_dirty(folio) && !folio_test_writeback(folio) &&
-		folio_ref_count(folio) == (int)folio_nr_pages(folio) + 1;
+	struct truncate_range *range = arg;
+
+	truncate_folio(folio, range->lstart, range->lend);
+}
+
+void truncate_inode_pages_range(struct address_space *mapping, int64_t lstart,
+				int64_t lend)
+{
+	struct truncate_range range = { lstart, lend };
+
+	if (lstart < 0 || (lend >= 0 && lend < lstart))
+		return;
+	filemap_visit_range(mapping, (pgoff_t)lstart >> UPC_PAGE_SHIFT,
+			    lend < 0 ? (pgoff_t)-1 : (pgoff_t)lend >> UPC_PAGE_SHIFT,
+			    false, truncate_visit, &range);
+}
+
+/* Drop a locked folio if nobody else uses it; count its pages. */
+static void invalidate_visit(struct folio *folio, void *arg)
+{
+	unsigned long *count = arg;
+
+	if (folio_test_dirty(folio) || folio_test_writeback(folio) ||
+	    folio_ref_count(folio) != (int)folio_nr_pages(folio) + 1)
+		return;
+	*count += folio_nr_pages(folio);
+	filemap_remove_folio(folio);
 }
 
 unsigned long invalidate_mapping_pages(struct address_space *mapping,
 				       pgoff_t start, pgoff_t end)
 {
-	pgoff_t indices[FOLIO_BATCH_SIZE];
-	struct folio_batch fbatch;
 	unsigned long count = 0;
-	pgoff_t index = start;
 
-	folio_batch_init(&fbatch);
-	while (index <= end &&
-	       find_lock_entries(mapping, &index, end, &fbatch, indices)) {
-		unsigned int i;
-
-		for (i = 0; i < folio_batch_count(&fbatch); i++) {
-			struct folio *folio = fbatch.folios[i];
-
-			if (xa_is_value(folio)) {
-				filemap_erase_value(mapping, indices[i], folio);
-				continue;
-			}
-			if (folio_invalidatable(folio)) {
-				count += folio_nr_pages(folio);
-				filemap_remove_folio(folio);
-			}
-			folio_unlock(folio);
-		}
-		filemap_release_entries(&fbatch);
-		if (!index)
-			break;
-	}
+	if (start <= end)
+		filemap_visit_range(mapping, start, end, true,
+				    invalidate_visit, &count);
 	return count;
 }
 
