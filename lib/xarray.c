@@ -347,7 +347,9 @@ void xas_clear_mark(const struct xa_state *xas, xa_mark_t mark)
 	if (mark > XA_MARK_MAX || xas_invalid(xas))
 		return;
 	while (node) {
-		node_clear_mark(node, offset, mark);
+		/* Not set here: nothing above depends on this slot. */
+		if (!node_clear_mark(node, offset, mark))
+			return;
 		if (node_any_mark(node, mark))
 			return;
 		offset = node->offset;

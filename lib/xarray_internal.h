@@ -125,15 +125,17 @@ static inline bool node_set_mark(struct xa_node *node, unsigned int offset,
 	return false;
 }
 
-static inline void node_clear_mark(struct xa_node *node, unsigned int offset,
+/* Clear a bit; Return: true if it was set. */
+static inline bool node_clear_mark(struct xa_node *node, unsigned int offset,
 				   xa_mark_t mark)
 {
 	unsigned int word = XA_MARK_WORD(offset);
 	unsigned long bits = node_mark_word(node, mark, word);
 
-	if (bits & XA_MARK_BIT(offset))
-		node_mark_word_put(node, mark, word,
-				   bits & ~XA_MARK_BIT(offset));
+	if (!(bits & XA_MARK_BIT(offset)))
+		return false;
+	node_mark_word_put(node, mark, word, bits & ~XA_MARK_BIT(offset));
+	return true;
 }
 
 static inline bool node_any_mark(const struct xa_node *node, xa_mark_t mark)
