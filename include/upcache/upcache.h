@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * upcache/upcache.h - the application API: caches and in-memory files.
+ *
+ * A program creates a cache (a memory limit, like a memory cgroup) and
+ * files in it.  A shmem file behaves like a file on the kernel's tmpfs:
+ * sparse, holes read as zeros, fallocate, punch hole, truncate,
+ * SEEK_DATA/SEEK_HOLE, transparent huge pages by policy.  Calls follow
+ * pread/pwrite conventions and return a negative errno on failure; no
+ * call aborts the process on bad input.
+ *
+ * Threads: every function may be called from any thread, any number of
+ * threads on one file.  A handle must not be used after upc_close() (a
+ * debug build catches it where it can).
+ *
+ *	struct upc_cache_config cfg = { .memory_limit = 256 << 20 };
+ *	struct upc_cache *cache;
+ *	struct upc_file *file;
+ *
+ *	upc_cache_create(&cfg, &cache);
+ *	upc_shmem_create(cache, NULL, &file);
+ *	upc_write(file, "hello", 5, 0);
+ *	upc_read(file, buf, sizeof(buf), 0);
+ *	upc_close(file);
+ *	upc_cache_destroy(cache);
+ */
+#ifndef UPCACHE_UPCACHE_H
+#define UPCACHE_UPCACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct upc_cache;
+struct upc_file;
+
+/**
+ * enum upc_huge - when a shmem file uses 2 MiB folios (tmpfs huge=).
+ * @UPC_HUGE_DEFAULT: Use the cache's default (in upc_shmem_options only).
+ * @UPC_HUGE_NEVER: Only 4 KiB folios.
+ * @UPC_HUGE_ALWAYS: A 2 MiB folio wherever an aligned 2 MiB range is
+ *	being allocated.
+ * @UPC_HUGE_WITHIN_SIZE: As ALWAYS, but only for ranges that lie wholly
+ *	inside the file's size.
+ * @UPC_HUGE_ADVISE: Only in files given UPC_SHMEM_HUGE_ADVISED (the
+ *	equivalent of madvise(MADV_HUGEPAGE)).
+ */
+enum upc_huge {
+	UPC_HUGE_DEFAULT,
+	UPC_HUGE_NEVER,
+	UPC_HUGE_ALWAYS,
+	UPC_HUGE_WITHIN_SIZE,
+	UPC_HUGE_ADVISE,
+};
+
+/**
+ * struct upc_cache_config - what upc_cache_create() needs.
+ * @memory_limit: Bytes of memory for cached data: a multiple of 2 MiB, at
+ *	least 2 MiB.
+ * @huge: Default huge policy of shmem files (UPC_HUGE_NEVER if
+ *	UPC_HUGE_DEFAULT).
+ * @flags: Must be 0.
+ */
+struct upc_cache_config {
+	size_t memory_limit;
+	enum upc_huge huge;
+	unsigned int flags;
+};
+
+/**
+ * upc_cache_create() - Create a cache.
+ * @config: Its configuration.
+ * @out: Receives the cache.
+ *
+ * Context: Any thread.
+ * Return: 0; -EINVAL if @config or @out is NULL, the limit is not a
+ * positive multiple of 2 MiB, @huge is out of range or @flags is not 0;
+ * -ENOMEM if the memory cannot be reserved.
+ */
+int upc_cache_create(const struct upc_cache_config *config,
+		     struct upc_cache **out);
+
+/**
+ * upc_cache_destroy() - Destroy a cache whose files are all closed.
+ * @cache: The cache.
+ *
+ * Context: No other thread may use @cache.
+ * Return: 0; -EBADF if @cache is NULL; -EBUSY if a file is still open
+ * (nothing is freed then).
+ */
+int upc_cache_destroy(struct upc_cache *cache);
+
+/**
+ * struct upc_cache_stats - what a cache holds, from upc_cache_stats().
+ * @memory_limit: The limit in bytes.
+ * @memory_used: Bytes of folios allocated.
+ * @pages_cached: Pages in files' page caches.
+ * @files: Open files.
+ */
+struct upc_cache_stats {
+	uint64_t memory_limit;
+	uint64_t memory_used;
+	uint64_t pages_cached;
+	uint64_t files;
+};
+
+/**
+ * upc_cache_stats() - Read a cache's statistics.
+ * @cache: The cache.
+ * @out: Receives them.
+ *
+ * Context: Any thread; the figures may be stale at once.
+ * Return: 0; -EBADF if @cache is NULL; -EINVAL if @out is NULL.
+ */
+int upc_cache_stats(struct upc_cache *cache, struct upc_cache_stats *out);
+
+/* ---- shmem files ------------------------------------------------------- */
+
+#define UPC_SHMEM_HUGE_ADVISED	0x1u	/* huge folios under UPC_HUGE_ADVISE */
+
+/**
+ * struct upc_shmem_options - options of upc_shmem_create().
+ * @huge: Huge policy; UPC_HUGE_DEFAULT takes the cache's.
+ * @flags: UPC_SHMEM_* bits.
+ */
+struct upc_shmem_options {
+	enum upc_huge huge;
+	unsigned int flags;
+};
+
+/**
+ * upc_shmem_create() - Create an empty in-memory file.
+ * @cache: The cache its memory comes from.
+ * @options: Options, or NULL for the defaults.
+ * @out: Receives the file.
+ *
+ * Context: Any thread.
+ * Return: 0; -EBADF if @cache is NULL; -EINVAL if @out is NULL or an
+ * option is out of range; -ENOMEM.
+ */
+int upc_shmem_create(struct upc_cache *cache,
+		     const struct upc_shmem_options *options,
+		     struct upc_file **out);
+
+/* The largest file size, in bytes (the kernel's MAX_LFS_FILESIZE). */
+#define UPC_MAX_FILE_SIZE	INT64_MAX
+
+/**
+ * upc_read() - Read from a file at an offset (pread()).
+ * @file: The file.
+ * @buf: Where the bytes go.
+ * @count: How many to read.
+ * @offset: File offset.
+ *
+ * Holes and allocated-but-unwritten ranges read as zeros.  Reading at or
+ * past the end of the file returns 0.
+ *
+ * Context: Any thread.
+ * Return: Bytes read (short only at the end of the file); -EBADF if @file
+ * is NULL; -EFAULT if @buf is NULL and @count is not 0; -EINVAL if
+ * @offset is negative.
+ */
+ssize_t upc_read(struct upc_file *file, void *buf, size_t count,
+		 int64_t offset);
+
+/**
+ * upc_write() - Write to a file at an offset (pwrite()).
+ * @file: The file.
+ * @buf: The bytes.
+ * @count: How many.
+ * @offset: File offset; the file grows to cover what is written.
+ *
+ * Context: Any thread.
+ * Return: Bytes written (short when memory ran out part-way); -EBADF;
+ * -EFAULT if @buf is NULL and @count is not 0; -EINVAL if @offset is
+ * negative; -EFBIG if @offset is at or past UPC_MAX_FILE_SIZE (a write
+ * reaching past it is cut short); -ENOSPC if the cache's memory is full
+ * and nothing could be written.
+ */
+ssize_t upc_write(struct upc_file *file, const void *buf, size_t count,
+		  int64_t offset);
+
+/**
+ * upc_readv() - upc_read() into several buffers (preadv()).
+ * @file: The file.
+ * @iov: The buffers.
+ * @iovcnt: How many, 0..IOV_MAX.
+ * @offset: File offset.
+ *
+ * Context: Any thread.
+ * Return: As upc_read(); -EINVAL also for @iovcnt out of range or a total
+ * length above SSIZE_MAX.
+ */
+ssize_t upc_readv(struct upc_file *file, const struct iovec *iov, int iovcnt,
+		  int64_t offset);
+
+/**
+ * upc_writev() - upc_write() from several buffers (pwritev()).
+ * @file: The file.
+ * @iov: The buffers.
+ * @iovcnt: How many, 0..IOV_MAX.
+ * @offset: File offset.
+ *
+ * Context: Any thread.
+ * Return: As upc_write(); -EINVAL also for @iovcnt out of range or a
+ * total length above SSIZE_MAX.
+ */
+ssize_t upc_writev(struct upc_file *file, const struct iovec *iov, int iovcnt,
+		   int64_t offset);
+
+/**
+ * upc_fallocate() - Allocate or punch a range (fallocate()).
+ * @file: The file.
+ * @mode: 0, FALLOC_FL_KEEP_SIZE, or FALLOC_FL_PUNCH_HOLE |
+ *	FALLOC_FL_KEEP_SIZE (from <linux/falloc.h>), as tmpfs supports.
+ * @offset: Start of the range.
+ * @len: Its length, above 0.
+ *
+ * Allocation leaves the range reading as zeros; mode 0 extends the size.
+ * Punching frees the range (partial folios are zeroed).
+ *
+ * Context: Any thread.
+ * Return: 0; -EBADF; -EINVAL if @offset is negative or @len is not
+ * positive; -EFBIG if the range ends past UPC_MAX_FILE_SIZE;
+ * -EOPNOTSUPP for any other mode; -ENOSPC if memory ran out (what was
+ * allocated stays).
+ */
+int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
+		  int64_t len);
+
+/**
+ * upc_truncate() - Set a file's size (ftruncate()).
+ * @file: The file.
+ * @size: New size; shrinking frees what lies past it and zeroes the tail
+ *	of the last page, growing leaves a hole.
+ *
+ * Context: Any thread.
+ * Return: 0; -EBADF; -EINVAL if @size is negative; -EFBIG if @size is
+ * above UPC_MAX_FILE_SIZE.
+ */
+int upc_truncate(struct upc_file *file, int64_t size);
+
+/**
+ * upc_size() - A file's size.
+ * @file: The file.
+ *
+ * Context: Any thread.
+ * Return: The size in bytes; -EBADF if @file is NULL.
+ */
+int64_t upc_size(struct upc_file *file);
+
+/**
+ * upc_seek_data() - The first offset at or after @offset that holds data
+ * (lseek(SEEK_DATA)).
+ * @file: The file.
+ * @offset: Where to start.
+ *
+ * Allocated ranges count as data, as on tmpfs.
+ *
+ * Context: Any thread.
+ * Return: The offset; -ENXIO if @offset is at or past the end of the file
+ * or no data follows it; -EBADF; -EINVAL if @offset is negative.
+ */
+int64_t upc_seek_data(struct upc_file *file, int64_t offset);
+
+/**
+ * upc_seek_hole() - The first offset at or after @offset in a hole
+ * (lseek(SEEK_HOLE)); the end of the file counts as a hole.
+ * @file: The file.
+ * @offset: Where to start.
+ *
+ * Context: Any thread.
+ * Return: The offset; -ENXIO if @offset is at or past the end of the
+ * file; -EBADF; -EINVAL if @offset is negative.
+ */
+int64_t upc_seek_hole(struct upc_file *file, int64_t offset);
+
+/**
+ * upc_close() - Close a file and free everything it holds.
+ * @file: The file.
+ *
+ * Context: No other thread may use @file during or after the call.
+ * Return: 0; -EBADF if @file is NULL.
+ */
+int upc_close(struct upc_file *file);
+
+/* ---- zero-copy access -------------------------------------------------- */
+
+/**
+ * struct upc_span - a piece of a file's cached data, read in place.
+ * @data: Where its bytes are, or NULL for a hole (zeros).
+ * @offset: File offset of its first byte.
+ * @len: Its length in bytes.
+ * @folio: Private: the folio @data belongs to.
+ */
+struct upc_span {
+	const void *data;
+	int64_t offset;
+	size_t len;
+	void *folio;
+};
+
+/**
+ * upc_get_spans() - Pin the data of a range for reading in place.
+ * @file: The file.
+ * @offset: Start of the range.
+ * @len: Its length; the range is cut at the end of the file.
+ * @spans: Receives the pieces, in order.
+ * @max_spans: Room in @spans.
+ *
+ * Each span with data holds a reference on its folio, so the bytes stay
+ * valid (a concurrent write may change them; a truncate does not free
+ * them) until upc_put_spans().  Ranges with no data come back as spans
+ * with NULL @data.
+ *
+ * Context: Any thread.
+ * Return: The number of spans filled (fewer than needed when @max_spans
+ * ran out: call again from the end of the last one); 0 at or past the
+ * end of the file; -EBADF; -EINVAL if @offset is negative or @spans is
+ * NULL with @max_spans not 0.
+ */
+int upc_get_spans(struct upc_file *file, int64_t offset, size_t len,
+		  struct upc_span *spans, unsigned int max_spans);
+
+/**
+ * upc_put_spans() - Release spans from upc_get_spans().
+ * @spans: The spans.
+ * @nr: How many.
+ *
+ * Context: Any thread.
+ */
+void upc_put_spans(struct upc_span *spans, unsigned int nr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UPCACHE_UPCACHE_H */
