@@ -7,7 +7,8 @@
 #                   ASan+UBSan) + ctest; build-tsan/ (gcc, TSan) +
 #                   ctest -L concurrency; build-fuzz/ (clang, libFuzzer)
 #                   + a short bounded run of every fuzz target
-#   make bench      deps, build-release/ (-O2 -DNDEBUG), run the benchmark
+#   make bench      deps, build-release/ (-O2 -DNDEBUG), run the xarray and
+#                   filemap suites into results/*.json (+ .png charts)
 #   make stress     long differential/stress/fuzz runs
 #   make install    install build-release/ into PREFIX (DESTDIR honoured)
 #   make clean      remove every build directory
@@ -134,14 +135,24 @@ release:
 	@$(CONFIGURE) build-release $(CC) $(CXX) -DCMAKE_BUILD_TYPE=Release -DUPC_BUILD_TESTS=OFF
 	ninja -C build-release
 
+BENCH_SUITES := xarray filemap
+
 bench: deps release
 	@mkdir -p results
-	./build-release/upcache-bench xarray --json results/xarray.json
+	@set -e; for suite in $(BENCH_SUITES); do \
+		echo "./build-release/upcache-bench $$suite --json results/$$suite.json"; \
+		./build-release/upcache-bench $$suite --json results/$$suite.json; \
+	done
 	@if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then \
-		/usr/bin/python3 tools/plot/plot_bench.py results/xarray.json -o results/xarray.png && \
-		echo "make bench: results/xarray.json, chart results/xarray.png"; \
+		set -e; for suite in $(BENCH_SUITES); do \
+			/usr/bin/python3 tools/plot/plot_bench.py results/$$suite.json \
+				-o results/$$suite.png; \
+			echo "make bench: results/$$suite.json, chart results/$$suite.png"; \
+		done; \
 	else \
-		echo "make bench: results/xarray.json (no chart: python3-matplotlib missing)"; \
+		for suite in $(BENCH_SUITES); do \
+			echo "make bench: results/$$suite.json (no chart: python3-matplotlib missing)"; \
+		done; \
 	fi
 
 install: release

@@ -409,6 +409,49 @@ static unsigned int xas_try_split_node(struct xa_state *xas,
 }
 
 /**
+ * xas_try_split_alloc() - Allocate what xas_try_split() will need.
+ * @xas: XArray operation state, with the new (smaller) order.
+ * @order: The current order of the entry to be split.
+ * @gfp: Allocation flags.
+ *
+ * Leaves in the cursor the blank nodes (one per tree level between the
+ * two orders) that a following xas_try_split() takes instead of
+ * allocating under the lock, so that split cannot fail.  An upcache
+ * addition: the kernel's callers allocate with GFP_NOWAIT under the lock.
+ *
+ * Context: May wait if @gfp allows; must not hold the xa_lock then.
+ * Errors (in the cursor): -ENOMEM, with the preallocation freed;
+ * -EINVAL if @order is above BITS_PER_LONG.
+ */
+void xas_try_split_alloc(struct xa_state *xas, unsigned int order, gfp_t gfp)
+{
+	const struct xa_node *node;
+	unsigned int levels, have = 0;
+
+	if (xas_error(xas))
+		return;
+	if (order > BITS_PER_LONG) {
+		xas_set_err(xas, -EINVAL);
+		return;
+	}
+	if (xas->xa_shift >= xa_order_shift(order))
+		return;
+	levels = (xa_order_shift(order) - xas->xa_shift) / XA_CHUNK_SHIFT;
+	for (node = xas->xa_alloc; node; node = node->parent)
+		have += !node->count;
+	for (; have < levels; have++) {
+		struct xa_node *blank = xa_node_alloc(gfp);
+
+		if (!blank) {
+			xas_destroy(xas);
+			xas_set_err(xas, -ENOMEM);
+			return;
+		}
+		xa_chain_push(xas, blank);
+	}
+}
+
+/**
  * xas_try_split() - Cut a multi-index entry down to the cursor's order
  * along one path.
  * @xas: XArray operation state, with the new (smaller) order and the

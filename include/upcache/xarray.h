@@ -1785,15 +1785,16 @@ void xas_split_alloc(struct xa_state *xas, void *entry, unsigned int order,
  * cursor's order that carry the old entry's marks, and lockless readers
  * see the old entry or a new one at every index throughout.  On a lower
  * tree level the subtrees prepared by xas_split_alloc() with the same
- * arguments are linked in; on the same level no memory is needed.  The
- * cursor is left on its own index, ready for xas_store().
+ * arguments are linked in (missing ones are built here from nodes left by
+ * xas_nomem() and allocations that do not wait); on the same level no
+ * memory is needed.  The cursor is left on its own index, ready for
+ * xas_store().
  *
  * Context: Caller holds xa_lock.
- * Errors: in the cursor, with the array unchanged: -ENOMEM if the subtrees
- * from xas_split_alloc() are missing (xas_nomem() cannot provide them:
- * call xas_split_alloc() again); -EINVAL if the entry at the cursor's
- * index is not of order @order or the cursor's order is not smaller.  If
- * the index holds nothing, nothing happens and no error is set.
+ * Errors: in the cursor, with the array unchanged: -ENOMEM if the nodes
+ * could not be had (drop the lock, xas_nomem() or xas_split_alloc(), try
+ * again); -EINVAL if the cursor's index holds nothing, or not an entry of
+ * order @order, or the cursor's order is not smaller.
  */
 void xas_split(struct xa_state *xas, void *entry, unsigned int order);
 
@@ -1816,10 +1817,26 @@ void xas_split(struct xa_state *xas, void *entry, unsigned int order);
  *
  * Context: Caller holds xa_lock.
  * Errors: in the cursor, with the array unchanged: -ENOMEM if a node
- * could not be had (drop the lock, xas_nomem(), try again); -EINVAL as
- * for xas_split().  If the index holds nothing, nothing happens.
+ * could not be had (drop the lock, xas_nomem() or xas_try_split_alloc(),
+ * try again); -EINVAL as for xas_split().
  */
 void xas_try_split(struct xa_state *xas, void *entry, unsigned int order);
+
+/**
+ * xas_try_split_alloc() - Preallocate the nodes xas_try_split() needs.
+ * @xas: A cursor with the new, smaller order.
+ * @order: The current order of the entry to be split.
+ * @gfp: Allocation flags.
+ *
+ * An upcache addition: leaves one blank node per tree level between the
+ * two orders in the cursor, so that a following xas_try_split() under
+ * the lock takes them and cannot fail for lack of memory.
+ *
+ * Context: Must not hold xa_lock if @gfp may wait.
+ * Errors: in the cursor: -ENOMEM (the preallocation is freed); -EINVAL if
+ * @order is above BITS_PER_LONG.
+ */
+void xas_try_split_alloc(struct xa_state *xas, unsigned int order, gfp_t gfp);
 
 /* __xas_next(), __xas_prev() - Out-of-line steps of xas_next()/xas_prev(). */
 void *__xas_next(struct xa_state *xas);

@@ -34,6 +34,7 @@
 #include <upcache/xarray.h>
 
 #include "rand.h"
+#include "xa_test.h"
 
 #if defined(UPC_SANITIZE_ADDRESS) || defined(UPC_SANITIZE_THREAD)
 #define UPC_TEST_SANITIZED 1
@@ -41,8 +42,6 @@ size_t __sanitizer_get_current_allocated_bytes(void);
 #else
 #include <malloc.h>
 #endif
-
-#define assert_xa_ok(xa)	assert_int_equal(upc_check_xarray(xa), 0)
 
 /* Bytes of heap in use, from the allocator actually in use. */
 static size_t heap_in_use(void)
@@ -201,20 +200,30 @@ static size_t writer_round(struct writer_job *job)
 	return heap_in_use();
 }
 
+/*
+ * writer_rounds() - Two rounds of @job to warm up (the pool grows to
+ * what one round needs), then 12 more: *@warm is the heap in use after
+ * the warm-up, *@now after the last round.
+ */
+static void writer_rounds(struct writer_job *job, size_t *warm, size_t *now)
+{
+	unsigned int round;
+
+	writer_round(job);
+	*warm = writer_round(job);
+	for (round = 0; round < 12; round++)
+		*now = writer_round(job);
+}
+
 static void test_writer_threads_reclaimed(void **state)
 {
 	struct writer_job job = { .xa = NULL, .nr = 100 };
 	size_t warm, now = 0;
 	/* One slab of nodes, the unit the node pool grows by. */
 	const size_t slab = 64 * sizeof(struct xa_node);
-	unsigned int round;
 
 	(void)state;
-	/* Warm up: the pool grows to what one round needs. */
-	writer_round(&job);
-	warm = writer_round(&job);
-	for (round = 0; round < 12; round++)
-		now = writer_round(&job);
+	writer_rounds(&job, &warm, &now);
 	/*
 	 * Nodes a dead thread held (pending frees, its cache) must come back
 	 * to the pool; otherwise every round would take at least one slab.
@@ -229,10 +238,7 @@ static void test_writer_threads_reclaimed(void **state)
 
 		job.xa = &shared;
 		job.nr = 300;
-		writer_round(&job);
-		warm = writer_round(&job);
-		for (round = 0; round < 12; round++)
-			now = writer_round(&job);
+		writer_rounds(&job, &warm, &now);
 		if (now > warm + 2 * slab)
 			fail_msg("shared array: heap grew from %zu to %zu bytes",
 				 warm, now);

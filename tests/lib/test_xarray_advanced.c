@@ -31,51 +31,7 @@
 
 #include "fault.h"
 #include "rand.h"
-
-static long objs[256];
-#define P(i)	((void *)&objs[(i) & 255])
-
-#define assert_xa_ok(xa)	assert_int_equal(upc_check_xarray(xa), 0)
-
-/* Store @entry with order @order at @index through the advanced API. */
-static void *store_order(struct xarray *xa, unsigned long index,
-			 unsigned int order, void *entry)
-{
-	XA_STATE_ORDER(xas, xa, index, order);
-	void *old;
-
-	do {
-		xas_lock(&xas);
-		old = xas_store(&xas, entry);
-		xas_unlock(&xas);
-	} while (xas_nomem(&xas, GFP_KERNEL));
-	assert_int_equal(xas_error(&xas), 0);
-	return old;
-}
-
-/* Number of nodes reachable from the head. */
-static unsigned long count_nodes_below(const struct xa_node *node)
-{
-	unsigned long n = 1;
-	unsigned int i;
-
-	if (node->shift == 0)
-		return 1;
-	for (i = 0; i < XA_CHUNK_SIZE; i++) {
-		void *e = node->slots[i];
-
-		if (xa_is_node(e))
-			n += count_nodes_below(xa_to_node(e));
-	}
-	return n;
-}
-
-static unsigned long count_nodes(const struct xarray *xa)
-{
-	void *head = xa->xa_head;
-
-	return xa_is_node(head) ? count_nodes_below(xa_to_node(head)) : 0;
-}
+#include "xa_test.h"
 
 /* ------------------------------------------------------------------ */
 /* Cursors                                                            */
@@ -220,8 +176,7 @@ static void test_xas_load_store(void **state)
 	xas_unlock(&xas);
 	assert_ptr_equal(old, P(1));
 	assert_null(xa_load(&xa, 0));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_xa_ok(&xa);
 }
 
@@ -239,7 +194,7 @@ static void fill_search(struct xarray *xa)
 	xa_store(xa, 5, P(5), GFP_KERNEL);
 	xa_store(xa, 7, P(7), GFP_KERNEL);
 	assert_int_equal(xa_reserve(xa, 9, GFP_KERNEL), 0);
-	store_order(xa, 32, 4, P(32));
+	xat_store_order(xa, 32, 4, P(32));
 	xa_store(xa, 1000, xa_mk_value(1000), GFP_KERNEL);
 	xa_set_mark(xa, 7, XA_MARK_0);
 	xa_set_mark(xa, 40, XA_MARK_0);
@@ -257,6 +212,23 @@ static unsigned long tree_span(unsigned long max_index)
 	return span;
 }
 
+/* expect_find() - xas_find() up to @max finds @entry with @xas at @index. */
+static void expect_find(struct xa_state *xas, unsigned long max, void *entry,
+			unsigned long index)
+{
+	assert_ptr_equal(xas_find(xas, max), entry);
+	assert_int_equal(xas->xa_index, index);
+}
+
+/* expect_find_marked() - The same for xas_find_marked() with @mark. */
+static void expect_find_marked(struct xa_state *xas, unsigned long max,
+			       xa_mark_t mark, void *entry,
+			       unsigned long index)
+{
+	assert_ptr_equal(xas_find_marked(xas, max, mark), entry);
+	assert_int_equal(xas->xa_index, index);
+}
+
 static void test_xas_find(void **state)
 {
 	struct xarray xa;
@@ -268,19 +240,14 @@ static void test_xas_find(void **state)
 	{
 		XA_STATE(xas, &xa, 0);
 
-		assert_ptr_equal(xas_find(&xas, ULONG_MAX), P(5));
-		assert_int_equal(xas.xa_index, 5);
+		expect_find(&xas, ULONG_MAX, P(5), 5);
 		assert_true(xas_valid(&xas));
-		assert_ptr_equal(xas_find(&xas, ULONG_MAX), P(7));
-		assert_int_equal(xas.xa_index, 7);
+		expect_find(&xas, ULONG_MAX, P(7), 7);
 		/* The advanced API sees reservations. */
-		assert_ptr_equal(xas_find(&xas, ULONG_MAX), XA_ZERO_ENTRY);
-		assert_int_equal(xas.xa_index, 9);
-		assert_ptr_equal(xas_find(&xas, ULONG_MAX), P(32));
-		assert_int_equal(xas.xa_index, 32);
+		expect_find(&xas, ULONG_MAX, XA_ZERO_ENTRY, 9);
+		expect_find(&xas, ULONG_MAX, P(32), 32);
 		assert_int_equal(xas_get_order(&xas), 4);
-		assert_ptr_equal(xas_find(&xas, ULONG_MAX), xa_mk_value(1000));
-		assert_int_equal(xas.xa_index, 1000);
+		expect_find(&xas, ULONG_MAX, xa_mk_value(1000), 1000);
 		assert_null(xas_find(&xas, ULONG_MAX));
 		assert_ptr_equal(xas.xa_node, XAS_BOUNDS);
 		assert_null(xas_find(&xas, ULONG_MAX));
@@ -289,14 +256,11 @@ static void test_xas_find(void **state)
 		/* From RESTART: the entry at the index itself. */
 		XA_STATE(xas, &xa, 5);
 
-		assert_ptr_equal(xas_find(&xas, ULONG_MAX), P(5));
-		assert_int_equal(xas.xa_index, 5);
+		expect_find(&xas, ULONG_MAX, P(5), 5);
 		/* Inside a multi-index entry: index unchanged. */
 		xas_set(&xas, 40);
-		assert_ptr_equal(xas_find(&xas, ULONG_MAX), P(32));
-		assert_int_equal(xas.xa_index, 40);
-		assert_ptr_equal(xas_find(&xas, ULONG_MAX), xa_mk_value(1000));
-		assert_int_equal(xas.xa_index, 1000);
+		expect_find(&xas, ULONG_MAX, P(32), 40);
+		expect_find(&xas, ULONG_MAX, xa_mk_value(1000), 1000);
 		/* max limits the search. */
 		xas_set(&xas, 48);
 		assert_null(xas_find(&xas, 999));
@@ -339,8 +303,7 @@ static void test_xas_find(void **state)
 		assert_int_equal(n, 3);
 	}
 	rcu_read_unlock();
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 
 	/* Head-only and empty arrays. */
 	xa_store(&xa, 0, P(0), GFP_KERNEL);
@@ -348,8 +311,7 @@ static void test_xas_find(void **state)
 	{
 		XA_STATE(xas, &xa, 0);
 
-		assert_ptr_equal(xas_find(&xas, ULONG_MAX), P(0));
-		assert_int_equal(xas.xa_index, 0);
+		expect_find(&xas, ULONG_MAX, P(0), 0);
 		assert_null(xas_find(&xas, ULONG_MAX));
 		assert_ptr_equal(xas.xa_node, XAS_BOUNDS);
 		xas_set(&xas, 1);
@@ -410,8 +372,7 @@ static void test_xas_for_each_random(void **state)
 	if (count != expect)
 		fail_msg("seed %llu: iterated %lu entries, stored %lu",
 			 (unsigned long long)seed, count, expect);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_xas_find_marked(void **state)
@@ -425,11 +386,9 @@ static void test_xas_find_marked(void **state)
 	{
 		XA_STATE(xas, &xa, 0);
 
-		assert_ptr_equal(xas_find_marked(&xas, ULONG_MAX, XA_MARK_0), P(7));
-		assert_int_equal(xas.xa_index, 7);
+		expect_find_marked(&xas, ULONG_MAX, XA_MARK_0, P(7), 7);
 		assert_true(xas_get_mark(&xas, XA_MARK_0));
-		assert_ptr_equal(xas_find_marked(&xas, ULONG_MAX, XA_MARK_0), P(32));
-		assert_int_equal(xas.xa_index, 32);
+		expect_find_marked(&xas, ULONG_MAX, XA_MARK_0, P(32), 32);
 		assert_null(xas_find_marked(&xas, ULONG_MAX, XA_MARK_0));
 		/* Ran off the tree: BOUNDS, index just past the tree. */
 		assert_ptr_equal(xas.xa_node, XAS_BOUNDS);
@@ -439,12 +398,10 @@ static void test_xas_find_marked(void **state)
 		XA_STATE(xas, &xa, 40);
 
 		/* Starting inside a marked multi-index entry. */
-		assert_ptr_equal(xas_find_marked(&xas, ULONG_MAX, XA_MARK_0), P(32));
-		assert_int_equal(xas.xa_index, 40);
+		expect_find_marked(&xas, ULONG_MAX, XA_MARK_0, P(32), 40);
 		xas_set(&xas, 0);
-		assert_ptr_equal(xas_find_marked(&xas, ULONG_MAX, XA_MARK_1),
-				 xa_mk_value(1000));
-		assert_int_equal(xas.xa_index, 1000);
+		expect_find_marked(&xas, ULONG_MAX, XA_MARK_1, xa_mk_value(1000),
+				   1000);
 		/* Index above max: NULL, RESTART. */
 		xas_set(&xas, 50);
 		assert_null(xas_find_marked(&xas, 10, XA_MARK_0));
@@ -472,8 +429,7 @@ static void test_xas_find_marked(void **state)
 		assert_int_equal(n, 1);
 	}
 	rcu_read_unlock();
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 
 	/* A head entry. */
 	xa_store(&xa, 0, P(0), GFP_KERNEL);
@@ -482,8 +438,7 @@ static void test_xas_find_marked(void **state)
 	{
 		XA_STATE(xas, &xa, 0);
 
-		assert_ptr_equal(xas_find_marked(&xas, ULONG_MAX, XA_MARK_2), P(0));
-		assert_int_equal(xas.xa_index, 0);
+		expect_find_marked(&xas, ULONG_MAX, XA_MARK_2, P(0), 0);
 		assert_null(xas_find_marked(&xas, ULONG_MAX, XA_MARK_2));
 		assert_ptr_equal(xas.xa_node, XAS_BOUNDS);
 		assert_int_equal(xas.xa_index, 1);
@@ -491,8 +446,7 @@ static void test_xas_find_marked(void **state)
 		assert_null(xas_find_marked(&xas, ULONG_MAX, XA_MARK_1));
 	}
 	rcu_read_unlock();
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_xas_find_free(void **state)
@@ -529,8 +483,7 @@ static void test_xas_find_free(void **state)
 		assert_ptr_equal(xas.xa_node, XAS_RESTART);
 	}
 	rcu_read_unlock();
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_xas_find_conflict(void **state)
@@ -543,7 +496,7 @@ static void test_xas_find_conflict(void **state)
 	xa_store(&xa, 63, P(63), GFP_KERNEL);
 	xa_store(&xa, 70, P(70), GFP_KERNEL);
 	xa_store(&xa, 100, P(100), GFP_KERNEL);
-	store_order(&xa, 120, 2, P(120));
+	xat_store_order(&xa, 120, 2, P(120));
 	xa_store(&xa, 128, P(128), GFP_KERNEL);
 	{
 		XA_STATE_ORDER(xas, &xa, 64, 6);
@@ -617,8 +570,7 @@ static void test_xas_find_conflict(void **state)
 	}
 	assert_ptr_equal(xa_load(&xa, 4103), P(4));
 	assert_int_equal(xa_get_order(&xa, 4096), 3);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 
 	/* Head entry conflicts with a range at 0. */
 	xa_store(&xa, 0, P(0), GFP_KERNEL);
@@ -638,13 +590,26 @@ static void test_xas_find_conflict(void **state)
 	for (i = 0; i < 4; i++)
 		assert_ptr_equal(xa_load(&xa, i), P(5));
 	assert_null(xa_load(&xa, 4));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 /* ------------------------------------------------------------------ */
 /* Stepping                                                           */
 /* ------------------------------------------------------------------ */
+
+/* expect_next() - xas_next() returns @entry and moves @xas to @index. */
+static void expect_next(struct xa_state *xas, void *entry, unsigned long index)
+{
+	assert_ptr_equal(xas_next(xas), entry);
+	assert_int_equal(xas->xa_index, index);
+}
+
+/* expect_prev() - xas_prev() returns @entry and moves @xas to @index. */
+static void expect_prev(struct xa_state *xas, void *entry, unsigned long index)
+{
+	assert_ptr_equal(xas_prev(xas), entry);
+	assert_int_equal(xas->xa_index, index);
+}
 
 static void test_xas_next_prev(void **state)
 {
@@ -653,7 +618,7 @@ static void test_xas_next_prev(void **state)
 
 	(void)state;
 	xa_store(&xa, 0, P(0), GFP_KERNEL);
-	store_order(&xa, 4, 2, P(4));
+	xat_store_order(&xa, 4, 2, P(4));
 	xa_store(&xa, 63, P(63), GFP_KERNEL);
 	xa_store(&xa, 64, P(64), GFP_KERNEL);
 
@@ -662,11 +627,9 @@ static void test_xas_next_prev(void **state)
 		XA_STATE(xas, &xa, 3);
 
 		/* From RESTART xas_next acts as xas_load. */
-		assert_null(xas_next(&xas));
-		assert_int_equal(xas.xa_index, 3);
+		expect_next(&xas, NULL, 3);
 		assert_true(xas_valid(&xas));
-		assert_ptr_equal(xas_next(&xas), P(4));
-		assert_int_equal(xas.xa_index, 4);
+		expect_next(&xas, P(4), 4);
 		/* Raw slots: siblings. */
 		e = xas_next(&xas);
 		assert_int_equal(xas.xa_index, 5);
@@ -675,32 +638,24 @@ static void test_xas_next_prev(void **state)
 		assert_true(xa_is_sibling(xas_next(&xas)));
 		assert_true(xa_is_sibling(xas_next(&xas)));
 		assert_int_equal(xas.xa_index, 7);
-		assert_null(xas_next(&xas));
-		assert_int_equal(xas.xa_index, 8);
+		expect_next(&xas, NULL, 8);
 		/* And back. */
 		assert_true(xa_is_sibling(xas_prev(&xas)));
 		assert_int_equal(xas.xa_index, 7);
 		assert_true(xa_is_sibling(xas_prev(&xas)));
 		assert_true(xa_is_sibling(xas_prev(&xas)));
-		assert_ptr_equal(xas_prev(&xas), P(4));
-		assert_int_equal(xas.xa_index, 4);
-		assert_null(xas_prev(&xas));
-		assert_int_equal(xas.xa_index, 3);
+		expect_prev(&xas, P(4), 4);
+		expect_prev(&xas, NULL, 3);
 
 		/* Across a leaf boundary. */
 		xas_set(&xas, 62);
 		assert_null(xas_load(&xas));
 		assert_ptr_equal(xas_next(&xas), P(63));
-		assert_ptr_equal(xas_next(&xas), P(64));
-		assert_int_equal(xas.xa_index, 64);
-		assert_null(xas_next(&xas));
-		assert_int_equal(xas.xa_index, 65);
-		assert_ptr_equal(xas_prev(&xas), P(64));
-		assert_int_equal(xas.xa_index, 64);
-		assert_ptr_equal(xas_prev(&xas), P(63));
-		assert_int_equal(xas.xa_index, 63);
-		assert_null(xas_prev(&xas));
-		assert_int_equal(xas.xa_index, 62);
+		expect_next(&xas, P(64), 64);
+		expect_next(&xas, NULL, 65);
+		expect_prev(&xas, P(64), 64);
+		expect_prev(&xas, P(63), 63);
+		expect_prev(&xas, NULL, 62);
 
 		/* Walk 0..200 forward and back, checking against xa_load. */
 		xas_set(&xas, 0);
@@ -726,8 +681,7 @@ static void test_xas_next_prev(void **state)
 		assert_ptr_equal(e, P(0));
 	}
 	rcu_read_unlock();
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_xas_next_prev_bounds(void **state)
@@ -743,36 +697,27 @@ static void test_xas_next_prev_bounds(void **state)
 		XA_STATE(xas, &xa, XA_CHUNK_SIZE - 2);
 
 		assert_ptr_equal(xas_load(&xas), P(2));
-		assert_null(xas_next(&xas));
-		assert_int_equal(xas.xa_index, XA_CHUNK_SIZE - 1);
+		expect_next(&xas, NULL, XA_CHUNK_SIZE - 1);
 		assert_true(xas_valid(&xas));
 		/* Past the tree. */
-		assert_null(xas_next(&xas));
-		assert_int_equal(xas.xa_index, XA_CHUNK_SIZE);
+		expect_next(&xas, NULL, XA_CHUNK_SIZE);
 		assert_ptr_equal(xas.xa_node, XAS_BOUNDS);
 		/* And back in. */
-		assert_null(xas_prev(&xas));
-		assert_int_equal(xas.xa_index, XA_CHUNK_SIZE - 1);
-		assert_ptr_equal(xas_prev(&xas), P(2));
-		assert_int_equal(xas.xa_index, XA_CHUNK_SIZE - 2);
+		expect_prev(&xas, NULL, XA_CHUNK_SIZE - 1);
+		expect_prev(&xas, P(2), XA_CHUNK_SIZE - 2);
 
 		/* Below 0 wraps to ULONG_MAX, outside this tree. */
 		xas_set(&xas, 1);
 		assert_ptr_equal(xas_load(&xas), P(1));
-		assert_null(xas_prev(&xas));
-		assert_int_equal(xas.xa_index, 0);
-		assert_null(xas_prev(&xas));
-		assert_int_equal(xas.xa_index, ULONG_MAX);
+		expect_prev(&xas, NULL, 0);
+		expect_prev(&xas, NULL, ULONG_MAX);
 		assert_ptr_equal(xas.xa_node, XAS_BOUNDS);
 		/* xas_next from there wraps to 0. */
-		assert_null(xas_next(&xas));
-		assert_int_equal(xas.xa_index, 0);
-		assert_ptr_equal(xas_next(&xas), P(1));
-		assert_int_equal(xas.xa_index, 1);
+		expect_next(&xas, NULL, 0);
+		expect_next(&xas, P(1), 1);
 	}
 	rcu_read_unlock();
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 
 	/* Head only. */
 	xa_store(&xa, 0, P(0), GFP_KERNEL);
@@ -781,15 +726,12 @@ static void test_xas_next_prev_bounds(void **state)
 		XA_STATE(xas, &xa, 0);
 
 		assert_ptr_equal(xas_load(&xas), P(0));
-		assert_null(xas_next(&xas));
-		assert_int_equal(xas.xa_index, 1);
+		expect_next(&xas, NULL, 1);
 		assert_ptr_equal(xas.xa_node, XAS_BOUNDS);
-		assert_ptr_equal(xas_prev(&xas), P(0));
-		assert_int_equal(xas.xa_index, 0);
+		expect_prev(&xas, P(0), 0);
 	}
 	rcu_read_unlock();
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_xas_next_prev_wrap(void **state)
@@ -806,23 +748,17 @@ static void test_xas_next_prev_wrap(void **state)
 		XA_STATE(xas, &xa, ULONG_MAX - 1);
 
 		assert_ptr_equal(xas_load(&xas), P(2));
-		assert_ptr_equal(xas_next(&xas), P(1));
-		assert_int_equal(xas.xa_index, ULONG_MAX);
+		expect_next(&xas, P(1), ULONG_MAX);
 		/* Wraps to 0. */
-		assert_ptr_equal(xas_next(&xas), P(0));
-		assert_int_equal(xas.xa_index, 0);
-		assert_null(xas_next(&xas));
-		assert_int_equal(xas.xa_index, 1);
-		assert_ptr_equal(xas_prev(&xas), P(0));
-		assert_int_equal(xas.xa_index, 0);
+		expect_next(&xas, P(0), 0);
+		expect_next(&xas, NULL, 1);
+		expect_prev(&xas, P(0), 0);
 		/* And back to ULONG_MAX. */
-		assert_ptr_equal(xas_prev(&xas), P(1));
-		assert_int_equal(xas.xa_index, ULONG_MAX);
+		expect_prev(&xas, P(1), ULONG_MAX);
 		assert_ptr_equal(xas_prev(&xas), P(2));
 	}
 	rcu_read_unlock();
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 /* xas_prev/xas_next after an xas_load that landed inside a multi-index entry. */
@@ -833,7 +769,8 @@ static void test_xas_step_from_sibling(void **state)
 
 	(void)state;
 	xa_store(&xa, 0, P(0), GFP_KERNEL);
-	store_order(&xa, 8, 2, P(8));	/* 8..11: a canonical slot, 3 siblings */
+	/* 8..11: a canonical slot, 3 siblings */
+	xat_store_order(&xa, 8, 2, P(8));
 	xa_store(&xa, 12, P(12), GFP_KERNEL);
 	rcu_read_lock();
 	{
@@ -843,19 +780,16 @@ static void test_xas_step_from_sibling(void **state)
 		e = xas_prev(&xas);
 		assert_int_equal(xas.xa_index, 9);
 		assert_true(xa_is_sibling(e));
-		assert_ptr_equal(xas_prev(&xas), P(8));
-		assert_int_equal(xas.xa_index, 8);
+		expect_prev(&xas, P(8), 8);
 		xas_set(&xas, 10);
 		assert_ptr_equal(xas_load(&xas), P(8));
 		e = xas_next(&xas);
 		assert_int_equal(xas.xa_index, 11);
 		assert_true(xa_is_sibling(e));
-		assert_ptr_equal(xas_next(&xas), P(12));
-		assert_int_equal(xas.xa_index, 12);
+		expect_next(&xas, P(12), 12);
 	}
 	rcu_read_unlock();
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_xas_advance_retry_reset(void **state)
@@ -864,7 +798,7 @@ static void test_xas_advance_retry_reset(void **state)
 
 	(void)state;
 	xa_store(&xa, 0, P(0), GFP_KERNEL);
-	store_order(&xa, 4, 2, P(4));
+	xat_store_order(&xa, 4, 2, P(4));
 	xa_store(&xa, 8, P(8), GFP_KERNEL);
 	rcu_read_lock();
 	{
@@ -874,8 +808,7 @@ static void test_xas_advance_retry_reset(void **state)
 		/* Skip the siblings. */
 		xas_advance(&xas, 7);
 		assert_int_equal(xas.xa_index, 7);
-		assert_ptr_equal(xas_next(&xas), P(8));
-		assert_int_equal(xas.xa_index, 8);
+		expect_next(&xas, P(8), 8);
 
 		/* xas_retry. */
 		assert_false(xas_retry(&xas, NULL));
@@ -898,8 +831,7 @@ static void test_xas_advance_retry_reset(void **state)
 		assert_true(xas_valid(&xas));
 	}
 	rcu_read_unlock();
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_xas_errors(void **state)
@@ -951,8 +883,7 @@ static void test_xas_errors(void **state)
 	xas.xa_node = XAS_BOUNDS;
 	assert_true(xas_invalid(&xas));
 	assert_int_equal(xas_error(&xas), 0);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_xas_pause_positions(void **state)
@@ -974,9 +905,9 @@ static void test_xas_pause_positions(void **state)
 	}
 	rcu_read_unlock();
 
-	store_order(&xa, 16, 4, P(16));	/* 16..31 */
+	xat_store_order(&xa, 16, 4, P(16));	/* 16..31 */
 	xa_store(&xa, 40, P(40), GFP_KERNEL);
-	store_order(&xa, 1UL << 20, 12, P(20));
+	xat_store_order(&xa, 1UL << 20, 12, P(20));
 	xa_store(&xa, ULONG_MAX, P(99), GFP_KERNEL);
 	rcu_read_lock();
 	{
@@ -1015,11 +946,10 @@ static void test_xas_pause_positions(void **state)
 		assert_null(xas_find(&xas, ULONG_MAX));
 	}
 	rcu_read_unlock();
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 
 	/* An order-64 entry. */
-	store_order(&xa, 0, BITS_PER_LONG, P(64));
+	xat_store_order(&xa, 0, BITS_PER_LONG, P(64));
 	rcu_read_lock();
 	{
 		XA_STATE(xas, &xa, 12345);
@@ -1029,21 +959,12 @@ static void test_xas_pause_positions(void **state)
 		assert_ptr_equal(xas.xa_node, XAS_BOUNDS);
 	}
 	rcu_read_unlock();
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
-}
-
-static int cmp_ulong(const void *a, const void *b)
-{
-	unsigned long x = *(const unsigned long *)a;
-	unsigned long y = *(const unsigned long *)b;
-
-	return x < y ? -1 : x > y;
+	xat_fini(&xa);
 }
 
 static bool in_sorted(const unsigned long *v, size_t n, unsigned long x)
 {
-	return bsearch(&x, v, n, sizeof(*v), cmp_ulong) != NULL;
+	return bsearch(&x, v, n, sizeof(*v), xat_cmp_ulong) != NULL;
 }
 
 /*
@@ -1079,7 +1000,7 @@ static void test_xas_pause_iteration(void **state)
 	}
 	if (xa_insert(&xa, ULONG_MAX, xa_mk_value(0), GFP_KERNEL) == 0)
 		orig[norig++] = ULONG_MAX;
-	qsort(orig, norig, sizeof(*orig), cmp_ulong);
+	qsort(orig, norig, sizeof(*orig), xat_cmp_ulong);
 	assert_xa_ok(&xa);
 
 	{
@@ -1141,8 +1062,7 @@ static void test_xas_pause_iteration(void **state)
 			 (unsigned long long)seed, seen_orig, norig, seen_ahead,
 			 nahead);
 	assert_true(nbehind > 0);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	free(orig);
 	free(ahead);
 }
@@ -1184,8 +1104,7 @@ static void test_xas_nomem(void **state)
 		assert_null(xas.xa_alloc);
 		assert_ptr_equal(xa_load(&xa, 1), P(1));
 		assert_ptr_equal(xa_load(&xa, 0), P(0));
-		assert_xa_ok(&xa);
-		xa_destroy(&xa);
+		xat_fini(&xa);
 	}
 
 	/* xas_nomem itself failing: false, error kept. */
@@ -1205,8 +1124,7 @@ static void test_xas_nomem(void **state)
 		assert_int_equal(xas_error(&xas), -ENOMEM);
 		assert_null(xas.xa_alloc);
 		assert_null(xa_load(&xa, 1));
-		assert_xa_ok(&xa);
-		xa_destroy(&xa);
+		xat_fini(&xa);
 	}
 
 	/* A failing xas_nomem also frees what the cursor had preallocated. */
@@ -1280,8 +1198,7 @@ static void test_xas_nomem(void **state)
 		assert_null(xas.xa_alloc);
 		assert_false(xas_nomem(&xas, GFP_KERNEL));
 		assert_ptr_equal(xa_load(&xa, 1), P(1));
-		assert_xa_ok(&xa);
-		xa_destroy(&xa);
+		xat_fini(&xa);
 	}
 
 	/* An unused preallocation is freed by the final xas_nomem. */
@@ -1298,8 +1215,7 @@ static void test_xas_nomem(void **state)
 		upc_stats_thread(&s1);
 		assert_null(xas.xa_alloc);
 		assert_int_equal(s1.xa_node_frees - s0.xa_node_frees, 1);
-		assert_xa_ok(&xa);
-		xa_destroy(&xa);
+		xat_fini(&xa);
 	}
 }
 
@@ -1313,18 +1229,18 @@ static void nomem_scenario(const unsigned long *pre, unsigned int npre,
 			   unsigned long index, unsigned long min_allocs)
 {
 	DEFINE_XARRAY(xa);
-	struct upc_thread_stats s0, s1;
+	int64_t live;
 	unsigned long nth, attempts, before_nodes;
 	unsigned int i;
 
 	for (i = 0; i < npre; i++)
 		assert_null(xa_store(&xa, pre[i], P(i), GFP_KERNEL));
-	before_nodes = count_nodes(&xa);
+	before_nodes = xat_count_nodes(&xa);
 	for (nth = 1; ; nth++) {
 		XA_STATE(xas, &xa, index);
 		unsigned int loops = 0;
 
-		upc_stats_thread(&s0);
+		live = xat_nodes_live();
 		upc_fault_fail_nth(nth);
 		xas_lock(&xas);
 		xas_store(&xas, P(100));
@@ -1343,9 +1259,9 @@ static void nomem_scenario(const unsigned long *pre, unsigned int npre,
 		assert_null(xa_load(&xa, index));
 		for (i = 0; i < npre; i++)
 			assert_ptr_equal(xa_load(&xa, pre[i]), P(i));
-		if (count_nodes(&xa) != before_nodes)
+		if (xat_count_nodes(&xa) != before_nodes)
 			fail_msg("store at %#lx, allocation %lu failed: %lu nodes, had %lu",
-				 index, nth, count_nodes(&xa), before_nodes);
+				 index, nth, xat_count_nodes(&xa), before_nodes);
 		assert_xa_ok(&xa);
 		/* Recover. */
 		while (xas_nomem(&xas, GFP_KERNEL)) {
@@ -1360,11 +1276,9 @@ static void nomem_scenario(const unsigned long *pre, unsigned int npre,
 		assert_xa_ok(&xa);
 		xa_erase(&xa, index);
 		assert_xa_ok(&xa);
-		assert_int_equal(count_nodes(&xa), before_nodes);
+		assert_int_equal(xat_count_nodes(&xa), before_nodes);
 		/* Back to the same shape: every node allocated was freed. */
-		upc_stats_thread(&s1);
-		assert_int_equal(s1.xa_node_allocs - s0.xa_node_allocs,
-				 s1.xa_node_frees - s0.xa_node_frees);
+		assert_int_equal(xat_nodes_live(), live);
 
 		/* The normal API retries with GFP_KERNEL and succeeds. */
 		upc_fault_fail_nth(nth);
@@ -1373,12 +1287,11 @@ static void nomem_scenario(const unsigned long *pre, unsigned int npre,
 		assert_ptr_equal(xa_load(&xa, index), P(101));
 		assert_xa_ok(&xa);
 		xa_erase(&xa, index);
-		assert_int_equal(count_nodes(&xa), before_nodes);
+		assert_int_equal(xat_count_nodes(&xa), before_nodes);
 		assert_true(nth < 64);
 	}
 	assert_true(nth > min_allocs);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 /* Into an empty array: the first node fails. */
@@ -1417,6 +1330,17 @@ static void test_nomem_deep(void **state)
 /* Marks through the cursor                                           */
 /* ------------------------------------------------------------------ */
 
+/* init_marks_at() - xas_init_marks() on the entry at @index, locked. */
+static void init_marks_at(struct xarray *xa, unsigned long index)
+{
+	XA_STATE(xas, xa, index);
+
+	xas_lock(&xas);
+	xas_load(&xas);
+	xas_init_marks(&xas);
+	xas_unlock(&xas);
+}
+
 static void test_xas_marks(void **state)
 {
 	DEFINE_XARRAY(xa);
@@ -1424,7 +1348,7 @@ static void test_xas_marks(void **state)
 
 	(void)state;
 	xa_store(&xa, 3, P(3), GFP_KERNEL);
-	store_order(&xa, 64, 5, P(64));
+	xat_store_order(&xa, 64, 5, P(64));
 	{
 		XA_STATE(xas, &xa, 3);
 
@@ -1463,27 +1387,13 @@ static void test_xas_marks(void **state)
 		xa_set_mark(&xa, 3, m);
 		xa_set_mark(&xa, 70, m);
 	}
-	{
-		XA_STATE(xas, &xa, 70);
-
-		xas_lock(&xas);
-		xas_load(&xas);
-		xas_init_marks(&xas);
-		xas_unlock(&xas);
-	}
+	init_marks_at(&xa, 70);
 	assert_xa_ok(&xa);
 	for (m = XA_MARK_0; m <= XA_MARK_MAX; m++) {
 		assert_false(xa_get_mark(&xa, 64, m));
 		assert_true(xa_get_mark(&xa, 3, m));
 	}
-	{
-		XA_STATE(xas, &xa, 3);
-
-		xas_lock(&xas);
-		xas_load(&xas);
-		xas_init_marks(&xas);
-		xas_unlock(&xas);
-	}
+	init_marks_at(&xa, 3);
 	assert_xa_ok(&xa);
 	for (m = XA_MARK_0; m <= XA_MARK_MAX; m++) {
 		assert_false(xa_get_mark(&xa, 3, m));
@@ -1491,8 +1401,7 @@ static void test_xas_marks(void **state)
 	}
 
 	/* The head entry. */
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	xa_store(&xa, 0, P(0), GFP_KERNEL);
 	{
 		XA_STATE(xas, &xa, 0);
@@ -1509,8 +1418,7 @@ static void test_xas_marks(void **state)
 		xas_unlock(&xas);
 		assert_false(xa_marked(&xa, XA_MARK_0));
 	}
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1568,8 +1476,7 @@ static void test_xas_create_range(void **state)
 	assert_ptr_equal(xa_load(&xa, 5000), P(2));
 
 	/* A range high up, in a fresh array, with fault injection. */
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	xa_store(&xa, 0, P(0), GFP_KERNEL);
 	{
 		unsigned long base = (1UL << 40) + (1UL << 12);
@@ -1602,8 +1509,7 @@ static void test_xas_create_range(void **state)
 		assert_null(xa_load(&xa, base - 1));
 		assert_ptr_equal(xa_load(&xa, 0), P(0));
 	}
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_xa_ok(&xa);
 }
 
@@ -1626,8 +1532,7 @@ static void test_xas_get_order(void **state)
 		assert_int_equal(xas_get_order(&xas), 0);
 		rcu_read_unlock();
 	}
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 
 	for (i = 0; i < sizeof(orders) / sizeof(orders[0]); i++) {
 		unsigned int order = orders[i];
@@ -1639,7 +1544,7 @@ static void test_xas_get_order(void **state)
 
 		if (order < BITS_PER_LONG)
 			xa_store(&xa, base ^ (1UL << 63), P(1), GFP_KERNEL);
-		store_order(&xa, base, order, P(2));
+		xat_store_order(&xa, base, order, P(2));
 		rcu_read_lock();
 		assert_ptr_equal(xas_load(&xas), P(2));
 		if (xas_get_order(&xas) != (int)order)
@@ -1650,8 +1555,7 @@ static void test_xas_get_order(void **state)
 		assert_int_equal(xas_get_order(&xas), order);
 		rcu_read_unlock();
 		assert_int_equal(xa_get_order(&xa, inside), order);
-		assert_xa_ok(&xa);
-		xa_destroy(&xa);
+		xat_fini(&xa);
 	}
 }
 
@@ -1706,17 +1610,10 @@ static void upd_cb(struct xa_node *node)
 static void *upd_store(struct xarray *xa, unsigned long index, void *entry)
 {
 	XA_STATE(xas, xa, index);
-	void *old;
 
 	xas_set_update(&xas, upd_cb);
 	assert_ptr_equal(xas.xa_update, upd_cb);
-	do {
-		xas_lock(&xas);
-		old = xas_store(&xas, entry);
-		xas_unlock(&xas);
-	} while (xas_nomem(&xas, GFP_KERNEL));
-	assert_int_equal(xas_error(&xas), 0);
-	return old;
+	return xat_store_xas(&xas, entry);
 }
 
 /* The last record of @node, or NULL. */
@@ -1820,7 +1717,7 @@ static void test_xas_set_update(void **state)
 			nodes++;
 	}
 	assert_int_equal(nodes, s1.xa_node_allocs - s0.xa_node_allocs);
-	assert_int_equal(nodes, count_nodes(&xa));
+	assert_int_equal(nodes, xat_count_nodes(&xa));
 
 	/* Erase everything: each freed node's last report has count 0. */
 	upd_nr = 0;
@@ -1853,20 +1750,14 @@ static void test_xas_set_lru(void **state)
 
 		xas_set_lru(&xas, (struct list_lru *)&dummy);
 		assert_ptr_equal(xas.xa_lru, (struct list_lru *)&dummy);
-		do {
-			xas_lock(&xas);
-			xas_store(&xas, xa_mk_value(i));
-			xas_unlock(&xas);
-		} while (xas_nomem(&xas, GFP_KERNEL));
-		assert_int_equal(xas_error(&xas), 0);
+		xat_store_xas(&xas, xa_mk_value(i));
 		xas_set_lru(&xas, NULL);
 		assert_null(xas.xa_lru);
 	}
 	assert_xa_ok(&xa);
 	for (i = 0; i < 200; i += 7)
 		assert_ptr_equal(xa_load(&xa, i * 1000), xa_mk_value(i));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_xa_ok(&xa);
 }
 
@@ -1877,7 +1768,7 @@ static void test_xas_destroy(void **state)
 	unsigned long i;
 
 	(void)state;
-	store_order(&xa, 0, 12, P(1));
+	xat_store_order(&xa, 0, 12, P(1));
 	{
 		XA_STATE_ORDER(xas, &xa, 0, 0);
 
@@ -1897,48 +1788,37 @@ static void test_xas_destroy(void **state)
 	for (i = 0; i < 4096; i += 255)
 		assert_ptr_equal(xa_load(&xa, i), P(1));
 	assert_int_equal(xa_get_order(&xa, 4095), 12);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
-
-/* Disarm the fault injector even when a test failed while it was armed. */
-static int disarm_faults(void **state)
-{
-	(void)state;
-	upc_fault_fail_nth(0);
-	return 0;
-}
-
-#define T(f)	cmocka_unit_test_setup_teardown(f, disarm_faults, disarm_faults)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_xa_state),
-		T(test_xas_load_store),
-		T(test_xas_find),
-		T(test_xas_for_each_random),
-		T(test_xas_find_marked),
-		T(test_xas_find_free),
-		T(test_xas_find_conflict),
-		T(test_xas_next_prev),
-		T(test_xas_next_prev_bounds),
-		T(test_xas_next_prev_wrap),
-		T(test_xas_step_from_sibling),
-		T(test_xas_advance_retry_reset),
-		T(test_xas_errors),
-		T(test_xas_pause_positions),
-		T(test_xas_pause_iteration),
-		T(test_xas_nomem),
-		T(test_nomem_empty),
-		T(test_nomem_expand),
-		T(test_nomem_deep),
-		T(test_xas_marks),
-		T(test_xas_create_range),
-		T(test_xas_get_order),
-		T(test_xas_set_update),
-		T(test_xas_set_lru),
-		T(test_xas_destroy),
+		XAT_TEST(test_xa_state),
+		XAT_TEST(test_xas_load_store),
+		XAT_TEST(test_xas_find),
+		XAT_TEST(test_xas_for_each_random),
+		XAT_TEST(test_xas_find_marked),
+		XAT_TEST(test_xas_find_free),
+		XAT_TEST(test_xas_find_conflict),
+		XAT_TEST(test_xas_next_prev),
+		XAT_TEST(test_xas_next_prev_bounds),
+		XAT_TEST(test_xas_next_prev_wrap),
+		XAT_TEST(test_xas_step_from_sibling),
+		XAT_TEST(test_xas_advance_retry_reset),
+		XAT_TEST(test_xas_errors),
+		XAT_TEST(test_xas_pause_positions),
+		XAT_TEST(test_xas_pause_iteration),
+		XAT_TEST(test_xas_nomem),
+		XAT_TEST(test_nomem_empty),
+		XAT_TEST(test_nomem_expand),
+		XAT_TEST(test_nomem_deep),
+		XAT_TEST(test_xas_marks),
+		XAT_TEST(test_xas_create_range),
+		XAT_TEST(test_xas_get_order),
+		XAT_TEST(test_xas_set_update),
+		XAT_TEST(test_xas_set_lru),
+		XAT_TEST(test_xas_destroy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

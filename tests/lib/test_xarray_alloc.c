@@ -27,11 +27,20 @@
 
 #include "fault.h"
 #include "rand.h"
+#include "xa_test.h"
 
-static long objs[64];
-#define P(i)	((void *)&objs[(i) & 63])
+/*
+ * expect_alloc() - xa_alloc() of @entry with @limit (GFP_KERNEL) succeeds
+ * and allocates ID @want.
+ */
+static void expect_alloc(struct xarray *xa, void *entry, struct xa_limit limit,
+			 uint32_t want)
+{
+	uint32_t id = want + 1;	/* wrong unless xa_alloc() writes it */
 
-#define assert_xa_ok(xa)	assert_int_equal(upc_check_xarray(xa), 0)
+	assert_int_equal(xa_alloc(xa, &id, entry, limit, GFP_KERNEL), 0);
+	assert_int_equal(id, want);
+}
 
 static void test_alloc_in_limits(void **state)
 {
@@ -40,10 +49,7 @@ static void test_alloc_in_limits(void **state)
 
 	(void)state;
 	for (i = 0; i < 8; i++) {
-		id = 1234;
-		assert_int_equal(xa_alloc(&xa, &id, P(i), XA_LIMIT(0, 7),
-					  GFP_KERNEL), 0);
-		assert_int_equal(id, i);
+		expect_alloc(&xa, P(i), XA_LIMIT(0, 7), i);
 		assert_xa_ok(&xa);
 	}
 	/* Full. */
@@ -53,42 +59,31 @@ static void test_alloc_in_limits(void **state)
 	for (i = 0; i < 8; i++)
 		assert_ptr_equal(xa_load(&xa, i), P(i));
 	/* A wider limit finds the next one. */
-	assert_int_equal(xa_alloc(&xa, &id, P(8), XA_LIMIT(0, 8), GFP_KERNEL), 0);
-	assert_int_equal(id, 8);
+	expect_alloc(&xa, P(8), XA_LIMIT(0, 8), 8);
 	assert_xa_ok(&xa);
 
 	/* A limit that starts in the middle. */
-	assert_int_equal(xa_alloc(&xa, &id, P(20), XA_LIMIT(20, 22), GFP_KERNEL),
-			 0);
-	assert_int_equal(id, 20);
-	assert_int_equal(xa_alloc(&xa, &id, P(21), XA_LIMIT(20, 22), GFP_KERNEL),
-			 0);
-	assert_int_equal(id, 21);
-	assert_int_equal(xa_alloc(&xa, &id, P(22), XA_LIMIT(20, 22), GFP_KERNEL),
-			 0);
-	assert_int_equal(id, 22);
+	expect_alloc(&xa, P(20), XA_LIMIT(20, 22), 20);
+	expect_alloc(&xa, P(21), XA_LIMIT(20, 22), 21);
+	expect_alloc(&xa, P(22), XA_LIMIT(20, 22), 22);
 	assert_int_equal(xa_alloc(&xa, &id, P(23), XA_LIMIT(20, 22), GFP_KERNEL),
 			 -EBUSY);
 	/* A single-ID limit. */
-	assert_int_equal(xa_alloc(&xa, &id, P(9), XA_LIMIT(9, 9), GFP_KERNEL), 0);
-	assert_int_equal(id, 9);
+	expect_alloc(&xa, P(9), XA_LIMIT(9, 9), 9);
 	assert_int_equal(xa_alloc(&xa, &id, P(9), XA_LIMIT(9, 9), GFP_KERNEL),
 			 -EBUSY);
 	assert_xa_ok(&xa);
 
 	/* The top of the 32-bit range. */
-	assert_int_equal(xa_alloc(&xa, &id, P(1), XA_LIMIT(UINT32_MAX - 1,
-							   UINT32_MAX), GFP_KERNEL), 0);
-	assert_int_equal(id, UINT32_MAX - 1);
-	assert_int_equal(xa_alloc(&xa, &id, P(2), XA_LIMIT(UINT32_MAX - 1,
-							   UINT32_MAX), GFP_KERNEL), 0);
-	assert_int_equal(id, UINT32_MAX);
+	expect_alloc(&xa, P(1), XA_LIMIT(UINT32_MAX - 1, UINT32_MAX),
+		     UINT32_MAX - 1);
+	expect_alloc(&xa, P(2), XA_LIMIT(UINT32_MAX - 1, UINT32_MAX),
+		     UINT32_MAX);
 	assert_int_equal(xa_alloc(&xa, &id, P(3), XA_LIMIT(UINT32_MAX - 1,
 							   UINT32_MAX), GFP_KERNEL), -EBUSY);
 	assert_ptr_equal(xa_load(&xa, UINT32_MAX), P(2));
 	assert_null(xa_load(&xa, (unsigned long)UINT32_MAX + 1));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_xa_ok(&xa);
 	assert_true(xa_empty(&xa));
 }
@@ -101,18 +96,14 @@ static void test_alloc_reuse(void **state)
 	(void)state;
 	xa_init_flags(&xa, XA_FLAGS_ALLOC);
 	for (i = 0; i < 8; i++) {
-		assert_int_equal(xa_alloc(&xa, &id, xa_mk_value(i), XA_LIMIT(0, 7),
-					  GFP_KERNEL), 0);
-		assert_int_equal(id, i);
+		expect_alloc(&xa, xa_mk_value(i), XA_LIMIT(0, 7), i);
 	}
 	assert_ptr_equal(xa_erase(&xa, 6), xa_mk_value(6));
 	assert_ptr_equal(xa_erase(&xa, 3), xa_mk_value(3));
 	assert_xa_ok(&xa);
 	/* Lowest free first. */
-	assert_int_equal(xa_alloc(&xa, &id, P(3), XA_LIMIT(0, 7), GFP_KERNEL), 0);
-	assert_int_equal(id, 3);
-	assert_int_equal(xa_alloc(&xa, &id, P(6), XA_LIMIT(0, 7), GFP_KERNEL), 0);
-	assert_int_equal(id, 6);
+	expect_alloc(&xa, P(3), XA_LIMIT(0, 7), 3);
+	expect_alloc(&xa, P(6), XA_LIMIT(0, 7), 6);
 	assert_int_equal(xa_alloc(&xa, &id, P(6), XA_LIMIT(0, 7), GFP_KERNEL),
 			 -EBUSY);
 	assert_xa_ok(&xa);
@@ -123,12 +114,9 @@ static void test_alloc_reuse(void **state)
 	assert_ptr_equal(xa_erase(&xa, 0), xa_mk_value(0));
 	assert_xa_ok(&xa);
 	assert_true(xa_empty(&xa));
-	assert_int_equal(xa_alloc(&xa, &id, P(0), XA_LIMIT(0, 7), GFP_KERNEL), 0);
-	assert_int_equal(id, 0);
-	assert_int_equal(xa_alloc(&xa, &id, P(1), XA_LIMIT(0, 7), GFP_KERNEL), 0);
-	assert_int_equal(id, 1);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	expect_alloc(&xa, P(0), XA_LIMIT(0, 7), 0);
+	expect_alloc(&xa, P(1), XA_LIMIT(0, 7), 1);
+	xat_fini(&xa);
 }
 
 static void test_alloc1(void **state)
@@ -142,9 +130,7 @@ static void test_alloc1(void **state)
 			 -EBUSY);
 	assert_true(xa_empty(&xa));
 	for (i = 1; i < 8; i++) {
-		assert_int_equal(xa_alloc(&xa, &id, P(i), XA_LIMIT(0, 7),
-					  GFP_KERNEL), 0);
-		assert_int_equal(id, i);
+		expect_alloc(&xa, P(i), XA_LIMIT(0, 7), i);
 		assert_xa_ok(&xa);
 	}
 	assert_int_equal(xa_alloc(&xa, &id, P(8), XA_LIMIT(0, 7), GFP_KERNEL),
@@ -155,10 +141,8 @@ static void test_alloc1(void **state)
 		assert_ptr_equal(xa_erase(&xa, i), P(i));
 	assert_xa_ok(&xa);
 	assert_true(xa_empty(&xa));
-	assert_int_equal(xa_alloc(&xa, &id, P(1), xa_limit_32b, GFP_KERNEL), 0);
-	assert_int_equal(id, 1);
-	assert_int_equal(xa_alloc(&xa, &id, P(2), xa_limit_31b, GFP_KERNEL), 0);
-	assert_int_equal(id, 2);
+	expect_alloc(&xa, P(1), xa_limit_32b, 1);
+	expect_alloc(&xa, P(2), xa_limit_31b, 2);
 	assert_xa_ok(&xa);
 	/* Cyclic allocation in an ALLOC1 array never wraps to 0 either. */
 	{
@@ -174,8 +158,7 @@ static void test_alloc1(void **state)
 		assert_int_equal(id, 3);
 	}
 	assert_null(xa_load(&xa, 0));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_xa_ok(&xa);
 }
 
@@ -189,19 +172,16 @@ static void test_alloc_null_reserves(void **state)
 
 	(void)state;
 	xa_init_flags(&xa, XA_FLAGS_ALLOC);
-	assert_int_equal(xa_alloc(&xa, &id, NULL, XA_LIMIT(0, 3), GFP_KERNEL), 0);
-	assert_int_equal(id, 0);
+	expect_alloc(&xa, NULL, XA_LIMIT(0, 3), 0);
 	assert_null(xa_load(&xa, 0));
 	assert_false(xa_empty(&xa));
-	assert_int_equal(xa_alloc(&xa, &id, P(1), XA_LIMIT(0, 3), GFP_KERNEL), 0);
-	assert_int_equal(id, 1);
+	expect_alloc(&xa, P(1), XA_LIMIT(0, 3), 1);
 	assert_xa_ok(&xa);
 	/* In an allocating array storing NULL keeps the ID reserved. */
 	assert_ptr_equal(xa_store(&xa, 1, NULL, GFP_KERNEL), P(1));
 	assert_null(xa_load(&xa, 1));
 	assert_xa_ok(&xa);
-	assert_int_equal(xa_alloc(&xa, &id, P(2), XA_LIMIT(0, 3), GFP_KERNEL), 0);
-	assert_int_equal(id, 2);
+	expect_alloc(&xa, P(2), XA_LIMIT(0, 3), 2);
 	/* The normal iterators skip reservations. */
 	xa_for_each(&xa, index, entry)
 		n++;
@@ -209,23 +189,18 @@ static void test_alloc_null_reserves(void **state)
 	/* xa_erase really frees. */
 	assert_null(xa_erase(&xa, 1));
 	assert_xa_ok(&xa);
-	assert_int_equal(xa_alloc(&xa, &id, P(3), XA_LIMIT(0, 3), GFP_KERNEL), 0);
-	assert_int_equal(id, 1);
+	expect_alloc(&xa, P(3), XA_LIMIT(0, 3), 1);
 	/* xa_release frees a reservation too. */
 	xa_release(&xa, 0);
 	assert_xa_ok(&xa);
-	assert_int_equal(xa_alloc(&xa, &id, P(4), XA_LIMIT(0, 3), GFP_KERNEL), 0);
-	assert_int_equal(id, 0);
-	assert_int_equal(xa_alloc(&xa, &id, P(5), XA_LIMIT(0, 3), GFP_KERNEL), 0);
-	assert_int_equal(id, 3);
+	expect_alloc(&xa, P(4), XA_LIMIT(0, 3), 0);
+	expect_alloc(&xa, P(5), XA_LIMIT(0, 3), 3);
 	assert_int_equal(xa_alloc(&xa, &id, P(6), XA_LIMIT(0, 3), GFP_KERNEL),
 			 -EBUSY);
 	/* xa_reserve makes an ID busy for xa_alloc. */
 	assert_int_equal(xa_reserve(&xa, 4, GFP_KERNEL), 0);
-	assert_int_equal(xa_alloc(&xa, &id, P(6), XA_LIMIT(0, 5), GFP_KERNEL), 0);
-	assert_int_equal(id, 5);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	expect_alloc(&xa, P(6), XA_LIMIT(0, 5), 5);
+	xat_fini(&xa);
 	assert_xa_ok(&xa);
 }
 
@@ -241,37 +216,26 @@ static void test_alloc_skips_stored(void **state)
 	assert_null(xa_store(&xa, 2, P(2), GFP_KERNEL));
 	assert_null(xa_store(&xa, 1000, P(3), GFP_KERNEL));
 	assert_xa_ok(&xa);
-	assert_int_equal(xa_alloc(&xa, &id, P(1), XA_LIMIT(0, 7), GFP_KERNEL), 0);
-	assert_int_equal(id, 1);
-	assert_int_equal(xa_alloc(&xa, &id, P(1), XA_LIMIT(0, 7), GFP_KERNEL), 0);
-	assert_int_equal(id, 3);
-	assert_int_equal(xa_alloc(&xa, &id, P(1), XA_LIMIT(999, 1001),
-				  GFP_KERNEL), 0);
-	assert_int_equal(id, 999);
-	assert_int_equal(xa_alloc(&xa, &id, P(1), XA_LIMIT(1000, 1001),
-				  GFP_KERNEL), 0);
-	assert_int_equal(id, 1001);
+	expect_alloc(&xa, P(1), XA_LIMIT(0, 7), 1);
+	expect_alloc(&xa, P(1), XA_LIMIT(0, 7), 3);
+	expect_alloc(&xa, P(1), XA_LIMIT(999, 1001), 999);
+	expect_alloc(&xa, P(1), XA_LIMIT(1000, 1001), 1001);
 	/* A multi-index entry occupies all its IDs. */
 	assert_null(xa_store_range(&xa, 64, 127, P(5), GFP_KERNEL));
-	assert_int_equal(xa_alloc(&xa, &id, P(1), XA_LIMIT(64, 128), GFP_KERNEL),
-			 0);
-	assert_int_equal(id, 128);
+	expect_alloc(&xa, P(1), XA_LIMIT(64, 128), 128);
 	assert_int_equal(xa_alloc(&xa, &id, P(1), XA_LIMIT(70, 127), GFP_KERNEL),
 			 -EBUSY);
 	assert_xa_ok(&xa);
 	/* Erasing the multi-index entry frees all of its IDs. */
 	xa_erase(&xa, 100);
 	assert_xa_ok(&xa);
-	assert_int_equal(xa_alloc(&xa, &id, P(1), XA_LIMIT(70, 127), GFP_KERNEL),
-			 0);
-	assert_int_equal(id, 70);
+	expect_alloc(&xa, P(1), XA_LIMIT(70, 127), 70);
 	/* Marks of user entries work next to the free tracking. */
 	xa_set_mark(&xa, 70, XA_MARK_1);
 	xa_set_mark(&xa, 1000, XA_MARK_2);
 	assert_true(xa_get_mark(&xa, 70, XA_MARK_1));
 	assert_true(xa_marked(&xa, XA_MARK_1));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_alloc_cyclic(void **state)
@@ -325,8 +289,7 @@ static void test_alloc_cyclic(void **state)
 	assert_int_equal(xa_alloc_cyclic(&xa, &id, P(1), XA_LIMIT(100, 200),
 					 &next, GFP_KERNEL), 0);
 	assert_int_equal(id, 101);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_alloc_cyclic_wrap_32b(void **state)
@@ -356,8 +319,7 @@ static void test_alloc_cyclic_wrap_32b(void **state)
 	assert_ptr_equal(xa_load(&xa, UINT32_MAX), P(2));
 	assert_ptr_equal(xa_load(&xa, UINT32_MAX - 1), P(1));
 	assert_ptr_equal(xa_load(&xa, 0), P(3));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_alloc_einval(void **state)
@@ -385,10 +347,8 @@ static void test_alloc_einval(void **state)
 					 &next, GFP_KERNEL), -EINVAL);
 	assert_true(xa_empty(&xa));
 	assert_xa_ok(&xa);
-	assert_int_equal(xa_alloc(&xa, &id, P(1), xa_limit_32b, GFP_KERNEL), 0);
-	assert_int_equal(id, 0);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	expect_alloc(&xa, P(1), xa_limit_32b, 0);
+	xat_fini(&xa);
 }
 
 /* Many IDs, random frees: xa_alloc always returns the lowest free ID. */
@@ -406,9 +366,7 @@ static void test_alloc_lowest_free_random(void **state)
 	memset(used, 0, sizeof(used));
 	xa_init_flags(&xa, XA_FLAGS_ALLOC);
 	for (i = 0; i < N; i++) {
-		assert_int_equal(xa_alloc(&xa, &id, xa_mk_value(i), xa_limit_32b,
-					  GFP_KERNEL), 0);
-		assert_int_equal(id, i);
+		expect_alloc(&xa, xa_mk_value(i), xa_limit_32b, i);
 		used[i] = 1;
 	}
 	assert_xa_ok(&xa);
@@ -445,8 +403,7 @@ static void test_alloc_lowest_free_random(void **state)
 			fail_msg("seed %llu: check failed after allocations",
 				 (unsigned long long)seed);
 	}
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_xa_ok(&xa);
 }
 
@@ -459,8 +416,7 @@ static void test_alloc_nomem_retry(void **state)
 
 	(void)state;
 	xa_init_flags(&xa, XA_FLAGS_ALLOC);
-	assert_int_equal(xa_alloc(&xa, &id, P(0), xa_limit_32b, GFP_KERNEL), 0);
-	assert_int_equal(id, 0);
+	expect_alloc(&xa, P(0), xa_limit_32b, 0);
 	/* ID 1 needs the first node: fail its first allocation attempt. */
 	upc_fault_fail_nth(1);
 	ret = xa_alloc(&xa, &id, P(1), xa_limit_32b, GFP_KERNEL);
@@ -470,33 +426,22 @@ static void test_alloc_nomem_retry(void **state)
 	assert_int_equal(id, 1);
 	assert_ptr_equal(xa_load(&xa, 1), P(1));
 	assert_ptr_equal(xa_load(&xa, 0), P(0));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
-
-/* Disarm the fault injector even when a test failed while it was armed. */
-static int disarm_faults(void **state)
-{
-	(void)state;
-	upc_fault_fail_nth(0);
-	return 0;
-}
-
-#define T(f)	cmocka_unit_test_setup_teardown(f, disarm_faults, disarm_faults)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_alloc_in_limits),
-		T(test_alloc_reuse),
-		T(test_alloc1),
-		T(test_alloc_null_reserves),
-		T(test_alloc_skips_stored),
-		T(test_alloc_cyclic),
-		T(test_alloc_cyclic_wrap_32b),
-		T(test_alloc_einval),
-		T(test_alloc_lowest_free_random),
-		T(test_alloc_nomem_retry),
+		XAT_TEST(test_alloc_in_limits),
+		XAT_TEST(test_alloc_reuse),
+		XAT_TEST(test_alloc1),
+		XAT_TEST(test_alloc_null_reserves),
+		XAT_TEST(test_alloc_skips_stored),
+		XAT_TEST(test_alloc_cyclic),
+		XAT_TEST(test_alloc_cyclic_wrap_32b),
+		XAT_TEST(test_alloc_einval),
+		XAT_TEST(test_alloc_lowest_free_random),
+		XAT_TEST(test_alloc_nomem_retry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

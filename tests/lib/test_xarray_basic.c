@@ -30,20 +30,7 @@
 #include <upcache/xarray.h>
 
 #include "rand.h"
-
-/* Objects whose addresses serve as pointer entries (8-byte aligned). */
-static long objs[256];
-#define P(i)	((void *)&objs[(i)])
-
-#define assert_xa_ok(xa)	assert_int_equal(upc_check_xarray(xa), 0)
-
-/* Last index of the aligned block of 2^order indices starting at first. */
-static unsigned long block_last(unsigned long first, unsigned int order)
-{
-	if (order >= BITS_PER_LONG)
-		return ULONG_MAX;
-	return first + ((1UL << order) - 1);
-}
+#include "xa_test.h"
 
 /*
  * greedy_order() - The order of the piece xa_store_range() must put at
@@ -248,8 +235,7 @@ static void test_values_and_pointers(void **state)
 		assert_ptr_equal(xa_load(&xa, i * 3), P(i + 100));
 		assert_ptr_equal(xa_load(&xa, i * 3 + 1), xa_mk_value(i));
 	}
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_xa_ok(&xa);
 	assert_true(xa_empty(&xa));
 }
@@ -347,8 +333,7 @@ static void test_store_internal_rejected(void **state)
 	assert_int_equal(xa_err(xa_cmpxchg(&xa, 100, P(1), xa_mk_sibling(3),
 					   GFP_KERNEL)), -EINVAL);
 	assert_ptr_equal(xa_load(&xa, 100), P(1));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_store_zero_entry(void **state)
@@ -438,8 +423,7 @@ static void test_insert(void **state)
 	assert_true(upc_lock_is_held(&xa.xa_lock));
 	xa_unlock(&xa);
 	assert_ptr_equal(xa_load(&xa, 500), P(9));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_xa_ok(&xa);
 }
 
@@ -496,8 +480,7 @@ static void test_cmpxchg(void **state)
 	assert_ptr_equal(__xa_cmpxchg(&xa, 40, P(6), P(8), GFP_KERNEL), P(7));
 	xa_unlock(&xa);
 	assert_ptr_equal(xa_load(&xa, 40), P(7));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_xa_ok(&xa);
 }
 
@@ -579,17 +562,14 @@ static void check_range(unsigned long first, unsigned long last)
 	unsigned long pos;
 
 	xa_init(&xa);
-	if (first > 0)
-		assert_null(xa_store(&xa, first - 1, P(1), GFP_KERNEL));
-	if (last < ULONG_MAX)
-		assert_null(xa_store(&xa, last + 1, P(2), GFP_KERNEL));
+	xat_neighbours(&xa, first, last, XAT_NB_PUT);
 	assert_null(xa_store_range(&xa, first, last, e, GFP_KERNEL));
 	assert_xa_ok(&xa);
 
 	pos = first;
 	for (;;) {
 		unsigned int order = greedy_order(pos, last);
-		unsigned long end = block_last(pos, order);
+		unsigned long end = range_last(pos, order);
 
 		assert_ptr_equal(xa_load(&xa, pos), e);
 		assert_ptr_equal(xa_load(&xa, end), e);
@@ -610,20 +590,14 @@ static void check_range(unsigned long first, unsigned long last)
 				break;
 		}
 	}
-	if (first > 0)
-		assert_ptr_equal(xa_load(&xa, first - 1), P(1));
-	if (last < ULONG_MAX)
-		assert_ptr_equal(xa_load(&xa, last + 1), P(2));
+	xat_neighbours(&xa, first, last, XAT_NB_CHECK);
 
 	/* Erase the range with NULL: only the sentinels remain. */
 	assert_null(xa_store_range(&xa, first, last, NULL, GFP_KERNEL));
 	assert_xa_ok(&xa);
 	assert_null(xa_load(&xa, first));
 	assert_null(xa_load(&xa, last));
-	if (first > 0)
-		assert_ptr_equal(xa_erase(&xa, first - 1), P(1));
-	if (last < ULONG_MAX)
-		assert_ptr_equal(xa_erase(&xa, last + 1), P(2));
+	xat_neighbours(&xa, first, last, XAT_NB_ERASE);
 	assert_xa_ok(&xa);
 	assert_true(xa_empty(&xa));
 }
@@ -676,8 +650,7 @@ static void test_store_range_pieces_are_separate(void **state)
 	assert_xa_ok(&xa);
 
 	/* A range stored over existing entries replaces them. */
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	for (i = 0; i < 40; i++)
 		xa_store(&xa, i, xa_mk_value(i), GFP_KERNEL);
 	assert_null(xa_store_range(&xa, 8, 31, P(3), GFP_KERNEL));
@@ -691,8 +664,7 @@ static void test_store_range_pieces_are_separate(void **state)
 	assert_int_equal(xa_get_order(&xa, 8), 3);
 	assert_int_equal(xa_get_order(&xa, 16), 4);
 	assert_int_equal(xa_get_order(&xa, 31), 4);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_xa_ok(&xa);
 }
 
@@ -717,8 +689,7 @@ static void test_store_range_bad(void **state)
 	assert_null(xa_load(&xa, 5));
 	assert_null(xa_load(&xa, 0));
 	assert_int_equal(xa_get_order(&xa, 4), 0);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_get_order(void **state)
@@ -735,7 +706,7 @@ static void test_get_order(void **state)
 	assert_ptr_equal(xa_erase(&xa, 0), P(0));
 	for (order = 1; order < BITS_PER_LONG; order++) {
 		unsigned long first = 1UL << order;	/* aligned to 2^order */
-		unsigned long last = block_last(first, order);
+		unsigned long last = range_last(first, order);
 
 		assert_null(xa_store_range(&xa, first, last, P(order), GFP_KERNEL));
 		assert_int_equal(xa_get_order(&xa, first), order);
@@ -753,8 +724,7 @@ static void test_get_order(void **state)
 	assert_int_equal(xa_get_order(&xa, 0), BITS_PER_LONG);
 	assert_int_equal(xa_get_order(&xa, ULONG_MAX), BITS_PER_LONG);
 	assert_int_equal(xa_get_order(&xa, 12345), BITS_PER_LONG);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_true(xa_empty(&xa));
 }
 
@@ -875,8 +845,7 @@ static void test_find(void **state)
 	i = 0;
 	assert_null(xa_find(&xa, &i, 999, XA_MARK_2));
 
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_xa_ok(&xa);
 }
 
@@ -999,14 +968,6 @@ static void test_for_each(void **state)
 	assert_xa_ok(&xa);
 }
 
-static int cmp_ulong(const void *a, const void *b)
-{
-	unsigned long x = *(const unsigned long *)a;
-	unsigned long y = *(const unsigned long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Random indices, iterated in order, compared with a sorted copy. */
 static void test_for_each_random(void **state)
 {
@@ -1044,7 +1005,7 @@ static void test_for_each_random(void **state)
 			want[nr++] = idx;
 	}
 	assert_xa_ok(&xa);
-	qsort(want, nr, sizeof(*want), cmp_ulong);
+	qsort(want, nr, sizeof(*want), xat_cmp_ulong);
 	xa_for_each(&xa, index, entry) {
 		if (n >= nr)
 			fail_msg("seed %llu: more entries than stored",
@@ -1070,8 +1031,7 @@ static void test_for_each_random(void **state)
 		nm++;
 	}
 	assert_int_equal(nm, nmarked);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_xa_ok(&xa);
 	free(want);
 	free(got);
@@ -1133,8 +1093,7 @@ static void test_extract(void **state)
 	n = xa_extract(&xa, dst, 0, ULONG_MAX, 8, XA_MARK_0);
 	assert_int_equal(n, 0);
 
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_xa_ok(&xa);
 	assert_int_equal(xa_extract(&xa, dst, 0, ULONG_MAX, 8, XA_PRESENT), 0);
 }
@@ -1154,8 +1113,7 @@ static void test_destroy(void **state)
 	upc_rand_seed(&rnd, upc_test_seed() ^ 0xde57);
 	xa_init(&xa);
 	/* An empty array: destroy is harmless. */
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_true(xa_empty(&xa));
 	assert_xa_ok(&xa);
 
@@ -1175,8 +1133,7 @@ static void test_destroy(void **state)
 	assert_int_equal(xa_reserve(&xa, 77777777, GFP_KERNEL), 0);
 	assert_xa_ok(&xa);
 	assert_true(xa_marked(&xa, XA_MARK_1));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	upc_stats_thread(&after);
 	assert_xa_ok(&xa);
 	assert_true(xa_empty(&xa));
@@ -1193,14 +1150,12 @@ static void test_destroy(void **state)
 	assert_null(xa_store(&xa, 5, P(5), GFP_KERNEL));
 	assert_ptr_equal(xa_load(&xa, 5), P(5));
 	assert_false(xa_get_mark(&xa, 5, XA_MARK_1));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 
 	/* Head-only arrays. */
 	assert_null(xa_store(&xa, 0, P(0), GFP_KERNEL));
 	xa_set_mark(&xa, 0, XA_MARK_2);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_true(xa_empty(&xa));
 	assert_false(xa_marked(&xa, XA_MARK_2));
 	assert_xa_ok(&xa);
@@ -1338,8 +1293,7 @@ static void test_marks(void **state)
 	__xa_clear_mark(&xa, 9, XA_MARK_1);
 	xa_unlock(&xa);
 	assert_false(xa_get_mark(&xa, 9, XA_MARK_1));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_marks_multi_index(void **state)
@@ -1374,8 +1328,7 @@ static void test_marks_multi_index(void **state)
 	assert_xa_ok(&xa);
 	assert_ptr_equal(xa_erase(&xa, 260), P(3));
 	assert_false(xa_marked(&xa, XA_MARK_1));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 /* A random mix of order-0 operations against a plain table. */
@@ -1564,8 +1517,7 @@ static void test_aliases_and_locks(void **state)
 	xa_unlock(&xa);
 	assert_true(trylock_elsewhere(&xa));
 	assert_ptr_equal(xa_load(&xa, 3), P(3));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_false(upc_lock_is_held(&xa.xa_lock));
 }
 

@@ -29,11 +29,7 @@
 #include <upcache/xarray.h>
 
 #include "rand.h"
-
-static long objs[256];
-#define P(i)	((void *)&objs[(i) & 255])
-
-#define assert_xa_ok(xa)	assert_int_equal(upc_check_xarray(xa), 0)
+#include "xa_test.h"
 
 /* Levels of a tree that reaches ULONG_MAX. */
 #define FULL_LEVELS	((BITS_PER_LONG + XA_CHUNK_SHIFT - 1) / XA_CHUNK_SHIFT)
@@ -56,21 +52,6 @@ static struct upc_thread_stats counters_delta(void)
 	d.xa_node_frees = now.xa_node_frees - mark.xa_node_frees;
 	d.lock_acquires = now.lock_acquires - mark.lock_acquires;
 	return d;
-}
-
-static void *store_order(struct xarray *xa, unsigned long index,
-			 unsigned int order, void *entry)
-{
-	XA_STATE_ORDER(xas, xa, index, order);
-	void *old;
-
-	do {
-		xas_lock(&xas);
-		old = xas_store(&xas, entry);
-		xas_unlock(&xas);
-	} while (xas_nomem(&xas, GFP_KERNEL));
-	assert_int_equal(xas_error(&xas), 0);
-	return old;
 }
 
 /* ------------------------------------------------------------------ */
@@ -96,8 +77,7 @@ static void test_reset(void **state)
 	xa_load(&xa, 1);
 	upc_stats_thread(&s);
 	assert_int_equal(s.xa_walks, 1);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 /* ------------------------------------------------------------------ */
@@ -137,12 +117,11 @@ static void test_load_one_walk(void **state)
 	for (i = 0; i < sizeof(idx) / sizeof(idx[0]); i++)
 		expect_load_walks(&xa, idx[i]);
 	xa_store(&xa, ULONG_MAX, P(6), GFP_KERNEL);
-	store_order(&xa, 1UL << 30, 12, P(7));
+	xat_store_order(&xa, 1UL << 30, 12, P(7));
 	for (i = 0; i < sizeof(idx) / sizeof(idx[0]); i++)
 		expect_load_walks(&xa, idx[i]);
 	expect_load_walks(&xa, (1UL << 30) + 77);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_xas_load_store_one_walk(void **state)
@@ -155,7 +134,7 @@ static void test_xas_load_store_one_walk(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(idx) / sizeof(idx[0]); i++)
 		xa_store(&xa, idx[i], P(i), GFP_KERNEL);
-	store_order(&xa, 4096, 8, P(9));
+	xat_store_order(&xa, 4096, 8, P(9));
 	for (i = 0; i < sizeof(idx) / sizeof(idx[0]); i++) {
 		XA_STATE(xas, &xa, idx[i]);
 
@@ -186,8 +165,7 @@ static void test_xas_load_store_one_walk(void **state)
 		assert_int_equal(d.xa_walks, 1);
 	}
 	assert_ptr_equal(xa_load(&xa, 4096), P(10));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_xas_store_restart_one_walk(void **state)
@@ -222,8 +200,7 @@ static void test_xas_store_restart_one_walk(void **state)
 		assert_int_equal(d.xa_walks, 1);
 		assert_int_equal(d.lock_acquires, 1);
 	}
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_find_conflict_store_one_walk(void **state)
@@ -252,8 +229,7 @@ static void test_find_conflict_store_one_walk(void **state)
 	assert_int_equal(n, 2);
 	assert_int_equal(d.xa_walks, 1);
 	assert_ptr_equal(xa_load(&xa, 127), P(3));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_find_one_walk(void **state)
@@ -269,7 +245,7 @@ static void test_find_one_walk(void **state)
 		xa_store(&xa, i, xa_mk_value(i), GFP_KERNEL);
 	for (i = 1; i < 40; i++, want++)
 		xa_store(&xa, i << 24, P(i), GFP_KERNEL);
-	store_order(&xa, 1UL << 50, 9, P(1));
+	xat_store_order(&xa, 1UL << 50, 9, P(1));
 	want++;
 	xa_store(&xa, ULONG_MAX, P(2), GFP_KERNEL);
 	want++;
@@ -319,8 +295,7 @@ static void test_find_one_walk(void **state)
 		assert_true(d.xa_walks <= n + 1);
 		assert_int_equal(d.lock_acquires, 0);
 	}
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_no_walk(void **state)
@@ -330,7 +305,7 @@ static void test_no_walk(void **state)
 
 	(void)state;
 	xa_store(&xa, 0, P(0), GFP_KERNEL);
-	store_order(&xa, 640, 6, P(1));
+	xat_store_order(&xa, 640, 6, P(1));
 	xa_store(&xa, 1UL << 33, P(2), GFP_KERNEL);
 	rcu_read_lock();
 	{
@@ -356,8 +331,7 @@ static void test_no_walk(void **state)
 		assert_int_equal(d.xa_walks, 0);
 	}
 	rcu_read_unlock();
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 /* ------------------------------------------------------------------ */
@@ -450,8 +424,7 @@ static void test_nodes_deep(void **state)
 	assert_int_equal(d.xa_node_frees, 2 * FULL_LEVELS - 1);
 	assert_false(xa_is_node(xa.xa_head));
 	assert_ptr_equal(xa_load(&xa, 0), P(0));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_nodes_multi(void **state)
@@ -462,7 +435,7 @@ static void test_nodes_multi(void **state)
 	(void)state;
 	/* An order-64 entry is one node; an order-(6k) entry near 0 too. */
 	counters_start();
-	store_order(&xa, 0, BITS_PER_LONG, P(1));
+	xat_store_order(&xa, 0, BITS_PER_LONG, P(1));
 	d = counters_delta();
 	assert_int_equal(d.xa_node_allocs, 1);
 	counters_start();
@@ -474,7 +447,7 @@ static void test_nodes_multi(void **state)
 	xa_store(&xa, 1UL << 20, P(2), GFP_KERNEL);
 	xa_store(&xa, (1UL << 20) + 4095, P(3), GFP_KERNEL);
 	counters_start();
-	store_order(&xa, 1UL << 20, 12, P(4));
+	xat_store_order(&xa, 1UL << 20, 12, P(4));
 	d = counters_delta();
 	/* The leaves of 2^20 and 2^20 + 4095 and their common parent. */
 	assert_true(d.xa_node_frees >= 3);
@@ -505,8 +478,7 @@ static void test_destroy_frees_all(void **state)
 	d = counters_delta();
 	assert_true(d.xa_node_allocs > 0);
 	assert_int_equal(d.xa_node_frees, 0);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	d = counters_delta();
 	if (d.xa_node_frees != d.xa_node_allocs)
 		fail_msg("seed %llu: %llu nodes allocated, %llu freed",
@@ -598,8 +570,7 @@ static void test_lock_acquires(void **state)
 	counters_start();
 	xa_destroy(&xa);
 	expect_locks("xa_destroy", 1);
-	assert_xa_ok(&xb);
-	xa_destroy(&xb);
+	xat_fini(&xb);
 	assert_xa_ok(&xa);
 	assert_xa_ok(&xb);
 }

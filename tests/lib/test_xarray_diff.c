@@ -36,6 +36,7 @@
 #include "rand.h"
 #include "xa_harness.h"
 #include "xa_model.h"
+#include "xa_test.h"
 
 #if defined(UPC_SANITIZE_ADDRESS) || defined(__SANITIZE_ADDRESS__)
 #define DIFF_DEFAULT_OPS	1000000UL
@@ -583,17 +584,8 @@ static void build_tree(struct xarray *xa)
 	assert_null(xa_store(xa, 1UL << 20, xa_mk_value(7), GFP_KERNEL));
 	xa_set_mark(xa, 5, XA_MARK_1);
 	xa_set_mark(xa, 1UL << 20, XA_MARK_2);
-	{
-		XA_STATE_ORDER(xas, xa, 0x1000, 2);
-
-		do {
-			xas_lock(&xas);
-			xas_store(&xas, xa_mk_value(0x1000));
-			xas_unlock(&xas);
-		} while (xas_nomem(&xas, GFP_KERNEL));
-		assert_int_equal(xas_error(&xas), 0);
-	}
-	assert_int_equal(upc_check_xarray(xa), 0);
+	xat_store_order(xa, 0x1000, 2, xa_mk_value(0x1000));
+	assert_xa_ok(xa);
 }
 
 /* Each corruption, made and undone in turn, must be reported. */

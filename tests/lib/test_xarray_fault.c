@@ -39,6 +39,7 @@
 #include "fault.h"
 #include "xa_harness.h"
 #include "xa_model.h"
+#include "xa_test.h"
 
 /* struct fctx - what a scenario's run reports beyond its return value. */
 struct fctx {
@@ -70,14 +71,6 @@ struct fault_case {
 	bool allocates;
 	bool raw;
 };
-
-static int64_t node_balance(void)
-{
-	struct upc_thread_stats s;
-
-	upc_stats_thread(&s);
-	return (int64_t)(s.xa_node_allocs - s.xa_node_frees);
-}
 
 /* ---- building blocks ---------------------------------------------------- */
 
@@ -760,10 +753,10 @@ static unsigned long run_case_nth(const struct fault_case *fc,
 			 fc->name, n, ret);
 
 	xa_destroy(&h.xa);
-	if (node_balance() != h.node_base)
+	if (xat_nodes_live() != h.node_base)
 		fail_msg("%s, fail #%lu (returned %d): %lld node(s) leaked",
 			 fc->name, n, ret,
-			 (long long)(node_balance() - h.node_base));
+			 (long long)(xat_nodes_live() - h.node_base));
 	xa_model_fini(&h.m);
 	xa_model_fini(&old);
 	xa_model_fini(&new);

@@ -33,25 +33,7 @@
 
 #include "fault.h"
 #include "rand.h"
-
-static long objs[256];
-#define P(i)	((void *)&objs[(i) & 255])
-
-#define assert_xa_ok(xa)	assert_int_equal(upc_check_xarray(xa), 0)
-
-static unsigned long align_down(unsigned long index, unsigned int order)
-{
-	if (order >= BITS_PER_LONG)
-		return 0;
-	return index & ~((1UL << order) - 1);
-}
-
-static unsigned long range_last(unsigned long first, unsigned int order)
-{
-	if (order >= BITS_PER_LONG)
-		return ULONG_MAX;
-	return first + ((1UL << order) - 1);
-}
+#include "xa_test.h"
 
 /* Shift of the node an entry of @order lives in (the contract's layout). */
 static unsigned int node_shift(unsigned int order)
@@ -66,44 +48,6 @@ static unsigned long rand_in(struct upc_rand *r, unsigned long first,
 	if (first == 0 && last == ULONG_MAX)
 		return upc_rand_next(r);
 	return first + upc_rand_below(r, last - first + 1);
-}
-
-static void *store_order(struct xarray *xa, unsigned long index,
-			 unsigned int order, void *entry)
-{
-	XA_STATE_ORDER(xas, xa, index, order);
-	void *old;
-
-	do {
-		xas_lock(&xas);
-		old = xas_store(&xas, entry);
-		xas_unlock(&xas);
-	} while (xas_nomem(&xas, GFP_KERNEL));
-	assert_int_equal(xas_error(&xas), 0);
-	return old;
-}
-
-static unsigned long count_nodes_below(const struct xa_node *node)
-{
-	unsigned long n = 1;
-	unsigned int i;
-
-	if (node->shift == 0)
-		return 1;
-	for (i = 0; i < XA_CHUNK_SIZE; i++) {
-		void *e = node->slots[i];
-
-		if (xa_is_node(e))
-			n += count_nodes_below(xa_to_node(e));
-	}
-	return n;
-}
-
-static unsigned long count_nodes(const struct xarray *xa)
-{
-	void *head = xa->xa_head;
-
-	return xa_is_node(head) ? count_nodes_below(xa_to_node(head)) : 0;
 }
 
 /*
@@ -155,27 +99,21 @@ static void one_order(struct upc_rand *r, unsigned long base,
 		      unsigned int order, void *e, void *e2)
 {
 	DEFINE_XARRAY(xa);
-	struct upc_thread_stats s0, s1;
+	int64_t live;
 	unsigned long first = align_down(base, order);
 	unsigned long last = range_last(first, order);
 	unsigned long i;
 
-	upc_stats_thread(&s0);
-	if (first > 0)
-		assert_null(xa_store(&xa, first - 1, P(1), GFP_KERNEL));
-	if (last < ULONG_MAX)
-		assert_null(xa_store(&xa, last + 1, P(2), GFP_KERNEL));
-	assert_null(store_order(&xa, rand_in(r, first, last), order, e));
+	live = xat_nodes_live();
+	xat_neighbours(&xa, first, last, XAT_NB_PUT);
+	assert_null(xat_store_order(&xa, rand_in(r, first, last), order, e));
 	assert_xa_ok(&xa);
 	check_entry(&xa, r, first, order, e, 0, 32);
-	if (first > 0) {
-		assert_ptr_equal(xa_load(&xa, first - 1), P(1));
+	xat_neighbours(&xa, first, last, XAT_NB_CHECK);
+	if (first > 0)
 		assert_int_equal(xa_get_order(&xa, first - 1), 0);
-	}
-	if (last < ULONG_MAX) {
-		assert_ptr_equal(xa_load(&xa, last + 1), P(2));
+	if (last < ULONG_MAX)
 		assert_int_equal(xa_get_order(&xa, last + 1), 0);
-	}
 
 	/* Searching finds it once, from inside or before it. */
 	i = rand_in(r, first, last);
@@ -211,15 +149,10 @@ static void one_order(struct upc_rand *r, unsigned long base,
 	assert_null(xa_load(&xa, last));
 	assert_null(xa_load(&xa, rand_in(r, first, last)));
 	assert_false(xa_marked(&xa, XA_MARK_1));
-	if (first > 0)
-		assert_ptr_equal(xa_erase(&xa, first - 1), P(1));
-	if (last < ULONG_MAX)
-		assert_ptr_equal(xa_erase(&xa, last + 1), P(2));
+	xat_neighbours(&xa, first, last, XAT_NB_ERASE);
 	assert_xa_ok(&xa);
 	assert_true(xa_empty(&xa));
-	upc_stats_thread(&s1);
-	assert_int_equal(s1.xa_node_allocs - s0.xa_node_allocs,
-			 s1.xa_node_frees - s0.xa_node_frees);
+	assert_int_equal(xat_nodes_live(), live);
 }
 
 static void test_every_order(void **state)
@@ -251,7 +184,7 @@ static void test_orders_side_by_side(void **state)
 	/* Order k at [2^k, 2^(k+1)): they tile [1, ULONG_MAX]. */
 	assert_null(xa_store(&xa, 0, P(200), GFP_KERNEL));
 	for (order = 0; order < BITS_PER_LONG; order++)
-		assert_null(store_order(&xa, 1UL << order, order, P(order)));
+		assert_null(xat_store_order(&xa, 1UL << order, order, P(order)));
 	assert_xa_ok(&xa);
 	assert_ptr_equal(xa_load(&xa, 0), P(200));
 	for (order = 0; order < BITS_PER_LONG; order++) {
@@ -291,8 +224,7 @@ static void test_orders_side_by_side(void **state)
 			check_entry(&xa, &r, 1UL << order, order, P(order),
 				    order % 3 == 0 ? 1U << XA_MARK_0 : 0, 2);
 	}
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 	assert_xa_ok(&xa);
 }
 
@@ -323,9 +255,10 @@ static void test_store_smaller_into_bigger(void **state)
 			xa_store(&xa, first - 1, P(1), GFP_KERNEL);
 		if (last < ULONG_MAX)
 			xa_store(&xa, last + 1, P(2), GFP_KERNEL);
-		store_order(&xa, first, big, P(10));
+		xat_store_order(&xa, first, big, P(10));
 		xa_set_mark(&xa, first, XA_MARK_2);
-		assert_ptr_equal(store_order(&xa, t, small, xa_mk_value(c)), P(10));
+		assert_ptr_equal(xat_store_order(&xa, t, small, xa_mk_value(c)),
+				 P(10));
 		assert_xa_ok(&xa);
 		/* The whole bigger entry now holds the new value. */
 		check_entry(&xa, &r, first, big, xa_mk_value(c), 1U << XA_MARK_2, 16);
@@ -333,27 +266,26 @@ static void test_store_smaller_into_bigger(void **state)
 			assert_ptr_equal(xa_load(&xa, first - 1), P(1));
 		if (last < ULONG_MAX)
 			assert_ptr_equal(xa_load(&xa, last + 1), P(2));
-		assert_xa_ok(&xa);
-		xa_destroy(&xa);
+		xat_fini(&xa);
 	}
 }
 
 static void test_store_bigger_over_smaller(void **state)
 {
 	DEFINE_XARRAY(xa);
-	struct upc_thread_stats s0, s1;
+	int64_t live;
 	unsigned long i;
 	void *e;
 
 	(void)state;
-	upc_stats_thread(&s0);
+	live = xat_nodes_live();
 	/* Order 6 at 0 over entries of order 0 and 2 in one leaf. */
 	xa_store(&xa, 1, P(1), GFP_KERNEL);
 	xa_store(&xa, 5, xa_mk_value(5), GFP_KERNEL);
-	store_order(&xa, 8, 2, P(8));
+	xat_store_order(&xa, 8, 2, P(8));
 	xa_store(&xa, 63, P(63), GFP_KERNEL);
 	xa_store(&xa, 64, P(64), GFP_KERNEL);
-	store_order(&xa, 0, 6, P(100));
+	xat_store_order(&xa, 0, 6, P(100));
 	assert_xa_ok(&xa);
 	for (i = 0; i < 64; i++)
 		assert_ptr_equal(xa_load(&xa, i), P(100));
@@ -366,10 +298,10 @@ static void test_store_bigger_over_smaller(void **state)
 	/* Order 12 over entries spread across several leaves. */
 	xa_store(&xa, 4096 + 3, P(3), GFP_KERNEL);
 	xa_store(&xa, 4096 + 700, P(4), GFP_KERNEL);
-	store_order(&xa, 4096 + 1024, 7, P(5));
-	store_order(&xa, 4096 + 4032, 6, P(6));
+	xat_store_order(&xa, 4096 + 1024, 7, P(5));
+	xat_store_order(&xa, 4096 + 4032, 6, P(6));
 	xa_store(&xa, 8192, P(7), GFP_KERNEL);
-	store_order(&xa, 5000, 12, P(101));
+	xat_store_order(&xa, 5000, 12, P(101));
 	assert_xa_ok(&xa);
 	for (i = 4096; i < 8192; i += 61)
 		assert_ptr_equal(xa_load(&xa, i), P(101));
@@ -388,9 +320,9 @@ static void test_store_bigger_over_smaller(void **state)
 	}
 
 	/* Order 7 over two order-6 entries. */
-	store_order(&xa, 128, 6, P(8));
-	store_order(&xa, 192, 6, P(9));
-	store_order(&xa, 130, 7, P(102));
+	xat_store_order(&xa, 128, 6, P(8));
+	xat_store_order(&xa, 192, 6, P(9));
+	xat_store_order(&xa, 130, 7, P(102));
 	assert_xa_ok(&xa);
 	assert_ptr_equal(xa_load(&xa, 128), P(102));
 	assert_ptr_equal(xa_load(&xa, 255), P(102));
@@ -398,10 +330,10 @@ static void test_store_bigger_over_smaller(void **state)
 
 	/* Order 64 over everything. */
 	xa_store(&xa, ULONG_MAX, P(11), GFP_KERNEL);
-	store_order(&xa, 1UL << 30, 20, P(12));
-	store_order(&xa, 42, BITS_PER_LONG, P(103));
+	xat_store_order(&xa, 1UL << 30, 20, P(12));
+	xat_store_order(&xa, 42, BITS_PER_LONG, P(103));
 	assert_xa_ok(&xa);
-	assert_int_equal(count_nodes(&xa), 1);
+	assert_int_equal(xat_count_nodes(&xa), 1);
 	assert_int_equal(xa_get_order(&xa, 0), BITS_PER_LONG);
 	assert_int_equal(xa_get_order(&xa, ULONG_MAX), BITS_PER_LONG);
 	assert_ptr_equal(xa_load(&xa, ULONG_MAX), P(103));
@@ -410,9 +342,7 @@ static void test_store_bigger_over_smaller(void **state)
 	assert_ptr_equal(xa_erase(&xa, 7), P(103));
 	assert_xa_ok(&xa);
 	assert_true(xa_empty(&xa));
-	upc_stats_thread(&s1);
-	assert_int_equal(s1.xa_node_allocs - s0.xa_node_allocs,
-			 s1.xa_node_frees - s0.xa_node_frees);
+	assert_int_equal(xat_nodes_live(), live);
 }
 
 /* A bigger entry stored over smaller ones takes the union of their marks. */
@@ -428,7 +358,7 @@ static void test_store_bigger_marks_union(void **state)
 	xa_store(&xa, 16, P(3), GFP_KERNEL);
 	xa_set_mark(&xa, 9, XA_MARK_0);
 	xa_set_mark(&xa, 13, XA_MARK_2);
-	store_order(&xa, 8, 3, P(4));	/* 8..15 */
+	xat_store_order(&xa, 8, 3, P(4));	/* 8..15 */
 	assert_xa_ok(&xa);
 	assert_true(xa_get_mark(&xa, 8, XA_MARK_0));
 	assert_true(xa_get_mark(&xa, 15, XA_MARK_2));
@@ -439,20 +369,19 @@ static void test_store_bigger_marks_union(void **state)
 	xa_store(&xa, 4096 + 7, P(5), GFP_KERNEL);
 	xa_store(&xa, 4096 + 900, P(6), GFP_KERNEL);
 	xa_set_mark(&xa, 4096 + 900, XA_MARK_1);
-	store_order(&xa, 4096, 12, P(7));
+	xat_store_order(&xa, 4096, 12, P(7));
 	assert_xa_ok(&xa);
 	assert_true(xa_get_mark(&xa, 4096, XA_MARK_1));
 	assert_false(xa_get_mark(&xa, 4096, XA_MARK_0));
 	assert_false(xa_get_mark(&xa, 4096, XA_MARK_2));
 	/* An unmarked range stays unmarked. */
 	xa_store(&xa, 1UL << 20, P(8), GFP_KERNEL);
-	store_order(&xa, 1UL << 20, 5, P(9));
+	xat_store_order(&xa, 1UL << 20, 5, P(9));
 	assert_xa_ok(&xa);
 	assert_false(xa_get_mark(&xa, 1UL << 20, XA_MARK_0));
 	assert_false(xa_get_mark(&xa, 1UL << 20, XA_MARK_1));
 	assert_false(xa_get_mark(&xa, 1UL << 20, XA_MARK_2));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_multi_marks_iteration(void **state)
@@ -466,7 +395,7 @@ static void test_multi_marks_iteration(void **state)
 	(void)state;
 	for (i = 0; i < 7; i++) {
 		first[i] = (unsigned long)(i + 1) << 31;
-		store_order(&xa, first[i], orders[i], P(i));
+		xat_store_order(&xa, first[i], orders[i], P(i));
 		if (i % 2)
 			xa_set_mark(&xa, range_last(first[i], orders[i]), XA_MARK_1);
 	}
@@ -495,8 +424,7 @@ static void test_multi_marks_iteration(void **state)
 	for (i = 1; i < 7; i += 2)
 		xa_clear_mark(&xa, first[i] + ((1UL << orders[i]) >> 1), XA_MARK_1);
 	assert_false(xa_marked(&xa, XA_MARK_1));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 /* ------------------------------------------------------------------ */
@@ -540,28 +468,26 @@ static void split_uniform(struct upc_rand *r, unsigned long base,
 			  unsigned int old, unsigned int new, void *entry)
 {
 	DEFINE_XARRAY(xa);
-	struct upc_thread_stats s0, s1;
+	int64_t live;
 	unsigned long first = align_down(base, old);
 	unsigned long last = range_last(first, old);
 	unsigned long victim, i, nodes;
 
-	upc_stats_thread(&s0);
+	live = xat_nodes_live();
 	if (first > 0)
 		xa_store(&xa, first - 1, P(1), GFP_KERNEL);
 	if (last < ULONG_MAX)
 		xa_store(&xa, last + 1, P(2), GFP_KERNEL);
-	store_order(&xa, first, old, entry);
+	xat_store_order(&xa, first, old, entry);
 	xa_set_mark(&xa, first, XA_MARK_0);
 	xa_set_mark(&xa, last, XA_MARK_2);
-	nodes = count_nodes(&xa);
+	nodes = xat_count_nodes(&xa);
 	{
 		XA_STATE_ORDER(xas, &xa, first, new);
 
 		xas_split_alloc(&xas, entry, old, GFP_KERNEL);
 		assert_int_equal(xas_error(&xas), 0);
-		xas_lock(&xas);
-		xas_split(&xas, entry, old);
-		xas_unlock(&xas);
+		xat_split(&xas, entry, old);
 		assert_int_equal(xas_error(&xas), 0);
 		xas_destroy(&xas);
 	}
@@ -569,7 +495,7 @@ static void split_uniform(struct upc_rand *r, unsigned long base,
 	verify_pieces(&xa, first, old, new, entry);
 	/* Pieces below the old entry's level live in new nodes. */
 	if (node_shift(old) > node_shift(new))
-		assert_true(count_nodes(&xa) > nodes);
+		assert_true(xat_count_nodes(&xa) > nodes);
 	if (old - new <= 12) {
 		for (i = 0; i < (1UL << (old - new)); i++) {
 			unsigned long p = first + (i << new);
@@ -578,14 +504,11 @@ static void split_uniform(struct upc_rand *r, unsigned long base,
 			assert_int_equal(xa_get_order(&xa, range_last(p, new)), new);
 		}
 	}
-	if (first > 0) {
-		assert_ptr_equal(xa_load(&xa, first - 1), P(1));
+	xat_neighbours(&xa, first, last, XAT_NB_CHECK);
+	if (first > 0)
 		assert_false(xa_get_mark(&xa, first - 1, XA_MARK_0));
-	}
-	if (last < ULONG_MAX) {
-		assert_ptr_equal(xa_load(&xa, last + 1), P(2));
+	if (last < ULONG_MAX)
 		assert_false(xa_get_mark(&xa, last + 1, XA_MARK_2));
-	}
 
 	/* The pieces are separate entries now. */
 	victim = align_down(rand_in(r, first, last), new);
@@ -598,11 +521,8 @@ static void split_uniform(struct upc_rand *r, unsigned long base,
 		assert_ptr_equal(xa_load(&xa, victim - 1), entry);
 	if (range_last(victim, new) < last)
 		assert_ptr_equal(xa_load(&xa, range_last(victim, new) + 1), entry);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
-	upc_stats_thread(&s1);
-	assert_int_equal(s1.xa_node_allocs - s0.xa_node_allocs,
-			 s1.xa_node_frees - s0.xa_node_frees);
+	xat_fini(&xa);
+	assert_int_equal(xat_nodes_live(), live);
 }
 
 static void test_split(void **state)
@@ -635,35 +555,31 @@ static void split_no_prealloc(struct upc_rand *r, unsigned int old,
 			      unsigned int new)
 {
 	DEFINE_XARRAY(xa);
-	struct upc_thread_stats s0, s1;
+	int64_t live;
 	unsigned long first = align_down(1UL << 33, old);
 	unsigned long nodes, nth;
 
 	xa_store(&xa, 3, P(3), GFP_KERNEL);
-	store_order(&xa, first, old, P(10));
+	xat_store_order(&xa, first, old, P(10));
 	xa_set_mark(&xa, first, XA_MARK_0);
 	xa_set_mark(&xa, first, XA_MARK_2);
-	nodes = count_nodes(&xa);
-	upc_stats_thread(&s0);
+	nodes = xat_count_nodes(&xa);
+	live = xat_nodes_live();
 	for (nth = 1; nth <= 3; nth++) {
 		XA_STATE_ORDER(xas, &xa, first, new);
 
 		upc_fault_fail_nth(nth);
-		xas_lock(&xas);
-		xas_split(&xas, P(10), old);
-		xas_unlock(&xas);
+		xat_split(&xas, P(10), old);
 		upc_fault_fail_nth(0);
 		assert_int_equal(xas_error(&xas), -ENOMEM);
 		assert_xa_ok(&xa);
-		assert_int_equal(count_nodes(&xa), nodes);
+		assert_int_equal(xat_count_nodes(&xa), nodes);
 		check_entry(&xa, r, first, old, P(10),
 			    1U << XA_MARK_0 | 1U << XA_MARK_2, 16);
 		assert_ptr_equal(xa_load(&xa, 3), P(3));
 		xas_destroy(&xas);
 	}
-	upc_stats_thread(&s1);
-	assert_int_equal(s1.xa_node_allocs - s0.xa_node_allocs,
-			 s1.xa_node_frees - s0.xa_node_frees);
+	assert_int_equal(xat_nodes_live(), live);
 	{
 		XA_STATE_ORDER(xas, &xa, first, new);
 		unsigned int loops = 0;
@@ -672,9 +588,7 @@ static void split_no_prealloc(struct upc_rand *r, unsigned int old,
 		upc_fault_fail_nth(2);
 		do {
 			loops++;
-			xas_lock(&xas);
-			xas_split(&xas, P(10), old);
-			xas_unlock(&xas);
+			xat_split(&xas, P(10), old);
 		} while (xas_nomem(&xas, GFP_KERNEL));
 		upc_fault_fail_nth(0);
 		assert_int_equal(xas_error(&xas), 0);
@@ -683,8 +597,7 @@ static void split_no_prealloc(struct upc_rand *r, unsigned int old,
 	assert_xa_ok(&xa);
 	verify_pieces(&xa, first, old, new, P(10));
 	assert_ptr_equal(xa_load(&xa, 3), P(3));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_split_without_prealloc(void **state)
@@ -715,23 +628,20 @@ static void test_split_builds_missing_nodes(void **state)
 		unsigned long first = align_down(ULONG_MAX - (1UL << 20), old);
 
 		xa_store(&xa, 0, P(0), GFP_KERNEL);
-		store_order(&xa, first, old, xa_mk_value(old));
+		xat_store_order(&xa, first, old, xa_mk_value(old));
 		xa_set_mark(&xa, first, XA_MARK_0);
 		xa_set_mark(&xa, first, XA_MARK_2);
 		{
 			XA_STATE_ORDER(xas, &xa, first, new);
 
-			xas_lock(&xas);
-			xas_split(&xas, xa_mk_value(old), old);
-			xas_unlock(&xas);
+			xat_split(&xas, xa_mk_value(old), old);
 			assert_int_equal(xas_error(&xas), 0);
 			xas_destroy(&xas);
 		}
 		assert_xa_ok(&xa);
 		verify_pieces(&xa, first, old, new, xa_mk_value(old));
 		assert_ptr_equal(xa_load(&xa, 0), P(0));
-		assert_xa_ok(&xa);
-		xa_destroy(&xa);
+		xat_fini(&xa);
 	}
 }
 
@@ -742,41 +652,33 @@ static void test_split_nothing(void **state)
 
 	(void)state;
 	xa_store(&xa, 0, P(0), GFP_KERNEL);
-	store_order(&xa, 8192, 12, P(1));
+	xat_store_order(&xa, 8192, 12, P(1));
 	{
 		XA_STATE_ORDER(xas, &xa, 4096, 0);
 
 		xas_split_alloc(&xas, P(1), 12, GFP_KERNEL);
-		xas_lock(&xas);
-		xas_split(&xas, P(1), 12);
-		xas_unlock(&xas);
+		xat_split(&xas, P(1), 12);
 		assert_int_equal(xas_error(&xas), -EINVAL);
 		xas_destroy(&xas);
 	}
 	{
 		XA_STATE_ORDER(xas, &xa, 4100, 0);
 
-		xas_lock(&xas);
-		xas_try_split(&xas, P(1), 12);
-		xas_unlock(&xas);
+		xat_try_split(&xas, P(1), 12);
 		assert_int_equal(xas_error(&xas), -EINVAL);
 	}
 	/* Beyond the top of the tree. */
 	{
 		XA_STATE_ORDER(xas, &xa, 1UL << 50, 0);
 
-		xas_lock(&xas);
-		xas_split(&xas, P(1), 12);
-		xas_unlock(&xas);
+		xat_split(&xas, P(1), 12);
 		assert_int_equal(xas_error(&xas), -EINVAL);
 		xas_destroy(&xas);
 	}
 	{
 		XA_STATE_ORDER(xas, &xa, 1UL << 50, 2);
 
-		xas_lock(&xas);
-		xas_try_split(&xas, P(1), 12);
-		xas_unlock(&xas);
+		xat_try_split(&xas, P(1), 12);
 		assert_int_equal(xas_error(&xas), -EINVAL);
 	}
 	assert_xa_ok(&xa);
@@ -784,8 +686,7 @@ static void test_split_nothing(void **state)
 	assert_null(xa_load(&xa, 1UL << 50));
 	assert_int_equal(xa_get_order(&xa, 8192), 12);
 	assert_ptr_equal(xa_load(&xa, 0), P(0));
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 /* A split inside one node needs no new node, hence no preallocation. */
@@ -796,30 +697,27 @@ static void test_split_same_node(void **state)
 
 	(void)state;
 	xa_store(&xa, 0, P(0), GFP_KERNEL);
-	store_order(&xa, 4096, 9, P(1));	/* 8 slots of a shift-6 node */
+	xat_store_order(&xa, 4096, 9, P(1));	/* 8 slots of a shift-6 node */
 	xa_set_mark(&xa, 4096, XA_MARK_0);
 	xa_set_mark(&xa, 4096, XA_MARK_2);
 	{
 		XA_STATE_ORDER(xas, &xa, 4096, 6);
 
-		xas_lock(&xas);
-		xas_split(&xas, P(1), 9);
-		xas_unlock(&xas);
+		xat_split(&xas, P(1), 9);
 		assert_int_equal(xas_error(&xas), 0);
 	}
 	assert_xa_ok(&xa);
 	verify_pieces(&xa, 4096, 9, 6, P(1));
 	for (i = 0; i < 8; i++)
 		assert_int_equal(xa_get_order(&xa, 4096 + i * 64 + 5), 6);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 /* Beyond the node cap, or when an allocation fails: -ENOMEM, no change. */
 static void test_split_alloc_failures(void **state)
 {
 	DEFINE_XARRAY(xa);
-	struct upc_thread_stats s0, s1;
+	int64_t live;
 	uint64_t seed = upc_test_seed();
 	struct upc_rand r;
 	unsigned long nth;
@@ -827,46 +725,38 @@ static void test_split_alloc_failures(void **state)
 	(void)state;
 	upc_rand_seed(&r, seed ^ 0xca9);
 	/* Order 64 down to order 0 would need far more than 65536 nodes. */
-	store_order(&xa, 0, BITS_PER_LONG, P(1));
-	upc_stats_thread(&s0);
+	xat_store_order(&xa, 0, BITS_PER_LONG, P(1));
+	live = xat_nodes_live();
 	{
 		XA_STATE_ORDER(xas, &xa, 0, 0);
 
 		xas_split_alloc(&xas, P(1), BITS_PER_LONG, GFP_KERNEL);
 		assert_int_equal(xas_error(&xas), -ENOMEM);
-		xas_lock(&xas);
-		xas_split(&xas, P(1), BITS_PER_LONG);
-		xas_unlock(&xas);
+		xat_split(&xas, P(1), BITS_PER_LONG);
 		assert_int_equal(xas_error(&xas), -ENOMEM);
 		xas_destroy(&xas);
 	}
-	upc_stats_thread(&s1);
-	assert_int_equal(s1.xa_node_allocs - s0.xa_node_allocs,
-			 s1.xa_node_frees - s0.xa_node_frees);
+	assert_int_equal(xat_nodes_live(), live);
 	assert_xa_ok(&xa);
 	check_entry(&xa, &r, 0, BITS_PER_LONG, P(1), 0, 16);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 
 	/* Fault injection in the preallocation of a 12 -> 0 split. */
-	store_order(&xa, 0, 12, P(2));
+	xat_store_order(&xa, 0, 12, P(2));
 	for (nth = 1; nth <= 3; nth++) {
 		XA_STATE_ORDER(xas, &xa, 0, 0);
 
-		upc_stats_thread(&s0);
+		live = xat_nodes_live();
 		upc_fault_fail_nth(nth);
 		xas_split_alloc(&xas, P(2), 12, GFP_KERNEL);
 		upc_fault_fail_nth(0);
 		assert_int_equal(xas_error(&xas), -ENOMEM);
 		xas_destroy(&xas);
-		upc_stats_thread(&s1);
-		assert_int_equal(s1.xa_node_allocs - s0.xa_node_allocs,
-				 s1.xa_node_frees - s0.xa_node_frees);
+		assert_int_equal(xat_nodes_live(), live);
 		assert_xa_ok(&xa);
 		check_entry(&xa, &r, 0, 12, P(2), 0, 8);
 	}
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 /* ------------------------------------------------------------------ */
@@ -967,16 +857,14 @@ static void try_split_one(unsigned long base, unsigned int old,
 		xa_store(&xa, first - 1, P(1), GFP_KERNEL);
 	if (last < ULONG_MAX)
 		xa_store(&xa, last + 1, P(2), GFP_KERNEL);
-	store_order(&xa, first, old, entry);
+	xat_store_order(&xa, first, old, entry);
 	xa_set_mark(&xa, idx, XA_MARK_1);
-	nodes = count_nodes(&xa);
+	nodes = xat_count_nodes(&xa);
 	upc_stats_thread(&s0);
 	{
 		XA_STATE_ORDER(xas, &xa, idx, new);
 
-		xas_lock(&xas);
-		xas_try_split(&xas, entry, old);
-		xas_unlock(&xas);
+		xat_try_split(&xas, entry, old);
 		if (xas_error(&xas))
 			fail_msg("%s: error %d", what, xas_error(&xas));
 		xas_destroy(&xas);
@@ -988,15 +876,12 @@ static void try_split_one(unsigned long base, unsigned int old,
 		fail_msg("%s: %lu node allocations for %lu levels", what,
 			 (unsigned long)(s1.xa_node_allocs - s0.xa_node_allocs),
 			 levels);
-	if (count_nodes(&xa) != nodes + levels)
-		fail_msg("%s: %lu nodes, want %lu", what, count_nodes(&xa),
+	if (xat_count_nodes(&xa) != nodes + levels)
+		fail_msg("%s: %lu nodes, want %lu", what, xat_count_nodes(&xa),
 			 nodes + levels);
 	n = buddy_layout(old, idx, new, want);
 	verify_layout(&xa, first, old, want, n, entry, what);
-	if (first > 0)
-		assert_ptr_equal(xa_load(&xa, first - 1), P(1));
-	if (last < ULONG_MAX)
-		assert_ptr_equal(xa_load(&xa, last + 1), P(2));
+	xat_neighbours(&xa, first, last, XAT_NB_CHECK);
 	/* The piece holding idx is an entry of its own. */
 	assert_ptr_equal(xa_erase(&xa, idx), entry);
 	assert_xa_ok(&xa);
@@ -1008,8 +893,7 @@ static void try_split_one(unsigned long base, unsigned int old,
 	if (range_last(align_down(idx, new), new) != last &&
 	    xa_load(&xa, last) != entry)
 		fail_msg("%s: erase took the last piece too", what);
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_try_split_layout(void **state)
@@ -1054,21 +938,18 @@ static void test_try_split_worked_example(void **state)
 	DEFINE_XARRAY(xa);
 
 	(void)state;
-	store_order(&xa, 0, 9, P(1));
+	xat_store_order(&xa, 0, 9, P(1));
 	xa_set_mark(&xa, 0, XA_MARK_1);
 	{
 		XA_STATE_ORDER(xas, &xa, 5, 0);
 
-		xas_lock(&xas);
-		xas_try_split(&xas, P(1), 9);
-		xas_unlock(&xas);
+		xat_try_split(&xas, P(1), 9);
 		assert_int_equal(xas_error(&xas), 0);
 	}
 	assert_xa_ok(&xa);
 	verify_layout(&xa, 0, 9, want, sizeof(want) / sizeof(want[0]), P(1),
 		      "order 9 -> 0 at 5");
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_try_split_einval(void **state)
@@ -1084,14 +965,12 @@ static void test_try_split_einval(void **state)
 
 	(void)state;
 	upc_rand_seed(&r, seed ^ 0xe1);
-	store_order(&xa, 1024, 9, P(1));
+	xat_store_order(&xa, 1024, 9, P(1));
 	xa_set_mark(&xa, 1024, XA_MARK_2);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		XA_STATE_ORDER(xas, &xa, 1030, bad[i][0]);
 
-		xas_lock(&xas);
-		xas_try_split(&xas, P(1), bad[i][1]);
-		xas_unlock(&xas);
+		xat_try_split(&xas, P(1), bad[i][1]);
 		if (xas_error(&xas) != -EINVAL)
 			fail_msg("cursor order %u, order %u: error %d",
 				 bad[i][0], bad[i][1], xas_error(&xas));
@@ -1099,8 +978,7 @@ static void test_try_split_einval(void **state)
 		assert_xa_ok(&xa);
 		check_entry(&xa, &r, 1024, 9, P(1), 1U << XA_MARK_2, 8);
 	}
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 /* Each allocation of a try_split fails in turn: no change, then recovery. */
@@ -1120,22 +998,20 @@ static void try_split_fault(unsigned int old, unsigned long off,
 	upc_rand_seed(&r, seed ^ old);
 	if (old < BITS_PER_LONG)
 		xa_store(&xa, ULONG_MAX, P(1), GFP_KERNEL);
-	store_order(&xa, 0, old, P(2));
+	xat_store_order(&xa, 0, old, P(2));
 	xa_set_mark(&xa, 0, XA_MARK_1);
-	nodes = count_nodes(&xa);
+	nodes = xat_count_nodes(&xa);
 	for (nth = 1; nth <= levels; nth++) {
 		XA_STATE_ORDER(xas, &xa, off, new);
 
 		upc_stats_thread(&s0);
 		upc_fault_fail_nth(nth);
-		xas_lock(&xas);
-		xas_try_split(&xas, P(2), old);
-		xas_unlock(&xas);
+		xat_try_split(&xas, P(2), old);
 		upc_fault_fail_nth(0);
 		assert_int_equal(xas_error(&xas), -ENOMEM);
 		/* Nothing changed. */
 		assert_xa_ok(&xa);
-		assert_int_equal(count_nodes(&xa), nodes);
+		assert_int_equal(xat_count_nodes(&xa), nodes);
 		check_entry(&xa, &r, 0, old, P(2), 1U << XA_MARK_1, 16);
 		if (old < BITS_PER_LONG)
 			assert_ptr_equal(xa_load(&xa, ULONG_MAX), P(1));
@@ -1147,9 +1023,7 @@ static void try_split_fault(unsigned int old, unsigned long off,
 		assert_true(xas_nomem(&xas, GFP_KERNEL));
 		assert_non_null(xas.xa_alloc);
 		upc_stats_thread(&s1);
-		xas_lock(&xas);
-		xas_try_split(&xas, P(2), old);
-		xas_unlock(&xas);
+		xat_try_split(&xas, P(2), old);
 		assert_int_equal(xas_error(&xas), 0);
 		upc_stats_thread(&s0);
 		/* The preallocated node was used first. */
@@ -1157,11 +1031,10 @@ static void try_split_fault(unsigned int old, unsigned long off,
 		assert_false(xas_nomem(&xas, GFP_KERNEL));
 	}
 	assert_xa_ok(&xa);
-	assert_int_equal(count_nodes(&xa), nodes + levels);
+	assert_int_equal(xat_count_nodes(&xa), nodes + levels);
 	n = buddy_layout(old, off, new, want);
 	verify_layout(&xa, 0, old, want, n, P(2), "try_split after recovery");
-	assert_xa_ok(&xa);
-	xa_destroy(&xa);
+	xat_fini(&xa);
 }
 
 static void test_try_split_fault(void **state)
@@ -1173,35 +1046,25 @@ static void test_try_split_fault(void **state)
 	try_split_fault(BITS_PER_LONG, 0xfedcba9876UL, 0);
 }
 
-/* Disarm the fault injector even when a test failed while it was armed. */
-static int disarm_faults(void **state)
-{
-	(void)state;
-	upc_fault_fail_nth(0);
-	return 0;
-}
-
-#define T(f)	cmocka_unit_test_setup_teardown(f, disarm_faults, disarm_faults)
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_every_order),
-		T(test_orders_side_by_side),
-		T(test_store_smaller_into_bigger),
-		T(test_store_bigger_over_smaller),
-		T(test_store_bigger_marks_union),
-		T(test_multi_marks_iteration),
-		T(test_split),
-		T(test_split_without_prealloc),
-		T(test_split_builds_missing_nodes),
-		T(test_split_nothing),
-		T(test_split_same_node),
-		T(test_split_alloc_failures),
-		T(test_try_split_worked_example),
-		T(test_try_split_layout),
-		T(test_try_split_einval),
-		T(test_try_split_fault),
+		XAT_TEST(test_every_order),
+		XAT_TEST(test_orders_side_by_side),
+		XAT_TEST(test_store_smaller_into_bigger),
+		XAT_TEST(test_store_bigger_over_smaller),
+		XAT_TEST(test_store_bigger_marks_union),
+		XAT_TEST(test_multi_marks_iteration),
+		XAT_TEST(test_split),
+		XAT_TEST(test_split_without_prealloc),
+		XAT_TEST(test_split_builds_missing_nodes),
+		XAT_TEST(test_split_nothing),
+		XAT_TEST(test_split_same_node),
+		XAT_TEST(test_split_alloc_failures),
+		XAT_TEST(test_try_split_worked_example),
+		XAT_TEST(test_try_split_layout),
+		XAT_TEST(test_try_split_einval),
+		XAT_TEST(test_try_split_fault),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -337,6 +337,22 @@ static void span_entry(struct span *s, const struct xa_model *m,
 		span_add(s, index, index);
 }
 
+/*
+ * expect_returned() - @call returned @real where the model returned @exp;
+ * if they agree, the entry now covering @op's index joins @s.
+ * Return: 0, or -1 after reporting the difference.
+ */
+static int expect_returned(struct xa_harness *h, const struct xah_op *op,
+			   struct span *s, const char *call, void *real,
+			   void *exp)
+{
+	if (real != exp)
+		return fail(h, "%s returned %s, expected %s", call, E(real),
+			    E(exp));
+	span_entry(s, &h->m, op->index);
+	return 0;
+}
+
 /* ---- step 2: the touched indices --------------------------------------- */
 
 static int check_point(struct xa_harness *h, unsigned long index)
@@ -702,11 +718,7 @@ static int op_store(struct xa_harness *h, const struct xah_op *op,
 	span_entry(s, &h->m, op->index);
 	real = xa_store(&h->xa, op->index, op->entry, GFP_KERNEL);
 	exp = xa_model_store(&h->m, op->index, op->entry);
-	if (real != exp)
-		return fail(h, "xa_store() returned %s, expected %s", E(real),
-			    E(exp));
-	span_entry(s, &h->m, op->index);
-	return 0;
+	return expect_returned(h, op, s, "xa_store()", real, exp);
 }
 
 static int op_store_order(struct xa_harness *h, const struct xah_op *op,
@@ -805,11 +817,7 @@ static int op_cmpxchg(struct xa_harness *h, const struct xah_op *op,
 		exp = xa_model_cmpxchg(&h->m, op->index, op->old, op->entry);
 	else
 		exp = XA_ERROR(-EINVAL);
-	if (real != exp)
-		return fail(h, "xa_cmpxchg() returned %s, expected %s", E(real),
-			    E(exp));
-	span_entry(s, &h->m, op->index);
-	return 0;
+	return expect_returned(h, op, s, "xa_cmpxchg()", real, exp);
 }
 
 static int op_reserve(struct xa_harness *h, const struct xah_op *op,

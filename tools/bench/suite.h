@@ -63,5 +63,7 @@ void bench_suites_usage(FILE *out);
 /* The suites with a run function (one file each, xa_suite.c ...). */
 int bench_suite_xarray(const struct bench_options *opts,
 		       struct bench_output *out, struct bench_report *rep);
+int bench_suite_filemap(const struct bench_options *opts,
+			struct bench_output *out, struct bench_report *rep);
 
 #endif /* UPCACHE_TOOLS_BENCH_SUITE_H */

@@ -14,8 +14,8 @@
 static const struct bench_suite bench_suites[] = {
 	{ "xarray", "XArray micro-benchmarks: ns/op, counters, kernel refs",
 	  NULL, bench_suite_xarray },
-	{ "filemap", "page cache add/lookup/batch/grab paths",
-	  "mm/filemap.c (filemap)", NULL },
+	{ "filemap", "page cache add/grab/contig paths vs their baselines",
+	  NULL, bench_suite_filemap },
 	{ "shmem", "shmem read/write/fallocate (fio-like jobs)",
 	  "mm/shmem.c (shmem)", NULL },
 	{ "reclaim", "LRU reclaim and refault under a memory limit",

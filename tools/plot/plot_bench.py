@@ -4,13 +4,19 @@
 
 Owns turning one or more result files of `upcache-bench SUITE --json FILE`
 into one PNG: a panel per unit (ns/op, ns/entry, ns/split, B/entry,
-Mops/thread), in each a group of bars per row: one bar per result file
-(its median, with the min..max of its rounds as an error bar) and, where
-the row has one, a hatched bar for the kernel's reference figure.  The
-kernel figures are published references, not measurements on the same
-machine; the chart says so.
+Mops/thread, ns/folio, ns/page), in each a group of bars per row: one bar
+per result file (its median, with the min..max of its rounds as an error
+bar) and, where the row has one, a hatched bar for the kernel's reference
+figure.  The kernel figures are published references, not measurements on
+the same machine; the chart says so.
+
+Suites that time pairs (filemap: a new path and its baseline) give their
+new rows a "speedup" (baseline ns / new ns, median and min..max over
+rounds) and maybe a "speedup_target"; those get one more panel, "speedup
+(x)", with the targets marked and a line at 1 (no change).
 
     tools/plot/plot_bench.py results/xarray.json -o results/xarray.png
+    tools/plot/plot_bench.py results/filemap.json -o results/filemap.png
     tools/plot/plot_bench.py before.json after.json -o cmp.png --linear
 
 The benchmark itself never needs Python; only this script does, with
@@ -32,6 +38,10 @@ HIGHER_IS_BETTER = {"Mops/thread"}
 
 KERNEL_NOTE = ("kernel ref: the Linux kernel's own XArray measured on "
                "typical hardware (a reference, not this machine)")
+
+SPEEDUP_PANEL = "speedup (x)"
+SPEEDUP_NOTE = ("speedup: baseline ns / new ns of the same round "
+                "(above 1: the new path is faster)")
 
 
 def die(msg):
@@ -103,6 +113,63 @@ def kernel_ref(results, name):
     return None
 
 
+def speedup_names(results):
+    """Rows with a speedup figure in any result, in first-seen order."""
+    names = []
+    for _, data in results:
+        for row in data["rows"]:
+            if number(row.get("speedup")) is not None and \
+                    row["name"] not in names:
+                names.append(row["name"])
+    return names
+
+
+def has_kernel_refs(results):
+    """Does any row of any result carry a kernel reference?"""
+    return any(number(row.get("kernel_ref")) is not None
+               for _, data in results for row in data["rows"])
+
+
+def draw_speedup_panel(ax, names, results, labels, legend):
+    """Each pair's speedup per result, its target, and a line at 1."""
+    series = len(results)
+    width = 0.8 / series
+    for s, ((_, data), label) in enumerate(zip(results, labels)):
+        xs, ys, lo, hi = [], [], [], []
+        for i, name in enumerate(names):
+            row = find_row(data, name)
+            value = number(row.get("speedup")) if row else None
+            if value is None:
+                continue
+            vmin = number(row.get("speedup_min"))
+            vmax = number(row.get("speedup_max"))
+            xs.append(i + (s - (series - 1) / 2) * width)
+            ys.append(value)
+            lo.append(value - vmin if vmin is not None else 0)
+            hi.append(vmax - value if vmax is not None else 0)
+        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2,
+               label=f"upcache: {label}")
+    targets = []
+    for i, name in enumerate(names):
+        for _, data in results:
+            row = find_row(data, name)
+            target = number(row.get("speedup_target")) if row else None
+            if target is not None:
+                targets.append((i, target))
+                break
+    for n, (i, target) in enumerate(targets):
+        ax.hlines(target, i - 0.45, i + 0.45, colors="black",
+                  linewidth=2, label="target" if n == 0 else None)
+    ax.axhline(1.0, color="gray", linestyle="--", linewidth=1)
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel(f"{SPEEDUP_PANEL} (higher is better)")
+    ax.set_yscale("log")
+    ax.grid(axis="y", alpha=0.3)
+    if legend:
+        ax.legend(fontsize=7)
+
+
 def draw_panel(ax, unit, names, results, labels, log_scale, legend):
     """One unit's grouped bars: each result, then the kernel reference."""
     series = len(results) + 1
@@ -150,17 +217,28 @@ def render(results, out, title, log_scale):
         die("matplotlib is needed (Debian: apt-get install "
             "python3-matplotlib; or: pip install matplotlib)")
     units = group_by_unit(results)
+    speedups = speedup_names(results)
     labels = [label_of(path, data) for path, data in results]
-    widths = [max(2, len(names)) for names in units.values()]
-    fig, axes = plt.subplots(1, len(units), squeeze=False,
+    panels = list(units.items())
+    if speedups:
+        panels.append((SPEEDUP_PANEL, speedups))
+    widths = [max(2, len(names)) for _, names in panels]
+    fig, axes = plt.subplots(1, len(panels), squeeze=False,
                              gridspec_kw={"width_ratios": widths},
                              figsize=(2 + 0.9 * sum(widths), 5.5))
-    # One legend, in the first panel (the same series run through all).
-    for n, (ax, (unit, names)) in enumerate(zip(axes[0], units.items())):
-        draw_panel(ax, unit, names, results, labels, log_scale, n == 0)
+    # One legend, in the first panel (the same series run through all),
+    # and the speedup panel's own (it adds the targets).
+    for n, (ax, (unit, names)) in enumerate(zip(axes[0], panels)):
+        if unit == SPEEDUP_PANEL:
+            draw_speedup_panel(ax, names, results, labels, True)
+        else:
+            draw_panel(ax, unit, names, results, labels, log_scale, n == 0)
     fig.suptitle(title)
-    fig.text(0.01, 0.01, KERNEL_NOTE + "; bars: median, whiskers: "
-             "min..max over rounds", fontsize=7)
+    notes = [KERNEL_NOTE] if has_kernel_refs(results) else []
+    if speedups:
+        notes.append(SPEEDUP_NOTE)
+    notes.append("bars: median, whiskers: min..max over rounds")
+    fig.text(0.01, 0.01, "; ".join(notes), fontsize=7)
     fig.tight_layout(rect=(0, 0.03, 1, 0.95))
     try:
         fig.savefig(out, dpi=120)
@@ -173,7 +251,8 @@ def main(argv=None):
     """Parse the command line, read the results, draw them."""
     parser = argparse.ArgumentParser(
         description="Bar chart of upcache-bench JSON results "
-                    "(upcache vs kernel reference, per row).")
+                    "(upcache vs kernel reference, per row; speedups "
+                    "of paired rows).")
     parser.add_argument("results", nargs="+", metavar="RESULT.json",
                         help="output of upcache-bench SUITE --json FILE")
     parser.add_argument("-o", "--output", required=True, metavar="PNG",

@@ -1,0 +1,812 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/bench/test_bench_filemap.c - upcache-bench's filemap suite and
+ * its "before" paths.
+ *
+ * Runs the suite in-process at its tiny size and checks its JSON (one
+ * valid object, every row with its times, counters and speedup), the
+ * counters the design is argued with (one walk and one lock round trip
+ * to add over an order-0 shadow, at least three for the baseline, two
+ * walks to add inside an order-9 shadow, two lock round trips per grab
+ * of 512 indices), that each baseline builds exactly the page cache its
+ * new path builds (add scenarios with every kind of conflict, grab,
+ * contiguous lookup), and that a leaked folio reference ends the run
+ * with exit status 2 and a message.
+ *
+ * Linked with the benchmark's sources (all of tools/bench/ but main.c;
+ * see cmake/UpcacheTests.cmake).
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <upcache/check.h>
+#include <upcache/filemap.h>
+#include <upcache/stats.h>
+
+#include "../../tools/bench/fm_baseline.h"
+#include "../../tools/bench/fm_cases.h"
+#include "../../tools/bench/output.h"
+#include "../../tools/bench/report.h"
+#include "../../tools/bench/suite.h"
+#include "../../tools/bench/util.h"
+
+#define assert_near(a, b, eps) \
+	assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+
+/* ------------------------------------------------------------------ */
+/* Reading the suite's JSON back                                       */
+/* ------------------------------------------------------------------ */
+
+#define JROW_MAX_FIELDS	48
+#define JMAX_ROWS	16
+
+/**
+ * struct jrow - one object of the "rows" array, as read from the text.
+ * @name: Its "name".
+ * @keys: Its keys, in order.
+ * @is_num: Per key: the value is a number (not null, a string ...).
+ * @nr: Number of @keys.
+ */
+struct jrow {
+	char name[48];
+	char keys[JROW_MAX_FIELDS][40];
+	bool is_num[JROW_MAX_FIELDS];
+	int nr;
+};
+
+/**
+ * struct jread - a strict reader of the suite's JSON text.
+ * @p: The next character.
+ * @top: Keys of the top-level object.
+ * @nr_top: Number of @top.
+ * @rows: The row objects found in "rows".
+ * @nr_rows: Number of @rows.
+ */
+struct jread {
+	const char *p;
+	char top[JROW_MAX_FIELDS][40];
+	int nr_top;
+	struct jrow rows[JMAX_ROWS];
+	int nr_rows;
+};
+
+/* What the value just read was, for the caller recording it. */
+enum jkind { J_BAD, J_NUM, J_STR, J_OTHER };
+
+static enum jkind jr_value(struct jread *jr, int depth, char *str,
+			   size_t len);
+
+static void jr_skip_space(struct jread *jr)
+{
+	while (strchr(" \t\r\n", *jr->p) && *jr->p)
+		jr->p++;
+}
+
+/* jr_string() - A JSON string; its text (escapes kept) into @out. */
+static bool jr_string(struct jread *jr, char *out, size_t len)
+{
+	size_t n = 0;
+
+	if (*jr->p++ != '"')
+		return false;
+	for (; *jr->p != '"'; jr->p++) {
+		if ((unsigned char)*jr->p < 0x20)
+			return false;
+		if (*jr->p == '\\' && !*++jr->p)
+			return false;
+		if (out && n + 1 < len)
+			out[n++] = *jr->p;
+	}
+	jr->p++;
+	if (out)
+		out[n] = '\0';
+	return true;
+}
+
+/* jr_digits() - Skip one or more digits; false if there is none. */
+static bool jr_digits(const char **s)
+{
+	const char *start = *s;
+
+	while (**s >= '0' && **s <= '9')
+		(*s)++;
+	return *s != start;
+}
+
+/* jr_number() - A number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool jr_number(struct jread *jr)
+{
+	const char *s = jr->p;
+
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (!(*s >= '1' && *s <= '9') || !jr_digits(&s))
+		return false;
+	if (*s == '.' && (s++, !jr_digits(&s)))
+		return false;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!jr_digits(&s))
+			return false;
+	}
+	jr->p = s;
+	return true;
+}
+
+/*
+ * jr_members() - The members of an object, after its '{'.  At depth 1
+ * (the top object) the keys go to @jr->top; at depth 3 (a row inside
+ * "rows") to @row.
+ */
+static bool jr_members(struct jread *jr, int depth, struct jrow *row)
+{
+	char key[40];
+
+	jr_skip_space(jr);
+	if (*jr->p == '}') {
+		jr->p++;
+		return true;
+	}
+	for (;;) {
+		char str[48] = "";
+		enum jkind kind;
+
+		jr_skip_space(jr);
+		if (!jr_string(jr, key, sizeof(key)))
+			return false;
+		jr_skip_space(jr);
+		if (*jr->p++ != ':')
+			return false;
+		kind = jr_value(jr, depth, str, sizeof(str));
+		if (kind == J_BAD)
+			return false;
+		if (depth == 1 && jr->nr_top < JROW_MAX_FIELDS)
+			strcpy(jr->top[jr->nr_top++], key);
+		if (row && row->nr < JROW_MAX_FIELDS) {
+			strcpy(row->keys[row->nr], key);
+			row->is_num[row->nr++] = kind == J_NUM;
+			if (!strcmp(key, "name"))
+				strcpy(row->name, str);
+		}
+		jr_skip_space(jr);
+		if (*jr->p == '}') {
+			jr->p++;
+			return true;
+		}
+		if (*jr->p++ != ',')
+			return false;
+	}
+}
+
+/* jr_elements() - The elements of an array, after its '['. */
+static bool jr_elements(struct jread *jr, int depth)
+{
+	jr_skip_space(jr);
+	if (*jr->p == ']') {
+		jr->p++;
+		return true;
+	}
+	for (;;) {
+		if (jr_value(jr, depth, NULL, 0) == J_BAD)
+			return false;
+		jr_skip_space(jr);
+		if (*jr->p == ']') {
+			jr->p++;
+			return true;
+		}
+		if (*jr->p++ != ',')
+			return false;
+	}
+}
+
+/* jr_value() - Any value, one level below @depth. */
+static enum jkind jr_value(struct jread *jr, int depth, char *str,
+			   size_t len)
+{
+	struct jrow *row = NULL;
+
+	jr_skip_space(jr);
+	switch (*jr->p) {
+	case '{':
+		jr->p++;
+		if (depth + 1 == 3) {
+			if (jr->nr_rows == JMAX_ROWS)
+				return J_BAD;
+			row = &jr->rows[jr->nr_rows++];
+		}
+		return jr_members(jr, depth + 1, row) ? J_OTHER : J_BAD;
+	case '[':
+		jr->p++;
+		return jr_elements(jr, depth + 1) ? J_OTHER : J_BAD;
+	case '"':
+		return jr_string(jr, str, len) ? J_STR : J_BAD;
+	}
+	if (!strncmp(jr->p, "null", 4) || !strncmp(jr->p, "true", 4)) {
+		jr->p += 4;
+		return J_OTHER;
+	}
+	if (!strncmp(jr->p, "false", 5)) {
+		jr->p += 5;
+		return J_OTHER;
+	}
+	return jr_number(jr) ? J_NUM : J_BAD;
+}
+
+/* jr_parse() - Read @text: exactly one JSON value and white space. */
+static bool jr_parse(struct jread *jr, const char *text)
+{
+	memset(jr, 0, sizeof(*jr));
+	jr->p = text;
+	if (jr_value(jr, 0, NULL, 0) == J_BAD)
+		return false;
+	jr_skip_space(jr);
+	return *jr->p == '\0';
+}
+
+/* jrow_kind() - Is @key in @row: 1 with a number, 0 otherwise, -1 absent. */
+static int jrow_kind(const struct jrow *row, const char *key)
+{
+	int i;
+
+	for (i = 0; i < row->nr; i++)
+		if (!strcmp(row->keys[i], key))
+			return row->is_num[i];
+	return -1;
+}
+
+/* jr_has_top() - Has the top-level object the key @key? */
+static bool jr_has_top(const struct jread *jr, const char *key)
+{
+	int i;
+
+	for (i = 0; i < jr->nr_top; i++)
+		if (!strcmp(jr->top[i], key))
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* The suite, run once at its tiny size for every test that reads it   */
+/* ------------------------------------------------------------------ */
+
+static const char *const suite_rows[] = {
+	"add_shadow0", "add_shadow0_baseline", "add_split9",
+	"add_split9_baseline", "grab_order0", "grab_order0_loop",
+	"grab_order9", "grab_order9_loop", "contig_order9",
+	"contig_order9_baseline",
+};
+
+#define NR_SUITE_ROWS	(sizeof(suite_rows) / sizeof(suite_rows[0]))
+
+static struct bench_report suite_rep;
+static char *suite_json;
+
+/* report_to_json() - The report's JSON text, malloc()ed. */
+static char *report_to_json(const struct bench_report *rep)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(bench_report_write_json(rep, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
+static int suite_setup(void **state)
+{
+	struct bench_options opts = { .tiny = true };
+	struct bench_output out = { .table = fopen("/dev/null", "w") };
+
+	(void)state;
+	if (!out.table)
+		return -1;
+	bench_report_init(&suite_rep, "filemap");
+	if (bench_suite_filemap(&opts, &out, &suite_rep))
+		return -1;
+	fclose(out.table);
+	suite_json = report_to_json(&suite_rep);
+	return 0;
+}
+
+static int suite_teardown(void **state)
+{
+	(void)state;
+	free(suite_json);
+	bench_report_free(&suite_rep);
+	return 0;
+}
+
+/* row_of() - The report row called @name. */
+static const struct bench_row *row_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < suite_rep.nr_rows; i++)
+		if (!strcmp(suite_rep.rows[i].name, name))
+			return &suite_rep.rows[i];
+	fail_msg("no row %s", name);
+	return NULL;
+}
+
+/* num() - A numeric field of row @name; fails if it is not a number. */
+static double num(const char *name, const char *key)
+{
+	double v = bench_row_num(row_of(name), key);
+
+	if (isnan(v))
+		fail_msg("%s.%s is not a number", name, key);
+	return v;
+}
+
+static void test_suite_json(void **state)
+{
+	static const char *const numbers[] = {
+		"ns_per_op", "ns_per_op_min", "ns_per_op_max", "value",
+		"walks_per_op", "locks_per_op", "node_allocs_per_op", "rounds",
+		"ops_per_round",
+	};
+	static const char *const present[] = {
+		"unit", "role", "pair", "speedup", "speedup_min",
+		"speedup_max", "speedup_target", "target_met",
+	};
+	static const char *const top[] = {
+		"benchmark", "mode", "file_pages", "rounds", "arena_mib",
+		"baseline_source", "rows",
+	};
+	struct jread jr;
+	size_t i, k;
+
+	(void)state;
+	assert_true(jr_parse(&jr, suite_json));
+	assert_non_null(strstr(suite_json, "{\"benchmark\":\"filemap\","));
+	for (k = 0; k < sizeof(top) / sizeof(top[0]); k++)
+		if (!jr_has_top(&jr, top[k]))
+			fail_msg("top-level object lacks \"%s\"", top[k]);
+	assert_int_equal(jr.nr_rows, NR_SUITE_ROWS);
+	for (i = 0; i < NR_SUITE_ROWS; i++) {
+		const struct jrow *row = &jr.rows[i];
+
+		assert_string_equal(row->name, suite_rows[i]);
+		for (k = 0; k < sizeof(numbers) / sizeof(numbers[0]); k++)
+			if (jrow_kind(row, numbers[k]) != 1)
+				fail_msg("row %s: \"%s\" is missing or not a "
+					 "number", row->name, numbers[k]);
+		for (k = 0; k < sizeof(present) / sizeof(present[0]); k++)
+			if (jrow_kind(row, present[k]) < 0)
+				fail_msg("row %s lacks \"%s\"", row->name,
+					 present[k]);
+		/* A pair's speedup is on its new row, a number. */
+		assert_int_equal(jrow_kind(row, "speedup"), i % 2 == 0);
+	}
+}
+
+/* The reader is strict: what JSON forbids, it refuses. */
+static void test_reader_strict(void **state)
+{
+	static const char *const bad[] = {
+		"{\"a\":NaN}", "{\"a\":1,}", "[1 2]", "{\"a\":01}",
+		"{\"a\":-inf}", "{\"a\":\"x\ny\"}", "{\"a\":1}}", "{a:1}",
+		"{\"a\":.5}", "{\"a\":0x1}", "{\"a\":1.}", "{\"a\":1e}", "",
+	};
+	struct jread jr;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (jr_parse(&jr, bad[i]))
+			fail_msg("accepted %s", bad[i]);
+	assert_true(jr_parse(&jr, "{\"rows\":[{\"name\":\"r\",\"x\":-1.5e3,"
+			     "\"y\":null}]}"));
+	assert_int_equal(jr.nr_rows, 1);
+	assert_int_equal(jrow_kind(&jr.rows[0], "x"), 1);
+	assert_int_equal(jrow_kind(&jr.rows[0], "y"), 0);
+	assert_int_equal(jrow_kind(&jr.rows[0], "z"), -1);
+}
+
+static void test_suite_figures(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < NR_SUITE_ROWS; i++) {
+		const char *name = suite_rows[i];
+
+		assert_true(num(name, "ns_per_op_min") <=
+			    num(name, "ns_per_op"));
+		assert_true(num(name, "ns_per_op") <=
+			    num(name, "ns_per_op_max"));
+		assert_true(num(name, "ns_per_op") > 0);
+		assert_near(num(name, "rounds"), 3, 0);
+		if (i % 2)
+			continue;
+		assert_string_equal(bench_row_get(row_of(name), "pair")->str,
+				    suite_rows[i + 1]);
+		assert_true(num(name, "speedup") > 0);
+		assert_true(num(name, "speedup_min") <= num(name, "speedup"));
+	}
+	assert_near(num("add_shadow0", "speedup_target"), 1.15, 1e-12);
+	assert_near(num("add_split9", "speedup_target"), 1.3, 1e-12);
+	assert_near(num("grab_order0", "speedup_target"), 1.5, 1e-12);
+	assert_string_equal(bench_row_get(row_of("add_shadow0_baseline"),
+					  "role")->str, "baseline");
+	/* Every baseline round was compared with its new row's tree. */
+	for (i = 1; i < NR_SUITE_ROWS; i += 2)
+		assert_true(num(suite_rows[i], "trees_compared") >= 4);
+}
+
+/* The counted costs: exact, whatever the machine. */
+static void test_suite_counters(void **state)
+{
+	(void)state;
+	assert_near(num("add_shadow0", "walks_per_op"), 1, 0);
+	assert_near(num("add_shadow0", "locks_per_op"), 1, 0);
+	assert_true(num("add_shadow0_baseline", "walks_per_op") >= 3);
+	assert_near(num("add_shadow0_baseline", "locks_per_op"), 1, 0);
+	assert_near(num("add_split9", "walks_per_op"), 2, 0);
+	assert_near(num("add_split9", "locks_per_op"), 2, 0);
+	assert_true(num("add_split9_baseline", "walks_per_op") >= 3);
+	assert_near(num("add_split9", "node_allocs_per_op"), 8, 0);
+
+	assert_near(num("grab_order0", "locks_per_call"), 2, 0);
+	assert_near(num("grab_order0", "locks_per_op") * FILEMAP_GRAB_MAX, 2,
+		    1e-9);
+	assert_near(num("grab_order0", "folios_per_call"), FILEMAP_GRAB_MAX, 0);
+	assert_near(num("grab_order0_loop", "locks_per_call"),
+		    FILEMAP_GRAB_MAX, 0);
+	assert_near(num("grab_order0_loop", "walks_per_op"), 2, 1e-2);
+	assert_near(num("grab_order9", "locks_per_call"), 2, 0);
+	assert_near(num("grab_order9", "folios_per_call"), 1, 0);
+
+	/* The per-index baseline walks once per page; the batch far less. */
+	assert_near(num("contig_order9_baseline", "walks_per_op"), 1, 0);
+	assert_true(num("contig_order9", "walks_per_op") < 0.01);
+	assert_near(num("contig_order9", "locks_per_op"), 0, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* The baselines build what the new paths build                        */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct twin - two mappings on one arena: "new" and "before".
+ * @arena: The arena.
+ * @m: m[0] is driven by the library's paths, m[1] by the baselines.
+ */
+struct twin {
+	struct upc_arena *arena;
+	struct address_space m[2];
+};
+
+static void twin_init(struct twin *t, unsigned long flags)
+{
+	assert_int_equal(upc_arena_create(32UL << 20, &t->arena), 0);
+	address_space_init(&t->m[0], t->arena, NULL, flags);
+	address_space_init(&t->m[1], t->arena, NULL, flags);
+}
+
+/* twin_same() - Both mappings hold the same page cache. */
+static void twin_same(struct twin *t)
+{
+	struct fmb_digest d[2];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(upc_check_mapping(&t->m[i]), 0);
+		fmb_digest(&t->m[i], &d[i]);
+	}
+	assert_int_equal(d[0].entries, d[1].entries);
+	assert_int_equal(d[0].folios, d[1].folios);
+	assert_int_equal(d[0].shadows, d[1].shadows);
+	assert_int_equal(d[0].nrpages, d[1].nrpages);
+	assert_true(d[0].hash == d[1].hash);
+	assert_true(fmb_digest_equal(&d[0], &d[1]));
+}
+
+static void twin_fini(struct twin *t)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		truncate_inode_pages(&t->m[i], 0);
+		assert_true(xa_empty(&t->m[i].i_pages));
+	}
+	assert_int_equal(upc_arena_charged(t->arena), 0);
+	upc_arena_destroy(t->arena);
+}
+
+/* The shadows and adds of one scenario step. */
+enum step_kind { SHADOW, ADD };
+
+struct step {
+	enum step_kind kind;
+	pgoff_t index;
+	unsigned int order;
+	int ret;		/* ADD: expected return */
+	unsigned long shadow;	/* ADD: expected shadow's value, 0: none */
+};
+
+/*
+ * Every kind of conflict an add meets: none, an order-0 shadow, a
+ * larger shadow (split down one level and across levels), several
+ * shadows under a large folio, a folio in the way, a misaligned index.
+ */
+static const struct step add_steps[] = {
+	{ ADD, 5, 0, 0, 0 },
+	{ SHADOW, 7, 0, 0, 0 },
+	{ ADD, 7, 0, 0, 7 },
+	{ SHADOW, 512, 9, 0, 0 },
+	{ ADD, 600, 0, 0, 512 },
+	{ SHADOW, 16, 0, 0, 0 }, { SHADOW, 17, 0, 0, 0 },
+	{ SHADOW, 19, 0, 0, 0 },
+	{ ADD, 16, 2, 0, 16 },
+	{ SHADOW, 1024, 9, 0, 0 },
+	{ ADD, 1040, 2, 0, 1024 },
+	{ SHADOW, 1 << 20, 9, 0, 0 },
+	{ ADD, (1 << 20) + 77, 0, 0, 1 << 20 },
+	{ ADD, 7, 0, -EEXIST, 0 },
+	{ SHADOW, 2048, 0, 0, 0 }, { SHADOW, 2050, 1, 0, 0 },
+	{ ADD, 2048, 9, 0, 2048 },
+	{ ADD, 512, 9, -EEXIST, 0 },
+	{ ADD, 33, 2, -EINVAL, 0 },
+};
+
+static void test_add_same_trees(void **state)
+{
+	int (*const add[2])(struct address_space *, struct folio *, pgoff_t,
+			    gfp_t, void **) = {
+		__filemap_add_folio, fmb_before_add_folio,
+	};
+	struct twin t;
+	size_t s;
+	int i;
+
+	(void)state;
+	twin_init(&t, 1UL << AS_LARGE_FOLIOS);
+	for (s = 0; s < sizeof(add_steps) / sizeof(add_steps[0]); s++) {
+		const struct step *st = &add_steps[s];
+
+		for (i = 0; i < 2; i++) {
+			struct folio *folio;
+			void *shadow = (void *)1;
+
+			if (st->kind == SHADOW) {
+				fmb_store_value(&t.m[i], st->index, st->order,
+						xa_mk_value(st->index), "test");
+				continue;
+			}
+			folio = filemap_alloc_folio(&t.m[i], GFP_KERNEL,
+						    st->order);
+			assert_non_null(folio);
+			assert_true(folio_trylock(folio));
+			assert_int_equal(add[i](&t.m[i], folio, st->index,
+						GFP_KERNEL, &shadow), st->ret);
+			if (!st->ret)
+				assert_ptr_equal(shadow, st->shadow ?
+						 xa_mk_value(st->shadow) :
+						 NULL);
+			folio_unlock(folio);
+			folio_put(folio);
+		}
+		twin_same(&t);
+	}
+	twin_fini(&t);
+}
+
+/* Counted: the baseline's walks, against the new path's one. */
+static void test_add_walks(void **state)
+{
+	struct upc_thread_stats before, after;
+	struct twin t;
+	pgoff_t i;
+	int p;
+
+	(void)state;
+	twin_init(&t, 0);
+	for (p = 0; p < 2; p++) {
+		struct folio *folio;
+
+		for (i = 0; i < 64; i++)
+			fmb_store_value(&t.m[p], i, 0, xa_mk_value(i), "test");
+		folio = filemap_alloc_folio(&t.m[p], GFP_KERNEL, 0);
+		assert_non_null(folio);
+		folio_trylock(folio);
+		upc_stats_thread(&before);
+		assert_int_equal((p ? fmb_before_add_folio :
+				  __filemap_add_folio)(&t.m[p], folio, 33,
+						       GFP_KERNEL, NULL), 0);
+		upc_stats_thread(&after);
+		assert_int_equal(after.xa_walks - before.xa_walks, p ? 3 : 1);
+		assert_int_equal(after.lock_acquires - before.lock_acquires, 1);
+		folio_unlock(folio);
+		folio_put(folio);
+	}
+	twin_same(&t);
+	twin_fini(&t);
+}
+
+/* Grab: the per-folio loop builds the file the batch builds. */
+static void test_grab_same_trees(void **state)
+{
+	static const struct { unsigned long flags; size_t size; } kinds[] = {
+		{ 0, UPC_PAGE_SIZE },
+		{ 1UL << AS_LARGE_FOLIOS, UPC_HUGE_SIZE },
+	};
+	struct folio *folios[FILEMAP_GRAB_MAX];
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct twin t;
+		pgoff_t index;
+		int i, n[2];
+
+		twin_init(&t, kinds[k].flags);
+		/* A shadow in the way is replaced by both. */
+		for (i = 0; i < 2; i++)
+			fmb_store_value(&t.m[i], 700, 0, xa_mk_value(1),
+					"test");
+		for (index = 0; index < 2048; index += FILEMAP_GRAB_MAX) {
+			n[0] = filemap_grab_folios(&t.m[0], index,
+						   FILEMAP_GRAB_MAX, folios);
+			assert_true(n[0] > 0);
+			for (i = 0; i < n[0]; i++) {
+				folio_unlock(folios[i]);
+				folio_put(folios[i]);
+			}
+			n[1] = fmb_before_grab_folios(&t.m[1], index,
+						      FILEMAP_GRAB_MAX, folios,
+						      kinds[k].size);
+			assert_int_equal(n[1], n[0]);
+			for (i = 0; i < n[1]; i++) {
+				assert_true(folio_test_locked(folios[i]));
+				folio_unlock(folios[i]);
+				folio_put(folios[i]);
+			}
+		}
+		assert_int_equal(t.m[1].nrpages, 2048);
+		twin_same(&t);
+		twin_fini(&t);
+	}
+}
+
+/*
+ * Contiguous lookup: the per-index baseline returns the batches the
+ * batch lookup returns, over a full batch, mixed orders and a hole.
+ */
+static void test_contig_same_batches(void **state)
+{
+	static const unsigned int orders[] = { 0, 0, 1, 2, 9, 3, 0 };
+	struct folio_batch fb[2];
+	struct twin t;
+	pgoff_t index = 0, start[2];
+	bool first;
+	size_t k;
+	int i;
+
+	(void)state;
+	twin_init(&t, 1UL << AS_LARGE_FOLIOS);
+	/* 40 order-0 folios (more than a batch), then mixed orders. */
+	for (k = 0; k < 40 + sizeof(orders) / sizeof(orders[0]); k++) {
+		unsigned int order = k < 40 ? 0 : orders[k - 40];
+		struct folio *folio;
+
+		index = (index + (1UL << order) - 1) & ~((1UL << order) - 1);
+		folio = filemap_alloc_folio(&t.m[0], GFP_KERNEL, order);
+		assert_non_null(folio);
+		folio_trylock(folio);
+		assert_int_equal(filemap_add_folio(&t.m[0], folio, index,
+						   GFP_KERNEL), 0);
+		folio_unlock(folio);
+		folio_put(folio);
+		index += 1UL << order;
+	}
+	start[0] = start[1] = 0;
+	first = true;
+	do {
+		folio_batch_init(&fb[0]);
+		folio_batch_init(&fb[1]);
+		filemap_get_folios_contig(&t.m[0], &start[0], 100000, &fb[0]);
+		fmb_before_get_folios_contig(&t.m[0], &start[1], 100000,
+					     &fb[1]);
+		assert_int_equal(folio_batch_count(&fb[1]),
+				 folio_batch_count(&fb[0]));
+		assert_int_equal(start[1], start[0]);
+		for (i = 0; i < (int)folio_batch_count(&fb[0]); i++)
+			assert_ptr_equal(fb[1].folios[i], fb[0].folios[i]);
+		k = folio_batch_count(&fb[0]);
+		if (first)
+			assert_int_equal(k, FOLIO_BATCH_SIZE);
+		first = false;
+		folio_batch_release(&fb[0]);
+		folio_batch_release(&fb[1]);
+	} while (k);
+	/*
+	 * The order-9 folio is aligned to 512, which leaves a hole at
+	 * 48..511: both stop there, after the order-2 folio at 44.
+	 */
+	assert_int_equal(start[0], 48);
+	twin_fini(&t);
+}
+
+/* ------------------------------------------------------------------ */
+/* A leak ends the run                                                 */
+/* ------------------------------------------------------------------ */
+
+static void test_leak_dies(void **state)
+{
+	char buf[512] = "";
+	int fds[2], status;
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	fflush(stdout);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		static struct fm_bench b;
+		struct bench_options opts = { .tiny = true };
+		struct fm_scale scale;
+		struct folio *folio;
+
+		dup2(fds[1], STDERR_FILENO);
+		fmb_scale_from_options(&opts, &scale);
+		fmb_init(&b, &scale);
+		folio = filemap_alloc_folio(&b.mapping, GFP_KERNEL, 0);
+		folio_trylock(folio);
+		filemap_add_folio(&b.mapping, folio, 3, GFP_KERNEL);
+		folio_unlock(folio);
+		/* The caller's reference is kept: a leak. */
+		fmb_reset(&b, "leaky_row");
+		_exit(0);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), BENCH_EXIT_ERROR);
+	assert_non_null(strstr(buf, "upcache-bench: filemap leaky_row: 1 "
+			       "pages still charged to the arena"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest suite_tests[] = {
+		cmocka_unit_test(test_suite_json),
+		cmocka_unit_test(test_suite_figures),
+		cmocka_unit_test(test_suite_counters),
+	};
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reader_strict),
+		cmocka_unit_test(test_add_same_trees),
+		cmocka_unit_test(test_add_walks),
+		cmocka_unit_test(test_grab_same_trees),
+		cmocka_unit_test(test_contig_same_batches),
+		cmocka_unit_test(test_leak_dies),
+	};
+
+	return cmocka_run_group_tests(suite_tests, suite_setup,
+				      suite_teardown) |
+		cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/bench/fm_baseline.c - the page cache's "before" paths, timed
+ * against the library's by the filemap suite (fm_baseline.h).
+ *
+ * Written from the seeds' descriptions of what they replaced, against
+ * upcache's public XArray and filemap API; nothing here is used by the
+ * library.  Conventions as in mm/filemap.c: @mapping the address_space,
+ * @folio a folio, @index a page index, @xas a cursor on i_pages.
+ */
+#include <upcache/filemap.h>
+#include <upcache/xarray.h>
+
+#include "fm_baseline.h"
+
+/*
+ * before_store_locked() - The locked half of the old add: conflict scan,
+ * a fresh order lookup if a shadow was met, split, store, account.
+ * Errors (-EEXIST, -ENOMEM) are noted in the cursor.
+ */
+static void before_store_locked(struct xa_state *xas, struct folio *folio,
+				void **shadowp)
+{
+	struct address_space *mapping = folio->mapping;
+	void *entry, *old = NULL;
+	int order;
+
+	xas_for_each_conflict(xas, entry) {
+		if (!xa_is_value(entry)) {
+			xas_set_err(xas, -EEXIST);
+			return;
+		}
+		/*
+		 * The kernel kept the last shadow; the first is kept here so
+		 * that both paths hand back the same one (a folio smaller
+		 * than the shadow meets exactly one either way).
+		 */
+		if (!old)
+			old = entry;
+	}
+	if (old) {
+		if (shadowp)
+			*shadowp = old;
+		/* A walk of its own: the shadow may have been split since. */
+		order = xa_get_order(xas->xa, xas->xa_index);
+		if (order > (int)folio_order(folio)) {
+			xas_split(xas, old, (unsigned int)order);
+			xas_reset(xas);
+		}
+	}
+	xas_store(xas, folio);
+	if (!xas_error(xas))
+		mapping->nrpages += folio_nr_pages(folio);
+}
+
+/**
+ * fmb_before_add_folio() - __filemap_add_folio() as it was before seed 000.
+ * @mapping: The mapping.
+ * @folio: A locked folio not in any mapping.
+ * @index: First page index, aligned to the folio's size.
+ * @gfp: Allocation flags for the tree's nodes.
+ * @shadowp: If not NULL, receives the shadow replaced (or NULL).
+ *
+ * Context: May sleep if @gfp allows.  Takes and releases the i_pages lock.
+ * Return: 0, -EEXIST, -ENOMEM, -EINVAL or -EFBIG.
+ */
+int fmb_before_add_folio(struct address_space *mapping, struct folio *folio,
+			 pgoff_t index, gfp_t gfp, void **shadowp)
+{
+	XA_STATE(xas, &mapping->i_pages, index);
+	unsigned long nr = folio_nr_pages(folio);
+	int err;
+
+	if (index & (nr - 1) || folio->mapping)
+		return -EINVAL;
+	if (index > MAX_PAGECACHE_INDEX - (nr - 1))
+		return -EFBIG;
+	xas_set_order(&xas, index, folio_order(folio));
+	folio->mapping = mapping;
+	folio->index = index;
+	folio_ref_add(folio, (int)nr);
+	if (shadowp)
+		*shadowp = NULL;
+
+	do {
+		/* Outside the lock: what order is there now? */
+		int order = xa_get_order(xas.xa, xas.xa_index);
+
+		if (order > (int)folio_order(folio)) {
+			xas_split_alloc(&xas, xa_load(xas.xa, xas.xa_index),
+					(unsigned int)order, gfp);
+			if (xas_error(&xas))
+				break;
+		}
+		xas_lock(&xas);
+		before_store_locked(&xas, folio, shadowp);
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, gfp));
+
+	err = xas_error(&xas);
+	if (err) {
+		folio->mapping = NULL;
+		folio_put_refs(folio, (int)nr);
+	}
+	return err;
+}
+
+/**
+ * fmb_before_grab_folios() - filemap_grab_folios() as a per-folio loop.
+ * @mapping: The mapping.
+ * @index: First page index wanted.
+ * @nr: Number of indices wanted.
+ * @folios: Room for @nr folios.
+ * @size: Preferred folio size for FGP_CREAT.
+ *
+ * Context: May sleep.
+ * Return: The number of folios stored in @folios; -ENOMEM if none.
+ */
+int fmb_before_grab_folios(struct address_space *mapping, pgoff_t index,
+			   unsigned int nr, struct folio **folios, size_t size)
+{
+	fgf_t fgp = FGP_LOCK | FGP_ACCESSED | FGP_CREAT | fgf_set_order(size);
+	pgoff_t next = index;
+	int count = 0;
+
+	while (next - index < nr) {
+		struct folio *folio = __filemap_get_folio(mapping, next, fgp,
+							  GFP_KERNEL);
+
+		if (IS_ERR(folio))
+			break;
+		folios[count++] = folio;
+		next = folio_next_index(folio);
+		/* A folio ending the index space ends the run too. */
+		if (!next)
+			break;
+	}
+	return count ? count : -ENOMEM;
+}
+
+/**
+ * fmb_before_get_folios_contig() - filemap_get_folios_contig() as a
+ * lookup per page index.
+ * @mapping: The mapping.
+ * @start: In: first index; out: the index after the last folio returned.
+ * @end: Last index (inclusive).
+ * @fbatch: Receives the folios, each with a reference.
+ *
+ * Once the batch is full the pages left of its last folio are still
+ * looked up (and dropped), so that every page index of a range costs one
+ * lookup however the range is cut into calls.
+ *
+ * Context: Any thread; lockless.
+ * Return: The number of folios added to @fbatch.
+ */
+unsigned int fmb_before_get_folios_contig(struct address_space *mapping,
+					  pgoff_t *start, pgoff_t end,
+					  struct folio_batch *fbatch)
+{
+	struct folio *prev = NULL;
+	bool full = false;
+	pgoff_t index;
+	unsigned int nr;
+
+	for (index = *start; index <= end; index++) {
+		struct folio *folio;
+
+		if (full && !folio_contains(prev, index))
+			break;
+		folio = filemap_get_folio(mapping, index);
+		if (IS_ERR(folio))
+			break;
+		if (folio == prev || full) {
+			folio_put(folio);
+			if (folio != prev)
+				break;
+		} else {
+			prev = folio;
+			full = !folio_batch_add(fbatch, folio);
+		}
+		if (index == end)
+			break;
+	}
+	nr = folio_batch_count(fbatch);
+	if (nr)
+		*start = folio_next_index(fbatch->folios[nr - 1]);
+	return nr;
+}
