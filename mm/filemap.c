@@ -7,8 +7,11 @@
  * filemap_add_folio() in one tree walk (seed 000) through a store helper
  * the swap cache shares (seed 001), batch lookups that walk once and move
  * sideways over large folios (seed 002), and batched get-or-create
- * (seed 004, with large folios and shadows).  Omitted: LRU insertion and
- * refault handling (mm/vmscan.c, mm/workingset.c), readahead, mmap.
+ * (seed 004, with large folios and shadows).  Every folio added goes on
+ * its arena's LRU (mm/swap.c), after refault accounting when it replaced
+ * a shadow (mm/workingset.c); every cursor that changes the tree reports
+ * node changes for shadow node tracking (mapping_set_update()).
+ * Omitted: readahead, mmap.
  *
  * Conventions: @mapping is the address_space, @folio a folio, @index a
  * page index in @mapping, @nr a number of pages or folios, @xas a cursor
@@ -32,6 +35,7 @@
 #include "futex.h"
 #include "rcu_internal.h"
 #include "filemap_internal.h"
+#include "lru_internal.h"
 
 void (*filemap_split_race_hook)(struct xa_state *xas);
 
@@ -92,9 +96,16 @@ int filemap_store_scan(struct xa_state *xas, struct folio *folio,
 			split->order = order;
 			return 1;
 		}
-		/* The split leaves the cursor on the folio's slot. */
-		xas_split(xas, old, order);
+		/*
+		 * Cut only the folio's piece out of the shadow (the rest
+		 * stays as the largest aligned shadows around it); the nodes
+		 * were allocated outside the lock, so this cannot fail for
+		 * memory, and it leaves the cursor on the folio's slot.
+		 */
+		xas_try_split(xas, old, order);
 		split->order = 0;
+		if (xas_error(xas))
+			return xas_error(xas);
 	}
 	if (shadowp)
 		*shadowp = old;
@@ -119,7 +130,7 @@ int filemap_lock_store(struct xa_state *xas, struct folio *folio, gfp_t gfp,
 
 		/* Step 2: a split is needed: allocate outside the lock, rescan. */
 		if (ret > 0) {
-			xas_split_alloc(xas, split.shadow, split.order, gfp);
+			xas_try_split_alloc(xas, split.order, gfp);
 			if (xas_error(xas))
 				return xas_error(xas);
 			if (filemap_split_race_hook)
@@ -146,6 +157,7 @@ int __filemap_add_folio(struct address_space *mapping, struct folio *folio,
 	if (index > MAX_PAGECACHE_INDEX - (nr - 1))
 		return -EFBIG;
 	xas_set_order(&xas, index, folio_order(folio));
+	mapping_set_update(&xas, mapping);
 	/* Readers that find the folio may look at these at once (L3). */
 	folio->mapping = mapping;
 	folio->index = index;
@@ -162,10 +174,23 @@ int __filemap_add_folio(struct address_space *mapping, struct folio *folio,
 	return 0;
 }
 
+void filemap_folio_added(struct folio *folio, void *shadow)
+{
+	if (shadow)
+		workingset_refault(folio, shadow);
+	folio_add_lru(folio);
+}
+
 int filemap_add_folio(struct address_space *mapping, struct folio *folio,
 		      pgoff_t index, gfp_t gfp)
 {
-	return __filemap_add_folio(mapping, folio, index, gfp, NULL);
+	void *shadow = NULL;
+	int err;
+
+	err = __filemap_add_folio(mapping, folio, index, gfp, &shadow);
+	if (!err)
+		filemap_folio_added(folio, shadow);
+	return err;
 }
 
 /* ---- lookup ---------------------------------------------------------------- */
@@ -577,13 +602,21 @@ static void filemap_unlink_folio(struct xa_state *xas, struct folio *folio,
 	mapping->nrpages -= nr;
 }
 
-void __filemap_remove_folio(struct folio *folio, void *shadow)
+void filemap_delete_folio(struct folio *folio, void *shadow)
 {
 	struct address_space *mapping = folio->mapping;
 	XA_STATE_ORDER(xas, &mapping->i_pages, folio->index, folio_order(folio));
 
+	mapping_set_update(&xas, mapping);
 	filemap_unlink_folio(&xas, folio, shadow);
-	folio_put_refs(folio, (int)folio_nr_pages(folio));
+}
+
+void __filemap_remove_folio(struct folio *folio, void *shadow)
+{
+	unsigned long nr = folio_nr_pages(folio);
+
+	filemap_delete_folio(folio, shadow);
+	folio_put_refs(folio, (int)nr);
 }
 
 void filemap_remove_folio(struct folio *folio)
@@ -604,6 +637,7 @@ void delete_from_page_cache_batch(struct address_space *mapping,
 	if (!folio_batch_count(fbatch))
 		return;
 	xas_set(&xas, fbatch->folios[0]->index);
+	mapping_set_update(&xas, mapping);
 	xas_lock(&xas);
 	for (i = 0; i < folio_batch_count(fbatch); i++) {
 		struct folio *folio = fbatch->folios[i];
@@ -641,6 +675,7 @@ static void filemap_erase_value(struct address_space *mapping, pgoff_t index,
 
 	if (mapping->flags & (1UL << AS_SWAPBACKED))
 		return;
+	mapping_set_update(&xas, mapping);
 	xas_lock(&xas);
 	if (xas_load(&xas) == entry)
 		xas_store(&xas, NULL);
@@ -803,12 +838,6 @@ bool folio_clear_dirty_for_io(struct folio *folio)
 	return true;
 }
 
-void folio_mark_accessed(struct folio *folio)
-{
-	if (!folio_test_referenced(folio))
-		folio_set_referenced(folio);
-}
-
 void tag_pages_for_writeback(struct address_space *mapping, pgoff_t start,
 			     pgoff_t end)
 {
@@ -842,6 +871,9 @@ _Static_assert(PG_writeback < 32 && PG_waiters < 32,
 
 void folio_wait_writeback(struct folio *folio)
 {
+	/* The common case: no writeback, and no PG_waiters left behind. */
+	if (!folio_test_writeback(folio))
+		return;
 	for (;;) {
 		unsigned long flags = __atomic_fetch_or(&folio->flags,
 							1UL << PG_waiters,

@@ -6,94 +6,95 @@
  * Seed 004 (the guest_memfd population RFC) did this for order-0 folios
  * with a bitmap of the indices already present.  Here the run may hold
  * large folios (one starting before the first index included), shadow
- * entries (replaced, split without waiting when larger than the new
+ * entries (replaced, cut without waiting when larger than the new
  * folio), and the allocation may fail part-way.
  *
  *   Step 1  under the lock, one walk: reference the folios already
- *           cached in the run; note every index without one.
- *   Step 2  no lock: allocate folios for the missing indices (large
+ *           cached in the run, skipping holes in one move each.
+ *   Step 2  no lock: allocate folios for the missing stretches (large
  *           ones where the mapping allows and an aligned stretch is
- *           missing).
+ *           missing).  They are created locked.
  *   Step 3  under the lock, one walk: insert them in index order, moving
  *           the cursor sideways; an index where a folio appeared
  *           meanwhile, or whose insertion needs memory the lock cannot
- *           wait for, is left to step 5.
- *   Step 4  no lock: lock the folios found in step 1 (this may sleep) and
- *           drop any that left the mapping meanwhile.
- *   Step 5  indices still without a folio go through
- *           __filemap_get_folio() one at a time (the slow path).
+ *           wait for, is left as a gap.  After the lock, each inserted
+ *           folio has its refault accounted (if it replaced a shadow)
+ *           and goes on the LRU.
+ *   Step 4  no lock: try to lock the folios found in step 1.  If all
+ *           locks are had and there is no gap, done.
+ *   Step 5  otherwise (rare): let go of every folio lock, fill the gaps
+ *           one index at a time through __filemap_get_folio(), and lock
+ *           every folio in index order, dropping those that left the
+ *           mapping meanwhile.  A grab never sleeps on a folio lock while
+ *           holding one at a higher index, so two grabs (or a grab and
+ *           any index-ordered locker) cannot wait for each other.
+ *
+ * Bookkeeping is per folio: the run records each folio at the first run
+ * position it covers, and every pass moves from one folio to the next,
+ * so an order-9 folio costs one step, not 512.
  *
  * The result is the run of folios that covers the first index onwards
  * without a gap; whatever was grabbed beyond a gap is given back.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "filemap_internal.h"
+#include "lru_internal.h"
 
-/* What the grab holds for each page index of the run. */
+/*
+ * What the grab holds: head[i] is the folio whose first position in the
+ * run is i (NULL elsewhere, and at gaps); the other fields describe it.
+ */
 struct grab_run {
 	struct address_space *mapping;
 	pgoff_t index;
 	unsigned int nr;
-	struct folio *page[FILEMAP_GRAB_MAX];	/* folio covering index + i */
-	bool created[FILEMAP_GRAB_MAX];		/* page[i] is new (locked) */
+	struct folio *head[FILEMAP_GRAB_MAX];
+	bool created[FILEMAP_GRAB_MAX];		/* inserted by this grab */
+	bool locked[FILEMAP_GRAB_MAX];		/* its lock held by this grab */
+	void *shadow[FILEMAP_GRAB_MAX];		/* what an insert replaced */
 };
 
-/* Record @folio (referenced by the caller) for the indices it covers. */
+/* Run positions covered by the folio recorded at @i, from @i on. */
+static unsigned int grab_span(const struct grab_run *run, unsigned int i)
+{
+	pgoff_t end = folio_next_index(run->head[i]) - run->index;
+
+	return (unsigned int)((end < run->nr ? end : run->nr) - i);
+}
+
+/* The next position after the one at @i (a folio or a gap). */
+static unsigned int grab_next(const struct grab_run *run, unsigned int i)
+{
+	return run->head[i] ? i + grab_span(run, i) : i + 1;
+}
+
+/* Record @folio (referenced by the caller) at its first run position. */
 static void grab_record(struct grab_run *run, struct folio *folio,
-			bool created)
+			bool created, bool locked)
 {
-	pgoff_t first = folio->index > run->index ? folio->index : run->index;
-	pgoff_t end = folio_next_index(folio);
-	unsigned int i;
+	unsigned int i = folio->index > run->index ?
+		(unsigned int)(folio->index - run->index) : 0;
 
-	if (end - run->index > run->nr)
-		end = run->index + run->nr;
-	for (i = first - run->index; i < end - run->index; i++) {
-		run->page[i] = folio;
-		run->created[i] = created;
-	}
+	run->head[i] = folio;
+	run->created[i] = created;
+	run->locked[i] = locked;
 }
 
-/* Forget @folio's indices, so step 5 fills them. */
-static void grab_forget(struct grab_run *run, struct folio *folio)
-{
-	unsigned int i;
-
-	for (i = 0; i < run->nr; i++)
-		if (run->page[i] == folio)
-			run->page[i] = NULL;
-}
-
-/* Step 1: reference what is cached; one walk, sideways moves. */
+/* Step 1: reference what is cached; one walk, holes skipped. */
 static void grab_find_cached(struct grab_run *run)
 {
 	XA_STATE(xas, &run->mapping->i_pages, run->index);
 	void *entry;
 
 	xas_lock(&xas);
-	for (entry = xas_load(&xas); xas.xa_index - run->index < run->nr;
-	     entry = xas_next(&xas)) {
-		struct folio *folio;
-
-		/* Past the end of the tree: nothing more is cached. */
-		if (xas.xa_node == XAS_BOUNDS)
-			break;
-		if (!entry || xa_is_value(entry))
-			continue;
-		/* Only the first index can land inside a large entry. */
-		if (xa_is_sibling(entry)) {
-			entry = xas_reload(&xas);
-			if (xa_is_value(entry))
-				continue;
-		}
-		folio = entry;
-		folio_get(folio);
-		grab_record(run, folio, false);
-		xas_advance(&xas, folio_next_index(folio) - 1);
-		if (xas.xa_index + 1 == 0)
-			break;
+	xas_for_each(&xas, entry, run->index + run->nr - 1) {
+		if (xa_is_value(entry))
+			continue;	/* a shadow: step 3 replaces it */
+		folio_get(entry);
+		grab_record(run, entry, false, false);
 	}
 	xas_unlock(&xas);
 }
@@ -112,7 +113,10 @@ static unsigned int grab_order(const struct grab_run *run, unsigned int i,
 	return order;
 }
 
-/* A new locked folio set up as __filemap_add_folio() would, or NULL. */
+/*
+ * A new locked folio set up as __filemap_add_folio() would, or NULL.  No
+ * one else can see it yet, so its fields are set with plain stores.
+ */
 static struct folio *grab_new_folio(struct grab_run *run, unsigned int i,
 				    unsigned int order)
 {
@@ -121,11 +125,10 @@ static struct folio *grab_new_folio(struct grab_run *run, unsigned int i,
 	folio = filemap_alloc_folio(run->mapping, GFP_KERNEL, order);
 	if (!folio)
 		return NULL;
-	folio_trylock(folio);
-	folio_set_referenced(folio);
+	folio->flags |= (1UL << PG_locked) | (1UL << PG_referenced);
 	folio->mapping = run->mapping;
 	folio->index = run->index + i;
-	folio_ref_add(folio, (int)folio_nr_pages(folio));
+	folio->refcount += (int)folio_nr_pages(folio);
 	return folio;
 }
 
@@ -144,20 +147,24 @@ static void grab_allocate(struct grab_run *run)
 	unsigned int i = 0;
 
 	while (i < run->nr) {
-		unsigned int left = 0;
-		struct folio *folio;
+		unsigned int end = i;
 
-		if (run->page[i]) {
-			i++;
+		if (run->head[i]) {
+			i += grab_span(run, i);
 			continue;
 		}
-		while (i + left < run->nr && !run->page[i + left])
-			left++;
-		folio = grab_new_folio(run, i, grab_order(run, i, left));
-		if (!folio)
-			return;	/* step 5 gets its own chance */
-		grab_record(run, folio, true);
-		i += folio_nr_pages(folio);
+		/* One missing stretch [i, end), measured once. */
+		while (end < run->nr && !run->head[end])
+			end++;
+		while (i < end) {
+			struct folio *folio;
+
+			folio = grab_new_folio(run, i, grab_order(run, i, end - i));
+			if (!folio)
+				return;	/* step 5 gets its own chance */
+			grab_record(run, folio, true, true);
+			i += folio_nr_pages(folio);
+		}
 	}
 }
 
@@ -165,7 +172,8 @@ static void grab_allocate(struct grab_run *run)
  * Insert one new order-0 folio at the cursor, without waiting.
  * Return: 0, or -EEXIST / -ENOMEM / -EAGAIN (leave it to step 5).
  */
-static int grab_insert_small(struct xa_state *xas, struct folio *folio)
+static int grab_insert_small(struct xa_state *xas, struct folio *folio,
+			     void **shadowp)
 {
 	void *entry = xas_load(xas);
 	int order;
@@ -181,121 +189,176 @@ static int grab_insert_small(struct xa_state *xas, struct folio *folio)
 		}
 	}
 	xas_store(xas, folio);
-	return xas_error(xas) ? -ENOMEM : 0;
+	if (xas_error(xas))
+		return -ENOMEM;
+	*shadowp = entry;
+	return 0;
 }
 
 /* Insert one new large folio: a conflict scan of its own range. */
-static int grab_insert_large(struct xa_state *xas, struct folio *folio)
+static int grab_insert_large(struct xa_state *xas, struct folio *folio,
+			     void **shadowp)
 {
 	struct filemap_split split = { NULL, 0 };
 	int ret;
 
 	xas_set_order(xas, folio->index, folio_order(folio));
-	ret = filemap_store_scan(xas, folio, NULL, &split);
+	ret = filemap_store_scan(xas, folio, shadowp, &split);
 	xas_destroy(xas);
 	return ret > 0 ? -EAGAIN : ret;
+}
+
+/* After step 3: refaults and LRU for each folio it inserted. */
+static void grab_inserted_to_lru(struct grab_run *run)
+{
+	unsigned int i;
+
+	for (i = 0; i < run->nr; i = grab_next(run, i))
+		if (run->head[i] && run->created[i])
+			filemap_folio_added(run->head[i], run->shadow[i]);
 }
 
 /* Step 3: insert the new folios, one walk, sideways moves. */
 static void grab_insert(struct grab_run *run)
 {
 	XA_STATE(xas, &run->mapping->i_pages, run->index);
-	unsigned int i = 0;
+	unsigned int i, next;
 
+	mapping_set_update(&xas, run->mapping);
 	xas_lock(&xas);
-	while (i < run->nr) {
-		struct folio *folio = run->page[i];
+	for (i = 0; i < run->nr; i = next) {
+		struct folio *folio = run->head[i];
 		int err;
 
-		if (!folio || !run->created[i]) {
-			i++;
+		next = grab_next(run, i);
+		if (!folio || !run->created[i])
 			continue;
-		}
-		i += folio->index + folio_nr_pages(folio) - (run->index + i);
 		if (folio_order(folio)) {
-			err = grab_insert_large(&xas, folio);
+			err = grab_insert_large(&xas, folio, &run->shadow[i]);
 		} else {
 			filemap_cursor_move(&xas, folio->index);
-			err = grab_insert_small(&xas, folio);
+			err = grab_insert_small(&xas, folio, &run->shadow[i]);
 		}
 		if (err) {
 			/* The cursor may be in error: the next one walks. */
 			xas_set(&xas, folio->index);
-			grab_forget(run, folio);
+			run->head[i] = NULL;
 			grab_drop_new(folio);
 			continue;
 		}
 		run->mapping->nrpages += folio_nr_pages(folio);
 	}
 	xas_unlock(&xas);
+	grab_inserted_to_lru(run);
 }
 
-/* Step 4: lock the folios found cached; drop those truncated since. */
-static void grab_lock_cached(struct grab_run *run)
+/*
+ * Step 4: lock the folios found cached without waiting.  Return: true if
+ * every one was locked and is still in place, and no position is a gap.
+ */
+static bool grab_trylock_cached(struct grab_run *run)
 {
-	struct folio *prev = NULL;
+	bool complete = true;
 	unsigned int i;
 
-	for (i = 0; i < run->nr; i++) {
-		struct folio *folio = run->page[i];
+	for (i = 0; i < run->nr; i = grab_next(run, i)) {
+		struct folio *folio = run->head[i];
 
-		if (!folio || run->created[i] || folio == prev)
-			continue;
-		prev = folio;
-		folio_lock(folio);
-		if (folio->mapping == run->mapping &&
-		    folio_contains(folio, run->index + i)) {
-			folio_mark_accessed(folio);
+		if (!folio) {
+			complete = false;
 			continue;
 		}
-		folio_unlock(folio);
-		grab_forget(run, folio);
-		folio_put(folio);
+		if (run->locked[i])
+			continue;
+		if (!folio_trylock(folio)) {
+			complete = false;
+			continue;
+		}
+		run->locked[i] = true;
+		if (folio->mapping != run->mapping ||
+		    !folio_contains(folio, run->index + i))
+			complete = false;
+	}
+	return complete;
+}
+
+/* Step 5a: let go of every folio lock the grab holds. */
+static void grab_unlock_all(struct grab_run *run)
+{
+	unsigned int i;
+
+	for (i = 0; i < run->nr; i = grab_next(run, i)) {
+		if (run->head[i] && run->locked[i]) {
+			folio_unlock(run->head[i]);
+			run->locked[i] = false;
+		}
 	}
 }
 
-/* Step 5: fill what is still missing, one index at a time. */
+/* Step 5b: fill the gaps, one index at a time, taking no folio lock. */
 static void grab_fill_gaps(struct grab_run *run)
 {
 	unsigned int i;
 
-	for (i = 0; i < run->nr; i++) {
+	for (i = 0; i < run->nr; i = grab_next(run, i)) {
 		struct folio *folio;
 
-		if (run->page[i])
+		if (run->head[i])
 			continue;
-		folio = filemap_grab_folio(run->mapping, run->index + i);
+		folio = __filemap_get_folio(run->mapping, run->index + i,
+					    FGP_CREAT, GFP_KERNEL);
 		if (IS_ERR(folio))
 			return;
-		/* Created locked or found and locked: either way, ours. */
-		grab_record(run, folio, true);
+		grab_record(run, folio, false, false);
+	}
+}
+
+/* Step 5c: lock every folio in index order; drop those that left. */
+static void grab_lock_all(struct grab_run *run)
+{
+	unsigned int i;
+
+	for (i = 0; i < run->nr; i = grab_next(run, i)) {
+		struct folio *folio = run->head[i];
+
+		if (!folio)
+			continue;
+		folio_lock(folio);
+		run->locked[i] = true;
+		if (folio->mapping == run->mapping &&
+		    folio_contains(folio, run->index + i))
+			continue;
+		folio_unlock(folio);
+		folio_put(folio);
+		run->head[i] = NULL;
 	}
 }
 
 /*
  * Hand out the folios covering the run from its first index up to the
- * first gap; give back the rest.  Return: the number handed out.
+ * first gap, marking found ones accessed; give back the rest.
+ * Return: the number handed out.
  */
 static int grab_collect(struct grab_run *run, struct folio **folios)
 {
-	struct folio *prev = NULL;
 	bool gap = false;
 	unsigned int i;
 	int count = 0;
 
-	for (i = 0; i < run->nr; i++) {
-		struct folio *folio = run->page[i];
+	for (i = 0; i < run->nr; i = grab_next(run, i)) {
+		struct folio *folio = run->head[i];
 
-		if (!folio)
+		if (!folio) {
 			gap = true;
-		if (!folio || folio == prev)
 			continue;
-		prev = folio;
+		}
 		if (gap) {
 			folio_unlock(folio);
 			folio_put(folio);
 			continue;
 		}
+		if (!run->created[i])
+			folio_mark_accessed(folio);
 		folios[count++] = folio;
 	}
 	return count;
@@ -313,18 +376,22 @@ int filemap_grab_folios(struct address_space *mapping, pgoff_t index,
 		return -EFBIG;
 	if (nr - 1 > MAX_PAGECACHE_INDEX - index)
 		nr = (unsigned int)(MAX_PAGECACHE_INDEX - index + 1);
-	run = calloc(1, sizeof(*run));
+	run = malloc(sizeof(*run));
 	if (!run)
 		return -ENOMEM;
 	run->mapping = mapping;
 	run->index = index;
 	run->nr = nr;
+	memset(run->head, 0, nr * sizeof(run->head[0]));
 
 	grab_find_cached(run);
 	grab_allocate(run);
 	grab_insert(run);
-	grab_lock_cached(run);
-	grab_fill_gaps(run);
+	if (!grab_trylock_cached(run)) {
+		grab_unlock_all(run);
+		grab_fill_gaps(run);
+		grab_lock_all(run);
+	}
 	count = grab_collect(run, folios);
 	free(run);
 	return count ? count : -ENOMEM;

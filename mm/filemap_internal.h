@@ -19,7 +19,10 @@
  * one conflict scan under the lock that reads a shadow's order in place;
  * a shadow larger than the folio is split with nodes allocated outside
  * the lock, and the shadow and its order are checked again after
- * relocking before the preallocation is used.
+ * relocking before the preallocation is used.  The split is the
+ * non-uniform one (xas_try_split()): the folio's piece is cut out and the
+ * rest of the shadow stays as the largest aligned shadows around it, so
+ * a refault into an order-9 shadow costs one node, not eight.
  *
  * Context: Takes xas->xa's lock; on success returns with it held so the
  * caller can account under it.  May drop it to allocate.
@@ -65,6 +68,30 @@ int filemap_store_scan(struct xa_state *xas, struct folio *folio,
  * Context: Holds the lock of xas->xa.
  */
 void filemap_cursor_move(struct xa_state *xas, pgoff_t index);
+
+/**
+ * filemap_delete_folio() - Take a folio's slots out of the tree.
+ * @folio: A locked folio in a mapping.
+ * @shadow: NULL or a value entry to leave, of the folio's order.
+ *
+ * __filemap_remove_folio() without dropping the cache's references:
+ * reclaim uses it on a folio whose refcount it has frozen.
+ *
+ * Context: Holds the folio lock and the mapping's i_pages lock.
+ */
+void filemap_delete_folio(struct folio *folio, void *shadow);
+
+/**
+ * filemap_folio_added() - What follows adding a folio to a mapping.
+ * @folio: The folio just added, with a reference held by the caller.
+ * @shadow: The value entry it replaced, or NULL.
+ *
+ * Accounts a refault (workingset_refault()) when @shadow is a shadow,
+ * then puts the folio on the LRU (folio_add_lru()).
+ *
+ * Context: Any thread; no i_pages lock held.
+ */
+void filemap_folio_added(struct folio *folio, void *shadow);
 
 /*
  * Test hook: called by filemap_lock_store() with the lock dropped, after

@@ -67,7 +67,7 @@
 #include <stdint.h>
 
 #include "futex.h"
-#include "internal.h"
+#include "lru_internal.h"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	      "the futex word is the low half of folio->flags");
@@ -160,7 +160,8 @@ void folio_wait_locked(struct folio *folio)
  * @folio: The folio.
  * @nr: How many, at least 1 and at most the references the caller holds.
  *
- * The last reference frees the folio (upc_folio_free()).
+ * The last reference frees the folio (upc_folio_free()), after taking
+ * it off its LRU list if it is still on one (lru_folio_freed()).
  *
  * Context: Any context; freeing takes short-hold allocator locks.
  */
@@ -171,8 +172,11 @@ void folio_put_refs(struct folio *folio, int nr)
 	UPC_MM_BUG_ON(nr <= 0);
 	left = __atomic_sub_fetch(&folio->refcount, nr, __ATOMIC_ACQ_REL);
 	UPC_MM_BUG_ON(left < 0);
-	if (!left)
-		upc_folio_free(folio);
+	if (left)
+		return;
+	if (folio_test_lru(folio))
+		lru_folio_freed(folio);
+	upc_folio_free(folio);
 }
 
 /**

@@ -186,10 +186,12 @@ struct folio *filemap_alloc_folio(struct address_space *mapping, gfp_t gfp,
  * One locked scan of the folio's range: a present folio means -EEXIST;
  * shadows are replaced and the first is handed back.  A shadow larger
  * than the folio is split first, with the nodes allocated outside the
- * lock and the shadow and its order checked again after relocking.  The
- * cache takes one reference per page.  Walks: one when no split is
- * needed, two with a split (the seed's algorithm took three: the split
- * leaves the cursor where the store continues).
+ * lock and the shadow and its order checked again after relocking; the
+ * split cuts out only the folio's piece, leaving the rest of the shadow
+ * as the largest aligned shadows around it.  The cache takes one
+ * reference per page.  Walks: one when no split is needed, two with a
+ * split (the seed's algorithm took three: the split leaves the cursor
+ * where the store continues).
  *
  * Context: May sleep if @gfp allows.  Takes and releases the i_pages lock.
  * Return: 0; -EEXIST if a folio is already cached in the range; -ENOMEM;
@@ -506,9 +508,12 @@ bool folio_clear_dirty_for_io(struct folio *folio);
 
 /**
  * folio_mark_accessed() - Note a use of the folio (for reclaim).
- * @folio: The folio.
+ * @folio: The folio; the caller holds a reference.
  *
- * Context: Any context.
+ * Sets PG_referenced; a second use of an inactive folio activates it
+ * (mm/swap.c, see upcache/vmscan.h).
+ *
+ * Context: Any thread.  May take an LRU batch lock.
  */
 void folio_mark_accessed(struct folio *folio);
 

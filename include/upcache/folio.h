@@ -143,6 +143,7 @@ struct upc_arena {
 	unsigned long charged;		/* pages handed out as folios (atomic) */
 	upc_reclaim_fn reclaim;
 	void *reclaim_priv;
+	void *lruvec;			/* struct lruvec of upcache/vmscan.h */
 	upc_lock_t lock;		/* the buddy lists */
 	struct upc_list_head free_area[UPC_MAX_ORDER + 1];
 	unsigned long nr_free[UPC_MAX_ORDER + 1];

@@ -35,6 +35,8 @@ extern "C" {
  * @arena_lock_acquires: Locks taken inside an arena's page allocator
  *	(its per-CPU caches and buddy lists), counted apart so that
  *	allocating a folio does not blur the lock round trips above.
+ * @lru_lock_acquires: LRU locks taken (a lruvec's lock and its batches'
+ *	locks, see upcache/vmscan.h), counted apart for the same reason.
  */
 struct upc_thread_stats {
 	uint64_t xa_walks;
@@ -42,6 +44,7 @@ struct upc_thread_stats {
 	uint64_t xa_node_frees;
 	uint64_t lock_acquires;
 	uint64_t arena_lock_acquires;
+	uint64_t lru_lock_acquires;
 };
 
 /**

@@ -62,18 +62,26 @@ static FM_UNUSED int64_t fm_nodes_live(void)
 	return (int64_t)s.xa_node_allocs - (int64_t)s.xa_node_frees;
 }
 
-static FM_UNUSED void fm_init_bytes(struct fm_env *env, unsigned long flags,
-				    size_t bytes)
+/*
+ * fm_init_bytes() - Set up @env with an arena of @bytes and a mapping
+ * with @flags on it.  Return: &env->mapping.
+ */
+static FM_UNUSED struct address_space *fm_init_bytes(struct fm_env *env,
+						      unsigned long flags,
+						      size_t bytes)
 {
 	memset(env, 0, sizeof(*env));
 	assert_int_equal(upc_arena_create(bytes, &env->arena), 0);
 	address_space_init(&env->mapping, env->arena, NULL, flags);
 	env->nodes0 = fm_nodes_live();
+	return &env->mapping;
 }
 
-static FM_UNUSED void fm_init(struct fm_env *env, unsigned long flags)
+/* fm_init() - fm_init_bytes() with FM_ARENA_BYTES.  Return: the mapping. */
+static FM_UNUSED struct address_space *fm_init(struct fm_env *env,
+						unsigned long flags)
 {
-	fm_init_bytes(env, flags, FM_ARENA_BYTES);
+	return fm_init_bytes(env, flags, FM_ARENA_BYTES);
 }
 
 /* assert_mapping_ok() - upc_check_mapping() finds nothing wrong. */
@@ -113,6 +121,13 @@ static FM_UNUSED struct folio *fm_alloc(struct fm_env *env,
 	return folio;
 }
 
+/* fm_unlock_put() - Unlock @folio and drop a reference to it. */
+static FM_UNUSED void fm_unlock_put(struct folio *folio)
+{
+	folio_unlock(folio);
+	folio_put(folio);
+}
+
 /*
  * fm_add() - Cache a new uptodate folio of @order at @index and drop the
  * caller's reference: the cache holds the only ones.
@@ -125,8 +140,7 @@ static FM_UNUSED struct folio *fm_add(struct fm_env *env, pgoff_t index,
 	folio_set_uptodate(folio);
 	assert_int_equal(filemap_add_folio(&env->mapping, folio, index,
 					   GFP_KERNEL), 0);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 	assert_int_equal(folio_ref_count(folio), (int)folio_nr_pages(folio));
 	return folio;
 }
@@ -192,6 +206,31 @@ static FM_UNUSED void fm_assert_entry(struct address_space *mapping,
 	}
 }
 
+/*
+ * fm_assert_cut_shadow() - After a folio of @order was added at @index
+ * inside a shadow @entry of @sorder at @sindex: the add cuts out only the
+ * folio's piece, so every other index of the old range loads @entry from
+ * the buddy piece it falls in, whose order is the highest bit in which
+ * the index differs from @index.
+ */
+static FM_UNUSED void fm_assert_cut_shadow(struct address_space *mapping,
+					   pgoff_t sindex, unsigned int sorder,
+					   pgoff_t index, unsigned int order,
+					   void *entry)
+{
+	pgoff_t i, last = sindex + (1UL << sorder) - 1;
+
+	for (i = sindex; ; i++) {
+		if ((i ^ index) >> order) {
+			assert_ptr_equal(xa_load(&mapping->i_pages, i), entry);
+			assert_int_equal(xa_get_order(&mapping->i_pages, i),
+					 63 - __builtin_clzl(i ^ index));
+		}
+		if (i == last)
+			break;
+	}
+}
+
 /* fm_lookup() - filemap_get_entry() that drops the reference it got. */
 static FM_UNUSED void *fm_lookup(struct address_space *mapping,
 				 pgoff_t index)
@@ -209,8 +248,7 @@ static FM_UNUSED void fm_remove(struct folio *folio)
 	folio_get(folio);
 	folio_lock(folio);
 	filemap_remove_folio(folio);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 }
 
 /* fm_remove_shadow() - Take a cached folio out, leaving @shadow. */
@@ -223,19 +261,16 @@ static FM_UNUSED void fm_remove_shadow(struct folio *folio, void *shadow)
 	xa_lock(&mapping->i_pages);
 	__filemap_remove_folio(folio, shadow);
 	xa_unlock(&mapping->i_pages);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 }
 
-/* fm_unlock_put_all() - Unlock and put @nr folios. */
+/* fm_unlock_put_all() - fm_unlock_put() each of @nr folios. */
 static FM_UNUSED void fm_unlock_put_all(struct folio **folios, int nr)
 {
 	int i;
 
-	for (i = 0; i < nr; i++) {
-		folio_unlock(folios[i]);
-		folio_put(folios[i]);
-	}
+	for (i = 0; i < nr; i++)
+		fm_unlock_put(folios[i]);
 }
 
 /* sleep_ms() - Sleep for @ms milliseconds. */

@@ -13,6 +13,7 @@
  * page of a folio, a lookup adds one.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "filemap_helpers.h"
@@ -101,8 +102,7 @@ static void test_add_folio(void **state)
 	pgoff_t i;
 
 	(void)state;
-	fm_init(&env, FM_LARGE);
-	m = &env.mapping;
+	m = fm_init(&env, FM_LARGE);
 
 	folio = fm_alloc(&env, 0);
 	assert_int_equal(filemap_add_folio(m, folio, 5, GFP_KERNEL), 0);
@@ -161,18 +161,15 @@ static void test_add_folio(void **state)
 	/* Anything overlapping a cached folio is refused. */
 	big = fm_alloc(&env, 0);
 	assert_int_equal(filemap_add_folio(m, big, 18, GFP_KERNEL), -EEXIST);
-	folio_unlock(big);
-	folio_put(big);
+	fm_unlock_put(big);
 	big = fm_alloc(&env, 3);
 	assert_int_equal(filemap_add_folio(m, big, 16, GFP_KERNEL), -EEXIST);
-	folio_unlock(big);
-	folio_put(big);
+	fm_unlock_put(big);
 	big = fm_alloc(&env, 5);
 	assert_int_equal(filemap_add_folio(m, big, 0, GFP_KERNEL), -EEXIST);
 	assert_null(big->mapping);
 	assert_int_equal(folio_ref_count(big), 1);
-	folio_unlock(big);
-	folio_put(big);
+	fm_unlock_put(big);
 	big = fm_alloc(&env, 9);
 	assert_int_equal(filemap_add_folio(m, big, 0, GFP_KERNEL), -EEXIST);
 	assert_int_equal(m->nrpages, 6);
@@ -193,6 +190,33 @@ static void test_add_folio(void **state)
 	fm_fini(&env);
 }
 
+/*
+ * add_in_shadow() - Store shadow @id of order @sorder at @sindex, then
+ * __filemap_add_folio() a new folio of @order at @index inside it: the add
+ * succeeds and hands the shadow back, every index of the folio finds it,
+ * and the rest of the shadow's range is left as the buddy pieces around
+ * it (fm_assert_cut_shadow()).
+ * Return: the folio, locked, with the caller's reference.
+ */
+static struct folio *add_in_shadow(struct fm_env *env, pgoff_t sindex,
+				   unsigned int sorder, unsigned long id,
+				   pgoff_t index, unsigned int order)
+{
+	struct address_space *m = &env->mapping;
+	pgoff_t last = index + (1UL << order) - 1;
+	struct folio *folio;
+	void *shadow;
+
+	fm_put_shadow(env, sindex, sorder, id);
+	folio = fm_alloc(env, order);
+	assert_int_equal(__filemap_add_folio(m, folio, index, GFP_KERNEL,
+					     &shadow), 0);
+	assert_ptr_equal(shadow, fm_shadow(id));
+	fm_assert_entry(m, index, last, folio, order);
+	fm_assert_cut_shadow(m, sindex, sorder, index, order, fm_shadow(id));
+	return folio;
+}
+
 static void test_add_over_shadows(void **state)
 {
 	struct folio *folio;
@@ -201,8 +225,7 @@ static void test_add_over_shadows(void **state)
 	void *shadow;
 
 	(void)state;
-	fm_init(&env, FM_LARGE);
-	m = &env.mapping;
+	m = fm_init(&env, FM_LARGE);
 
 	/* An order-0 shadow is replaced and handed back. */
 	fm_put_shadow(&env, 7, 0, 70);
@@ -213,8 +236,7 @@ static void test_add_over_shadows(void **state)
 	assert_ptr_equal(xa_load(&m->i_pages, 7), folio);
 	assert_int_equal(m->nrpages, 1);
 	assert_mapping_ok(m);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 
 	/* filemap_add_folio() replaces a shadow too. */
 	fm_put_shadow(&env, 8, 0, 80);
@@ -222,59 +244,28 @@ static void test_add_over_shadows(void **state)
 	assert_mapping_ok(m);
 
 	/* An order-0 folio in an order-9 shadow: split to order 0. */
-	fm_put_shadow(&env, 512, 9, 99);
-	folio = fm_alloc(&env, 0);
-	assert_int_equal(__filemap_add_folio(m, folio, 515, GFP_KERNEL,
-					     &shadow), 0);
-	assert_ptr_equal(shadow, fm_shadow(99));
-	assert_ptr_equal(xa_load(&m->i_pages, 515), folio);
-	assert_int_equal(xa_get_order(&m->i_pages, 515), 0);
-	fm_assert_entry(m, 512, 514, fm_shadow(99), 0);
-	fm_assert_entry(m, 516, 1023, fm_shadow(99), 0);
+	folio = add_in_shadow(&env, 512, 9, 99, 515, 0);
 	assert_null(xa_load(&m->i_pages, 511));
 	assert_null(xa_load(&m->i_pages, 1024));
 	assert_int_equal(m->nrpages, 3);
 	assert_mapping_ok(m);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 
 	/* An order-4 folio in an order-9 shadow: the rest is order 4. */
-	fm_put_shadow(&env, 1024, 9, 100);
-	folio = fm_alloc(&env, 4);
-	assert_int_equal(__filemap_add_folio(m, folio, 1040, GFP_KERNEL,
-					     &shadow), 0);
-	assert_ptr_equal(shadow, fm_shadow(100));
-	fm_assert_entry(m, 1040, 1055, folio, 4);
-	fm_assert_entry(m, 1024, 1039, fm_shadow(100), 4);
-	fm_assert_entry(m, 1056, 1535, fm_shadow(100), 4);
+	folio = add_in_shadow(&env, 1024, 9, 100, 1040, 4);
 	assert_int_equal(m->nrpages, 3 + 16);
 	assert_mapping_ok(m);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 
 	/* An order-6 folio (one level up) in an order-9 shadow. */
-	fm_put_shadow(&env, 2048, 9, 101);
-	folio = fm_alloc(&env, 6);
-	assert_int_equal(__filemap_add_folio(m, folio, 2112, GFP_KERNEL,
-					     &shadow), 0);
-	assert_ptr_equal(shadow, fm_shadow(101));
-	fm_assert_entry(m, 2112, 2175, folio, 6);
-	fm_assert_entry(m, 2048, 2111, fm_shadow(101), 6);
-	fm_assert_entry(m, 2176, 2559, fm_shadow(101), 6);
+	folio = add_in_shadow(&env, 2048, 9, 101, 2112, 6);
 	assert_mapping_ok(m);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 
 	/* Same order: the shadow is replaced whole, nothing to split. */
-	fm_put_shadow(&env, 2560, 9, 102);
-	folio = fm_alloc(&env, 9);
-	assert_int_equal(__filemap_add_folio(m, folio, 2560, GFP_KERNEL,
-					     &shadow), 0);
-	assert_ptr_equal(shadow, fm_shadow(102));
-	fm_assert_entry(m, 2560, 3071, folio, 9);
+	folio = add_in_shadow(&env, 2560, 9, 102, 2560, 9);
 	assert_mapping_ok(m);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 
 	/* A large folio over smaller shadows replaces them all. */
 	fm_put_shadow(&env, 3073, 0, 103);
@@ -285,8 +276,7 @@ static void test_add_over_shadows(void **state)
 	assert_true(shadow == fm_shadow(103) || shadow == fm_shadow(104));
 	fm_assert_entry(m, 3072, 3079, folio, 3);
 	assert_mapping_ok(m);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 
 	/* A folio and a shadow in the range: -EEXIST, the shadow stays. */
 	fm_put_shadow(&env, 4096, 0, 105);
@@ -299,8 +289,7 @@ static void test_add_over_shadows(void **state)
 	assert_null(folio->mapping);
 	assert_int_equal(folio_ref_count(folio), 1);
 	assert_mapping_ok(m);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 
 	fm_fini(&env);
 }
@@ -322,8 +311,7 @@ static void test_add_over_shadows_returns_first(void **state)
 	folio = fm_alloc(&env, 3);
 	assert_int_equal(__filemap_add_folio(&env.mapping, folio, 3072,
 					     GFP_KERNEL, &shadow), 0);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 	fm_fini(&env);
 	assert_ptr_equal(shadow, fm_shadow(103));
 }
@@ -339,8 +327,7 @@ static void test_get_entry(void **state)
 	pgoff_t i;
 
 	(void)state;
-	fm_init(&env, FM_LARGE);
-	m = &env.mapping;
+	m = fm_init(&env, FM_LARGE);
 	assert_null(filemap_get_entry(m, 0));
 	assert_null(filemap_get_entry(m, ULONG_MAX));
 
@@ -380,8 +367,7 @@ static void test_get_folio_flags(void **state)
 	struct fm_env env;
 
 	(void)state;
-	fm_init(&env, 0);
-	m = &env.mapping;
+	m = fm_init(&env, 0);
 
 	/* Absent, or only a shadow: -ENOENT without FGP_CREAT. */
 	assert_ptr_equal(filemap_get_folio(m, 3), ERR_PTR(-ENOENT));
@@ -445,21 +431,18 @@ static void test_get_folio_flags(void **state)
 	got = filemap_lock_folio(m, 3);
 	assert_ptr_equal(got, folio);
 	assert_true(folio_test_locked(folio));
-	folio_unlock(got);
-	folio_put(got);
+	fm_unlock_put(got);
 	got = __filemap_get_folio(m, 3, FGP_LOCK | FGP_NOWAIT, 0);
 	assert_ptr_equal(got, folio);
 	assert_true(folio_test_locked(folio));
-	folio_unlock(got);
-	folio_put(got);
+	fm_unlock_put(got);
 
 	/* FGP_CREAT on a cached folio returns it and creates nothing. */
 	got = __filemap_get_folio(m, 3, FGP_CREAT | FGP_LOCK, GFP_KERNEL);
 	assert_ptr_equal(got, folio);
 	assert_true(folio_test_locked(folio));
 	assert_int_equal(m->nrpages, 1);
-	folio_unlock(got);
-	folio_put(got);
+	fm_unlock_put(got);
 	folio_put(folio);	/* the FGP_CREAT reference */
 	assert_int_equal(folio_ref_count(folio), 1);
 
@@ -473,16 +456,14 @@ static void test_get_folio_flags(void **state)
 	assert_int_equal(folio_ref_count(got), 2);
 	assert_int_equal(m->nrpages, 2);
 	assert_mapping_ok(m);
-	folio_unlock(got);
-	folio_put(got);
+	fm_unlock_put(got);
 
 	/* FGP_WRITEBEGIN creates a locked folio. */
 	got = __filemap_get_folio(m, 65, FGP_WRITEBEGIN, GFP_KERNEL);
 	assert_false(IS_ERR(got));
 	assert_true(folio_test_locked(got));
 	assert_int_equal(got->index, 65);
-	folio_unlock(got);
-	folio_put(got);
+	fm_unlock_put(got);
 	assert_mapping_ok(m);
 	fm_fini(&env);
 }
@@ -510,8 +491,7 @@ static void test_get_folio_create_order(void **state)
 	struct fm_env env;
 
 	(void)state;
-	fm_init(&env, FM_LARGE);
-	m = &env.mapping;
+	m = fm_init(&env, FM_LARGE);
 
 	/* The hint at an aligned index. */
 	folio = __filemap_get_folio(m, 32, creat | fgf_set_order(64 * 1024),
@@ -525,30 +505,26 @@ static void test_get_folio_create_order(void **state)
 	assert_int_equal(m->nrpages, 16);
 	fm_assert_entry(m, 32, 47, folio, 4);
 	assert_mapping_ok(m);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 
 	/* Any index of it now finds it. */
 	folio = __filemap_get_folio(m, 45, creat | fgf_set_order(64 * 1024),
 				    GFP_KERNEL);
 	assert_int_equal(folio->index, 32);
 	assert_int_equal(m->nrpages, 16);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 
 	/* An index aligned to less than the hint: the alignment decides. */
 	folio = __filemap_get_folio(m, 72, creat | fgf_set_order(64 * 1024),
 				    GFP_KERNEL);
 	assert_int_equal(folio_order(folio), 3);
 	assert_int_equal(folio->index, 72);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 	folio = __filemap_get_folio(m, 81, creat | fgf_set_order(64 * 1024),
 				    GFP_KERNEL);
 	assert_int_equal(folio_order(folio), 0);
 	assert_int_equal(folio->index, 81);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 	assert_mapping_ok(m);
 
 	/* Something cached in the way: smaller orders until one fits. */
@@ -558,8 +534,7 @@ static void test_get_folio_create_order(void **state)
 	assert_int_equal(folio_order(folio), 1);
 	assert_int_equal(folio->index, 128);
 	assert_ptr_equal(xa_load(&m->i_pages, 130), small);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 	assert_mapping_ok(m);
 
 	/* A shadow in the way is replaced. */
@@ -569,8 +544,7 @@ static void test_get_folio_create_order(void **state)
 	assert_int_equal(folio_order(folio), 4);
 	assert_int_equal(folio->index, 256);
 	fm_assert_entry(m, 256, 271, folio, 4);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 
 	/* Index 0, and a hint above the largest order. */
 	folio = __filemap_get_folio(m, 0, creat |
@@ -578,21 +552,18 @@ static void test_get_folio_create_order(void **state)
 				    GFP_KERNEL);
 	assert_int_equal(folio_order(folio), 5);	/* 32 is cached */
 	assert_int_equal(folio->index, 0);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 	folio = __filemap_get_folio(m, 1024, creat |
 				    fgf_set_order(4 * UPC_HUGE_SIZE),
 				    GFP_KERNEL);
 	assert_int_equal(folio_order(folio), UPC_MAX_ORDER);
 	assert_int_equal(folio->index, 1024);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 
 	/* No hint: order 0 even where large folios are allowed. */
 	folio = __filemap_get_folio(m, 2048, creat, GFP_KERNEL);
 	assert_int_equal(folio_order(folio), 0);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 	assert_mapping_ok(m);
 	fm_fini(&env);
 }
@@ -653,49 +624,59 @@ static void *replace_locked_later(void *p)
 	return NULL;
 }
 
+/*
+ * lock_while_replaced() - Cache a new folio at @index as arg->folio, lock
+ * it with an extra reference for us, and with @replace a new folio as
+ * arg->replacement; then filemap_lock_folio(@index) while
+ * replace_locked_later() takes arg->folio out.  Return: what
+ * filemap_lock_folio() returned.
+ */
+static struct folio *lock_while_replaced(struct fm_env *env,
+					 struct helper_arg *arg, pgoff_t index,
+					 bool replace)
+{
+	struct folio *got;
+	pthread_t thread;
+
+	arg->mapping = &env->mapping;
+	arg->folio = fm_add(env, index, 0);
+	folio_get(arg->folio);
+	folio_lock(arg->folio);
+	if (replace)
+		arg->replacement = fm_alloc(env, 0);
+	arg->done = 0;
+	assert_int_equal(pthread_create(&thread, NULL, replace_locked_later,
+					arg), 0);
+	got = filemap_lock_folio(&env->mapping, index);
+	assert_int_equal(pthread_join(thread, NULL), 0);
+	env->nodes0 -= arg->nodes;	/* the thread freed the node */
+	return got;
+}
+
 static void test_lock_folio_truncated_meanwhile(void **state)
 {
 	struct helper_arg arg = { 0 };
 	struct folio *folio, *got;
 	struct fm_env env;
-	pthread_t thread;
 
 	(void)state;
 	fm_init(&env, 0);
 
 	/* Removed while we wait: -ENOENT. */
-	folio = fm_add(&env, 11, 0);
-	folio_get(folio);
-	folio_lock(folio);
-	arg.mapping = &env.mapping;
-	arg.folio = folio;
-	assert_int_equal(pthread_create(&thread, NULL, replace_locked_later,
-					&arg), 0);
-	got = filemap_lock_folio(&env.mapping, 11);
-	assert_int_equal(pthread_join(thread, NULL), 0);
-	env.nodes0 -= arg.nodes;	/* the thread freed the node */
+	got = lock_while_replaced(&env, &arg, 11, false);
+	folio = arg.folio;
 	assert_ptr_equal(got, ERR_PTR(-ENOENT));
 	assert_null(folio->mapping);
 	folio_put(folio);
 	assert_mapping_ok(&env.mapping);
 
 	/* Replaced while we wait: the new folio, locked. */
-	folio = fm_add(&env, 11, 0);
-	folio_get(folio);
-	folio_lock(folio);
-	arg.folio = folio;
-	arg.replacement = fm_alloc(&env, 0);
-	arg.done = 0;
-	assert_int_equal(pthread_create(&thread, NULL, replace_locked_later,
-					&arg), 0);
-	got = filemap_lock_folio(&env.mapping, 11);
-	assert_int_equal(pthread_join(thread, NULL), 0);
-	env.nodes0 -= arg.nodes;
+	got = lock_while_replaced(&env, &arg, 11, true);
+	folio = arg.folio;
 	assert_ptr_equal(got, arg.replacement);
 	assert_true(folio_test_locked(got));
 	assert_ptr_equal(got->mapping, &env.mapping);
-	folio_unlock(got);
-	folio_put(got);
+	fm_unlock_put(got);
 	folio_put(arg.replacement);
 	folio_put(folio);
 	assert_mapping_ok(&env.mapping);
@@ -718,8 +699,7 @@ static void test_grab_folio(void **state)
 	assert_int_equal(folio_ref_count(folio), 2);
 	assert_int_equal(env.mapping.nrpages, 1);
 	assert_mapping_ok(&env.mapping);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 
 	/* Cached: the same folio, locked, marked accessed. */
 	folio_clear_referenced(folio);
@@ -728,16 +708,14 @@ static void test_grab_folio(void **state)
 	assert_true(folio_test_locked(got));
 	assert_true(folio_test_referenced(got));
 	assert_int_equal(env.mapping.nrpages, 1);
-	folio_unlock(got);
-	folio_put(got);
+	fm_unlock_put(got);
 
 	/* Over a shadow. */
 	fm_put_shadow(&env, 18, 0, 1);
 	got = filemap_grab_folio(&env.mapping, 18);
 	assert_false(IS_ERR(got));
 	assert_ptr_equal(xa_load(&env.mapping.i_pages, 18), got);
-	folio_unlock(got);
-	folio_put(got);
+	fm_unlock_put(got);
 	assert_mapping_ok(&env.mapping);
 	fm_fini(&env);
 }
@@ -772,6 +750,35 @@ static unsigned long check_grabbed(struct address_space *mapping,
 		next = folio_next_index(folio);
 	}
 	return next - index;
+}
+
+/*
+ * grab_all() - filemap_grab_folios() of @n pages at @index returns @n
+ * folios, as check_grabbed() wants them.  Return: @n.
+ */
+static int grab_all(struct address_space *mapping, pgoff_t index, int n,
+		    struct folio **folios)
+{
+	int nr = filemap_grab_folios(mapping, index, n, folios);
+
+	assert_int_equal(nr, n);
+	check_grabbed(mapping, index, folios, nr);
+	return nr;
+}
+
+/*
+ * grab_run() - filemap_grab_folios() of @n pages at @index returns folios
+ * (large ones allowed), as check_grabbed() wants them, that cover exactly
+ * @n pages from @index.  Return: how many folios.
+ */
+static int grab_run(struct address_space *mapping, pgoff_t index,
+		    unsigned long n, struct folio **folios)
+{
+	int nr = filemap_grab_folios(mapping, index, n, folios);
+
+	assert_true(nr >= 1);
+	assert_int_equal(check_grabbed(mapping, index, folios, nr), n);
+	return nr;
 }
 
 static void test_grab_folios_invalid(void **state)
@@ -814,9 +821,7 @@ static void test_grab_folios_missing(void **state)
 	fm_unlock_put_all(folios, nr);
 
 	/* The whole maximum, all missing. */
-	nr = filemap_grab_folios(&env.mapping, 4096, FILEMAP_GRAB_MAX, folios);
-	assert_int_equal(nr, FILEMAP_GRAB_MAX);
-	check_grabbed(&env.mapping, 4096, folios, nr);
+	nr = grab_all(&env.mapping, 4096, FILEMAP_GRAB_MAX, folios);
 	assert_int_equal(env.mapping.nrpages, 10 + FILEMAP_GRAB_MAX);
 	assert_mapping_ok(&env.mapping);
 	fm_unlock_put_all(folios, nr);
@@ -833,17 +838,13 @@ static void test_grab_folios_large_mapping(void **state)
 	fm_init(&env, FM_LARGE);
 
 	/* An aligned run of 64 missing pages can be one folio. */
-	nr = filemap_grab_folios(&env.mapping, 0, 64, folios);
-	assert_true(nr >= 1);
-	assert_int_equal(check_grabbed(&env.mapping, 0, folios, nr), 64);
+	nr = grab_run(&env.mapping, 0, 64, folios);
 	assert_int_equal(env.mapping.nrpages, 64);
 	assert_mapping_ok(&env.mapping);
 	fm_unlock_put_all(folios, nr);
 
 	/* Unaligned start: no folio reaches past the run. */
-	nr = filemap_grab_folios(&env.mapping, 1027, 13, folios);
-	assert_true(nr >= 1);
-	assert_int_equal(check_grabbed(&env.mapping, 1027, folios, nr), 13);
+	nr = grab_run(&env.mapping, 1027, 13, folios);
 	assert_null(xa_load(&env.mapping.i_pages, 1026));
 	assert_null(xa_load(&env.mapping.i_pages, 1040));
 	assert_int_equal(env.mapping.nrpages, 64 + 13);
@@ -863,9 +864,7 @@ static void test_grab_folios_partly_cached(void **state)
 	fm_init(&env, 0);
 	c2 = fm_add(&env, 2, 0);
 	c5 = fm_add(&env, 5, 0);
-	nr = filemap_grab_folios(&env.mapping, 0, 8, folios);
-	assert_int_equal(nr, 8);
-	check_grabbed(&env.mapping, 0, folios, nr);
+	nr = grab_all(&env.mapping, 0, 8, folios);
 	assert_ptr_equal(folios[2], c2);
 	assert_ptr_equal(folios[5], c5);
 	for (i = 0; i < 8; i++)
@@ -875,9 +874,7 @@ static void test_grab_folios_partly_cached(void **state)
 	fm_unlock_put_all(folios, nr);
 
 	/* Everything cached: the same folios, nothing added. */
-	nr = filemap_grab_folios(&env.mapping, 0, 8, folios);
-	assert_int_equal(nr, 8);
-	check_grabbed(&env.mapping, 0, folios, nr);
+	nr = grab_all(&env.mapping, 0, 8, folios);
 	assert_ptr_equal(folios[2], c2);
 	assert_int_equal(env.mapping.nrpages, 8);
 	fm_unlock_put_all(folios, nr);
@@ -932,17 +929,13 @@ static void test_grab_folios_shadows(void **state)
 	fm_put_shadow(&env, 512, 9, 99);
 
 	/* Order-0 shadows are replaced. */
-	nr = filemap_grab_folios(&env.mapping, 0, 4, folios);
-	assert_int_equal(nr, 4);
-	check_grabbed(&env.mapping, 0, folios, nr);
+	nr = grab_all(&env.mapping, 0, 4, folios);
 	assert_int_equal(env.mapping.nrpages, 4);
 	assert_mapping_ok(&env.mapping);
 	fm_unlock_put_all(folios, nr);
 
 	/* An order-9 shadow across the run: the rest keeps the shadow. */
-	nr = filemap_grab_folios(&env.mapping, 510, 8, folios);
-	assert_int_equal(nr, 8);
-	check_grabbed(&env.mapping, 510, folios, nr);
+	nr = grab_all(&env.mapping, 510, 8, folios);
 	assert_int_equal(env.mapping.nrpages, 12);
 	fm_assert_entry(&env.mapping, 518, 1023, fm_shadow(99), -1);
 	assert_null(xa_load(&env.mapping.i_pages, 1024));
@@ -950,9 +943,7 @@ static void test_grab_folios_shadows(void **state)
 	fm_unlock_put_all(folios, nr);
 
 	/* Deep inside what is left of it. */
-	nr = filemap_grab_folios(&env.mapping, 700, 100, folios);
-	assert_int_equal(nr, 100);
-	check_grabbed(&env.mapping, 700, folios, nr);
+	nr = grab_all(&env.mapping, 700, 100, folios);
 	fm_assert_entry(&env.mapping, 518, 699, fm_shadow(99), -1);
 	fm_assert_entry(&env.mapping, 800, 1023, fm_shadow(99), -1);
 	assert_mapping_ok(&env.mapping);
@@ -972,9 +963,7 @@ static void test_grab_folios_large_shadows(void **state)
 	fm_put_shadow(&env, 1024, 0, 10);
 
 	/* Large new folios where a larger shadow is split. */
-	nr = filemap_grab_folios(&env.mapping, 64, 128, folios);
-	assert_true(nr >= 1);
-	assert_int_equal(check_grabbed(&env.mapping, 64, folios, nr), 128);
+	nr = grab_run(&env.mapping, 64, 128, folios);
 	fm_assert_entry(&env.mapping, 0, 63, fm_shadow(9), -1);
 	fm_assert_entry(&env.mapping, 192, 511, fm_shadow(9), -1);
 	assert_mapping_ok(&env.mapping);
@@ -982,9 +971,7 @@ static void test_grab_folios_large_shadows(void **state)
 
 	/* A whole order-9 shadow replaced by the run. */
 	fm_put_shadow(&env, 2048, 9, 11);
-	nr = filemap_grab_folios(&env.mapping, 2048, 512, folios);
-	assert_true(nr >= 1);
-	assert_int_equal(check_grabbed(&env.mapping, 2048, folios, nr), 512);
+	nr = grab_run(&env.mapping, 2048, 512, folios);
 	assert_mapping_ok(&env.mapping);
 	fm_unlock_put_all(folios, nr);
 	assert_int_equal(env.mapping.nrpages, 128 + 512);

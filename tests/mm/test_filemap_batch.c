@@ -27,7 +27,8 @@ struct layout {
 	struct folio *a, *b, *c, *d, *e;
 };
 
-static void layout_init(struct layout *l)
+/* layout_init() - Set up the layout.  Return: its mapping. */
+static struct address_space *layout_init(struct layout *l)
 {
 	fm_init(&l->env, FM_LARGE);
 	l->a = fm_add(&l->env, 0, 0);
@@ -38,6 +39,7 @@ static void layout_init(struct layout *l)
 	l->e = fm_add(&l->env, 40, 0);
 	fm_put_shadow(&l->env, 512, 9, 512);
 	assert_mapping_ok(&l->env.mapping);
+	return &l->env.mapping;
 }
 
 /* Every folio of the layout holds only the cache's references. */
@@ -50,17 +52,75 @@ static void layout_refs_idle(const struct layout *l)
 	assert_int_equal(folio_ref_count(l->e), 1);
 }
 
+/* filemap_get_folios() and filemap_get_folios_contig() have this type. */
+typedef unsigned int (*lookup_fn)(struct address_space *mapping,
+				  pgoff_t *start, pgoff_t end,
+				  struct folio_batch *fbatch);
+
+/*
+ * expect_lookup() - @lookup from @start to @end finds the @nr folios of
+ * @want, in order, and moves the start to @next.  The batch is released.
+ */
+static void expect_lookup(lookup_fn lookup, struct address_space *m,
+			  pgoff_t start, pgoff_t end, pgoff_t next,
+			  struct folio *const *want, unsigned int nr)
+{
+	struct folio_batch fbatch;
+
+	folio_batch_init(&fbatch);
+	assert_int_equal(lookup(m, &start, end, &fbatch), nr);
+	assert_batch(&fbatch, want, nr);
+	assert_int_equal(start, next);
+	folio_batch_release(&fbatch);
+}
+
+/* expect_none() - @lookup from @start to @end finds nothing; start @next. */
+static void expect_none(lookup_fn lookup, struct address_space *m,
+			pgoff_t start, pgoff_t end, pgoff_t next)
+{
+	struct folio_batch fbatch;
+
+	folio_batch_init(&fbatch);
+	assert_int_equal(lookup(m, &start, end, &fbatch), 0);
+	assert_int_equal(start, next);
+}
+
+/*
+ * expect_full_batch() - With order-0 folios cached at 3000 onwards and
+ * *@start at or below 3000, @lookup to @end fills a whole batch from 3000
+ * in order and moves *@start just past it.  The batch is released.
+ */
+static void expect_full_batch(lookup_fn lookup, struct address_space *m,
+			      pgoff_t *start, pgoff_t end)
+{
+	struct folio_batch fbatch;
+	unsigned int i;
+
+	folio_batch_init(&fbatch);
+	assert_int_equal(lookup(m, start, end, &fbatch), FOLIO_BATCH_SIZE);
+	for (i = 0; i < FOLIO_BATCH_SIZE; i++)
+		assert_int_equal(fbatch.folios[i]->index, 3000 + i);
+	assert_int_equal(*start, 3000 + FOLIO_BATCH_SIZE);
+	folio_batch_release(&fbatch);
+}
+
+/* filemap_get_folios_tag() for PAGECACHE_TAG_DIRTY, as a lookup_fn. */
+static unsigned int get_dirty(struct address_space *mapping, pgoff_t *start,
+			      pgoff_t end, struct folio_batch *fbatch)
+{
+	return filemap_get_folios_tag(mapping, start, end, PAGECACHE_TAG_DIRTY,
+				      fbatch);
+}
+
 static void test_get_folios(void **state)
 {
 	struct address_space *m;
 	struct folio_batch fbatch;
 	struct layout l;
 	pgoff_t start;
-	unsigned int i;
 
 	(void)state;
-	layout_init(&l);
-	m = &l.env.mapping;
+	m = layout_init(&l);
 	folio_batch_init(&fbatch);
 
 	start = 0;
@@ -72,43 +132,25 @@ static void test_get_folios(void **state)
 	layout_refs_idle(&l);
 
 	/* Starting inside D; E exactly at the end. */
-	start = 20;
-	assert_int_equal(filemap_get_folios(m, &start, 40, &fbatch), 2);
-	assert_batch(&fbatch, (struct folio *[]){ l.d, l.e }, 2);
-	assert_int_equal(start, 41);
-	folio_batch_release(&fbatch);
+	expect_lookup(filemap_get_folios, m, 20, 40, 41,
+		      (struct folio *[]){ l.d, l.e }, 2);
 
 	/* C starts before the range, D at its end. */
-	start = 5;
-	assert_int_equal(filemap_get_folios(m, &start, 16, &fbatch), 2);
-	assert_batch(&fbatch, (struct folio *[]){ l.c, l.d }, 2);
-	assert_int_equal(start, 17);
-	folio_batch_release(&fbatch);
+	expect_lookup(filemap_get_folios, m, 5, 16, 17,
+		      (struct folio *[]){ l.c, l.d }, 2);
 
 	/* Nothing but holes and shadows. */
-	start = 41;
-	assert_int_equal(filemap_get_folios(m, &start, 1500, &fbatch), 0);
-	assert_int_equal(start, 1501);
-	start = 2;
-	assert_int_equal(filemap_get_folios(m, &start, 3, &fbatch), 0);
-	assert_int_equal(start, 4);
+	expect_none(filemap_get_folios, m, 41, 1500, 1501);
+	expect_none(filemap_get_folios, m, 2, 3, 4);
 
 	/* To the end of the index space. */
-	start = 1;
-	assert_int_equal(filemap_get_folios(m, &start, ULONG_MAX, &fbatch), 4);
-	assert_batch(&fbatch, (struct folio *[]){ l.b, l.c, l.d, l.e }, 4);
-	assert_int_equal(start, ULONG_MAX);
-	folio_batch_release(&fbatch);
+	expect_lookup(filemap_get_folios, m, 1, ULONG_MAX, ULONG_MAX,
+		      (struct folio *[]){ l.b, l.c, l.d, l.e }, 4);
 
 	/* A full batch stops after its last folio. */
 	fm_add_range(&l.env, 3000, 3039);
 	start = 2000;
-	assert_int_equal(filemap_get_folios(m, &start, 5000, &fbatch),
-			 FOLIO_BATCH_SIZE);
-	for (i = 0; i < FOLIO_BATCH_SIZE; i++)
-		assert_int_equal(fbatch.folios[i]->index, 3000 + i);
-	assert_int_equal(start, 3000 + FOLIO_BATCH_SIZE);
-	folio_batch_release(&fbatch);
+	expect_full_batch(filemap_get_folios, m, &start, 5000);
 	assert_int_equal(filemap_get_folios(m, &start, 5000, &fbatch),
 			 40 - FOLIO_BATCH_SIZE);
 	assert_int_equal(fbatch.folios[0]->index, 3000 + FOLIO_BATCH_SIZE);
@@ -125,43 +167,27 @@ static void test_get_folios_contig(void **state)
 	struct folio_batch fbatch;
 	struct layout l;
 	pgoff_t start;
-	unsigned int i;
 
 	(void)state;
-	layout_init(&l);
-	m = &l.env.mapping;
+	m = layout_init(&l);
 	folio_batch_init(&fbatch);
 
 	/* Stops at the shadow at 2. */
-	start = 0;
-	assert_int_equal(filemap_get_folios_contig(m, &start, 100, &fbatch), 2);
-	assert_batch(&fbatch, (struct folio *[]){ l.a, l.b }, 2);
-	assert_int_equal(start, 2);
-	folio_batch_release(&fbatch);
+	expect_lookup(filemap_get_folios_contig, m, 0, 100, 2,
+		      (struct folio *[]){ l.a, l.b }, 2);
 
 	/* Nothing at the start: nothing, and start unchanged. */
-	assert_int_equal(filemap_get_folios_contig(m, &start, 100, &fbatch), 0);
-	assert_int_equal(start, 2);
-	start = 3;
-	assert_int_equal(filemap_get_folios_contig(m, &start, 100, &fbatch), 0);
-	assert_int_equal(start, 3);
-	start = 600;
-	assert_int_equal(filemap_get_folios_contig(m, &start, 700, &fbatch), 0);
-	assert_int_equal(start, 600);
+	expect_none(filemap_get_folios_contig, m, 2, 100, 2);
+	expect_none(filemap_get_folios_contig, m, 3, 100, 3);
+	expect_none(filemap_get_folios_contig, m, 600, 700, 600);
 
 	/* Stops at the hole after C. */
-	start = 4;
-	assert_int_equal(filemap_get_folios_contig(m, &start, 100, &fbatch), 1);
-	assert_batch(&fbatch, (struct folio *[]){ l.c }, 1);
-	assert_int_equal(start, 8);
-	folio_batch_release(&fbatch);
+	expect_lookup(filemap_get_folios_contig, m, 4, 100, 8,
+		      (struct folio *[]){ l.c }, 1);
 
 	/* Starting inside D. */
-	start = 20;
-	assert_int_equal(filemap_get_folios_contig(m, &start, 100, &fbatch), 1);
-	assert_batch(&fbatch, (struct folio *[]){ l.d }, 1);
-	assert_int_equal(start, 32);
-	folio_batch_release(&fbatch);
+	expect_lookup(filemap_get_folios_contig, m, 20, 100, 32,
+		      (struct folio *[]){ l.d }, 1);
 
 	/* Large folios in a row; the end inside the first. */
 	big = fm_add(&l.env, 2048, 9);
@@ -170,20 +196,11 @@ static void test_get_folios_contig(void **state)
 	tail[2] = fm_add(&l.env, 2562, 1);
 	tail[3] = fm_add(&l.env, 2564, 2);
 	tail[4] = fm_add(&l.env, 2568, 3);
-	start = 2048;
-	assert_int_equal(filemap_get_folios_contig(m, &start, 5000,
-						   &fbatch), 6);
-	assert_batch(&fbatch, (struct folio *[]){ big, tail[0], tail[1],
-						  tail[2], tail[3], tail[4] },
-		     6);
-	assert_int_equal(start, 2576);
-	folio_batch_release(&fbatch);
-	start = 2100;
-	assert_int_equal(filemap_get_folios_contig(m, &start, 2200,
-						   &fbatch), 1);
-	assert_batch(&fbatch, (struct folio *[]){ big }, 1);
-	assert_int_equal(start, 2560);
-	folio_batch_release(&fbatch);
+	expect_lookup(filemap_get_folios_contig, m, 2048, 5000, 2576,
+		      (struct folio *[]){ big, tail[0], tail[1], tail[2],
+					  tail[3], tail[4] }, 6);
+	expect_lookup(filemap_get_folios_contig, m, 2100, 2200, 2560,
+		      (struct folio *[]){ big }, 1);
 	/* The end falls on the first index of a folio: it is included. */
 	start = 2560;
 	assert_int_equal(filemap_get_folios_contig(m, &start, 2562,
@@ -194,12 +211,7 @@ static void test_get_folios_contig(void **state)
 	/* A full batch, then the rest; an end in the middle of a run. */
 	fm_add_range(&l.env, 3000, 3039);
 	start = 3000;
-	assert_int_equal(filemap_get_folios_contig(m, &start, 5000, &fbatch),
-			 FOLIO_BATCH_SIZE);
-	for (i = 0; i < FOLIO_BATCH_SIZE; i++)
-		assert_int_equal(fbatch.folios[i]->index, 3000 + i);
-	assert_int_equal(start, 3000 + FOLIO_BATCH_SIZE);
-	folio_batch_release(&fbatch);
+	expect_full_batch(filemap_get_folios_contig, m, &start, 5000);
 	assert_int_equal(filemap_get_folios_contig(m, &start, 5000, &fbatch),
 			 40 - FOLIO_BATCH_SIZE);
 	assert_int_equal(start, 3040);
@@ -221,28 +233,15 @@ static void test_get_folios_tag(void **state)
 	pgoff_t start;
 
 	(void)state;
-	layout_init(&l);
-	m = &l.env.mapping;
+	m = layout_init(&l);
 	folio_batch_init(&fbatch);
 	assert_true(folio_mark_dirty(l.c));
 	assert_true(folio_mark_dirty(l.e));
 	assert_true(folio_mark_dirty(l.d));
 
-	start = 0;
-	assert_int_equal(filemap_get_folios_tag(m, &start, 100,
-						PAGECACHE_TAG_DIRTY, &fbatch),
-			 3);
-	assert_batch(&fbatch, (struct folio *[]){ l.c, l.d, l.e }, 3);
-	assert_int_equal(start, 101);
-	folio_batch_release(&fbatch);
-
-	start = 20;
-	assert_int_equal(filemap_get_folios_tag(m, &start, 39,
-						PAGECACHE_TAG_DIRTY, &fbatch),
-			 1);
-	assert_batch(&fbatch, (struct folio *[]){ l.d }, 1);
-	assert_int_equal(start, 40);
-	folio_batch_release(&fbatch);
+	expect_lookup(get_dirty, m, 0, 100, 101,
+		      (struct folio *[]){ l.c, l.d, l.e }, 3);
+	expect_lookup(get_dirty, m, 20, 39, 40, (struct folio *[]){ l.d }, 1);
 
 	start = 0;
 	assert_int_equal(filemap_get_folios_tag(m, &start, 100,
@@ -257,9 +256,7 @@ static void test_get_folios_tag(void **state)
 	folio_clear_dirty_for_io(l.d);
 	folio_clear_dirty_for_io(l.e);
 	start = 0;
-	assert_int_equal(filemap_get_folios_tag(m, &start, 100,
-						PAGECACHE_TAG_DIRTY, &fbatch),
-			 0);
+	assert_int_equal(get_dirty(m, &start, 100, &fbatch), 0);
 	layout_refs_idle(&l);
 	fm_fini(&l.env);
 }
@@ -273,8 +270,7 @@ static void test_get_read_batch(void **state)
 	unsigned int i;
 
 	(void)state;
-	fm_init(&env, FM_LARGE);
-	m = &env.mapping;
+	m = fm_init(&env, FM_LARGE);
 	folio_batch_init(&fbatch);
 
 	/* Stops after a folio that is not uptodate, which is included. */
@@ -328,6 +324,16 @@ static void test_get_read_batch(void **state)
 	fm_fini(&env);
 }
 
+/* Expect @indices to start with the @nr indices of @want. */
+static void assert_indices(const pgoff_t *indices, const pgoff_t *want,
+			   unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		assert_int_equal(indices[i], want[i]);
+}
+
 static void test_find_get_entries(void **state)
 {
 	pgoff_t indices[FOLIO_BATCH_SIZE];
@@ -338,8 +344,7 @@ static void test_find_get_entries(void **state)
 	pgoff_t start;
 
 	(void)state;
-	layout_init(&l);
-	m = &l.env.mapping;
+	m = layout_init(&l);
 	folio_batch_init(&fbatch);
 
 	start = 0;
@@ -348,13 +353,7 @@ static void test_find_get_entries(void **state)
 	assert_batch(&fbatch, (struct folio *[]){ l.a, l.b, fm_shadow(2), l.c,
 						  l.d, l.e, fm_shadow(512) },
 		     7);
-	assert_int_equal(indices[0], 0);
-	assert_int_equal(indices[1], 1);
-	assert_int_equal(indices[2], 2);
-	assert_int_equal(indices[3], 4);
-	assert_int_equal(indices[4], 16);
-	assert_int_equal(indices[5], 40);
-	assert_int_equal(indices[6], 512);
+	assert_indices(indices, (pgoff_t[]){ 0, 1, 2, 4, 16, 40, 512 }, 7);
 	assert_int_equal(start, 1024);
 	assert_int_equal(folio_ref_count(l.d), 17);
 	for (i = 0; i < 7; i++)
@@ -368,9 +367,7 @@ static void test_find_get_entries(void **state)
 	assert_int_equal(find_get_entries(m, &start, 600, &fbatch, indices), 3);
 	assert_batch(&fbatch, (struct folio *[]){ l.d, l.e, fm_shadow(512) },
 		     3);
-	assert_int_equal(indices[0], 16);
-	assert_int_equal(indices[1], 40);
-	assert_int_equal(indices[2], 512);
+	assert_indices(indices, (pgoff_t[]){ 16, 40, 512 }, 3);
 	assert_int_equal(start, 1024);
 	folio_put(l.d);
 	folio_put(l.e);
@@ -413,8 +410,7 @@ static void test_find_lock_entries(void **state)
 	pgoff_t start;
 
 	(void)state;
-	layout_init(&l);
-	m = &l.env.mapping;
+	m = layout_init(&l);
 	wb = fm_add(&l.env, 41, 0);
 	folio_lock(wb);
 	folio_start_writeback(wb);
@@ -428,12 +424,7 @@ static void test_find_lock_entries(void **state)
 			 6);
 	assert_batch(&fbatch, (struct folio *[]){ l.a, fm_shadow(2), l.c, l.d,
 						  l.e, fm_shadow(512) }, 6);
-	assert_int_equal(indices[0], 0);
-	assert_int_equal(indices[1], 2);
-	assert_int_equal(indices[2], 4);
-	assert_int_equal(indices[3], 16);
-	assert_int_equal(indices[4], 40);
-	assert_int_equal(indices[5], 512);
+	assert_indices(indices, (pgoff_t[]){ 0, 2, 4, 16, 40, 512 }, 6);
 	assert_int_equal(start, 1024);
 	for (i = 0; i < folio_batch_count(&fbatch); i++) {
 		struct folio *folio = fbatch.folios[i];
@@ -441,8 +432,7 @@ static void test_find_lock_entries(void **state)
 		if (xa_is_value(folio))
 			continue;
 		assert_true(folio_test_locked(folio));
-		folio_unlock(folio);
-		folio_put(folio);
+		fm_unlock_put(folio);
 	}
 	folio_batch_init(&fbatch);
 	folio_unlock(l.b);
@@ -457,8 +447,7 @@ static void test_find_lock_entries(void **state)
 	assert_int_equal(indices[0], 40);
 	assert_int_equal(start, 41);
 	assert_true(folio_test_locked(l.e));
-	folio_unlock(l.e);
-	folio_put(l.e);
+	fm_unlock_put(l.e);
 	folio_batch_init(&fbatch);
 	start = 5;
 	assert_int_equal(find_lock_entries(m, &start, 30, &fbatch, indices), 0);
@@ -481,8 +470,7 @@ static void test_remove_folio(void **state)
 	pgoff_t i;
 
 	(void)state;
-	fm_init(&env, FM_LARGE);
-	m = &env.mapping;
+	m = fm_init(&env, FM_LARGE);
 	small = fm_add(&env, 3, 0);
 	keep = fm_add(&env, 4, 0);
 	mid = fm_add(&env, 16, 4);
@@ -499,8 +487,7 @@ static void test_remove_folio(void **state)
 	assert_int_equal(m->nrpages, 1 + 16 + 512);
 	assert_ptr_equal(xa_load(&m->i_pages, 4), keep);
 	assert_mapping_ok(m);
-	folio_unlock(small);
-	folio_put(small);
+	fm_unlock_put(small);
 
 	/* With a shadow: one shadow entry of the folio's order, no tags. */
 	folio_get(mid);
@@ -522,8 +509,7 @@ static void test_remove_folio(void **state)
 	assert_int_equal(m->nrpages, 1 + 512);
 	assert_mapping_ok(m);
 	folio_clear_dirty(mid);
-	folio_unlock(mid);
-	folio_put(mid);
+	fm_unlock_put(mid);
 
 	/* An order-9 folio leaves one order-9 shadow. */
 	fm_remove_shadow(big, fm_shadow(512));
@@ -550,8 +536,7 @@ static void test_delete_from_page_cache_batch(void **state)
 	int i;
 
 	(void)state;
-	fm_init(&env, FM_LARGE);
-	m = &env.mapping;
+	m = fm_init(&env, FM_LARGE);
 	folios[0] = fm_add(&env, 0, 0);
 	folios[1] = fm_add(&env, 1, 0);
 	folios[2] = fm_add(&env, 8, 3);
@@ -589,8 +574,7 @@ static void test_delete_from_page_cache_batch(void **state)
 	assert_mapping_ok(m);
 	for (i = 0; i < 6; i++) {
 		folio_clear_dirty(folios[i]);
-		folio_unlock(folios[i]);
-		folio_put(folios[i]);
+		fm_unlock_put(folios[i]);
 	}
 	assert_int_equal(upc_arena_charged(env.arena), 1);
 	fm_fini(&env);
@@ -605,8 +589,7 @@ static void test_truncate_range(void **state)
 	struct fm_env env;
 
 	(void)state;
-	fm_init(&env, FM_LARGE);
-	m = &env.mapping;
+	m = fm_init(&env, FM_LARGE);
 	f0 = fm_add(&env, 0, 2);	/* bytes 0..16383 */
 	f1 = fm_add(&env, 4, 0);	/* 16384..20479 */
 	f2 = fm_add(&env, 5, 0);	/* 20480..24575 */
@@ -739,8 +722,7 @@ static void test_invalidate_mapping_pages(void **state)
 	struct fm_env env;
 
 	(void)state;
-	fm_init(&env, FM_LARGE);
-	m = &env.mapping;
+	m = fm_init(&env, FM_LARGE);
 	clean = fm_add(&env, 0, 0);
 	dirty = fm_add(&env, 1, 0);
 	locked = fm_add(&env, 2, 0);
@@ -804,24 +786,40 @@ static const struct address_space_operations count_ops = {
 	.dirty_folio = count_dirty,
 };
 
+/*
+ * expect_tagged() - filemap_get_folios_tag() of [0, 200] with @tag finds
+ * @nr folios, @want[i] at position i.  The batch is released.
+ */
+static void expect_tagged(struct address_space *m, xa_mark_t tag,
+			  struct folio *const *want, unsigned int nr)
+{
+	struct folio_batch fbatch;
+	pgoff_t start = 0;
+	unsigned int i;
+
+	folio_batch_init(&fbatch);
+	assert_int_equal(filemap_get_folios_tag(m, &start, 200, tag, &fbatch),
+			 nr);
+	for (i = 0; i < nr; i++)
+		assert_ptr_equal(fbatch.folios[i], want[i]);
+	folio_batch_release(&fbatch);
+}
+
 static void test_dirty_writeback_tags(void **state)
 {
 	struct folio *f1, *f5, *f20, *big, *loose;
 	struct address_space *m;
-	struct folio_batch fbatch;
 	struct fm_env env;
-	pgoff_t start, i;
+	pgoff_t i;
 
 	(void)state;
-	fm_init(&env, FM_LARGE);
-	m = &env.mapping;
+	m = fm_init(&env, FM_LARGE);
 	m->a_ops = &count_ops;
 	dirty_calls = 0;
 	f1 = fm_add(&env, 1, 0);
 	f5 = fm_add(&env, 5, 0);
 	f20 = fm_add(&env, 20, 0);
 	big = fm_add(&env, 64, 6);
-	folio_batch_init(&fbatch);
 
 	assert_true(folio_mark_dirty(f1));
 	assert_true(folio_test_dirty(f1));
@@ -866,25 +864,9 @@ static void test_dirty_writeback_tags(void **state)
 	assert_true(xa_get_mark(&m->i_pages, 5, PAGECACHE_TAG_TOWRITE));
 	assert_mapping_ok(m);
 
-	start = 0;
-	assert_int_equal(filemap_get_folios_tag(m, &start, 200,
-						PAGECACHE_TAG_WRITEBACK,
-						&fbatch), 1);
-	assert_ptr_equal(fbatch.folios[0], f1);
-	folio_batch_release(&fbatch);
-	start = 0;
-	assert_int_equal(filemap_get_folios_tag(m, &start, 200,
-						PAGECACHE_TAG_TOWRITE,
-						&fbatch), 1);
-	assert_ptr_equal(fbatch.folios[0], f5);
-	folio_batch_release(&fbatch);
-	start = 0;
-	assert_int_equal(filemap_get_folios_tag(m, &start, 200,
-						PAGECACHE_TAG_DIRTY,
-						&fbatch), 2);
-	assert_ptr_equal(fbatch.folios[0], f5);
-	assert_ptr_equal(fbatch.folios[1], f20);
-	folio_batch_release(&fbatch);
+	expect_tagged(m, PAGECACHE_TAG_WRITEBACK, (struct folio *[]){ f1 }, 1);
+	expect_tagged(m, PAGECACHE_TAG_TOWRITE, (struct folio *[]){ f5 }, 1);
+	expect_tagged(m, PAGECACHE_TAG_DIRTY, (struct folio *[]){ f5, f20 }, 2);
 
 	folio_end_writeback(f1);
 	assert_false(folio_test_writeback(f1));
@@ -898,8 +880,7 @@ static void test_dirty_writeback_tags(void **state)
 	filemap_remove_folio(f20);
 	assert_false(xa_get_mark(&m->i_pages, 20, PAGECACHE_TAG_DIRTY));
 	folio_clear_dirty(f20);
-	folio_unlock(f20);
-	folio_put(f20);
+	fm_unlock_put(f20);
 	folio_lock(f5);
 	folio_clear_dirty_for_io(f5);
 	folio_start_writeback(f5);
@@ -921,8 +902,7 @@ static void test_dirty_writeback_tags(void **state)
 	assert_true(folio_mark_dirty(loose));
 	assert_int_equal(dirty_calls, 4);
 	assert_true(folio_clear_dirty_for_io(loose));
-	folio_unlock(loose);
-	folio_put(loose);
+	fm_unlock_put(loose);
 	fm_fini(&env);
 }
 
@@ -937,8 +917,7 @@ static void test_tag_pages_for_writeback_long(void **state)
 	pgoff_t start, i;
 
 	(void)state;
-	fm_init(&env, 0);
-	m = &env.mapping;
+	m = fm_init(&env, 0);
 	for (i = 0; i < nr; i++)
 		folio_mark_dirty(fm_add(&env, i * 3, 0));
 	tag_pages_for_writeback(m, 0, ULONG_MAX);
@@ -981,8 +960,7 @@ static void test_check_mapping_detects(void **state)
 	struct fm_env env;
 
 	(void)state;
-	fm_init(&env, FM_LARGE);
-	m = &env.mapping;
+	m = fm_init(&env, FM_LARGE);
 	small = fm_add(&env, 3, 0);
 	large = fm_add(&env, 8, 2);
 	fm_put_shadow(&env, 20, 0, 20);

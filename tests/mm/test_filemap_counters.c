@@ -72,8 +72,7 @@ static void test_add_empty_slot(void **state)
 	assert_int_equal(counted.xa_node_allocs, 0);
 	assert_ptr_equal(xa_load(&env.mapping.i_pages, 10), folio);
 	assert_mapping_ok(&env.mapping);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 	fm_fini(&env);
 }
 
@@ -100,8 +99,7 @@ static void test_add_over_order0_shadow(void **state)
 	assert_ptr_equal(xa_load(&env.mapping.i_pages, 32), fm_shadow(32));
 	assert_ptr_equal(xa_load(&env.mapping.i_pages, 34), fm_shadow(34));
 	assert_mapping_ok(&env.mapping);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 	fm_fini(&env);
 }
 
@@ -133,12 +131,8 @@ static void test_add_over_order9_shadow(void **state)
 		assert_int_equal(counted.xa_walks, 2);
 		assert_ptr_equal(shadow, fm_shadow(99 + i));
 		assert_ptr_equal(xa_load(&env.mapping.i_pages, at[i]), folio);
-		if (at[i] > 512)
-			fm_assert_entry(&env.mapping, 512, at[i] - 1,
-					fm_shadow(99 + i), 0);
-		if (at[i] < 1023)
-			fm_assert_entry(&env.mapping, at[i] + 1, 1023,
-					fm_shadow(99 + i), 0);
+		fm_assert_cut_shadow(&env.mapping, 512, 9, at[i], 0,
+				     fm_shadow(99 + i));
 		assert_mapping_ok(&env.mapping);
 		folio_unlock(folio);
 		fm_remove(folio);
@@ -163,8 +157,7 @@ static void test_add_over_order9_shadow_locks(void **state)
 	count_stop();
 	assert_int_equal(counted.lock_acquires, 2);
 	assert_true(counted.xa_node_allocs > 0);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 	fm_fini(&env);
 }
 
@@ -283,6 +276,26 @@ static void test_batch_lookups_one_walk(void **state)
 }
 
 /*
+ * grab_counted() - filemap_grab_folios() of @n folios at @index into
+ * @folios, counted: it returns @n, after two walks and two i_pages round
+ * trips, with no XArray node allocated.  Return: what it returned.
+ */
+static int grab_counted(struct fm_env *env, pgoff_t index, unsigned int n,
+			struct folio **folios)
+{
+	int nr;
+
+	count_start();
+	nr = filemap_grab_folios(&env->mapping, index, n, folios);
+	count_stop();
+	assert_int_equal(nr, n);
+	assert_int_equal(counted.xa_walks, 2);
+	assert_int_equal(counted.lock_acquires, 2);
+	assert_int_equal(counted.xa_node_allocs, 0);
+	return nr;
+}
+
+/*
  * filemap_grab_folios() of @n missing order-0 folios over order-0
  * shadows: two walks and two i_pages round trips, whatever @n; the n
  * allocations happen in between and count as arena locks only.
@@ -298,13 +311,7 @@ static void grab_run_counts(unsigned int n)
 	put_shadows(&env, index - 1, index + n);
 	fm_add(&env, index - 2, 0);
 
-	count_start();
-	nr = filemap_grab_folios(&env.mapping, index, n, folios);
-	count_stop();
-	assert_int_equal(nr, n);
-	assert_int_equal(counted.xa_walks, 2);
-	assert_int_equal(counted.lock_acquires, 2);
-	assert_int_equal(counted.xa_node_allocs, 0);
+	nr = grab_counted(&env, index, n, folios);
 	/* The allocations did happen, and were counted apart. */
 	assert_true(counted.arena_lock_acquires >= n);
 	assert_ptr_equal(xa_load(&env.mapping.i_pages, index - 1),
@@ -348,17 +355,32 @@ static void test_grab_folios_counts_sparse(void **state)
 		for (i = 8192; i <= index + n; i += 64)
 			fm_put_shadow(&env, i, 0, i);
 		fm_put_shadow(&env, index + n, 0, 1);
-		count_start();
-		nr = filemap_grab_folios(&env.mapping, index, n, folios);
-		count_stop();
-		assert_int_equal(nr, n);
-		assert_int_equal(counted.xa_walks, 2);
-		assert_int_equal(counted.lock_acquires, 2);
-		assert_int_equal(counted.xa_node_allocs, 0);
+		nr = grab_counted(&env, index, n, folios);
 		assert_mapping_ok(&env.mapping);
 		fm_unlock_put_all(folios, nr);
 		fm_fini(&env);
 	}
+}
+
+/* batch_add_locked() - Get and lock @folio, then add it to @fbatch. */
+static void batch_add_locked(struct folio_batch *fbatch, struct folio *folio)
+{
+	folio_get(folio);
+	folio_lock(folio);
+	folio_batch_add(fbatch, folio);
+}
+
+/*
+ * delete_counted() - delete_from_page_cache_batch() of @fbatch, counted:
+ * one walk and one i_pages round trip.
+ */
+static void delete_counted(struct fm_env *env, struct folio_batch *fbatch)
+{
+	count_start();
+	delete_from_page_cache_batch(&env->mapping, fbatch);
+	count_stop();
+	assert_int_equal(counted.xa_walks, 1);
+	assert_int_equal(counted.lock_acquires, 1);
 }
 
 /* One walk and one round trip for a batch inside one leaf. */
@@ -376,16 +398,10 @@ static void test_delete_batch_one_walk(void **state)
 	folio_batch_init(&fbatch);
 	for (i = 0; i < FOLIO_BATCH_SIZE; i++) {
 		folios[i] = xa_load(&env.mapping.i_pages, 130 + 2 * i);
-		folio_get(folios[i]);
-		folio_lock(folios[i]);
-		folio_batch_add(&fbatch, folios[i]);
+		batch_add_locked(&fbatch, folios[i]);
 	}
 
-	count_start();
-	delete_from_page_cache_batch(&env.mapping, &fbatch);
-	count_stop();
-	assert_int_equal(counted.xa_walks, 1);
-	assert_int_equal(counted.lock_acquires, 1);
+	delete_counted(&env, &fbatch);
 	for (i = 0; i < FOLIO_BATCH_SIZE; i++) {
 		assert_null(xa_load(&env.mapping.i_pages, 130 + 2 * i));
 		assert_non_null(xa_load(&env.mapping.i_pages, 131 + 2 * i));
@@ -400,15 +416,9 @@ static void test_delete_batch_one_walk(void **state)
 	folio_batch_init(&fbatch);
 	for (i = 0; i < FOLIO_BATCH_SIZE; i++) {
 		folios[i] = fm_add(&env, 256 + i, 0);
-		folio_get(folios[i]);
-		folio_lock(folios[i]);
-		folio_batch_add(&fbatch, folios[i]);
+		batch_add_locked(&fbatch, folios[i]);
 	}
-	count_start();
-	delete_from_page_cache_batch(&env.mapping, &fbatch);
-	count_stop();
-	assert_int_equal(counted.xa_walks, 1);
-	assert_int_equal(counted.lock_acquires, 1);
+	delete_counted(&env, &fbatch);
 	assert_int_equal(counted.xa_node_frees, 1);
 	assert_mapping_ok(&env.mapping);
 	fm_unlock_put_all(folios, FOLIO_BATCH_SIZE);

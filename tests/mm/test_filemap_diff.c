@@ -119,6 +119,24 @@ static unsigned long mpages(void)
 	return nr;
 }
 
+/*
+ * mnext() - The first entry of the model from *@i to @end, holes skipped;
+ * it may start before *@i.  *@i moves past it.  Return: NULL if none.
+ */
+static const struct ment *mnext(pgoff_t *i, pgoff_t end)
+{
+	while (*i < DIFF_PAGES && *i <= end) {
+		const struct ment *e = mget(*i);
+
+		if (e->kind != M_NONE) {
+			*i = e->first + (1UL << e->order);
+			return e;
+		}
+		(*i)++;
+	}
+	return NULL;
+}
+
 /* A random order: mostly small, sometimes up to 9. */
 static unsigned int rand_order(void)
 {
@@ -326,18 +344,13 @@ static void check_entries(bool lock)
 	void *want[FOLIO_BATCH_SIZE];
 	struct folio_batch fbatch;
 	pgoff_t start, end, i, got_start, next = 0;
+	const struct ment *e;
 	unsigned int nr = 0, k;
 
 	rand_range(&start, &end);
-	for (i = start; i < DIFF_PAGES && i <= end; ) {
-		const struct ment *e = mget(i);
+	for (i = start; (e = mnext(&i, end)); ) {
 		pgoff_t last = e->first + (1UL << e->order) - 1;
 
-		if (e->kind == M_NONE) {
-			i++;
-			continue;
-		}
-		i = last + 1;
 		if (lock && (e->first < start || last > end))
 			continue;
 		want[nr] = e->entry;
@@ -436,8 +449,7 @@ static void op_add(void)
 			    "refused folio kept mapping %p refs %d",
 			    (void *)folio->mapping, folio_ref_count(folio));
 		d->refused++;
-		folio_unlock(folio);
-		folio_put(folio);
+		fm_unlock_put(folio);
 		return;
 	}
 	diff_expect(ret == 0, "returned %d, model 0", ret);
@@ -452,21 +464,22 @@ static void op_add(void)
 		diff_expect(found, "shadow %p is none of those replaced",
 			    shadow);
 	}
-	/* A larger shadow is split into pieces of the folio's order. */
+	/*
+	 * A larger shadow is cut: the folio's piece comes out and the rest
+	 * stays as the buddies along the way down, one of each order from
+	 * the shadow's minus one to the folio's.
+	 */
 	if (cover->kind == M_SHADOW && cover->order > order) {
-		pgoff_t sfirst = cover->first;
-		unsigned int sorder = cover->order;
+		unsigned int k, sorder = cover->order;
 		void *value = cover->entry;
 
 		d->split++;
-		for (i = sfirst; i < sfirst + (1UL << sorder);
-		     i += 1UL << order)
-			mset(i, order, M_SHADOW, value, false);
+		for (k = sorder; k-- > order; )
+			mset(((first >> k) ^ 1) << k, k, M_SHADOW, value, false);
 	}
 	mset(first, order, M_FOLIO, folio, false);
 	d->added++;
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 }
 
 static void op_remove(void)
@@ -501,8 +514,7 @@ static void op_remove(void)
 	}
 	diff_expect(folio->mapping == NULL, "removed folio keeps its mapping");
 	folio_clear_dirty(folio);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 }
 
 /*
@@ -522,23 +534,18 @@ static void op_truncate(void)
 	pgoff_t first = (pgoff_t)lstart >> UPC_PAGE_SHIFT;
 	pgoff_t last = lend < 0 ? DIFF_PAGES - 1 :
 		       (pgoff_t)lend >> UPC_PAGE_SHIFT;
+	const struct ment *e;
 	pgoff_t i;
 
 	snprintf(d->what, sizeof(d->what), "truncate bytes %lld..%lld",
 		 (long long)lstart, (long long)lend);
 	if (last >= DIFF_PAGES)
 		last = DIFF_PAGES - 1;
-	for (i = first; i <= last; ) {
-		const struct ment *e = mget(i);
+	for (i = first; (e = mnext(&i, last)); ) {
 		int64_t fbyte = (int64_t)e->first << UPC_PAGE_SHIFT;
 		int64_t lbyte = fbyte - 1 +
 				((int64_t)UPC_PAGE_SIZE << e->order);
 
-		if (e->kind == M_NONE) {
-			i++;
-			continue;
-		}
-		i = e->first + (1UL << e->order);
 		if (e->kind == M_FOLIO &&
 		    (lstart > fbyte || (lend >= 0 && lbyte > lend)))
 			continue;
@@ -559,18 +566,13 @@ static void op_invalidate(void)
 	pgoff_t start = rand_index();
 	pgoff_t end = start + upc_rand_below(&d->rnd, 300);
 	unsigned long want = 0, got;
+	const struct ment *e;
 	pgoff_t i;
 
 	snprintf(d->what, sizeof(d->what), "invalidate %lu..%lu", start, end);
-	for (i = start; i < DIFF_PAGES && i <= end; ) {
-		const struct ment *e = mget(i);
+	for (i = start; (e = mnext(&i, end)); ) {
 		pgoff_t last = e->first + (1UL << e->order) - 1;
 
-		if (e->kind == M_NONE) {
-			i++;
-			continue;
-		}
-		i = last + 1;
 		if (e->first < start || last > end)
 			continue;
 		if (e->kind == M_FOLIO) {
@@ -691,8 +693,7 @@ static void op_delete_batch(void)
 	while ((folio = folio_batch_next(&fbatch))) {
 		diff_expect(!folio->mapping, "deleted folio keeps its mapping");
 		folio_clear_dirty(folio);
-		folio_unlock(folio);
-		folio_put(folio);
+		fm_unlock_put(folio);
 	}
 }
 

@@ -51,6 +51,29 @@ static bool run_done(const struct armed *a, unsigned long n, int *failed)
 	return a->attempts < n;
 }
 
+/* fault_env() - fm_init() @env with @flags, then @setup it (if any). */
+static void fault_env(struct fm_env *env, unsigned long flags,
+		      void (*setup)(struct fm_env *))
+{
+	fm_init(env, flags);
+	if (setup)
+		setup(env);
+}
+
+/*
+ * assert_add_failed() - An add of @folio returned @ret in run @a: it
+ * failed with -ENOMEM because of the injected failure, and left the
+ * folio out of the cache with only the caller's reference.
+ */
+static void assert_add_failed(int ret, const struct armed *a,
+			      struct folio *folio)
+{
+	assert_int_equal(ret, -ENOMEM);
+	assert_true(a->injected);
+	assert_null(folio->mapping);
+	assert_int_equal(folio_ref_count(folio), 1);
+}
+
 /* ---- filemap_add_folio() ------------------------------------------------- */
 
 /* An add needing @order at @index in a mapping set up by @setup. */
@@ -67,9 +90,7 @@ static void add_faults(unsigned long flags, void (*setup)(struct fm_env *),
 		struct armed a;
 		int ret;
 
-		fm_init(&env, flags);
-		if (setup)
-			setup(&env);
+		fault_env(&env, flags, setup);
 		nrpages = env.mapping.nrpages;
 		folio = fm_alloc(&env, order);
 		arm(n);
@@ -84,16 +105,12 @@ static void add_faults(unsigned long flags, void (*setup)(struct fm_env *),
 			assert_int_equal(folio_ref_count(folio),
 					 1 + (int)folio_nr_pages(folio));
 		} else {
-			assert_int_equal(ret, -ENOMEM);
-			assert_true(a.injected);
-			assert_null(folio->mapping);
-			assert_int_equal(folio_ref_count(folio), 1);
+			assert_add_failed(ret, &a, folio);
 			assert_null(xa_load(&env.mapping.i_pages, index));
 			assert_int_equal(env.mapping.nrpages, nrpages);
 		}
 		assert_mapping_ok(&env.mapping);
-		folio_unlock(folio);
-		folio_put(folio);
+		fm_unlock_put(folio);
 		fm_fini(&env);
 		if (run_done(&a, n, &failed))
 			break;
@@ -160,27 +177,19 @@ static void split_faults(pgoff_t index, unsigned int order)
 			assert_ptr_equal(shadow, fm_shadow(9));
 			fm_assert_entry(&env.mapping, index, end - 1, folio,
 					(int)order);
-			if (index > 512)
-				fm_assert_entry(&env.mapping, 512, index - 1,
-						fm_shadow(9), (int)order);
-			if (end < 1024)
-				fm_assert_entry(&env.mapping, end, 1023,
-						fm_shadow(9), (int)order);
+			fm_assert_cut_shadow(&env.mapping, 512, 9, index,
+					     order, fm_shadow(9));
 			assert_int_equal(env.mapping.nrpages,
 					 1 + folio_nr_pages(folio));
 		} else {
-			assert_int_equal(ret, -ENOMEM);
-			assert_true(a.injected);
-			assert_null(folio->mapping);
-			assert_int_equal(folio_ref_count(folio), 1);
+			assert_add_failed(ret, &a, folio);
 			/* The shadow is untouched. */
 			fm_assert_entry(&env.mapping, 512, 1023, fm_shadow(9),
 					9);
 			assert_int_equal(env.mapping.nrpages, 1);
 		}
 		assert_mapping_ok(&env.mapping);
-		folio_unlock(folio);
-		folio_put(folio);
+		fm_unlock_put(folio);
 		fm_fini(&env);
 		if (run_done(&a, n, &failed))
 			break;
@@ -252,9 +261,7 @@ static void grab_faults(unsigned long flags, void (*setup)(struct fm_env *),
 		struct armed a;
 		int ret;
 
-		fm_init(&env, flags);
-		if (setup)
-			setup(&env);
+		fault_env(&env, flags, setup);
 		arm(n);
 		ret = filemap_grab_folios(&env.mapping, index, nr, folios);
 		a = disarm();
@@ -305,9 +312,7 @@ static void create_faults(unsigned long flags, void (*setup)(struct fm_env *),
 		struct fm_env env;
 		struct armed a;
 
-		fm_init(&env, flags);
-		if (setup)
-			setup(&env);
+		fault_env(&env, flags, setup);
 		arm(n);
 		folio = __filemap_get_folio(&env.mapping, index, fgp,
 					    GFP_KERNEL);
@@ -326,8 +331,7 @@ static void create_faults(unsigned long flags, void (*setup)(struct fm_env *),
 			assert_ptr_equal(folio->mapping, &env.mapping);
 			assert_ptr_equal(xa_load(&env.mapping.i_pages, index),
 					 folio);
-			folio_unlock(folio);
-			folio_put(folio);
+			fm_unlock_put(folio);
 		}
 		assert_mapping_ok(&env.mapping);
 		fm_fini(&env);

@@ -293,35 +293,32 @@ static void hook_nothing(struct address_space *mapping)
 	fm_store_entry(mapping, 512, 9, NULL);
 }
 
-static void hook_folio9(struct address_space *mapping)
+/* hook_add_folio() - Cache a folio of @order at @index as hook_folio. */
+static void hook_add_folio(struct address_space *mapping, pgoff_t index,
+			   unsigned int order)
 {
-	struct folio *folio = fm_alloc(hook_env, 9);
+	struct folio *folio = fm_alloc(hook_env, order);
 
-	assert_int_equal(filemap_add_folio(mapping, folio, 512, GFP_KERNEL), 0);
+	assert_int_equal(filemap_add_folio(mapping, folio, index, GFP_KERNEL),
+			 0);
 	folio_unlock(folio);
 	folio_put(folio);	/* the cache keeps it */
 	hook_folio = folio;
+}
+
+static void hook_folio9(struct address_space *mapping)
+{
+	hook_add_folio(mapping, 512, 9);
 }
 
 static void hook_folio_same_index(struct address_space *mapping)
 {
-	struct folio *folio = fm_alloc(hook_env, 0);
-
-	assert_int_equal(filemap_add_folio(mapping, folio, hook_index,
-					   GFP_KERNEL), 0);
-	folio_unlock(folio);
-	folio_put(folio);	/* the cache keeps it */
-	hook_folio = folio;
+	hook_add_folio(mapping, hook_index, 0);
 }
 
 static void hook_folio_elsewhere(struct address_space *mapping)
 {
-	struct folio *folio = fm_alloc(hook_env, 0);
-
-	assert_int_equal(filemap_add_folio(mapping, folio, 700, GFP_KERNEL), 0);
-	folio_unlock(folio);
-	folio_put(folio);	/* the cache keeps it */
-	hook_folio = folio;
+	hook_add_folio(mapping, 700, 0);
 }
 
 /*
@@ -363,10 +360,26 @@ static void assert_hooked_added(struct fm_env *env, struct folio *folio)
 	assert_mapping_ok(&env->mapping);
 }
 
+/*
+ * hooked_add_ok() - hooked_add() with @action succeeds
+ * (assert_hooked_added()) and hands back @shadow.  Return: the folio.
+ */
+static struct folio *hooked_add_ok(struct fm_env *env,
+				   void (*action)(struct address_space *),
+				   void *shadow)
+{
+	struct folio *folio;
+	void *got;
+
+	assert_int_equal(hooked_add(env, action, &folio, &got), 0);
+	assert_hooked_added(env, folio);
+	assert_ptr_equal(got, shadow);
+	return folio;
+}
+
 static void hooked_done(struct fm_env *env, struct folio *folio)
 {
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 	fm_fini(env);
 }
 
@@ -374,15 +387,10 @@ static void test_split_hook_other_shadow9(void **state)
 {
 	struct folio *folio;
 	struct fm_env env;
-	void *shadow;
 
 	(void)state;
-	assert_int_equal(hooked_add(&env, hook_other_shadow9, &folio, &shadow),
-			 0);
-	assert_hooked_added(&env, folio);
-	assert_ptr_equal(shadow, fm_shadow(2));
-	fm_assert_entry(&env.mapping, 512, hook_index - 1, fm_shadow(2), 0);
-	fm_assert_entry(&env.mapping, hook_index + 1, 1023, fm_shadow(2), 0);
+	folio = hooked_add_ok(&env, hook_other_shadow9, fm_shadow(2));
+	fm_assert_cut_shadow(&env.mapping, 512, 9, hook_index, 0, fm_shadow(2));
 	hooked_done(&env, folio);
 }
 
@@ -390,14 +398,10 @@ static void test_split_hook_shadow6(void **state)
 {
 	struct folio *folio;
 	struct fm_env env;
-	void *shadow;
 
 	(void)state;
-	assert_int_equal(hooked_add(&env, hook_shadow6, &folio, &shadow), 0);
-	assert_hooked_added(&env, folio);
-	assert_ptr_equal(shadow, fm_shadow(6));
-	fm_assert_entry(&env.mapping, 512, hook_index - 1, fm_shadow(6), 0);
-	fm_assert_entry(&env.mapping, hook_index + 1, 575, fm_shadow(6), 0);
+	folio = hooked_add_ok(&env, hook_shadow6, fm_shadow(6));
+	fm_assert_cut_shadow(&env.mapping, 512, 6, hook_index, 0, fm_shadow(6));
 	fm_assert_entry(&env.mapping, 576, 1023, NULL, -1);
 	hooked_done(&env, folio);
 }
@@ -406,14 +410,10 @@ static void test_split_hook_shadow3(void **state)
 {
 	struct folio *folio;
 	struct fm_env env;
-	void *shadow;
 
 	(void)state;
-	assert_int_equal(hooked_add(&env, hook_shadow3, &folio, &shadow), 0);
-	assert_hooked_added(&env, folio);
-	assert_ptr_equal(shadow, fm_shadow(3));
-	fm_assert_entry(&env.mapping, 512, hook_index - 1, fm_shadow(3), 0);
-	fm_assert_entry(&env.mapping, hook_index + 1, 519, fm_shadow(3), 0);
+	folio = hooked_add_ok(&env, hook_shadow3, fm_shadow(3));
+	fm_assert_cut_shadow(&env.mapping, 512, 3, hook_index, 0, fm_shadow(3));
 	fm_assert_entry(&env.mapping, 520, 1023, NULL, -1);
 	hooked_done(&env, folio);
 }
@@ -422,12 +422,9 @@ static void test_split_hook_shadow0(void **state)
 {
 	struct folio *folio;
 	struct fm_env env;
-	void *shadow;
 
 	(void)state;
-	assert_int_equal(hooked_add(&env, hook_shadow0, &folio, &shadow), 0);
-	assert_hooked_added(&env, folio);
-	assert_ptr_equal(shadow, fm_shadow(10));
+	folio = hooked_add_ok(&env, hook_shadow0, fm_shadow(10));
 	fm_assert_entry(&env.mapping, 512, hook_index - 1, NULL, -1);
 	fm_assert_entry(&env.mapping, hook_index + 1, 1023, NULL, -1);
 	hooked_done(&env, folio);
@@ -437,12 +434,9 @@ static void test_split_hook_nothing(void **state)
 {
 	struct folio *folio;
 	struct fm_env env;
-	void *shadow;
 
 	(void)state;
-	assert_int_equal(hooked_add(&env, hook_nothing, &folio, &shadow), 0);
-	assert_hooked_added(&env, folio);
-	assert_null(shadow);
+	folio = hooked_add_ok(&env, hook_nothing, NULL);
 	fm_assert_entry(&env.mapping, 512, hook_index - 1, NULL, -1);
 	fm_assert_entry(&env.mapping, hook_index + 1, 1023, NULL, -1);
 	hooked_done(&env, folio);
@@ -486,15 +480,13 @@ static void test_split_hook_folio_same_index(void **state)
 	(void)state;
 	ret = hooked_add(&env, hook_folio_same_index, &folio, &shadow);
 	assert_hooked_eexist(&env, folio, ret);
-	fm_assert_entry(&env.mapping, 512, hook_index - 1, fm_shadow(1), 0);
-	fm_assert_entry(&env.mapping, hook_index + 1, 1023, fm_shadow(1), 0);
+	fm_assert_cut_shadow(&env.mapping, 512, 9, hook_index, 0, fm_shadow(1));
 	hooked_done(&env, folio);
 }
 
 /*
- * A folio elsewhere in the shadow: the shadow was split (to order 0) by
- * that add, so ours needs no split any more and replaces an order-0
- * piece of the same shadow.
+ * A folio elsewhere in the shadow: the shadow was cut by that add, so
+ * ours finds a smaller piece of the same shadow and cuts that instead.
  */
 static void test_split_hook_folio_elsewhere(void **state)
 {
@@ -509,9 +501,10 @@ static void test_split_hook_folio_elsewhere(void **state)
 	assert_ptr_equal(xa_load(&env.mapping.i_pages, hook_index), folio);
 	assert_ptr_equal(xa_load(&env.mapping.i_pages, 700), hook_folio);
 	assert_int_equal(env.mapping.nrpages, 3);
-	fm_assert_entry(&env.mapping, 512, hook_index - 1, fm_shadow(1), 0);
-	fm_assert_entry(&env.mapping, hook_index + 1, 699, fm_shadow(1), 0);
-	fm_assert_entry(&env.mapping, 701, 1023, fm_shadow(1), 0);
+	/* Two cuts, around 700 and then 515: shadow pieces everywhere else. */
+	fm_assert_entry(&env.mapping, 512, hook_index - 1, fm_shadow(1), -1);
+	fm_assert_entry(&env.mapping, hook_index + 1, 699, fm_shadow(1), -1);
+	fm_assert_entry(&env.mapping, 701, 1023, fm_shadow(1), -1);
 	assert_mapping_ok(&env.mapping);
 	hooked_done(&env, folio);
 }
@@ -579,8 +572,7 @@ static void churn_add(struct churn *c, struct upc_rand *rnd, pgoff_t index,
 	ret = filemap_add_folio(c->mapping, folio, index, GFP_KERNEL);
 	if (ret && ret != -EEXIST && ret != -ENOMEM)
 		race_fail("add of order %u at %lu: %d", order, index, ret);
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 }
 
 /* Remove whatever folio covers @index, leaving a shadow or not. */
@@ -601,8 +593,7 @@ static void churn_remove(struct churn *c, struct upc_rand *rnd, pgoff_t index)
 			filemap_remove_folio(folio);
 		}
 	}
-	folio_unlock(folio);
-	folio_put(folio);
+	fm_unlock_put(folio);
 }
 
 static void *churn_a_thread(void *p)
@@ -665,8 +656,7 @@ static void *churn_b_thread(void *p)
 			nr = filemap_grab_folios(c->mapping, index,
 						 (unsigned int)nr, folios);
 			for (i = 0; i < nr; i++) {
-				folio_unlock(folios[i]);
-				folio_put(folios[i]);
+				fm_unlock_put(folios[i]);
 			}
 			break;
 		default:
@@ -678,8 +668,7 @@ static void *churn_b_thread(void *p)
 				race_fail("FGP_CREAT at %lu gave %lu+%lu",
 					  index, folio->index,
 					  folio_nr_pages(folio));
-			folio_unlock(folio);
-			folio_put(folio);
+			fm_unlock_put(folio);
 			break;
 		}
 	}

@@ -55,6 +55,13 @@ static struct upc_arena *arena_new(size_t bytes)
 	return arena;
 }
 
+/* The end of a test's arena: the invariant checker, then destroy it. */
+static void arena_fini(struct upc_arena *arena)
+{
+	assert_arena_ok(arena);
+	upc_arena_destroy(arena);
+}
+
 /* ---- a bitmap of the pages of live folios --------------------------- */
 
 struct pagemap {
@@ -253,8 +260,7 @@ static void test_create_destroy(void **state)
 		assert_null(arena->reclaim);
 		assert_int_equal(arena->nr_free[UPC_MAX_ORDER],
 				 arena->nr_pages / HUGE_PAGES);
-		assert_arena_ok(arena);
-		upc_arena_destroy(arena);
+		arena_fini(arena);
 	}
 	upc_arena_destroy(NULL);
 }
@@ -300,8 +306,7 @@ static void test_create_enomem(void **state)
 	upc_fault_fail_nth(0);
 	assert_int_equal(err, 0);
 	assert_int_equal(n, 4);		/* struct, memory, memmap */
-	assert_arena_ok(arena);
-	upc_arena_destroy(arena);
+	arena_fini(arena);
 }
 
 static void test_set_limit_einval(void **state)
@@ -356,8 +361,7 @@ static void test_alloc_bad_args(void **state)
 	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, ~0U));
 	assert_null(upc_arena_alloc_folio(NULL, GFP_KERNEL, 0));
 	assert_int_equal(upc_arena_charged(arena), 0);
-	assert_arena_ok(arena);
-	upc_arena_destroy(arena);
+	arena_fini(arena);
 }
 
 /*
@@ -464,8 +468,7 @@ static void test_limit(void **state)
 	assert_arena_ok(arena);
 	put_all(folios, 600, NULL);
 	assert_int_equal(upc_arena_charged(arena), 0);
-	assert_arena_ok(arena);
-	upc_arena_destroy(arena);
+	arena_fini(arena);
 }
 
 /* ---- reclaim ------------------------------------------------------------ */
@@ -562,8 +565,7 @@ static void test_reclaim_progress(void **state)
 
 	put_all(pool, ctx.nr_pool, NULL);
 	assert_int_equal(upc_arena_charged(arena), 0);
-	assert_arena_ok(arena);
-	upc_arena_destroy(arena);
+	arena_fini(arena);
 }
 
 /* A hook that frees nothing: once if it says so, bounded if it lies. */
@@ -588,8 +590,7 @@ static void test_reclaim_no_progress(void **state)
 	assert_false(ctx.bad);
 	assert_int_equal(upc_arena_charged(arena), 8);
 	put_all(pool, 8, NULL);
-	assert_arena_ok(arena);
-	upc_arena_destroy(arena);
+	arena_fini(arena);
 }
 
 /* GFP_NOWAIT and GFP_ATOMIC never call the hook; GFP_KERNEL would. */
@@ -614,8 +615,27 @@ static void test_reclaim_nowait(void **state)
 	assert_false(ctx.bad);
 	folio_put(folio);
 	put_all(pool, ctx.nr_pool, NULL);
-	assert_arena_ok(arena);
-	upc_arena_destroy(arena);
+	arena_fini(arena);
+}
+
+/*
+ * alloc_huge_reclaiming() - With a hook set to free everything it has, a
+ * 2 MiB allocation succeeds after one call of the hook, charging just
+ * the new folio, which is then put.
+ */
+static void alloc_huge_reclaiming(struct upc_arena *arena,
+				  struct reclaim_ctx *ctx)
+{
+	struct folio *folio;
+
+	ctx->want = HUGE_PAGES;
+	ctx->free_all = true;
+	folio = upc_arena_alloc_folio(arena, GFP_KERNEL, UPC_MAX_ORDER);
+	assert_new_folio(arena, folio, UPC_MAX_ORDER);
+	assert_int_equal(ctx->calls, 1);
+	assert_false(ctx->bad);
+	assert_int_equal(upc_arena_charged(arena), HUGE_PAGES);
+	folio_put(folio);
 }
 
 /*
@@ -628,7 +648,7 @@ static void test_reclaim_merges(void **state)
 {
 	struct upc_arena *arena = arena_new(4 * MiB);
 	unsigned long nr = arena->nr_pages, i, kept = 0;
-	struct folio **pool, *folio;
+	struct folio **pool;
 	struct reclaim_ctx ctx;
 
 	(void)state;
@@ -637,14 +657,7 @@ static void test_reclaim_merges(void **state)
 	reclaim_setup(&ctx, arena, pool, nr);
 	assert_null(upc_arena_alloc_folio(arena, GFP_NOWAIT, 0));
 
-	ctx.want = HUGE_PAGES;
-	ctx.free_all = true;
-	folio = upc_arena_alloc_folio(arena, GFP_KERNEL, UPC_MAX_ORDER);
-	assert_new_folio(arena, folio, UPC_MAX_ORDER);
-	assert_int_equal(ctx.calls, 1);
-	assert_false(ctx.bad);
-	assert_int_equal(upc_arena_charged(arena), HUGE_PAGES);
-	folio_put(folio);
+	alloc_huge_reclaiming(arena, &ctx);
 	assert_arena_ok(arena);
 
 	/* Every other page free: half the arena, and not one order-1 block. */
@@ -658,14 +671,7 @@ static void test_reclaim_merges(void **state)
 	ctx.nr_pool = kept;
 	assert_int_equal(upc_arena_charged(arena), nr / 2);
 	assert_null(upc_arena_alloc_folio(arena, GFP_NOWAIT, 1));
-	ctx.want = HUGE_PAGES;
-	ctx.free_all = true;
-	folio = upc_arena_alloc_folio(arena, GFP_KERNEL, UPC_MAX_ORDER);
-	assert_new_folio(arena, folio, UPC_MAX_ORDER);
-	assert_int_equal(ctx.calls, 1);
-	assert_false(ctx.bad);
-	assert_int_equal(upc_arena_charged(arena), HUGE_PAGES);
-	folio_put(folio);
+	alloc_huge_reclaiming(arena, &ctx);
 	assert_int_equal(upc_arena_charged(arena), 0);
 	assert_arena_ok(arena);
 	free(pool);
@@ -710,8 +716,7 @@ static void test_gfp_zero(void **state)
 	assert_non_null(folio);
 	assert_int_equal(*(unsigned char *)folio_address(folio), 0x5a);
 	folio_put(folio);
-	assert_arena_ok(arena);
-	upc_arena_destroy(arena);
+	arena_fini(arena);
 }
 
 /* pin_this_cpu() - Pin to the CPU we are on; Return: false if we cannot. */
@@ -801,8 +806,7 @@ static void test_fault_injection(void **state)
 	folio_put(folio);
 	folio_put(held);
 	assert_int_equal(upc_arena_charged(arena), 0);
-	assert_arena_ok(arena);
-	upc_arena_destroy(arena);
+	arena_fini(arena);
 }
 
 /* ---- the differential test ---------------------------------------------- */

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mm/lru_internal.h - what the LRU (mm/swap.c), reclaim (mm/vmscan.c),
+ * the working set (mm/workingset.c), the page cache and the folio free
+ * path share about struct lruvec, and nobody else.
+ */
+#ifndef UPCACHE_MM_LRU_INTERNAL_H
+#define UPCACHE_MM_LRU_INTERNAL_H
+
+#include <upcache/filemap.h>
+#include <upcache/vmscan.h>
+
+#include "internal.h"
+#include "stats_internal.h"
+
+/* lru_lock() - Take an LRU lock, counted in lru_lock_acquires. */
+static inline void lru_lock(upc_lock_t *lock)
+{
+	upc_lock_nostat(lock);
+	upc_count(lru_lock_acquires);
+}
+
+/* arena_lruvec() - The lruvec of @arena, or NULL. */
+static inline struct lruvec *arena_lruvec(const struct upc_arena *arena)
+{
+	return arena ? __atomic_load_n((struct lruvec **)&arena->lruvec,
+				       __ATOMIC_ACQUIRE) : NULL;
+}
+
+/* folio_lruvec() - The lruvec of @folio's arena, or NULL. */
+static inline struct lruvec *folio_lruvec(const struct folio *folio)
+{
+	return arena_lruvec(folio->arena);
+}
+
+/* lru_stat_add() - Add to a lruvec counter (relaxed atomic). */
+static inline void lru_stat_add(uint64_t *counter, uint64_t nr)
+{
+	__atomic_fetch_add(counter, nr, __ATOMIC_RELAXED);
+}
+
+/* folio_lru_list() - The list @folio belongs on, by its flags. */
+static inline enum lru_list folio_lru_list(const struct folio *folio)
+{
+	enum lru_list lru = folio_test_swapbacked(folio) ?
+			    LRU_INACTIVE_ANON : LRU_INACTIVE_FILE;
+
+	return folio_test_active(folio) ? lru + 1 : lru;
+}
+
+/*
+ * lruvec_add_folio() - List @folio at the head of its list and set
+ * PG_lru; lruvec_add_folio_tail() at the tail.  Caller holds the lock.
+ */
+void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio);
+void lruvec_add_folio_tail(struct lruvec *lruvec, struct folio *folio);
+
+/*
+ * lruvec_del_folio() - Unlink a listed folio (PG_lru set by the caller's
+ * knowledge) from list @lru and fix the count.  Caller holds the lock.
+ */
+void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio,
+		      enum lru_list lru);
+
+/*
+ * lru_folio_freed() - The last reference to a folio still on an LRU
+ * list is gone: take it off.  Called by folio_put_refs() before the
+ * folio goes back to the allocator.  Takes the lruvec lock.
+ */
+void lru_folio_freed(struct folio *folio);
+
+/* lru_drain() - Apply every pending batch of @lruvec. */
+void lru_drain(struct lruvec *lruvec);
+
+/* workingset_age_nonresident() - Advance the eviction clock by @nr. */
+void workingset_age_nonresident(struct lruvec *lruvec, unsigned long nr);
+
+/*
+ * workingset_update_node() - xa_update_node_t of the page cache: keep a
+ * node on its lruvec's shadow node list exactly while it holds only
+ * shadow entries.  Runs under the tree's lock.
+ */
+void workingset_update_node(struct xa_node *node);
+
+/*
+ * mapping_set_update() - Make @xas report node changes of @mapping's
+ * tree to workingset_update_node(), if the mapping's arena reclaims and
+ * the mapping's value entries are shadows (not shmem's swap entries).
+ */
+static inline void mapping_set_update(struct xa_state *xas,
+				      struct address_space *mapping)
+{
+	if (arena_lruvec(mapping->arena) &&
+	    !(mapping->flags & (1UL << AS_SWAPBACKED)))
+		xas_set_update(xas, workingset_update_node);
+}
+
+/*
+ * workingset_shrink_shadows() - Free the oldest shadow-only nodes while
+ * they exceed their bound.  Return: nodes freed.
+ */
+unsigned long workingset_shrink_shadows(struct lruvec *lruvec);
+
+/* workingset_init() - Give a new lruvec its id and shadow node list. */
+void workingset_init(struct lruvec *lruvec);
+
+#endif /* UPCACHE_MM_LRU_INTERNAL_H */

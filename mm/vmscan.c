@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mm/vmscan.c - reclaim under an arena's memory limit: the lruvec's
+ * life, the direct reclaim hook, list balancing and eviction.
+ *
+ * Direct reclaim.  upc_reclaim_init() installs reclaim_hook() as the
+ * arena's reclaim hook: an allocation that fails its charge calls it on
+ * the allocating thread, and retries while it reports progress (see
+ * mm/page_alloc.c).  The hook asks for the larger of the request,
+ * UPC_RECLAIM_BATCH pages and what brings the free pages back to the
+ * high watermark.
+ *
+ * One round of upc_reclaim_pages(): apply the pending LRU batches; if
+ * the inactive file list is smaller than the active one, move folios
+ * from the active tail to the inactive head (PG_referenced cleared,
+ * PG_workingset set) until they balance; then shrink the inactive file
+ * list by one batch:
+ *
+ *  1. under the lruvec lock, isolate up to UPC_RECLAIM_BATCH folios from
+ *     the tail: take a reference (folio_try_get(): a folio whose count
+ *     already dropped to zero is being freed and is left to the free
+ *     path) and clear PG_lru;
+ *  2. without it, for each: trylock; keep (put back) what is locked,
+ *     dirty, under writeback, in an unevictable mapping or swap-backed
+ *     (no swap yet); clear PG_referenced (the two-touch policy promotes
+ *     in folio_mark_accessed(); as in the kernel, a referenced unmapped
+ *     file folio is still reclaimed); then evict: under the i_pages lock
+ *     freeze the refcount from exactly the cache's references plus ours
+ *     to zero, so no lockless lookup can take a new reference, replace
+ *     the folio by its shadow (workingset_eviction()), leave our
+ *     reference alone as the count and drop it after unlocking, which
+ *     frees the folio;
+ *  3. under the lruvec lock, put the kept folios back at the head of
+ *     their lists, then drop the isolation references.
+ *
+ * A folio found without a mapping was truncated while on the list: it is
+ * not put back, and goes when its last reference does.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fault.h"
+#include "filemap_internal.h"
+#include "lru_internal.h"
+
+/* What reclaim does with one isolated folio. */
+enum folio_verdict {
+	FOLIO_KEEP,		/* back on its list */
+	FOLIO_DROP,		/* truncated meanwhile: not put back */
+	FOLIO_FREED,		/* evicted */
+};
+
+/* ---- reference freezing ----------------------------------------------- */
+
+/* Set the refcount to 0 if it is exactly @count.  Return: success. */
+static bool folio_ref_freeze(struct folio *folio, int count)
+{
+	return __atomic_compare_exchange_n(&folio->refcount, &count, 0, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+/* Give a frozen folio its count back (release: after every change). */
+static void folio_ref_unfreeze(struct folio *folio, int count)
+{
+	__atomic_store_n(&folio->refcount, count, __ATOMIC_RELEASE);
+}
+
+/* ---- eviction ------------------------------------------------------------ */
+
+static bool mapping_unevictable(const struct address_space *mapping)
+{
+	return mapping->flags & (1UL << AS_UNEVICTABLE);
+}
+
+/*
+ * evict_folio() - Replace a locked folio by its shadow if only the cache
+ * and the caller reference it.  Return: true if it left the cache (the
+ * caller's reference is then the only one the cache knows of).
+ */
+static bool evict_folio(struct address_space *mapping, struct folio *folio)
+{
+	int refs = (int)folio_nr_pages(folio) + 1;
+	void *shadow;
+
+	xa_lock(&mapping->i_pages);
+	if (!folio_ref_freeze(folio, refs))
+		goto busy;
+	if (folio_test_dirty(folio)) {
+		folio_ref_unfreeze(folio, refs);
+		goto busy;
+	}
+	shadow = workingset_eviction(folio);
+	filemap_delete_folio(folio, shadow);
+	folio_ref_unfreeze(folio, 1);
+	xa_unlock(&mapping->i_pages);
+	return true;
+busy:
+	xa_unlock(&mapping->i_pages);
+	return false;
+}
+
+/* shrink_folio() - Decide about, and maybe evict, one isolated folio. */
+static enum folio_verdict shrink_folio(struct folio *folio)
+{
+	struct address_space *mapping;
+	enum folio_verdict verdict = FOLIO_KEEP;
+
+	if (!folio_trylock(folio))
+		return FOLIO_KEEP;
+	mapping = folio->mapping;
+	if (!mapping) {
+		verdict = FOLIO_DROP;
+		goto unlock;
+	}
+	if (folio_test_dirty(folio) || folio_test_writeback(folio) ||
+	    mapping_unevictable(mapping) || folio_test_swapbacked(folio))
+		goto unlock;
+	folio_clear_referenced(folio);
+	if (evict_folio(mapping, folio))
+		verdict = FOLIO_FREED;
+unlock:
+	folio_unlock(folio);
+	return verdict;
+}
+
+/*
+ * isolate_folios() - Take up to @nr folios off the tail of list @lru,
+ * each with a reference and PG_lru clear.  Return: how many.
+ */
+static unsigned int isolate_folios(struct lruvec *lruvec, enum lru_list lru,
+				   struct folio **folios, unsigned int nr)
+{
+	struct upc_list_head *list = &lruvec->lists[lru];
+	unsigned int tries, n = 0;
+
+	lru_lock(&lruvec->lock);
+	for (tries = 0; tries < nr && !mm_list_empty(list); tries++) {
+		struct folio *folio = lru_to_folio(list->prev);
+
+		if (!folio_try_get(folio)) {
+			/* Being freed: the free path unlinks it. */
+			mm_list_del_init(&folio->lru);
+			mm_list_add(&folio->lru, list);
+			continue;
+		}
+		lruvec_del_folio(lruvec, folio, lru);
+		folio_clear_lru(folio);
+		folios[n++] = folio;
+	}
+	upc_unlock(&lruvec->lock);
+	return n;
+}
+
+/* putback_folios() - Relist kept folios, then drop every reference. */
+static void putback_folios(struct lruvec *lruvec, struct folio **folios,
+			   unsigned int nr)
+{
+	unsigned int i;
+
+	if (!nr)
+		return;
+	lru_lock(&lruvec->lock);
+	for (i = 0; i < nr; i++)
+		lruvec_add_folio(lruvec, folios[i]);
+	upc_unlock(&lruvec->lock);
+	for (i = 0; i < nr; i++)
+		folio_put(folios[i]);
+}
+
+/* shrink_inactive_batch() - One batch; *@scanned gets the isolated. */
+static unsigned long shrink_inactive_batch(struct lruvec *lruvec,
+					   enum lru_list lru,
+					   unsigned int nr_to_scan,
+					   unsigned int *scanned)
+{
+	struct folio *isolated[UPC_RECLAIM_BATCH];
+	struct folio *keep[UPC_RECLAIM_BATCH];
+	unsigned int i, nr, nr_keep = 0;
+	unsigned long freed = 0;
+
+	nr = isolate_folios(lruvec, lru, isolated, nr_to_scan);
+	lru_stat_add(&lruvec->pgscan, nr);
+	for (i = 0; i < nr; i++) {
+		struct folio *folio = isolated[i];
+		unsigned long pages = folio_nr_pages(folio);
+
+		switch (shrink_folio(folio)) {
+		case FOLIO_KEEP:
+			keep[nr_keep++] = folio;
+			continue;
+		case FOLIO_FREED:
+			lru_stat_add(&lruvec->pgsteal, pages);
+			freed += pages;
+			break;
+		case FOLIO_DROP:
+			break;
+		}
+		folio_put(folio);
+	}
+	putback_folios(lruvec, keep, nr_keep);
+	*scanned = nr;
+	return freed;
+}
+
+/**
+ * shrink_inactive_list() - Scan the tail of an inactive list and evict.
+ * @lruvec: The lruvec.
+ * @nr_to_scan: How many folios to isolate at most.
+ * @lru: LRU_INACTIVE_FILE or LRU_INACTIVE_ANON.
+ *
+ * Works in batches of UPC_RECLAIM_BATCH folios, each isolated under one
+ * lruvec-lock round trip and put back under another.
+ *
+ * Context: Any thread; holds no folio lock it could wait on (trylock).
+ * Return: The number of pages freed.
+ */
+unsigned long shrink_inactive_list(struct lruvec *lruvec,
+				   unsigned long nr_to_scan, enum lru_list lru)
+{
+	unsigned long freed = 0;
+	unsigned int scanned;
+
+	while (nr_to_scan) {
+		unsigned int batch = nr_to_scan < UPC_RECLAIM_BATCH ?
+				     (unsigned int)nr_to_scan : UPC_RECLAIM_BATCH;
+
+		freed += shrink_inactive_batch(lruvec, lru, batch, &scanned);
+		if (!scanned)
+			break;
+		nr_to_scan -= batch;
+	}
+	return freed;
+}
+
+/**
+ * shrink_active_list() - Deactivate folios from the tail of an active list.
+ * @lruvec: The lruvec.
+ * @nr_to_scan: How many folios to move at most.
+ * @lru: LRU_ACTIVE_FILE or LRU_ACTIVE_ANON.
+ *
+ * The move is done under the lruvec lock without isolating: the folios
+ * stay listed, so their free path finds them on the right list.
+ *
+ * Context: Takes the lruvec lock.
+ * Return: The number of folios moved.
+ */
+unsigned long shrink_active_list(struct lruvec *lruvec,
+				 unsigned long nr_to_scan, enum lru_list lru)
+{
+	struct upc_list_head *list = &lruvec->lists[lru];
+	unsigned long moved = 0, pages = 0;
+
+	lru_lock(&lruvec->lock);
+	while (moved < nr_to_scan && !mm_list_empty(list)) {
+		struct folio *folio = lru_to_folio(list->prev);
+
+		lruvec_del_folio(lruvec, folio, lru);
+		folio_clear_lru(folio);
+		folio_clear_active(folio);
+		folio_clear_referenced(folio);
+		folio_set_workingset(folio);
+		lruvec_add_folio(lruvec, folio);
+		pages += folio_nr_pages(folio);
+		moved++;
+	}
+	upc_unlock(&lruvec->lock);
+	lru_stat_add(&lruvec->pgdeactivate, pages);
+	return moved;
+}
+
+/* ---- reclaim ---------------------------------------------------------------- */
+
+static unsigned long lru_pages(const struct lruvec *lruvec, enum lru_list lru)
+{
+	return __atomic_load_n(&lruvec->nr_pages[lru], __ATOMIC_RELAXED);
+}
+
+/*
+ * balance_file_lists() - Deactivate until the inactive file list is at
+ * least as large as the active one (one batch at most).
+ * Return: folios moved.
+ */
+static unsigned long balance_file_lists(struct lruvec *lruvec)
+{
+	unsigned long active = lru_pages(lruvec, LRU_ACTIVE_FILE);
+	unsigned long inactive = lru_pages(lruvec, LRU_INACTIVE_FILE);
+	unsigned long excess;
+
+	if (inactive >= active)
+		return 0;
+	excess = (active - inactive + 1) / 2;
+	if (excess > UPC_RECLAIM_BATCH)
+		excess = UPC_RECLAIM_BATCH;
+	return shrink_active_list(lruvec, excess, LRU_ACTIVE_FILE);
+}
+
+/**
+ * upc_reclaim_pages() - Reclaim memory from an arena.
+ * @arena: The arena.
+ * @nr_pages: How many pages to free.
+ *
+ * Gives up after scanning twice as many folios as the file lists held
+ * when it started (plus a batch): every folio has then been looked at.
+ *
+ * Context: Any thread holding no i_pages lock.
+ * Return: The number of pages freed (0 without a lruvec).
+ */
+unsigned long upc_reclaim_pages(struct upc_arena *arena,
+				unsigned long nr_pages)
+{
+	struct lruvec *lruvec = arena_lruvec(arena);
+	unsigned long freed = 0, budget;
+
+	if (!lruvec)
+		return 0;
+	lru_drain(lruvec);
+	budget = 2 * (lru_pages(lruvec, LRU_INACTIVE_FILE) +
+		      lru_pages(lruvec, LRU_ACTIVE_FILE)) + UPC_RECLAIM_BATCH;
+	while (freed < nr_pages && budget) {
+		unsigned long moved = balance_file_lists(lruvec);
+		unsigned int scanned;
+
+		freed += shrink_inactive_batch(lruvec, LRU_INACTIVE_FILE,
+					       UPC_RECLAIM_BATCH, &scanned);
+		if (!scanned && !moved)
+			break;
+		budget -= scanned < budget ? scanned : budget;
+	}
+	workingset_shrink_shadows(lruvec);
+	return freed;
+}
+
+/* Free pages below the limit. */
+static unsigned long arena_free_pages(const struct upc_arena *arena)
+{
+	unsigned long limit = __atomic_load_n(&arena->limit_pages,
+					      __ATOMIC_RELAXED);
+	unsigned long charged = upc_arena_charged(arena);
+
+	return charged < limit ? limit - charged : 0;
+}
+
+/**
+ * upc_reclaim_balance() - Background reclaim: restore the watermark.
+ * @arena: The arena.
+ *
+ * Context: As upc_reclaim_pages().
+ * Return: The number of pages freed.
+ */
+unsigned long upc_reclaim_balance(struct upc_arena *arena)
+{
+	struct lruvec *lruvec = arena_lruvec(arena);
+	unsigned long free;
+
+	if (!lruvec)
+		return 0;
+	free = arena_free_pages(arena);
+	if (free >= lruvec->wmark_low)
+		return 0;
+	return upc_reclaim_pages(arena, lruvec->wmark_high - free);
+}
+
+/* The arena's reclaim hook: direct reclaim on the allocating thread. */
+static unsigned long reclaim_hook(struct upc_arena *arena,
+				  unsigned long nr_pages, void *priv)
+{
+	struct lruvec *lruvec = priv;
+	unsigned long target = nr_pages > UPC_RECLAIM_BATCH ?
+			       nr_pages : UPC_RECLAIM_BATCH;
+	unsigned long free = arena_free_pages(arena);
+
+	if (free < lruvec->wmark_high && lruvec->wmark_high - free > target)
+		target = lruvec->wmark_high - free;
+	return upc_reclaim_pages(arena, target);
+}
+
+/* ---- setup ------------------------------------------------------------------- */
+
+/* Watermarks from the limit: low 1/128 of it, high 1/64, at least a batch. */
+static void lruvec_set_watermarks(struct lruvec *lruvec, unsigned long limit)
+{
+	unsigned long high = limit / 64, low = limit / 128;
+
+	lruvec->wmark_high = high > UPC_RECLAIM_BATCH ? high : UPC_RECLAIM_BATCH;
+	lruvec->wmark_low = low > UPC_RECLAIM_BATCH / 2 ?
+			    low : UPC_RECLAIM_BATCH / 2;
+}
+
+static bool reclaim_limit_valid(const struct upc_arena *arena,
+				unsigned long nr_pages)
+{
+	return nr_pages >= (1UL << UPC_MAX_ORDER) &&
+	       nr_pages <= arena->nr_pages;
+}
+
+static struct lruvec *lruvec_alloc(struct upc_arena *arena)
+{
+	struct lruvec *lruvec;
+	unsigned int i;
+	void *mem;
+
+	if (upc_fault_should_fail() || posix_memalign(&mem, 64, sizeof(*lruvec)))
+		return NULL;
+	lruvec = memset(mem, 0, sizeof(*lruvec));
+	upc_lock_init(&lruvec->lock);
+	for (i = 0; i < NR_LRU_LISTS; i++)
+		mm_list_init(&lruvec->lists[i]);
+	for (i = 0; i < UPC_LRU_BATCHES; i++)
+		upc_lock_init(&lruvec->batch[i].lock);
+	lruvec->arena = arena;
+	workingset_init(lruvec);
+	lruvec_set_watermarks(lruvec, arena->limit_pages);
+	return lruvec;
+}
+
+/**
+ * upc_reclaim_init() - Give an arena LRU lists and direct reclaim.
+ * @arena: An arena with no lruvec.
+ *
+ * Context: Before the arena is shared between threads.
+ * Return: 0; -EINVAL if @arena is NULL or its limit is smaller than one
+ * huge folio (512 pages); -EBUSY if it already has a lruvec; -ENOMEM.
+ */
+int upc_reclaim_init(struct upc_arena *arena)
+{
+	struct lruvec *lruvec;
+
+	if (!arena || !reclaim_limit_valid(arena, arena->limit_pages))
+		return -EINVAL;
+	if (arena->lruvec)
+		return -EBUSY;
+	lruvec = lruvec_alloc(arena);
+	if (!lruvec)
+		return -ENOMEM;
+	upc_arena_set_reclaim(arena, reclaim_hook, lruvec);
+	__atomic_store_n((struct lruvec **)&arena->lruvec, lruvec,
+			 __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Take every folio off list @lru (their owners keep them).  Lock held. */
+static void lruvec_forget_list(struct lruvec *lruvec, enum lru_list lru)
+{
+	struct upc_list_head *list = &lruvec->lists[lru];
+
+	while (!mm_list_empty(list)) {
+		struct folio *folio = lru_to_folio(list->next);
+
+		lruvec_del_folio(lruvec, folio, lru);
+		folio_clear_lru(folio);
+	}
+}
+
+/**
+ * upc_reclaim_destroy() - Detach the lruvec of an arena.
+ * @arena: The arena, or NULL.
+ *
+ * Context: No other thread may use the arena.
+ */
+void upc_reclaim_destroy(struct upc_arena *arena)
+{
+	struct lruvec *lruvec = arena_lruvec(arena);
+	unsigned int i;
+
+	if (!lruvec)
+		return;
+	lru_drain(lruvec);
+	lru_lock(&lruvec->lock);
+	for (i = 0; i < NR_LRU_LISTS; i++)
+		lruvec_forget_list(lruvec, (enum lru_list)i);
+	upc_unlock(&lruvec->lock);
+	upc_arena_set_reclaim(arena, NULL, NULL);
+	__atomic_store_n((struct lruvec **)&arena->lruvec, NULL,
+			 __ATOMIC_RELEASE);
+	free(lruvec);
+}
+
+/**
+ * upc_reclaim_set_limit() - Change the memory limit of a reclaiming arena.
+ * @arena: An arena with a lruvec.
+ * @nr_pages: The new limit in pages.
+ *
+ * Context: Any thread.
+ * Return: 0; -EINVAL if @arena has no lruvec, or @nr_pages is 0,
+ * smaller than one huge folio (512 pages) or larger than the arena.
+ */
+int upc_reclaim_set_limit(struct upc_arena *arena, unsigned long nr_pages)
+{
+	struct lruvec *lruvec = arena_lruvec(arena);
+
+	if (!lruvec || !reclaim_limit_valid(arena, nr_pages))
+		return -EINVAL;
+	lruvec_set_watermarks(lruvec, nr_pages);
+	return upc_arena_set_limit(arena, nr_pages);
+}
+
+/**
+ * upc_reclaim_stats_read() - Read an arena's reclaim statistics.
+ * @arena: The arena.
+ * @out: Where to write them.
+ *
+ * Context: Any thread; lockless, so a snapshot of moving counters.
+ * Return: 0, or -EINVAL if @arena has no lruvec or @out is NULL.
+ */
+int upc_reclaim_stats_read(struct upc_arena *arena,
+			   struct upc_reclaim_stats *out)
+{
+	struct lruvec *lruvec = arena_lruvec(arena);
+
+	if (!lruvec || !out)
+		return -EINVAL;
+#define RD(field)	__atomic_load_n(&lruvec->field, __ATOMIC_RELAXED)
+	out->nr_cached = upc_arena_charged(arena);
+	out->nr_inactive_file = RD(nr_pages[LRU_INACTIVE_FILE]);
+	out->nr_active_file = RD(nr_pages[LRU_ACTIVE_FILE]);
+	out->nr_inactive_anon = RD(nr_pages[LRU_INACTIVE_ANON]);
+	out->nr_active_anon = RD(nr_pages[LRU_ACTIVE_ANON]);
+	out->nr_shadow_nodes = RD(nr_shadow_nodes);
+	out->nonresident_age = RD(nonresident_age);
+	out->workingset_refault = RD(workingset_refault);
+	out->workingset_activate = RD(workingset_activate);
+	out->workingset_restore = RD(workingset_restore);
+	out->workingset_nodereclaim = RD(workingset_nodereclaim);
+	out->pgscan = RD(pgscan);
+	out->pgsteal = RD(pgsteal);
+	out->pgactivate = RD(pgactivate);
+	out->pgdeactivate = RD(pgdeactivate);
+#undef RD
+	return 0;
+}

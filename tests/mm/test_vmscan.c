@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/mm/test_vmscan.c - reclaim under the memory limit, single
+ * threaded: the issue's scenarios with known answers, LRU bookkeeping,
+ * what reclaim must leave alone, bad configuration and fault injection.
+ *
+ * Scenarios (limit 1024 pages):
+ *  - a 768-page working set read in a loop: after the first pass no
+ *    miss, no refault, no eviction;
+ *  - an established 300-page active set survives a one-time scan of a
+ *    file eight times the limit: re-reading it misses nothing;
+ *  - a 700-page loop over an inactive list of about 600 pages next to a
+ *    400-page active set: every miss of the second pass is a refault
+ *    and (nearly all) activated; after a few passes the loop stays
+ *    cached (at most 10% misses; a plain LRU would miss every page of
+ *    every pass).
+ */
+#include "vmscan_helpers.h"
+
+#include "fault.h"
+
+#define LIMIT		1024UL
+
+static void test_working_set_fits(void **state)
+{
+	struct vm_fixture f;
+	struct upc_reclaim_stats st;
+	unsigned int pass;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	assert_int_equal(vm_read_range(&f.mapping, 0, 768), 768);
+	for (pass = 0; pass < 10; pass++)
+		assert_int_equal(vm_read_range(&f.mapping, 0, 768), 0);
+	st = vm_stats(f.arena);
+	assert_int_equal(st.workingset_refault, 0);
+	assert_int_equal(st.pgsteal, 0);
+	vm_assert_lru_consistent(&f);
+	/* Read twice or more: all of it promoted. */
+	assert_int_equal(vm_stats(f.arena).nr_active_file, 768);
+	vm_teardown(&f);
+}
+
+static void test_scan_keeps_active_set(void **state)
+{
+	struct vm_fixture f;
+	struct upc_reclaim_stats st;
+	const pgoff_t scan_base = 1UL << 20;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	vm_read_range(&f.mapping, 0, 300);
+	assert_int_equal(vm_read_range(&f.mapping, 0, 300), 0);
+	assert_int_equal(vm_read_range(&f.mapping, scan_base, 8 * LIMIT),
+			 8 * LIMIT);
+	st = vm_stats(f.arena);
+	assert_true(st.pgsteal >= 8 * LIMIT - LIMIT);
+	assert_int_equal(vm_read_range(&f.mapping, 0, 300), 0);
+	vm_assert_lru_consistent(&f);
+	vm_teardown(&f);
+}
+
+static void test_loop_activates_on_refault(void **state)
+{
+	struct vm_fixture f;
+	struct upc_reclaim_stats before, after;
+	const pgoff_t loop = 1UL << 20;
+	unsigned long misses, pass;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	vm_read_range(&f.mapping, 0, 400);
+	assert_int_equal(vm_read_range(&f.mapping, 0, 400), 0);
+	assert_int_equal(vm_read_range(&f.mapping, loop, 700), 700);
+	assert_int_equal(vm_stats(f.arena).workingset_refault, 0);
+
+	before = vm_stats(f.arena);
+	misses = vm_read_range(&f.mapping, loop, 700);
+	after = vm_stats(f.arena);
+	assert_true(misses > 0);
+	assert_int_equal(after.workingset_refault - before.workingset_refault,
+			 misses);
+	assert_true(after.workingset_activate - before.workingset_activate >=
+		    misses * 9 / 10);
+	for (pass = 0; pass < 4; pass++)
+		misses = vm_read_range(&f.mapping, loop, 700);
+	assert_true(misses <= 700 / 10);
+	vm_assert_lru_consistent(&f);
+	vm_teardown(&f);
+}
+
+/* Dirty, locked, unevictable and extra-referenced folios stay. */
+static void test_reclaim_skips_busy(void **state)
+{
+	struct vm_fixture f;
+	struct address_space shm;
+	struct folio *dirty, *locked, *held, *pinned;
+	bool miss;
+	pgoff_t i;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	address_space_init(&shm, f.arena, NULL, 1UL << AS_UNEVICTABLE);
+	dirty = vm_read(&f.mapping, 0, &miss);
+	folio_lock(dirty);
+	folio_mark_dirty(dirty);
+	folio_unlock(dirty);
+	folio_put(dirty);
+	locked = vm_read(&f.mapping, 1, &miss);
+	folio_lock(locked);
+	held = vm_read(&f.mapping, 2, &miss);
+	pinned = vm_read(&shm, 0, &miss);
+	folio_put(pinned);
+	for (i = 3; i < 64; i++)
+		folio_put(vm_read(&f.mapping, i, &miss));
+
+	assert_int_equal(upc_reclaim_pages(f.arena, LIMIT), 61);
+	assert_int_equal(f.mapping.nrpages, 3);
+	assert_int_equal(shm.nrpages, 1);
+	assert_true(filemap_get_entry(&f.mapping, 0) == dirty);
+	folio_put(dirty);
+	assert_true(xa_is_value(filemap_get_entry(&f.mapping, 3)));
+
+	folio_unlock(locked);
+	folio_put(locked);
+	folio_put(held);
+	folio_lock(dirty);
+	folio_clear_dirty_for_io(dirty);
+	folio_unlock(dirty);
+	assert_int_equal(upc_reclaim_pages(f.arena, LIMIT), 3);
+	truncate_inode_pages(&shm, 0);
+	vm_teardown(&f);
+}
+
+/* The limit holds: allocation reclaims, and fails when nothing can go. */
+static void test_limit_and_enomem(void **state)
+{
+	struct vm_fixture f;
+	struct folio *held[600];
+	unsigned int i;
+	bool miss;
+
+	(void)state;
+	vm_setup(&f, 8, 512, 0);
+	for (i = 0; i < 4 * 512; i++) {
+		folio_put(vm_read(&f.mapping, i, &miss));
+		assert_true(upc_arena_charged(f.arena) <= 512);
+	}
+	truncate_inode_pages(&f.mapping, 0);
+	/* Everything referenced: reclaim finds nothing; -ENOMEM at the limit. */
+	for (i = 0; i < 512; i++) {
+		held[i] = vm_read(&f.mapping, i, &miss);
+		assert_non_null(held[i]);
+	}
+	assert_null(vm_read(&f.mapping, 512, &miss));
+	for (i = 0; i < 512; i++)
+		folio_put(held[i]);
+	assert_non_null(held[0] = vm_read(&f.mapping, 512, &miss));
+	folio_put(held[0]);
+	vm_teardown(&f);
+}
+
+/* Truncating folios on the LRU takes them off it when they are freed. */
+static void test_truncate_leaves_lru(void **state)
+{
+	struct vm_fixture f;
+	struct upc_reclaim_stats st;
+	struct folio *kept;
+	bool miss;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	vm_read_range(&f.mapping, 0, 100);
+	kept = vm_read(&f.mapping, 7, &miss);
+	lru_add_drain_all(f.arena);
+	truncate_inode_pages(&f.mapping, 0);
+	st = vm_stats(f.arena);
+	assert_int_equal(st.nr_inactive_file + st.nr_active_file, 1);
+	folio_put(kept);
+	st = vm_stats(f.arena);
+	assert_int_equal(st.nr_inactive_file + st.nr_active_file, 0);
+	vm_teardown(&f);
+}
+
+static void test_isolate_putback(void **state)
+{
+	struct vm_fixture f;
+	struct folio *folio;
+	bool miss;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	folio = vm_read(&f.mapping, 3, &miss);
+	assert_false(folio_isolate_lru(folio));	/* still batched */
+	lru_add_drain_all(f.arena);
+	assert_true(folio_isolate_lru(folio));
+	assert_false(folio_test_lru(folio));
+	assert_int_equal(folio_ref_count(folio), 3);
+	assert_int_equal(upc_reclaim_pages(f.arena, 1), 0);
+	folio_putback_lru(folio);
+	assert_true(folio_test_lru(folio));
+	folio_put(folio);
+	assert_int_equal(upc_reclaim_pages(f.arena, 1), 1);
+	vm_teardown(&f);
+}
+
+static void test_bad_config(void **state)
+{
+	struct upc_arena *arena;
+
+	(void)state;
+	assert_int_equal(upc_reclaim_init(NULL), -EINVAL);
+	assert_int_equal(upc_arena_create(4 * MiB, &arena), 0);
+	assert_int_equal(upc_reclaim_set_limit(arena, 600), -EINVAL);
+	assert_int_equal(upc_arena_set_limit(arena, 511), 0);
+	assert_int_equal(upc_reclaim_init(arena), -EINVAL);
+	assert_int_equal(upc_arena_set_limit(arena, 512), 0);
+	assert_int_equal(upc_reclaim_init(arena), 0);
+	assert_int_equal(upc_reclaim_init(arena), -EBUSY);
+	assert_int_equal(upc_reclaim_set_limit(arena, 0), -EINVAL);
+	assert_int_equal(upc_reclaim_set_limit(arena, 511), -EINVAL);
+	assert_int_equal(upc_reclaim_set_limit(arena, 1025), -EINVAL);
+	assert_int_equal(upc_reclaim_set_limit(arena, 1024), 0);
+	assert_int_equal(upc_reclaim_stats_read(arena, NULL), -EINVAL);
+	upc_reclaim_destroy(arena);
+	assert_int_equal(upc_reclaim_set_limit(arena, 1024), -EINVAL);
+	upc_fault_fail_nth(1);
+	assert_int_equal(upc_reclaim_init(arena), -ENOMEM);
+	upc_fault_fail_nth(0);
+	assert_null(arena->lruvec);
+	upc_arena_destroy(arena);
+}
+
+/*
+ * Every allocation of a workload that evicts order-9 folios and refaults
+ * small ones into their shadows fails in turn: afterwards the mapping is
+ * sound and every cached page is on the LRU exactly once.
+ */
+static void test_fault_injection(void **state)
+{
+	unsigned long n;
+
+	(void)state;
+	for (n = 1;; n++) {
+		struct vm_fixture f;
+		struct folio *folio;
+		bool miss, injected;
+		pgoff_t i;
+
+		vm_setup(&f, 4, 1024, 1UL << AS_LARGE_FOLIOS);
+		for (i = 0; i < 4 * 512; i += 512) {
+			folio = __filemap_get_folio(&f.mapping, i,
+						    FGP_LOCK | FGP_CREAT |
+						    fgf_set_order(UPC_HUGE_SIZE),
+						    GFP_KERNEL);
+			assert_false(IS_ERR(folio));
+			folio_set_uptodate(folio);
+			folio_unlock(folio);
+			folio_put(folio);
+		}
+		upc_fault_fail_nth(n);
+		for (i = 0; i < 40; i++) {
+			folio = vm_read(&f.mapping, i * 37, &miss);
+			if (folio)
+				folio_put(folio);
+		}
+		injected = upc_fault_injected();
+		upc_fault_fail_nth(0);
+		vm_assert_lru_consistent(&f);
+		vm_teardown(&f);
+		if (!injected)
+			break;
+	}
+	assert_true(n > 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_working_set_fits),
+		cmocka_unit_test(test_scan_keeps_active_set),
+		cmocka_unit_test(test_loop_activates_on_refault),
+		cmocka_unit_test(test_reclaim_skips_busy),
+		cmocka_unit_test(test_limit_and_enomem),
+		cmocka_unit_test(test_truncate_leaves_lru),
+		cmocka_unit_test(test_isolate_putback),
+		cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_fault_injection),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

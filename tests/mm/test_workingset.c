@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/mm/test_workingset.c - shadow entries and refault detection.
+ *
+ *  - eviction leaves a shadow naming this cache, the eviction clock and
+ *    the workingset bit; a shadow of another cache is ignored;
+ *  - order-9 folios leave one order-9 shadow each; small folios
+ *    refaulting inside split it (order-0 reads and a batched grab of 8
+ *    pages), each add counted as a refault of its pages; the refault right after the last eviction (distance
+ *    0) is activated, the one 512 evictions old (active list empty) is
+ *    not;
+ *  - shadow-only nodes stay under their bound (limit / 8 nodes) on a
+ *    long random sparse workload, and node reclaim leaves the tree sound.
+ */
+#include <limits.h>
+
+#include "vmscan_helpers.h"
+
+#include "rand.h"
+
+/* The entry at @index and its order, under the lock. */
+static void *entry_at(struct address_space *mapping, pgoff_t index,
+		      unsigned int *order)
+{
+	XA_STATE(xas, &mapping->i_pages, index);
+	void *entry;
+
+	xas_lock(&xas);
+	entry = xas_load(&xas);
+	*order = entry ? xas_get_order(&xas) : 0;
+	xas_unlock(&xas);
+	return entry;
+}
+
+static struct folio *add_huge(struct vm_fixture *f, pgoff_t index)
+{
+	struct folio *folio = upc_arena_alloc_folio(f->arena, GFP_KERNEL,
+						    UPC_MAX_ORDER);
+
+	assert_non_null(folio);
+	folio_trylock(folio);
+	assert_int_equal(filemap_add_folio(&f->mapping, folio, index,
+					   GFP_KERNEL), 0);
+	folio_set_uptodate(folio);
+	folio_unlock(folio);
+	return folio;
+}
+
+static void test_shadow_encoding(void **state)
+{
+	struct vm_fixture f, other;
+	struct folio *folio;
+	unsigned int order, id;
+	unsigned long age;
+	bool miss, ws;
+	void *shadow;
+
+	(void)state;
+	vm_setup(&f, 4, 1024, 0);
+	vm_setup(&other, 4, 1024, 0);
+	folio_put(vm_read(&f.mapping, 9, &miss));
+	assert_int_equal(upc_reclaim_pages(f.arena, 1), 1);
+	shadow = entry_at(&f.mapping, 9, &order);
+	assert_true(xa_is_value(shadow));
+	workingset_shadow_info(shadow, &id, &age, &ws);
+	assert_int_equal(age, 1);
+	assert_false(ws);
+	assert_int_equal(id, ((struct lruvec *)f.arena->lruvec)->id);
+	assert_int_not_equal(id, ((struct lruvec *)other.arena->lruvec)->id);
+
+	/* Another cache's shadow counts nothing. */
+	folio = upc_arena_alloc_folio(other.arena, GFP_KERNEL, 0);
+	workingset_refault(folio, shadow);
+	assert_int_equal(vm_stats(other.arena).workingset_refault, 0);
+	folio_put(folio);
+
+	/* Distance 0: refault activates, and the folio lands on active. */
+	folio = vm_read(&f.mapping, 9, &miss);
+	assert_true(miss);
+	assert_true(folio_test_active(folio));
+	assert_true(folio_test_workingset(folio));
+	folio_put(folio);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(vm_stats(f.arena).nr_active_file, 1);
+	assert_int_equal(vm_stats(f.arena).workingset_activate, 1);
+	assert_int_equal(vm_stats(f.arena).workingset_restore, 0);
+
+	/* Deactivated, then evicted: the shadow says working set. */
+	assert_int_equal(shrink_active_list(f.arena->lruvec, 1,
+					    LRU_ACTIVE_FILE), 1);
+	assert_int_equal(upc_reclaim_pages(f.arena, 1), 1);
+	workingset_shadow_info(entry_at(&f.mapping, 9, &order), NULL, NULL,
+			       &ws);
+	assert_true(ws);
+	folio_put(vm_read(&f.mapping, 9, &miss));
+	assert_int_equal(vm_stats(f.arena).workingset_restore, 1);
+	vm_teardown(&other);
+	vm_teardown(&f);
+}
+
+static void test_huge_shadow_split(void **state)
+{
+	struct vm_fixture f;
+	struct folio *folio, *run[8];
+	struct upc_reclaim_stats st;
+	unsigned int order;
+	void *entry;
+	unsigned long pages;
+	bool miss;
+	int i, n;
+
+	(void)state;
+	vm_setup(&f, 8, 1024, 1UL << AS_LARGE_FOLIOS);
+	folio_put(add_huge(&f, 0));
+	folio_put(add_huge(&f, 512));
+	assert_int_equal(upc_reclaim_pages(f.arena, 1024), 1024);
+	assert_int_equal(f.mapping.nrpages, 0);
+	entry = entry_at(&f.mapping, 0, &order);
+	assert_true(xa_is_value(entry));
+	assert_int_equal(order, 9);
+	assert_true(entry_at(&f.mapping, 511, &order) == entry);
+	assert_true(xa_is_value(entry_at(&f.mapping, 512, &order)));
+	assert_int_equal(order, 9);
+
+	/* 512 evictions ago, active list empty: refault, no activation. */
+	folio = vm_read(&f.mapping, 5, &miss);
+	assert_true(miss);
+	assert_int_equal(folio_order(folio), 0);
+	assert_false(folio_test_active(folio));
+	folio_put(folio);
+	st = vm_stats(f.arena);
+	assert_int_equal(st.workingset_refault, 1);
+	assert_int_equal(st.workingset_activate, 0);
+	assert_true(entry_at(&f.mapping, 4, &order) == entry);
+	assert_int_equal(order, 0);
+	assert_true(entry_at(&f.mapping, 6, &order) == entry);
+
+	/* The last eviction: distance 0, activated. */
+	folio = vm_read(&f.mapping, 600, &miss);
+	assert_true(folio_test_active(folio));
+	folio_put(folio);
+	st = vm_stats(f.arena);
+	assert_int_equal(st.workingset_refault, 2);
+	assert_int_equal(st.workingset_activate, 1);
+
+	/* The batched grab: every page it adds is a refault. */
+	n = filemap_grab_folios(&f.mapping, 700, 8, run);
+	assert_true(n >= 1);
+	for (i = 0, pages = 0; i < n; i++) {
+		pages += folio_nr_pages(run[i]);
+		folio_unlock(run[i]);
+		folio_put(run[i]);
+	}
+	assert_int_equal(pages, 8);
+	assert_int_equal(vm_stats(f.arena).workingset_refault, 2 + 8);
+	assert_true(xa_is_value(entry_at(&f.mapping, 699, &order)));
+	assert_true(xa_is_value(entry_at(&f.mapping, 708, &order)));
+	assert_int_equal(f.mapping.nrpages, 10);
+	vm_assert_lru_consistent(&f);
+	vm_teardown(&f);
+}
+
+/* Count the shadow-only nodes of a tree the slow way: every entry. */
+static unsigned long count_shadow_nodes(struct address_space *mapping)
+{
+	XA_STATE(xas, &mapping->i_pages, 0);
+	struct xa_node *last = NULL;
+	unsigned long nodes = 0;
+	void *entry;
+
+	xas_lock(&xas);
+	xas_for_each(&xas, entry, ULONG_MAX) {
+		struct xa_node *node = xas.xa_node;
+
+		if (!xas_is_node(&xas) || node == last)
+			continue;
+		last = node;
+		nodes += node->count == node->nr_values;
+	}
+	xas_unlock(&xas);
+	return nodes;
+}
+
+static void test_shadow_nodes_bounded(void **state)
+{
+	struct vm_fixture f;
+	struct upc_reclaim_stats st;
+	struct upc_rand rng;
+	unsigned long i, max_nodes = 512 / 8, peak = 0;
+
+	(void)state;
+	upc_rand_seed(&rng, upc_test_seed());
+	vm_setup(&f, 2, 512, 0);
+	for (i = 0; i < 20000; i++) {
+		bool miss;
+		struct folio *folio = vm_read(&f.mapping,
+					      upc_rand_below(&rng, 1UL << 22),
+					      &miss);
+
+		assert_non_null(folio);
+		folio_put(folio);
+		st = vm_stats(f.arena);
+		if (st.nr_shadow_nodes > peak)
+			peak = st.nr_shadow_nodes;
+	}
+	st = vm_stats(f.arena);
+	/* Between two reclaims at most a high watermark of evictions. */
+	assert_true(peak <= max_nodes + 2 * UPC_RECLAIM_BATCH);
+	assert_true(st.workingset_nodereclaim > 1000);
+	assert_int_equal(count_shadow_nodes(&f.mapping), st.nr_shadow_nodes);
+	assert_int_equal(upc_check_mapping(&f.mapping), 0);
+	vm_teardown(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shadow_encoding),
+		cmocka_unit_test(test_huge_shadow_split),
+		cmocka_unit_test(test_shadow_nodes_bounded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
