@@ -114,8 +114,10 @@ static unsigned int grab_order(const struct grab_run *run, unsigned int i,
 }
 
 /*
- * A new locked folio set up as __filemap_add_folio() would, or NULL.  No
- * one else can see it yet, so its fields are set with plain stores.
+ * A new locked folio set up as __filemap_add_folio() would, or NULL.
+ * Atomics even though the folio is not in the cache yet: a lockless
+ * lookup that found this memory in an earlier life may still try to take
+ * a reference or the lock on it (and then see it is not what it wanted).
  */
 static struct folio *grab_new_folio(struct grab_run *run, unsigned int i,
 				    unsigned int order)
@@ -125,10 +127,11 @@ static struct folio *grab_new_folio(struct grab_run *run, unsigned int i,
 	folio = filemap_alloc_folio(run->mapping, GFP_KERNEL, order);
 	if (!folio)
 		return NULL;
-	folio->flags |= (1UL << PG_locked) | (1UL << PG_referenced);
+	folio_trylock(folio);
+	folio_set_referenced(folio);
 	folio->mapping = run->mapping;
 	folio->index = run->index + i;
-	folio->refcount += (int)folio_nr_pages(folio);
+	folio_ref_add(folio, (int)folio_nr_pages(folio));
 	return folio;
 }
 
