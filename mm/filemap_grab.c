@@ -113,6 +113,27 @@ static unsigned int grab_order(const struct grab_run *run, unsigned int i,
 	return order;
 }
 
+/* Undo grab_new_folio() for a folio that was not inserted. */
+static void grab_drop_new(struct folio *folio)
+{
+	folio->mapping = NULL;
+	folio_put_refs(folio, (int)folio_nr_pages(folio));
+	folio_unlock(folio);
+	folio_put(folio);
+}
+
+/* Set up a new folio as __filemap_add_folio() would, and record it. */
+static void grab_prep_new(struct grab_run *run, unsigned int i,
+			  struct folio *folio)
+{
+	folio_trylock(folio);
+	folio_set_referenced(folio);
+	folio->mapping = run->mapping;
+	folio->index = run->index + i;
+	folio_ref_add(folio, (int)folio_nr_pages(folio));
+	grab_record(run, folio, true, true);
+}
+
 /*
  * A new locked folio set up as __filemap_add_folio() would, or NULL.
  * Atomics even though the folio is not in the cache yet: a lockless
@@ -125,28 +146,32 @@ static struct folio *grab_new_folio(struct grab_run *run, unsigned int i,
 	struct folio *folio;
 
 	folio = filemap_alloc_folio(run->mapping, GFP_KERNEL, order);
-	if (!folio)
-		return NULL;
-	folio_trylock(folio);
-	folio_set_referenced(folio);
-	folio->mapping = run->mapping;
-	folio->index = run->index + i;
-	folio_ref_add(folio, (int)folio_nr_pages(folio));
+	if (folio)
+		grab_prep_new(run, i, folio);
 	return folio;
 }
 
-/* Undo grab_new_folio() for a folio that was not inserted. */
-static void grab_drop_new(struct folio *folio)
+/*
+ * Fill the missing stretch [@i, @end) with order-0 folios from one bulk
+ * allocation.  Return: false if memory ran out.
+ */
+static bool grab_allocate_small(struct grab_run *run, unsigned int i,
+				unsigned int end)
 {
-	folio->mapping = NULL;
-	folio_put_refs(folio, (int)folio_nr_pages(folio));
-	folio_unlock(folio);
-	folio_put(folio);
+	struct folio *folios[FILEMAP_GRAB_MAX];
+	unsigned int got, k;
+
+	got = upc_arena_alloc_bulk(run->mapping->arena, GFP_KERNEL, end - i,
+				   folios);
+	for (k = 0; k < got; k++)
+		grab_prep_new(run, i + k, folios[k]);
+	return got == end - i;
 }
 
 /* Step 2: allocate folios for the missing stretches.  No lock. */
 static void grab_allocate(struct grab_run *run)
 {
+	bool large = mapping_large_folio_support(run->mapping);
 	unsigned int i = 0;
 
 	while (i < run->nr) {
@@ -159,13 +184,18 @@ static void grab_allocate(struct grab_run *run)
 		/* One missing stretch [i, end), measured once. */
 		while (end < run->nr && !run->head[end])
 			end++;
+		if (!large) {
+			if (!grab_allocate_small(run, i, end))
+				return;	/* step 5 gets its own chance */
+			i = end;
+			continue;
+		}
 		while (i < end) {
 			struct folio *folio;
 
 			folio = grab_new_folio(run, i, grab_order(run, i, end - i));
 			if (!folio)
-				return;	/* step 5 gets its own chance */
-			grab_record(run, folio, true, true);
+				return;
 			i += folio_nr_pages(folio);
 		}
 	}

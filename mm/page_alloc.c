@@ -412,6 +412,83 @@ struct folio *upc_arena_alloc_folio(struct upc_arena *arena, gfp_t gfp,
 	return folio;
 }
 
+/*
+ * pcp_alloc_many() - Up to @nr order-0 blocks from this CPU's cache (and
+ * refills of it) under one hold of its lock.  Return: how many.
+ */
+static unsigned int pcp_alloc_many(struct upc_arena *arena,
+				   struct folio **blocks, unsigned int nr)
+{
+	upc_pcp_t *pcp = pcp_this_cpu(arena);
+	unsigned int got = 0;
+
+	arena_lock(&pcp->lock);
+	while (got < nr) {
+		struct folio *page;
+
+		if (!pcp->count)
+			pcp_refill(arena, pcp);
+		if (!pcp->count)
+			break;
+		page = lru_to_folio(pcp->list.next);
+		mm_list_del_init(&page->lru);
+		pcp->count--;
+		blocks[got++] = page;
+	}
+	upc_unlock(&pcp->lock);
+	return got;
+}
+
+/**
+ * upc_arena_alloc_bulk() - Allocate many order-0 folios at once.
+ * @arena: The arena to allocate from.
+ * @gfp: As for upc_arena_alloc_folio().
+ * @nr: How many folios are wanted.
+ * @folios: Receives them.
+ *
+ * The batched form of upc_arena_alloc_folio(..., 0): one charge and one
+ * hold of this CPU's cache lock for as many pages as it can give; what
+ * it cannot give comes through upc_arena_alloc_folio() one at a time
+ * (with reclaim if @gfp allows).  Each page still asks the fault
+ * injector, so every allocation can be failed in turn.
+ *
+ * Context: Any thread.  Takes short-hold locks; GFP_KERNEL may run the
+ * reclaim hook.
+ * Return: The number of folios stored in @folios, from the start,
+ * possibly fewer than @nr (0 if @arena is NULL).
+ */
+unsigned int upc_arena_alloc_bulk(struct upc_arena *arena, gfp_t gfp,
+				  unsigned int nr, struct folio **folios)
+{
+	unsigned int want = 0, got, i;
+
+	if (!arena)
+		return 0;
+	while (want < nr && !upc_fault_should_fail())
+		want++;
+	if (want && arena_charge(arena, want)) {
+		got = pcp_alloc_many(arena, folios, want);
+		if (got < want)
+			arena_uncharge(arena, want - got);
+	} else {
+		got = 0;
+	}
+	for (i = 0; i < got; i++) {
+		folio_prep_new(arena, folios[i], 0);
+		if (gfp & __GFP_ZERO)
+			memset(folio_address(folios[i]), 0, UPC_PAGE_SIZE);
+	}
+	/* The rest one by one, with draining and reclaim. */
+	while (got < want) {
+		struct folio *folio = upc_arena_alloc_folio(arena, gfp, 0);
+
+		if (!folio)
+			break;
+		folios[got++] = folio;
+	}
+	return got;
+}
+
 /* ---- freeing ------------------------------------------------------------ */
 
 /* folio_check_free() - Debug checks on a folio about to be freed. */

@@ -226,6 +226,24 @@ unsigned long upc_arena_charged(const struct upc_arena *arena);
 struct folio *upc_arena_alloc_folio(struct upc_arena *arena, gfp_t gfp,
 				    unsigned int order);
 
+/**
+ * upc_arena_alloc_bulk() - Allocate many order-0 folios at once.
+ * @arena: The arena to allocate from.
+ * @gfp: As for upc_arena_alloc_folio().
+ * @nr: How many folios are wanted.
+ * @folios: Receives them, each as upc_arena_alloc_folio() returns one.
+ *
+ * One charge and one hold of a per-CPU cache lock for the whole batch
+ * where the cache can give it.
+ *
+ * Context: Any thread.
+ * Return: The number of folios stored, from the start of @folios; fewer
+ * than @nr when memory (or the fault injector) ran out; 0 if @arena is
+ * NULL.
+ */
+unsigned int upc_arena_alloc_bulk(struct upc_arena *arena, gfp_t gfp,
+				  unsigned int nr, struct folio **folios);
+
 /* ---- references ---------------------------------------------------------- */
 
 /**

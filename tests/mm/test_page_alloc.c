@@ -769,6 +769,53 @@ static void test_pcp_hot_path(void **state)
 }
 
 /* An injected failure returns NULL and leaves the charge as it was. */
+/*
+ * upc_arena_alloc_bulk(): all requested pages when they are there, each
+ * a distinct, charged order-0 folio; a short count at the limit and when
+ * the fault injector fails the k-th page (k - 1 then), nothing leaked.
+ */
+static void test_alloc_bulk(void **state)
+{
+	struct upc_arena *arena = arena_new(4 << 20);
+	struct folio *folios[300];
+	unsigned int got, i, k;
+
+	(void)state;
+	assert_int_equal(upc_arena_alloc_bulk(NULL, GFP_KERNEL, 4, folios), 0);
+	got = upc_arena_alloc_bulk(arena, GFP_KERNEL, 300, folios);
+	assert_int_equal(got, 300);
+	assert_int_equal(upc_arena_charged(arena), 300);
+	for (i = 0; i < got; i++) {
+		assert_int_equal(folio_order(folios[i]), 0);
+		assert_int_equal(folio_ref_count(folios[i]), 1);
+		if (i)
+			assert_ptr_not_equal(folios[i], folios[i - 1]);
+		memset(folio_address(folios[i]), (int)i, UPC_PAGE_SIZE);
+	}
+	for (i = 0; i < got; i++)
+		folio_put(folios[i]);
+	assert_int_equal(upc_arena_charged(arena), 0);
+
+	/* At the limit: only what fits. */
+	assert_int_equal(upc_arena_set_limit(arena, 100), 0);
+	got = upc_arena_alloc_bulk(arena, GFP_KERNEL, 300, folios);
+	assert_int_equal(got, 100);
+	for (i = 0; i < got; i++)
+		folio_put(folios[i]);
+	assert_int_equal(upc_arena_set_limit(arena, 0), 0);
+
+	for (k = 1; k <= 5; k++) {
+		upc_fault_fail_nth(k);
+		got = upc_arena_alloc_bulk(arena, GFP_KERNEL, 8, folios);
+		upc_fault_fail_nth(0);
+		assert_int_equal(got, k - 1);
+		for (i = 0; i < got; i++)
+			folio_put(folios[i]);
+		assert_int_equal(upc_arena_charged(arena), 0);
+	}
+	arena_fini(arena);
+}
+
 static void test_fault_injection(void **state)
 {
 	static const unsigned int orders[] = { 0, 1, 4, UPC_MAX_ORDER };
@@ -972,6 +1019,7 @@ int main(void)
 		cmocka_unit_test(test_reclaim_nowait),
 		cmocka_unit_test(test_reclaim_merges),
 		cmocka_unit_test(test_gfp_zero),
+		cmocka_unit_test(test_alloc_bulk),
 		cmocka_unit_test(test_pcp_hot_path),
 		cmocka_unit_test(test_fault_injection),
 		cmocka_unit_test(test_random_differential),
