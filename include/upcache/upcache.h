@@ -43,12 +43,21 @@ struct upc_file;
  * enum upc_huge - when a shmem file uses 2 MiB folios (tmpfs huge=).
  * @UPC_HUGE_DEFAULT: Use the cache's default (in upc_shmem_options only).
  * @UPC_HUGE_NEVER: Only 4 KiB folios.
- * @UPC_HUGE_ALWAYS: A 2 MiB folio wherever an aligned 2 MiB range is
- *	being allocated.
+ * @UPC_HUGE_ALWAYS: A 2 MiB folio wherever a write or fallocate
+ *	populates a whole aligned 2 MiB range, and folios of the largest
+ *	power of two that fits for smaller aligned pieces (tmpfs sizes
+ *	them from the write the same way since Linux 6.14); a folio never
+ *	reaches outside the range being populated.
  * @UPC_HUGE_WITHIN_SIZE: As ALWAYS, but only for ranges that lie wholly
- *	inside the file's size.
- * @UPC_HUGE_ADVISE: Only in files given UPC_SHMEM_HUGE_ADVISED (the
- *	equivalent of madvise(MADV_HUGEPAGE)).
+ *	inside the file's size as it is after the operation (so only
+ *	fallocate with FALLOC_FL_KEEP_SIZE past the end differs).
+ * @UPC_HUGE_ADVISE: As ALWAYS in files given UPC_SHMEM_HUGE_ADVISED (the
+ *	equivalent of madvise(MADV_HUGEPAGE)), else as NEVER.  An advised
+ *	WITHIN_SIZE file is ALWAYS too, as tmpfs honours the advice.
+ *
+ * A large folio partly punched or truncated away is zeroed there, not
+ * split: its memory stays allocated, and seeking reports its zeroed
+ * pages as data where tmpfs with small pages would report a hole.
  */
 enum upc_huge {
 	UPC_HUGE_DEFAULT,
@@ -79,8 +88,8 @@ struct upc_cache_config {
  *
  * Context: Any thread.
  * Return: 0; -EINVAL if @config or @out is NULL, the limit is not a
- * positive multiple of 2 MiB, @huge is out of range or @flags is not 0;
- * -ENOMEM if the memory cannot be reserved.
+ * positive multiple of 2 MiB (or above 64 TiB), @huge is out of range or
+ * @flags is not 0; -ENOMEM if the memory cannot be reserved.
  */
 int upc_cache_create(const struct upc_cache_config *config,
 		     struct upc_cache **out);
@@ -91,7 +100,8 @@ int upc_cache_create(const struct upc_cache_config *config,
  *
  * Context: No other thread may use @cache.
  * Return: 0; -EBADF if @cache is NULL; -EBUSY if a file is still open
- * (nothing is freed then).
+ * or spans from upc_get_spans() still hold memory (nothing is freed
+ * then).
  */
 int upc_cache_destroy(struct upc_cache *cache);
 
@@ -158,12 +168,14 @@ int upc_shmem_create(struct upc_cache *cache,
  * @offset: File offset.
  *
  * Holes and allocated-but-unwritten ranges read as zeros.  Reading at or
- * past the end of the file returns 0.
+ * past the end of the file returns 0.  A write, truncation or fallocate
+ * running at the same time is seen whole or not at all.
  *
  * Context: Any thread.
  * Return: Bytes read (short only at the end of the file); -EBADF if @file
  * is NULL; -EFAULT if @buf is NULL and @count is not 0; -EINVAL if
- * @offset is negative.
+ * @offset is negative or @offset + @count passes INT64_MAX (as Linux's
+ * rw_verify_area()).
  */
 ssize_t upc_read(struct upc_file *file, void *buf, size_t count,
 		 int64_t offset);
@@ -175,12 +187,17 @@ ssize_t upc_read(struct upc_file *file, void *buf, size_t count,
  * @count: How many.
  * @offset: File offset; the file grows to cover what is written.
  *
+ * Writing 0 bytes changes nothing and returns 0.
+ *
  * Context: Any thread.
  * Return: Bytes written (short when memory ran out part-way); -EBADF;
  * -EFAULT if @buf is NULL and @count is not 0; -EINVAL if @offset is
- * negative; -EFBIG if @offset is at or past UPC_MAX_FILE_SIZE (a write
- * reaching past it is cut short); -ENOSPC if the cache's memory is full
- * and nothing could be written.
+ * negative or @offset + @count passes INT64_MAX (as upc_read()); -EFBIG
+ * if @offset is at or past UPC_MAX_FILE_SIZE (a write reaching past it
+ * is cut short; with the limit at INT64_MAX the -EINVAL rule comes
+ * first); -ENOSPC if the cache's memory is full and nothing could be
+ * written; -ENOMEM if other memory (the page cache's index) ran out and
+ * nothing could be written.
  */
 ssize_t upc_write(struct upc_file *file, const void *buf, size_t count,
 		  int64_t offset);
@@ -192,9 +209,13 @@ ssize_t upc_write(struct upc_file *file, const void *buf, size_t count,
  * @iovcnt: How many, 0..IOV_MAX.
  * @offset: File offset.
  *
+ * The whole call is one read: no write is seen half done.
+ *
  * Context: Any thread.
- * Return: As upc_read(); -EINVAL also for @iovcnt out of range or a total
- * length above SSIZE_MAX.
+ * Return: As upc_read(), with the total length as @count; -EINVAL also
+ * for @iovcnt out of range or a total length above SSIZE_MAX; -EFAULT
+ * if @iov is NULL and @iovcnt is not 0, or a buffer is NULL and its
+ * length is not 0.
  */
 ssize_t upc_readv(struct upc_file *file, const struct iovec *iov, int iovcnt,
 		  int64_t offset);
@@ -206,9 +227,12 @@ ssize_t upc_readv(struct upc_file *file, const struct iovec *iov, int iovcnt,
  * @iovcnt: How many, 0..IOV_MAX.
  * @offset: File offset.
  *
+ * The whole call is one write: no read sees it half done.
+ *
  * Context: Any thread.
- * Return: As upc_write(); -EINVAL also for @iovcnt out of range or a
- * total length above SSIZE_MAX.
+ * Return: As upc_write(), with the total length as @count; -EINVAL also
+ * for @iovcnt out of range or a total length above SSIZE_MAX; -EFAULT
+ * as upc_readv().
  */
 ssize_t upc_writev(struct upc_file *file, const struct iovec *iov, int iovcnt,
 		   int64_t offset);
@@ -222,13 +246,18 @@ ssize_t upc_writev(struct upc_file *file, const struct iovec *iov, int iovcnt,
  * @len: Its length, above 0.
  *
  * Allocation leaves the range reading as zeros; mode 0 extends the size.
- * Punching frees the range (partial folios are zeroed).
+ * As on tmpfs, newly allocated ranges stay holes for upc_seek_data() and
+ * upc_seek_hole() until written, while allocating again over a range
+ * that an earlier call allocated and nothing wrote turns it into zeroed
+ * data.  Punching frees the range (partial folios are zeroed).
  *
  * Context: Any thread.
  * Return: 0; -EBADF; -EINVAL if @offset is negative or @len is not
- * positive; -EFBIG if the range ends past UPC_MAX_FILE_SIZE;
- * -EOPNOTSUPP for any other mode; -ENOSPC if memory ran out (what was
- * allocated stays).
+ * positive; -EOPNOTSUPP for any other mode; -EFBIG if the range ends
+ * past UPC_MAX_FILE_SIZE; -ENOSPC if the range is larger than the
+ * cache's memory or memory ran out; -ENOMEM if other memory (the page
+ * cache's index) ran out.  On failure, what the call allocated is freed
+ * again and the size is unchanged, as on tmpfs.
  */
 int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
 		  int64_t len);
@@ -237,7 +266,9 @@ int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
  * upc_truncate() - Set a file's size (ftruncate()).
  * @file: The file.
  * @size: New size; shrinking frees what lies past it and zeroes the tail
- *	of the last page, growing leaves a hole.
+ *	of the last page, growing leaves a hole.  As on tmpfs, setting the
+ *	size it already has frees what upc_fallocate() with
+ *	FALLOC_FL_KEEP_SIZE allocated past the end.
  *
  * Context: Any thread.
  * Return: 0; -EBADF; -EINVAL if @size is negative; -EFBIG if @size is
@@ -260,7 +291,8 @@ int64_t upc_size(struct upc_file *file);
  * @file: The file.
  * @offset: Where to start.
  *
- * Allocated ranges count as data, as on tmpfs.
+ * Ranges allocated by upc_fallocate() and never written are holes, as
+ * tmpfs reports them (their folios are not uptodate).
  *
  * Context: Any thread.
  * Return: The offset; -ENXIO if @offset is at or past the end of the file
@@ -315,8 +347,9 @@ struct upc_span {
  *
  * Each span with data holds a reference on its folio, so the bytes stay
  * valid (a concurrent write may change them; a truncate does not free
- * them) until upc_put_spans().  Ranges with no data come back as spans
- * with NULL @data.
+ * them) until upc_put_spans().  Ranges with no data (holes, and ranges
+ * allocated but never written) come back as spans with NULL @data, one
+ * span for a whole run of them.
  *
  * Context: Any thread.
  * Return: The number of spans filled (fewer than needed when @max_spans

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/*
+ * api/cache.c - caches: creation, destruction, statistics, and the list
+ * of open files (include/upcache/upcache.h).
+ *
+ * A cache is an arena (its memory limit) plus the files using it.  Its
+ * statistics come from the arena (memory charged) and from each open
+ * file's page cache (pages cached, read under the mapping's i_pages lock
+ * that guards nrpages).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "fault.h"
+#include "internal.h"
+
+static bool upc_config_valid(const struct upc_cache_config *config)
+{
+	size_t limit = config->memory_limit;
+
+	return limit && !(limit % UPC_HUGE_SIZE) &&
+	       (unsigned int)config->huge <= UPC_HUGE_ADVISE && !config->flags;
+}
+
+int upc_cache_create(const struct upc_cache_config *config,
+		     struct upc_cache **out)
+{
+	struct upc_cache *cache;
+	int err;
+
+	if (!config || !out || !upc_config_valid(config))
+		return -EINVAL;
+	cache = upc_fault_should_fail() ? NULL : calloc(1, sizeof(*cache));
+	if (!cache)
+		return -ENOMEM;
+	err = upc_arena_create(config->memory_limit, &cache->arena);
+	if (err) {
+		free(cache);
+		return err;
+	}
+	cache->memory_limit = config->memory_limit;
+	cache->huge = config->huge == UPC_HUGE_DEFAULT ? UPC_HUGE_NEVER :
+							 config->huge;
+	pthread_mutex_init(&cache->lock, NULL);
+	LIST_INIT(&cache->files);
+	cache->magic = UPC_CACHE_MAGIC;
+	*out = cache;
+	return 0;
+}
+
+int upc_cache_destroy(struct upc_cache *cache)
+{
+	bool busy;
+
+	if (!upc_cache_ok(cache))
+		return -EBADF;
+	/* Spans still held after their file closed pin arena memory too. */
+	pthread_mutex_lock(&cache->lock);
+	busy = cache->nr_files || upc_arena_charged(cache->arena);
+	pthread_mutex_unlock(&cache->lock);
+	if (busy)
+		return -EBUSY;
+	upc_arena_destroy(cache->arena);
+	pthread_mutex_destroy(&cache->lock);
+	upc_handle_retire(cache, &cache->magic);
+	return 0;
+}
+
+/* Pages cached by @file, read under the lock that guards the count. */
+static unsigned long upc_file_nrpages(struct upc_file *file)
+{
+	struct address_space *mapping = upc_file_mapping(file);
+	unsigned long nr;
+
+	xa_lock(&mapping->i_pages);
+	nr = mapping->nrpages;
+	xa_unlock(&mapping->i_pages);
+	return nr;
+}
+
+int upc_cache_stats(struct upc_cache *cache, struct upc_cache_stats *out)
+{
+	struct upc_file *file;
+	uint64_t pages = 0;
+
+	if (!upc_cache_ok(cache))
+		return -EBADF;
+	if (!out)
+		return -EINVAL;
+	pthread_mutex_lock(&cache->lock);
+	LIST_FOREACH(file, &cache->files, link)
+		pages += upc_file_nrpages(file);
+	out->files = cache->nr_files;
+	pthread_mutex_unlock(&cache->lock);
+	out->pages_cached = pages;
+	out->memory_limit = cache->memory_limit;
+	out->memory_used = (uint64_t)upc_arena_charged(cache->arena) <<
+			   UPC_PAGE_SHIFT;
+	return 0;
+}
+
+void upc_cache_add_file(struct upc_cache *cache, struct upc_file *file)
+{
+	pthread_mutex_lock(&cache->lock);
+	LIST_INSERT_HEAD(&cache->files, file, link);
+	cache->nr_files++;
+	pthread_mutex_unlock(&cache->lock);
+}
+
+void upc_cache_del_file(struct upc_cache *cache, struct upc_file *file)
+{
+	pthread_mutex_lock(&cache->lock);
+	LIST_REMOVE(file, link);
+	cache->nr_files--;
+	pthread_mutex_unlock(&cache->lock);
+}

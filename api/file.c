@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+/*
+ * api/file.c - shmem files behind the upc_ API: creation, reads and
+ * writes, fallocate, truncation, size, seeks and close
+ * (include/upcache/upcache.h).
+ *
+ * Each call checks its arguments the way the kernel's system calls and
+ * VFS do, in the same order where the contract allows, so that a bad
+ * call gets the errno it would get on tmpfs; then mm/shmem.c does the
+ * work.  Reads and writes go through an iov_iter, so upc_read() is
+ * upc_readv() with one segment.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/falloc.h>
+#include <stdlib.h>
+
+#include "fault.h"
+#include "internal.h"
+
+/* ---- creation and close -------------------------------------------------- */
+
+static enum shmem_huge upc_shmem_huge(enum upc_huge huge)
+{
+	switch (huge) {
+	case UPC_HUGE_ALWAYS:
+		return SHMEM_HUGE_ALWAYS;
+	case UPC_HUGE_WITHIN_SIZE:
+		return SHMEM_HUGE_WITHIN_SIZE;
+	case UPC_HUGE_ADVISE:
+		return SHMEM_HUGE_ADVISE;
+	default:
+		return SHMEM_HUGE_NEVER;
+	}
+}
+
+int upc_shmem_create(struct upc_cache *cache,
+		     const struct upc_shmem_options *options,
+		     struct upc_file **out)
+{
+	enum upc_huge huge = options ? options->huge : UPC_HUGE_DEFAULT;
+	unsigned int flags = options ? options->flags : 0;
+	struct upc_file *file;
+	int err;
+
+	if (!upc_cache_ok(cache))
+		return -EBADF;
+	if (!out || (unsigned int)huge > UPC_HUGE_ADVISE ||
+	    flags & ~UPC_SHMEM_HUGE_ADVISED)
+		return -EINVAL;
+	if (huge == UPC_HUGE_DEFAULT)
+		huge = cache->huge;
+	file = upc_fault_should_fail() ? NULL : calloc(1, sizeof(*file));
+	if (!file)
+		return -ENOMEM;
+	err = shmem_file_init(&file->shmem, cache->arena, upc_shmem_huge(huge),
+			      flags & UPC_SHMEM_HUGE_ADVISED);
+	if (err) {
+		free(file);
+		return err;
+	}
+	file->cache = cache;
+	file->magic = UPC_FILE_MAGIC;
+	upc_cache_add_file(cache, file);
+	*out = file;
+	return 0;
+}
+
+int upc_close(struct upc_file *file)
+{
+	if (!upc_file_ok(file))
+		return -EBADF;
+	upc_cache_del_file(file->cache, file);
+	shmem_file_destroy(&file->shmem);
+	upc_handle_retire(file, &file->magic);
+	return 0;
+}
+
+/* ---- reads and writes ---------------------------------------------------- */
+
+/*
+ * Check an iovec array as preadv()/pwritev() do.  Return: 0 with the
+ * total length in *@total; -EINVAL for a count out of range or a total
+ * above SSIZE_MAX; -EFAULT for a NULL array or a NULL buffer that is
+ * not empty.
+ */
+static int upc_iov_check(const struct iovec *iov, int iovcnt, size_t *total)
+{
+	size_t sum = 0;
+	int i;
+
+	if (iovcnt < 0 || iovcnt > IOV_MAX)
+		return -EINVAL;
+	if (!iov && iovcnt)
+		return -EFAULT;
+	for (i = 0; i < iovcnt; i++) {
+		if (!iov[i].iov_base && iov[i].iov_len)
+			return -EFAULT;
+		if (iov[i].iov_len > (size_t)SSIZE_MAX - sum)
+			return -EINVAL;
+		sum += iov[i].iov_len;
+	}
+	*total = sum;
+	return 0;
+}
+
+/*
+ * As rw_verify_area(): a transfer may not reach past INT64_MAX, even
+ * where the file ends (reads) or the size limit cuts it (writes) first.
+ */
+static bool upc_rw_overflows(int64_t offset, size_t count)
+{
+	return count > (uint64_t)(INT64_MAX - offset);
+}
+
+static ssize_t upc_read_iov(struct upc_file *file, const struct iovec *iov,
+			    int iovcnt, size_t count, int64_t offset)
+{
+	struct iov_iter iter;
+
+	if (upc_rw_overflows(offset, count))
+		return -EINVAL;
+	iov_iter_init(&iter, iov, (unsigned long)iovcnt, count);
+	return shmem_read_iter(&file->shmem, &iter, offset);
+}
+
+/* As generic_write_checks(): nothing to write, the size limit. */
+static ssize_t upc_write_iov(struct upc_file *file, const struct iovec *iov,
+			     int iovcnt, size_t count, int64_t offset)
+{
+	struct iov_iter iter;
+
+	if (upc_rw_overflows(offset, count))
+		return -EINVAL;
+	if (!count)
+		return 0;
+	if (offset >= UPC_MAX_FILE_SIZE)
+		return -EFBIG;
+	iov_iter_init(&iter, iov, (unsigned long)iovcnt, count);
+	iov_iter_truncate(&iter, (size_t)(UPC_MAX_FILE_SIZE - offset));
+	return shmem_write_iter(&file->shmem, &iter, offset);
+}
+
+ssize_t upc_read(struct upc_file *file, void *buf, size_t count,
+		 int64_t offset)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = count };
+
+	if (!upc_file_ok(file))
+		return -EBADF;
+	if (offset < 0)
+		return -EINVAL;
+	if (!buf && count)
+		return -EFAULT;
+	return upc_read_iov(file, &iov, 1, count, offset);
+}
+
+ssize_t upc_write(struct upc_file *file, const void *buf, size_t count,
+		  int64_t offset)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = count };
+
+	if (!upc_file_ok(file))
+		return -EBADF;
+	if (offset < 0)
+		return -EINVAL;
+	if (!buf && count)
+		return -EFAULT;
+	return upc_write_iov(file, &iov, 1, count, offset);
+}
+
+ssize_t upc_readv(struct upc_file *file, const struct iovec *iov, int iovcnt,
+		  int64_t offset)
+{
+	size_t count;
+	int err;
+
+	if (!upc_file_ok(file))
+		return -EBADF;
+	if (offset < 0)
+		return -EINVAL;
+	err = upc_iov_check(iov, iovcnt, &count);
+	if (err)
+		return err;
+	return upc_read_iov(file, iov, iovcnt, count, offset);
+}
+
+ssize_t upc_writev(struct upc_file *file, const struct iovec *iov, int iovcnt,
+		   int64_t offset)
+{
+	size_t count;
+	int err;
+
+	if (!upc_file_ok(file))
+		return -EBADF;
+	if (offset < 0)
+		return -EINVAL;
+	err = upc_iov_check(iov, iovcnt, &count);
+	if (err)
+		return err;
+	return upc_write_iov(file, iov, iovcnt, count, offset);
+}
+
+/* ---- space, size and seeks ----------------------------------------------- */
+
+/*
+ * As vfs_fallocate() then shmem_fallocate(): the range, then the mode,
+ * then the size limit.
+ */
+int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
+		  int64_t len)
+{
+	if (!upc_file_ok(file))
+		return -EBADF;
+	if (offset < 0 || len <= 0)
+		return -EINVAL;
+	if (mode != 0 && mode != FALLOC_FL_KEEP_SIZE &&
+	    mode != (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE))
+		return -EOPNOTSUPP;
+	if (len > UPC_MAX_FILE_SIZE - offset)
+		return -EFBIG;
+	if (mode & FALLOC_FL_PUNCH_HOLE) {
+		shmem_punch_hole(&file->shmem, offset, len);
+		return 0;
+	}
+	return shmem_fallocate(&file->shmem, offset, len,
+			       mode & FALLOC_FL_KEEP_SIZE);
+}
+
+int upc_truncate(struct upc_file *file, int64_t size)
+{
+	if (!upc_file_ok(file))
+		return -EBADF;
+	if (size < 0)
+		return -EINVAL;
+	/* Nothing above UPC_MAX_FILE_SIZE fits in an int64_t: no -EFBIG. */
+	shmem_truncate(&file->shmem, size);
+	return 0;
+}
+
+int64_t upc_size(struct upc_file *file)
+{
+	if (!upc_file_ok(file))
+		return -EBADF;
+	return shmem_size(&file->shmem);
+}
+
+int64_t upc_seek_data(struct upc_file *file, int64_t offset)
+{
+	if (!upc_file_ok(file))
+		return -EBADF;
+	if (offset < 0)
+		return -EINVAL;
+	return shmem_seek_data(&file->shmem, offset);
+}
+
+int64_t upc_seek_hole(struct upc_file *file, int64_t offset)
+{
+	if (!upc_file_ok(file))
+		return -EBADF;
+	if (offset < 0)
+		return -EINVAL;
+	return shmem_seek_hole(&file->shmem, offset);
+}

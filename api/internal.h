@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * api/internal.h - what the files of api/ share, and what tests may look
+ * at behind the public handles (the file's page cache, for
+ * upc_check_mapping()).  Not installed.
+ *
+ * Handles.  struct upc_cache and struct upc_file start with a magic
+ * number.  Debug builds (UPC_DEBUG) check it on every call and poison
+ * it when the handle is destroyed, so that a call on a closed handle
+ * returns -EBADF instead of touching freed memory.  This is best-effort
+ * (a debugging aid, not a guarantee): the freed handle is kept in a
+ * small quarantine (api/handle.c) so that reading its magic stays
+ * valid, and once UPC_HANDLE_QUARANTINE later handles have been retired
+ * it really is freed and a stale pointer is undefined behaviour again,
+ * as it always is in release builds, which check only for NULL.
+ */
+#ifndef UPCACHE_API_INTERNAL_H
+#define UPCACHE_API_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/queue.h>
+
+#include <upcache/upcache.h>
+
+#include "mm/shmem.h"
+
+#define UPC_CACHE_MAGIC		0x75704361u	/* "upCa" */
+#define UPC_FILE_MAGIC		0x75704669u	/* "upFi" */
+#define UPC_HANDLE_POISON	0xdeadbeefu
+#define UPC_HANDLE_QUARANTINE	256
+
+/**
+ * struct upc_cache - a cache: its memory and its open files.
+ * @magic: UPC_CACHE_MAGIC while it lives.
+ * @arena: The memory its files' folios come from (fixed).
+ * @memory_limit: Its size in bytes (fixed).
+ * @huge: Default huge policy of its shmem files (fixed).
+ * @lock: Guards @files and @nr_files.
+ * @files: Open files.
+ * @nr_files: How many.
+ */
+struct upc_cache {
+	unsigned int magic;
+	struct upc_arena *arena;
+	size_t memory_limit;
+	enum upc_huge huge;
+	pthread_mutex_t lock;
+	LIST_HEAD(upc_file_list, upc_file) files;
+	unsigned long nr_files;
+};
+
+/**
+ * struct upc_file - an open file.
+ * @magic: UPC_FILE_MAGIC while it is open.
+ * @cache: Its cache (fixed).
+ * @link: On @cache->files, under @cache->lock.
+ * @shmem: The in-memory file.
+ */
+struct upc_file {
+	unsigned int magic;
+	struct upc_cache *cache;
+	LIST_ENTRY(upc_file) link;
+	struct shmem_file shmem;
+};
+
+/* upc_handle_ok() - Is @magic, read from a non-NULL handle, @want? */
+static inline bool upc_handle_ok(const unsigned int *magic, unsigned int want)
+{
+#ifdef UPC_DEBUG
+	return *magic == want;
+#else
+	(void)magic;
+	(void)want;
+	return true;
+#endif
+}
+
+/* upc_file_ok() - May @file be used?  (NULL, or closed in debug builds.) */
+static inline bool upc_file_ok(const struct upc_file *file)
+{
+	return file && upc_handle_ok(&file->magic, UPC_FILE_MAGIC);
+}
+
+/* upc_cache_ok() - May @cache be used? */
+static inline bool upc_cache_ok(const struct upc_cache *cache)
+{
+	return cache && upc_handle_ok(&cache->magic, UPC_CACHE_MAGIC);
+}
+
+/* upc_file_mapping() - The page cache of an open file (for tests). */
+static inline struct address_space *upc_file_mapping(struct upc_file *file)
+{
+	return &file->shmem.mapping;
+}
+
+/**
+ * upc_handle_retire() - Free a handle, poisoning it first.
+ * @handle: The handle (allocated with malloc()).
+ * @magic: Its magic number, set to UPC_HANDLE_POISON.
+ *
+ * Debug builds keep it in the quarantine instead of freeing it at once.
+ *
+ * Context: Any thread; the handle is no longer used by anyone.
+ */
+void upc_handle_retire(void *handle, unsigned int *magic);
+
+/**
+ * upc_cache_add_file() - Count @file among @cache's open files.
+ * @cache: The cache.
+ * @file: A file being opened.
+ *
+ * Context: Takes @cache->lock.
+ */
+void upc_cache_add_file(struct upc_cache *cache, struct upc_file *file);
+
+/**
+ * upc_cache_del_file() - Forget a file that is being closed.
+ * @cache: The cache.
+ * @file: The file.
+ *
+ * Context: Takes @cache->lock.
+ */
+void upc_cache_del_file(struct upc_cache *cache, struct upc_file *file);
+
+#endif /* UPCACHE_API_INTERNAL_H */

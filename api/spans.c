@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+/*
+ * api/spans.c - zero-copy access: pinning a range's folios so that the
+ * caller reads them in place (include/upcache/upcache.h).
+ *
+ * A span is one piece of shmem_for_each_piece()'s walk: an uptodate
+ * folio's part of the range, pinned by a reference of its own, or a run
+ * of zeros (holes and unwritten folios) with no data pointer.  The
+ * reference keeps the memory from being freed, not from changing: a
+ * later write may change the bytes, a truncation or punch removes the
+ * folio from the file and the last upc_put_spans() frees it.
+ */
+#include <errno.h>
+#include <limits.h>
+
+#include "internal.h"
+
+struct span_fill {
+	struct upc_span *spans;
+	unsigned int max;
+	unsigned int nr;
+};
+
+static bool span_piece(const struct shmem_piece *piece, void *arg)
+{
+	struct span_fill *fill = arg;
+	struct upc_span *span;
+
+	if (fill->nr == fill->max)
+		return false;
+	span = &fill->spans[fill->nr++];
+	span->offset = piece->pos;
+	span->len = piece->len;
+	span->data = NULL;
+	span->folio = piece->folio;
+	if (piece->folio) {
+		folio_get(piece->folio);
+		span->data = (const char *)folio_address(piece->folio) +
+			     piece->offset;
+	}
+	return true;
+}
+
+int upc_get_spans(struct upc_file *file, int64_t offset, size_t len,
+		  struct upc_span *spans, unsigned int max_spans)
+{
+	struct span_fill fill = { .spans = spans, .max = max_spans };
+
+	/* The count is returned as an int. */
+	if (fill.max > INT_MAX)
+		fill.max = INT_MAX;
+
+	if (!upc_file_ok(file))
+		return -EBADF;
+	if (offset < 0 || (!spans && max_spans))
+		return -EINVAL;
+	if (max_spans)
+		shmem_for_each_piece(&file->shmem, offset, len, span_piece,
+				     &fill);
+	return (int)fill.nr;
+}
+
+void upc_put_spans(struct upc_span *spans, unsigned int nr)
+{
+	unsigned int i;
+
+	if (!spans)
+		return;
+	for (i = 0; i < nr; i++) {
+		if (spans[i].folio)
+			folio_put(spans[i].folio);
+		spans[i].folio = NULL;
+		spans[i].data = NULL;
+	}
+}

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mm/shmem.h - in-memory files with tmpfs semantics (internal: the upc_
+ * facade in api/ and the tests use it; applications use upcache.h).
+ *
+ * A shmem file is an address_space whose folios are the only copy of
+ * the data, its size, its huge policy and a per-file lock.  See
+ * mm/shmem.c for the semantics and the read and write paths.
+ *
+ * Conventions: @sf is the file, @pos and @end byte offsets (end
+ * exclusive), @iter the caller's buffers.
+ */
+#ifndef UPCACHE_MM_SHMEM_H
+#define UPCACHE_MM_SHMEM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <upcache/filemap.h>
+
+#include "iov_iter.h"
+
+/**
+ * enum shmem_huge - when a file uses large folios (tmpfs huge=).
+ * @SHMEM_HUGE_NEVER: Order-0 folios only.
+ * @SHMEM_HUGE_ALWAYS: Large folios (order 9 for an aligned 2 MiB range)
+ *	wherever an operation populates an aligned range.
+ * @SHMEM_HUGE_WITHIN_SIZE: As ALWAYS, but only for ranges inside the
+ *	file's size as it is after the operation.
+ * @SHMEM_HUGE_ADVISE: As ALWAYS for files created advised, else NEVER.
+ */
+enum shmem_huge {
+	SHMEM_HUGE_NEVER,
+	SHMEM_HUGE_ALWAYS,
+	SHMEM_HUGE_WITHIN_SIZE,
+	SHMEM_HUGE_ADVISE,
+};
+
+/**
+ * struct shmem_file - one in-memory file.
+ * @mapping: Its page cache; @mapping.size is the file's size (read and
+ *	written with atomic accesses: upc_size() takes no lock).
+ * @rwsem: Writes, truncation and fallocate hold it exclusive, reads,
+ *	lookups and seeks shared, so a reader never sees half of a write.
+ * @huge: The policy in force (ADVISE resolved to ALWAYS or NEVER at
+ *	creation, WITHIN_SIZE to ALWAYS for an advised file).
+ *
+ * Fixed at creation: @huge and the mapping's flags.
+ */
+struct shmem_file {
+	struct address_space mapping;
+	pthread_rwlock_t rwsem;
+	enum shmem_huge huge;
+};
+
+/**
+ * struct shmem_piece - a piece of a byte range, as a walk reports it.
+ * @pos: File offset of its first byte.
+ * @len: Its length in bytes.
+ * @folio: The uptodate folio holding its bytes (referenced for the
+ *	duration of the callback only), or NULL: the piece reads as zeros
+ *	(a hole, or folios allocated but never written).
+ * @offset: Where @pos lies inside @folio.
+ */
+struct shmem_piece {
+	int64_t pos;
+	size_t len;
+	struct folio *folio;
+	size_t offset;
+};
+
+/*
+ * typedef shmem_piece_fn - called for each piece of a walk, in order.
+ * Return: true to go on, false to stop the walk.
+ */
+typedef bool (*shmem_piece_fn)(const struct shmem_piece *piece, void *arg);
+
+/**
+ * shmem_file_init() - Set up an empty file.
+ * @sf: The file.
+ * @arena: The arena its folios come from.
+ * @huge: Its huge policy.
+ * @advised: UPC_SHMEM_HUGE_ADVISED was given (madvise(MADV_HUGEPAGE)).
+ *
+ * Context: Before @sf is shared.
+ * Return: 0; -ENOMEM if the lock cannot be set up.
+ */
+int shmem_file_init(struct shmem_file *sf, struct upc_arena *arena,
+		    enum shmem_huge huge, bool advised);
+
+/**
+ * shmem_file_destroy() - Free every folio of a file and its lock.
+ * @sf: The file.
+ *
+ * Folios still referenced elsewhere (spans) leave the file and are freed
+ * by their last folio_put().
+ *
+ * Context: No other thread may use @sf.
+ */
+void shmem_file_destroy(struct shmem_file *sf);
+
+/**
+ * shmem_size() - The file's size.
+ * @sf: The file.
+ *
+ * Context: Any thread; no lock.
+ * Return: The size in bytes.
+ */
+int64_t shmem_size(struct shmem_file *sf);
+
+/**
+ * shmem_read_iter() - Read from @pos into @iter.
+ * @sf: The file.
+ * @iter: Where the bytes go; its count is how many are wanted.
+ * @pos: File offset, not negative.
+ *
+ * Holes and folios not uptodate read as zeros, each run of them filled
+ * with one memset() per destination segment.
+ *
+ * Context: Takes @sf's lock shared.
+ * Return: The bytes read: fewer than asked only at the end of the file,
+ * 0 at or past it.
+ */
+ssize_t shmem_read_iter(struct shmem_file *sf, struct iov_iter *iter,
+			int64_t pos);
+
+/**
+ * shmem_write_iter() - Write @iter at @pos.
+ * @sf: The file.
+ * @iter: The bytes; its count is not 0, and @pos plus it does not pass
+ *	INT64_MAX (the caller cuts it).
+ * @pos: File offset, not negative.
+ *
+ * Context: Takes @sf's lock exclusive.  May sleep.
+ * Return: The bytes written, short if memory ran out part-way; -ENOSPC
+ * if the arena is full and nothing was written; -ENOMEM if other memory
+ * (index nodes, bookkeeping) ran out first.
+ */
+ssize_t shmem_write_iter(struct shmem_file *sf, struct iov_iter *iter,
+			 int64_t pos);
+
+/**
+ * shmem_fallocate() - Allocate [@pos, @pos + @len) (fallocate mode 0 or
+ * FALLOC_FL_KEEP_SIZE).
+ * @sf: The file.
+ * @pos: Start, not negative.
+ * @len: Length, above 0, with @pos + @len not past INT64_MAX.
+ * @keep_size: Leave the size alone; otherwise it grows to @pos + @len.
+ *
+ * New folios are not uptodate: they read as zeros and count as holes
+ * for seeking, as on tmpfs, until written.
+ *
+ * Context: Takes @sf's lock exclusive.  May sleep.
+ * Return: 0; -ENOSPC if the range is larger than the arena or the arena
+ * filled up (what was allocated stays, the size does not change);
+ * -ENOMEM as for shmem_write_iter().
+ */
+int shmem_fallocate(struct shmem_file *sf, int64_t pos, int64_t len,
+		    bool keep_size);
+
+/**
+ * shmem_punch_hole() - Free [@pos, @pos + @len); zero partial folios.
+ * @sf: The file.
+ * @pos: Start, not negative.
+ * @len: Length, above 0, with @pos + @len not past INT64_MAX.
+ *
+ * Context: Takes @sf's lock exclusive.  May sleep (folio locks).
+ */
+void shmem_punch_hole(struct shmem_file *sf, int64_t pos, int64_t len);
+
+/**
+ * shmem_truncate() - Set the size.
+ * @sf: The file.
+ * @size: The new size, not negative.
+ *
+ * Shrinking frees the folios past @size and zeroes the rest of the one
+ * @size falls in; so does setting the same size (freeing what was
+ * fallocated past the end with FALLOC_FL_KEEP_SIZE), as on tmpfs;
+ * growing leaves a hole.
+ *
+ * Context: Takes @sf's lock exclusive.  May sleep (folio locks).
+ */
+void shmem_truncate(struct shmem_file *sf, int64_t size);
+
+/**
+ * shmem_seek_data() - lseek(SEEK_DATA) from @pos.
+ * @sf: The file.
+ * @pos: Where to start, not negative.
+ *
+ * Data is what uptodate folios hold; allocated but unwritten folios are
+ * holes, as tmpfs reports them.
+ *
+ * Context: Takes @sf's lock shared.
+ * Return: The first offset at or after @pos holding data; -ENXIO if
+ * @pos is at or past the end of the file or no data follows it.
+ */
+int64_t shmem_seek_data(struct shmem_file *sf, int64_t pos);
+
+/**
+ * shmem_seek_hole() - lseek(SEEK_HOLE) from @pos.
+ * @sf: The file.
+ * @pos: Where to start, not negative.
+ *
+ * Context: Takes @sf's lock shared.
+ * Return: The first offset at or after @pos in a hole, the size if no
+ * hole comes before the end; -ENXIO if @pos is at or past the end.
+ */
+int64_t shmem_seek_hole(struct shmem_file *sf, int64_t pos);
+
+/**
+ * shmem_for_each_piece() - Walk the pieces of a byte range.
+ * @sf: The file.
+ * @pos: Start, not negative.
+ * @len: Length; the range is cut at the end of the file.
+ * @fn: Called for each piece in order; a piece of zeros is reported
+ *	once for the whole run (holes and unwritten folios together, up to
+ *	the next batch lookup).  @fn may take its own reference on a
+ *	piece's folio to use it after the walk.
+ * @arg: Passed to @fn.
+ *
+ * Context: Takes @sf's lock shared; @fn runs under it and must not take
+ * it again.
+ */
+void shmem_for_each_piece(struct shmem_file *sf, int64_t pos, size_t len,
+			  shmem_piece_fn fn, void *arg);
+
+#endif /* UPCACHE_MM_SHMEM_H */

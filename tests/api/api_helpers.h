@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/api/api_helpers.h - fixtures shared by the upc_ API tests
+ * (tests/api/test_*.c).
+ *
+ * A struct api_env is one cache and one shmem file in it.  api_init()
+ * creates them; api_fini() checks the file's page cache with
+ * upc_check_mapping(), closes it, and asserts that nothing leaked: no
+ * memory still charged, no file counted, the cache destroyed.  Helpers
+ * here assert with cmocka, so only a test's main thread may call them.
+ *
+ * Static functions in a header: each test program includes this once.
+ */
+#ifndef UPCACHE_TESTS_API_HELPERS_H
+#define UPCACHE_TESTS_API_HELPERS_H
+
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <upcache/check.h>
+#include <upcache/filemap.h>
+#include <upcache/upcache.h>
+
+#include "api/internal.h"
+
+#define API_UNUSED	__attribute__((unused))
+#define API_MIB		(1L << 20)
+#define API_PAGE	4096L
+#define API_HUGE	(2 * API_MIB)
+
+/**
+ * struct api_env - a cache and a file for one test.
+ * @cache: The cache.
+ * @file: A shmem file in it.
+ */
+struct api_env {
+	struct upc_cache *cache;
+	struct upc_file *file;
+};
+
+/* assert_file_ok() - upc_check_mapping() finds nothing wrong. */
+#define assert_file_ok(file) \
+	assert_int_equal(upc_check_mapping(upc_file_mapping(file)), 0)
+
+/*
+ * api_init() - A cache of @limit bytes and a file with policy @huge and
+ * @flags in it.  Return: the file.
+ */
+static API_UNUSED struct upc_file *api_init(struct api_env *env, size_t limit,
+					    enum upc_huge huge,
+					    unsigned int flags)
+{
+	struct upc_cache_config cfg = { .memory_limit = limit };
+	struct upc_shmem_options opts = { .huge = huge, .flags = flags };
+
+	memset(env, 0, sizeof(*env));
+	assert_int_equal(upc_cache_create(&cfg, &env->cache), 0);
+	assert_int_equal(upc_shmem_create(env->cache, &opts, &env->file), 0);
+	return env->file;
+}
+
+/* api_memory_used() - Bytes the cache has handed out as folios. */
+static API_UNUSED uint64_t api_memory_used(struct api_env *env)
+{
+	struct upc_cache_stats st;
+
+	assert_int_equal(upc_cache_stats(env->cache, &st), 0);
+	return st.memory_used;
+}
+
+/* api_pages_cached() - Pages in the cache's files. */
+static API_UNUSED uint64_t api_pages_cached(struct api_env *env)
+{
+	struct upc_cache_stats st;
+
+	assert_int_equal(upc_cache_stats(env->cache, &st), 0);
+	return st.pages_cached;
+}
+
+/* api_fini() - Check, close, and check that nothing leaked. */
+static API_UNUSED void api_fini(struct api_env *env)
+{
+	struct upc_cache_stats st;
+
+	if (env->file) {
+		assert_file_ok(env->file);
+		assert_int_equal(upc_close(env->file), 0);
+	}
+	assert_int_equal(upc_cache_stats(env->cache, &st), 0);
+	assert_int_equal(st.memory_used, 0);
+	assert_int_equal(st.pages_cached, 0);
+	assert_int_equal(st.files, 0);
+	assert_int_equal(upc_cache_destroy(env->cache), 0);
+	memset(env, 0, sizeof(*env));
+}
+
+/* The byte a pattern with @seed has at file offset @pos. */
+static API_UNUSED unsigned char api_byte(int64_t pos, unsigned int seed)
+{
+	uint64_t x = (uint64_t)pos * 0x9e3779b97f4a7c15ull + seed;
+
+	x ^= x >> 29;
+	return (unsigned char)(x ^ (x >> 13) ^ seed) | 1;	/* never 0 */
+}
+
+/* api_fill() - @len bytes of pattern @seed as if placed at @pos. */
+static API_UNUSED void api_fill(void *buf, size_t len, int64_t pos,
+				unsigned int seed)
+{
+	unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = api_byte(pos + (int64_t)i, seed);
+}
+
+/* api_write_pattern() - Write @len bytes of pattern @seed at @pos. */
+static API_UNUSED void api_write_pattern(struct upc_file *file, int64_t pos,
+					 size_t len, unsigned int seed)
+{
+	char *buf = malloc(len ? len : 1);
+
+	assert_non_null(buf);
+	api_fill(buf, len, pos, seed);
+	assert_int_equal(upc_write(file, buf, len, pos), (ssize_t)len);
+	free(buf);
+}
+
+/*
+ * api_expect() - Reading [@pos, @pos + @len) gives pattern @seed, or
+ * zeros with @seed 0.
+ */
+static API_UNUSED void api_expect(struct upc_file *file, int64_t pos,
+				  size_t len, unsigned int seed)
+{
+	unsigned char *buf = malloc(len ? len : 1);
+	size_t i;
+
+	assert_non_null(buf);
+	memset(buf, 0xee, len);
+	assert_int_equal(upc_read(file, buf, len, pos), (ssize_t)len);
+	for (i = 0; i < len; i++) {
+		unsigned char want = seed ? api_byte(pos + (int64_t)i, seed) : 0;
+
+		if (buf[i] != want)
+			fail_msg("byte %" PRId64 ": %#x, expected %#x",
+				 pos + (int64_t)i, buf[i], want);
+	}
+	free(buf);
+}
+
+/*
+ * api_folio_order() - The order of the folio caching @pos, or -1 if
+ * none; *@uptodate (if not NULL) says whether it is uptodate.
+ */
+static API_UNUSED int api_folio_order(struct upc_file *file, int64_t pos,
+				      bool *uptodate)
+{
+	void *entry = filemap_get_entry(upc_file_mapping(file),
+					(pgoff_t)pos >> UPC_PAGE_SHIFT);
+	struct folio *folio = entry;
+	int order;
+
+	if (!entry || xa_is_value(entry))
+		return -1;
+	order = (int)folio_order(folio);
+	if (uptodate)
+		*uptodate = folio_test_uptodate(folio);
+	folio_put(folio);
+	return order;
+}
+
+#endif /* UPCACHE_TESTS_API_HELPERS_H */

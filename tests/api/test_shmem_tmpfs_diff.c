@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/api/test_shmem_tmpfs_diff.c - differential test of shmem files
+ * against the kernel's tmpfs.
+ *
+ * The same seeded random sequence of writes, reads, fallocate in every
+ * mode (the unsupported ones and bad arguments included: the errno must
+ * match), punches, truncations and SEEK_DATA/SEEK_HOLE is applied to an
+ * upcache file and to a real file in /dev/shm (mkstemp(), unlinked at
+ * once).  After every step the results, the sizes, the bytes around the
+ * range the step touched, one random probe read and one random seek pair
+ * must agree, and so must the memory held (tmpfs's st_blocks against
+ * the pages cached; upcache may hold more with large folios); every
+ * DIFF_FULL_EVERY steps and at the end the whole first
+ * window of the files, every data extent of both and the mapping's
+ * invariants (upc_check_mapping()) are checked as well.
+ *
+ * Offsets fall mostly in the first DIFF_WINDOW bytes, often on or next
+ * to 4 KiB and 2 MiB boundaries, sometimes far away (up to 2^44) and
+ * sometimes next to UPC_MAX_FILE_SIZE.
+ *
+ * Huge policies.  /dev/shm is normally mounted huge=never (checked: a
+ * huge= mount option other than never skips the test), so the kernel's
+ * file has order-0 folios.  With upcache's policy NEVER everything must
+ * match exactly.  With ALWAYS upcache keeps large folios that tmpfs,
+ * with small pages, would have partly freed (punch, truncate) or partly
+ * left unwritten (fallocate then a small write): their zeroed or
+ * zero-filled pages are data for upcache and holes for tmpfs.  A seek
+ * result may then differ only that way: SEEK_DATA may stop earlier and
+ * SEEK_HOLE later than tmpfs's, and only at a page that upcache holds in
+ * an uptodate large folio.  Contents must still match exactly.
+ *
+ * UPC_DIFF_OPS sets the number of steps per policy (default 100000),
+ * UPC_SEED the seed (printed at start and in every failure), and
+ * UPC_DIFF_TRACE=1 prints every step.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/falloc.h>
+#include <linux/magic.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <upcache/check.h>
+#include <upcache/upcache.h>
+
+#include "api/internal.h"
+#include "rand.h"
+
+#define MIB			(1L << 20)
+#define DIFF_WINDOW		(8 * MIB)
+#define DIFF_MAX_IO		(4 * MIB + 3 * 4096)
+#define DIFF_FAR		(1L << 44)
+#define DIFF_FULL_EVERY		1000
+#define DIFF_MEMORY		(256UL << 20)
+#define DIFF_DEFAULT_OPS	100000
+
+struct diff {
+	struct upc_cache *cache;
+	struct upc_file *file;
+	int fd;
+	bool relaxed;		/* upcache may hold large folios */
+	struct upc_rand rnd;
+	uint64_t seed;		/* UPC_SEED, as printed */
+	unsigned long step;
+	bool trace;		/* UPC_DIFF_TRACE=1: print every step */
+	unsigned long relaxed_seeks;	/* answers the relaxed rule allowed */
+	unsigned long huge_folios;	/* order-9 folios seen */
+	char op[160];		/* the current step, for failure messages */
+	char *pool;		/* random bytes that writes take a slice of */
+	char *kbuf;
+	char *ubuf;
+};
+
+static struct diff *d;
+
+static void diff_fail(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static void diff_fail(const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fail_msg("tmpfs diff (%s) failed at step %lu, UPC_SEED=%" PRIu64
+		 ": %s: %s", d->relaxed ? "huge=always" : "huge=never",
+		 d->step, d->seed, d->op, msg);
+}
+
+#define DIFF_CHECK(cond, ...)						\
+	do {								\
+		if (!(cond))						\
+			diff_fail(__VA_ARGS__);				\
+	} while (0)
+
+/* ---- the kernel side: -errno like upcache -------------------------------- */
+
+static int64_t k_ret(int64_t ret)
+{
+	return ret < 0 ? -errno : ret;
+}
+
+/* lseek(): -errno on failure; a wrapped result (see check_seek()) as is. */
+static int64_t k_seek(int64_t off, int whence)
+{
+	int64_t ret = lseek(d->fd, off, whence);
+
+	return ret == -1 ? -errno : ret;
+}
+
+static int64_t k_size(void)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(d->fd, &st), 0);
+	return st.st_size;
+}
+
+/* ---- random choices ------------------------------------------------------ */
+
+static int64_t rnd(int64_t n)
+{
+	return (int64_t)upc_rand_below(&d->rnd, (uint64_t)n);
+}
+
+static bool chance(unsigned int num, unsigned int den)
+{
+	return upc_rand_chance(&d->rnd, num, den);
+}
+
+/* Near a 4 KiB or 2 MiB boundary, or anywhere, inside [0, @span). */
+static int64_t rand_near(int64_t span)
+{
+	int64_t unit = chance(1, 3) ? 2 * MIB : 4096;
+	int64_t base = rnd(span / unit + 1) * unit;
+
+	int64_t off;
+
+	switch (rnd(4)) {
+	case 0:
+		return base;
+	case 1:
+		off = base + rnd(3) - 1;
+		return off < 0 ? 0 : off;
+	default:
+		return rnd(span);
+	}
+}
+
+/* A file offset: mostly in the window, sometimes far or near the limit. */
+static int64_t rand_offset(void)
+{
+	int64_t r = rnd(100);
+
+	if (r < 85)
+		return rand_near(DIFF_WINDOW);
+	if (r < 97)
+		return DIFF_WINDOW + rand_near(DIFF_FAR);
+	return UPC_MAX_FILE_SIZE - rnd(3 * MIB);
+}
+
+/* A length for @off: mostly small; long ones only inside the window. */
+static int64_t rand_len(int64_t off)
+{
+	int64_t r = rnd(100);
+
+	if (r < 45)
+		return 1 + rnd(8192);
+	if (r < 75 || off >= DIFF_WINDOW)
+		return 1 + rnd(64 * 1024);
+	if (r < 96)
+		return 1 + rnd(MIB / 4);
+	if (r < 98)
+		return 2 * MIB * (1 + rnd(2));
+	return 1 + rnd(DIFF_MAX_IO - 1);
+}
+
+/* Random bytes: a fast generator seeded from the stream, 8 at a time. */
+static void fill_random(char *buf, size_t len)
+{
+	uint64_t x = upc_rand_next(&d->rnd) | 1;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(buf + i, &x, 8);
+	}
+	for (; i < len; i++)
+		buf[i] = (char)(x >> (8 * (i & 7)));
+}
+
+/* ---- comparisons --------------------------------------------------------- */
+
+/* @a + @b, at most INT64_MAX (offsets next to UPC_MAX_FILE_SIZE). */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/* Read [@off, @off + @len) from both (len <= DIFF_MAX_IO) and compare. */
+static void compare_read(int64_t off, int64_t len)
+{
+	int64_t rk, ru, i;
+
+	rk = k_ret(pread(d->fd, d->kbuf, (size_t)len, off));
+	ru = upc_read(d->file, d->ubuf, (size_t)len, off);
+	DIFF_CHECK(rk == ru, "read(%" PRId64 ", %" PRId64 "): tmpfs %" PRId64
+		   ", upcache %" PRId64, off, len, rk, ru);
+	if (rk <= 0 || !memcmp(d->kbuf, d->ubuf, (size_t)rk))
+		return;
+	for (i = 0; d->kbuf[i] == d->ubuf[i]; i++)
+		;
+	diff_fail("read(%" PRId64 ", %" PRId64 "): byte %" PRId64
+		  " differs: tmpfs %#x, upcache %#x", off, len, off + i,
+		  (unsigned char)d->kbuf[i], (unsigned char)d->ubuf[i]);
+}
+
+/* Compare [@lo, @hi) in reads of at most DIFF_MAX_IO. */
+static void compare_range(int64_t lo, int64_t hi)
+{
+	if (lo < 0)
+		lo = 0;
+	while (lo < hi) {
+		int64_t len = hi - lo < DIFF_MAX_IO ? hi - lo : DIFF_MAX_IO;
+
+		compare_read(lo, len);
+		lo += len;
+	}
+}
+
+/* Does upcache hold the page at @pos in an uptodate large folio? */
+static bool in_large_folio(int64_t pos)
+{
+	void *entry = filemap_get_entry(upc_file_mapping(d->file),
+					(pgoff_t)pos >> UPC_PAGE_SHIFT);
+	struct folio *folio = entry;
+	bool large;
+
+	if (!entry || xa_is_value(entry))
+		return false;
+	large = folio_order(folio) > 0 && folio_test_uptodate(folio);
+	folio_put(folio);
+	return large;
+}
+
+/*
+ * tmpfs cannot seek into the last page a file can have (index
+ * MAX_PAGECACHE_INDEX): mapping_seek_hole_data() rounds the end of that
+ * page, 2^63, into a negative loff_t, so SEEK_DATA answers ENXIO and
+ * SEEK_HOLE LLONG_MIN when the answer lies there.  upcache answers
+ * correctly; a tmpfs answer of that kind is not held against it.
+ */
+static bool tmpfs_last_page_bug(bool data, int64_t rk, int64_t ru)
+{
+	const int64_t last = (int64_t)MAX_PAGECACHE_INDEX << UPC_PAGE_SHIFT;
+
+	if (data)
+		return rk == -ENXIO && ru >= last;
+	return rk == INT64_MIN && ru >= 0;
+}
+
+/*
+ * Compare seek results @rk (tmpfs) and @ru (upcache) from @off; see the
+ * opening comment for what the relaxed rule allows.
+ */
+static void check_seek(int64_t off, bool data, int64_t rk, int64_t ru)
+{
+	bool ok;
+
+	if (rk == ru || tmpfs_last_page_bug(data, rk, ru))
+		return;
+	if (!d->relaxed)
+		ok = false;
+	else if (data)
+		ok = ru >= off && (rk == -ENXIO || ru < rk) && in_large_folio(ru);
+	else
+		ok = rk >= off && ru > rk && in_large_folio(rk);
+	d->relaxed_seeks += ok;
+	DIFF_CHECK(ok, "%s(%" PRId64 "): tmpfs %" PRId64 ", upcache %" PRId64,
+		   data ? "SEEK_DATA" : "SEEK_HOLE", off, rk, ru);
+}
+
+static void compare_seeks(int64_t off)
+{
+	check_seek(off, true, k_seek(off, SEEK_DATA),
+		   upc_seek_data(d->file, off));
+	check_seek(off, false, k_seek(off, SEEK_HOLE),
+		   upc_seek_hole(d->file, off));
+}
+
+/*
+ * The sizes, and the memory held: tmpfs's st_blocks counts its pages,
+ * fallocated ones included; upcache's large folios may hold more.
+ */
+static void compare_size(void)
+{
+	int64_t ks = k_size(), us = upc_size(d->file);
+	struct upc_cache_stats st;
+	struct stat kst;
+
+	DIFF_CHECK(ks == us, "size: tmpfs %" PRId64 ", upcache %" PRId64, ks, us);
+	assert_int_equal(fstat(d->fd, &kst), 0);
+	assert_int_equal(upc_cache_stats(d->cache, &st), 0);
+	DIFF_CHECK(d->relaxed ? st.pages_cached >= (uint64_t)kst.st_blocks / 8 :
+		   st.pages_cached == (uint64_t)kst.st_blocks / 8,
+		   "pages: tmpfs %" PRIu64 ", upcache %" PRIu64,
+		   (uint64_t)kst.st_blocks / 8, st.pages_cached);
+}
+
+/*
+ * Walk the data extents of tmpfs's file (exact mode: upcache's must be
+ * the same) and compare their bytes; then the same over upcache's
+ * extents, which may be wider in relaxed mode.
+ */
+static void compare_extents(bool kernel_side)
+{
+	int64_t size = k_size(), pos = 0;
+
+	while (pos < size) {
+		int64_t kd = k_seek(pos, SEEK_DATA);
+		int64_t ud = upc_seek_data(d->file, pos);
+		int64_t start = kernel_side ? kd : ud, kh, uh, end;
+
+		check_seek(pos, true, kd, ud);
+		if (start < 0)
+			break;
+		kh = k_seek(start, SEEK_HOLE);
+		uh = upc_seek_hole(d->file, start);
+		check_seek(start, false, kh, uh);
+		end = kernel_side ? kh : uh;
+		if (end <= start)
+			break;	/* tmpfs's last-page answer */
+		compare_range(start, end);
+		pos = end;
+	}
+}
+
+/* Count the order-9 folios of the file, to show huge=always used some. */
+static void count_huge_folios(void)
+{
+	struct address_space *mapping = upc_file_mapping(d->file);
+	struct folio_batch fbatch;
+	pgoff_t index = 0;
+	unsigned int i;
+
+	folio_batch_init(&fbatch);
+	while (filemap_get_folios(mapping, &index, MAX_PAGECACHE_INDEX,
+				  &fbatch)) {
+		for (i = 0; i < folio_batch_count(&fbatch); i++)
+			if (folio_order(fbatch.folios[i]) == UPC_MAX_ORDER)
+				d->huge_folios++;
+		folio_batch_release(&fbatch);
+		if (index > MAX_PAGECACHE_INDEX)
+			break;
+	}
+}
+
+static void compare_full(void)
+{
+	int64_t size = k_size(), window = DIFF_WINDOW + 4 * MIB;
+
+	compare_size();
+	compare_range(0, size < window ? size : window);
+	compare_extents(true);
+	compare_extents(false);
+	DIFF_CHECK(upc_check_mapping(upc_file_mapping(d->file)) == 0,
+		   "upc_check_mapping() failed");
+	count_huge_folios();
+}
+
+/* After a step on [@off, @off + @len): the edges, a probe, a seek pair. */
+static void compare_after(int64_t off, int64_t len)
+{
+	int64_t size = k_size();
+
+	compare_size();
+	if (off >= 0 && len > 0 && off < size) {
+		int64_t hi = len > size - off ? size : off + len;
+
+		compare_range(off - 4096, sat_add(off, 64 * 1024) < hi ?
+			      off + 64 * 1024 : hi);
+		compare_range(hi - 64 * 1024 < off ? off : hi - 64 * 1024,
+			      sat_add(hi, 4096));
+	}
+	compare_read(rand_near(sat_add(size, 8192)), 1 + rnd(16 * 1024));
+	compare_seeks(chance(3, 4) && size ? rnd(size) : rand_offset());
+}
+
+/* ---- the steps ----------------------------------------------------------- */
+
+static void step_write(void)
+{
+	int64_t off = chance(1, 100) ? -1 - rnd(100) : rand_offset();
+	int64_t len = rand_len(off), rk, ru;
+
+	const char *src = d->pool + rnd(DIFF_MAX_IO);
+
+	snprintf(d->op, sizeof(d->op), "write(%" PRId64 ", %" PRId64 ")",
+		 off, len);
+	rk = k_ret(pwrite(d->fd, src, (size_t)len, off));
+	ru = upc_write(d->file, src, (size_t)len, off);
+	DIFF_CHECK(rk == ru, "tmpfs %" PRId64 ", upcache %" PRId64, rk, ru);
+	compare_after(off, len);
+}
+
+static void step_read(void)
+{
+	int64_t off = chance(1, 100) ? -1 - rnd(100) : rand_offset();
+	int64_t len = rand_len(off);
+
+	snprintf(d->op, sizeof(d->op), "read(%" PRId64 ", %" PRId64 ")",
+		 off, len);
+	compare_read(off, len);
+}
+
+/* fallocate modes tmpfs refuses with EOPNOTSUPP. */
+static const int unsupported_modes[] = {
+	FALLOC_FL_PUNCH_HOLE,
+	FALLOC_FL_ZERO_RANGE,
+	FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+	FALLOC_FL_COLLAPSE_RANGE,
+	FALLOC_FL_INSERT_RANGE,
+	FALLOC_FL_UNSHARE_RANGE,
+	FALLOC_FL_UNSHARE_RANGE | FALLOC_FL_KEEP_SIZE,
+	0x80,		/* FALLOC_FL_WRITE_ZEROES, Linux 6.17 */
+	0x100,
+	FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+	-1,
+};
+
+static int rand_mode(void)
+{
+	int64_t r = rnd(100);
+
+	if (r < 30)
+		return 0;
+	if (r < 60)
+		return FALLOC_FL_KEEP_SIZE;
+	if (r < 92)
+		return FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+	return unsupported_modes[rnd(sizeof(unsupported_modes) /
+				     sizeof(unsupported_modes[0]))];
+}
+
+static void step_fallocate(void)
+{
+	int mode = rand_mode();
+	bool supported = !mode || mode == FALLOC_FL_KEEP_SIZE ||
+			 mode == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE);
+	/* tmpfs checks a supported-looking mode's range before the mode. */
+	int64_t off = supported ? rand_offset() : rand_near(DIFF_WINDOW);
+	int64_t len = rand_len(off), rk, ru;
+
+	if (chance(1, 50))
+		len = -rnd(2);
+	if (chance(1, 100))
+		off = -1 - rnd(4096);
+	snprintf(d->op, sizeof(d->op), "fallocate(%#x, %" PRId64 ", %" PRId64 ")",
+		 (unsigned int)mode, off, len);
+	rk = k_ret(fallocate(d->fd, mode, off, len));
+	ru = upc_fallocate(d->file, mode, off, len);
+	DIFF_CHECK(rk == ru, "tmpfs %" PRId64 ", upcache %" PRId64, rk, ru);
+	compare_after(off, len);
+}
+
+static void step_truncate(void)
+{
+	int64_t r = rnd(100), size, rk, ru;
+
+	if (r < 75)
+		size = rand_near(DIFF_WINDOW);
+	else if (r < 80)
+		size = 0;
+	else if (r < 98)
+		size = rand_offset();
+	else
+		size = -1 - rnd(100);
+	snprintf(d->op, sizeof(d->op), "truncate(%" PRId64 ")", size);
+	rk = k_ret(ftruncate(d->fd, size));
+	ru = upc_truncate(d->file, size);
+	DIFF_CHECK(rk == ru, "tmpfs %" PRId64 ", upcache %" PRId64, rk, ru);
+	compare_after(size > 8192 ? size - 8192 : 0, 16384);
+}
+
+static void step_seek(void)
+{
+	int64_t size = k_size();
+	int64_t off = chance(2, 3) && size ? rnd(size) : rand_offset();
+
+	snprintf(d->op, sizeof(d->op), "seek(%" PRId64 ")", off);
+	compare_seeks(off);
+}
+
+static void diff_step(void)
+{
+	int64_t r = rnd(100);
+
+	if (d->trace && d->step)
+		fprintf(stderr, "# step %lu: %s\n", d->step - 1, d->op);
+
+	if (r < 30)
+		step_write();
+	else if (r < 45)
+		step_read();
+	else if (r < 70)
+		step_fallocate();
+	else if (r < 80)
+		step_truncate();
+	else
+		step_seek();
+}
+
+/* ---- setup and the runs -------------------------------------------------- */
+
+/* Is /dev/shm a tmpfs without huge pages?  Return: NULL, or why not. */
+static const char *dev_shm_unusable(void)
+{
+	char line[512];
+	struct statfs sfs;
+	const char *why = NULL;
+	FILE *f;
+
+	if (statfs("/dev/shm", &sfs) || sfs.f_type != TMPFS_MAGIC)
+		return "/dev/shm is not a tmpfs";
+	f = fopen("/proc/mounts", "r");
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, " /dev/shm tmpfs ") && strstr(line, "huge=") &&
+		    !strstr(line, "huge=never"))
+			why = "/dev/shm is mounted with huge pages";
+	fclose(f);
+	return why;
+}
+
+static void diff_run(void **state, enum upc_huge huge)
+{
+	struct upc_cache_config cfg = { .memory_limit = DIFF_MEMORY };
+	struct upc_shmem_options opts = { .huge = huge };
+	char path[] = "/dev/shm/upcache-diff-XXXXXX";
+	unsigned long i, ops = upc_test_diff_ops(DIFF_DEFAULT_OPS);
+	const char *why = dev_shm_unusable();
+	struct upc_cache_stats st;
+	struct diff env = { 0 };
+	struct timespec t0, t1;
+
+	(void)state;
+	if (why) {
+		fprintf(stderr, "# skipped: %s; the tmpfs differential "
+			"test needs one\n", why);
+		skip();
+	}
+	d = &env;
+	env.fd = mkstemp(path);
+	assert_true(env.fd >= 0);
+	unlink(path);
+	env.relaxed = huge != UPC_HUGE_NEVER;
+	env.seed = upc_test_seed();
+	env.trace = upc_test_env_ulong("UPC_DIFF_TRACE", 0);
+	upc_rand_seed(&env.rnd, env.seed ^ (uint64_t)huge);
+	env.pool = malloc(2 * DIFF_MAX_IO);
+	env.kbuf = malloc(DIFF_MAX_IO);
+	env.ubuf = malloc(DIFF_MAX_IO);
+	assert_non_null(env.pool);
+	fill_random(env.pool, 2 * DIFF_MAX_IO);
+	assert_non_null(env.kbuf);
+	assert_non_null(env.ubuf);
+	assert_int_equal(upc_cache_create(&cfg, &env.cache), 0);
+	assert_int_equal(upc_shmem_create(env.cache, &opts, &env.file), 0);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < ops; i++) {
+		env.step = i;
+		diff_step();
+		if (i % DIFF_FULL_EVERY == DIFF_FULL_EVERY - 1)
+			compare_full();
+	}
+	snprintf(env.op, sizeof(env.op), "final comparison");
+	compare_full();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	fprintf(stderr, "# tmpfs diff huge=%s: %lu steps in %.2f s; %lu order-9 "
+		"folios seen, %lu seek answers explained by large folios\n",
+		env.relaxed ? "always" : "never", ops,
+		(double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
+		env.huge_folios, env.relaxed_seeks);
+	/* A long enough run must have exercised what it claims to. */
+	if (ops >= 10000 && env.relaxed)
+		assert_true(env.huge_folios > 0 && env.relaxed_seeks > 0);
+	if (!env.relaxed)
+		assert_int_equal(env.huge_folios, 0);
+
+	assert_int_equal(upc_close(env.file), 0);
+	assert_int_equal(upc_cache_stats(env.cache, &st), 0);
+	assert_int_equal(st.memory_used, 0);
+	assert_int_equal(upc_cache_destroy(env.cache), 0);
+	close(env.fd);
+	free(env.pool);
+	free(env.kbuf);
+	free(env.ubuf);
+	d = NULL;
+}
+
+static void test_shmem_tmpfs_diff_huge_never(void **state)
+{
+	diff_run(state, UPC_HUGE_NEVER);
+}
+
+static void test_shmem_tmpfs_diff_huge_always(void **state)
+{
+	diff_run(state, UPC_HUGE_ALWAYS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shmem_tmpfs_diff_huge_never),
+		cmocka_unit_test(test_shmem_tmpfs_diff_huge_always),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
