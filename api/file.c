@@ -170,36 +170,36 @@ ssize_t upc_write(struct upc_file *file, const void *buf, size_t count,
 	return upc_write_iov(file, &iov, 1, count, offset);
 }
 
-ssize_t upc_readv(struct upc_file *file, const struct iovec *iov, int iovcnt,
-		  int64_t offset)
+/*
+ * The checks upc_readv() and upc_writev() share, in the order their
+ * errors are documented.  Return: 0 with the total length in *@count.
+ */
+static int upc_vec_check(struct upc_file *file, const struct iovec *iov,
+			 int iovcnt, int64_t offset, size_t *count)
 {
-	size_t count;
-	int err;
-
 	if (!upc_file_ok(file))
 		return -EBADF;
 	if (offset < 0)
 		return -EINVAL;
-	err = upc_iov_check(iov, iovcnt, &count);
-	if (err)
-		return err;
-	return upc_read_iov(file, iov, iovcnt, count, offset);
+	return upc_iov_check(iov, iovcnt, count);
+}
+
+ssize_t upc_readv(struct upc_file *file, const struct iovec *iov, int iovcnt,
+		  int64_t offset)
+{
+	size_t count;
+	int err = upc_vec_check(file, iov, iovcnt, offset, &count);
+
+	return err ? err : upc_read_iov(file, iov, iovcnt, count, offset);
 }
 
 ssize_t upc_writev(struct upc_file *file, const struct iovec *iov, int iovcnt,
 		   int64_t offset)
 {
 	size_t count;
-	int err;
+	int err = upc_vec_check(file, iov, iovcnt, offset, &count);
 
-	if (!upc_file_ok(file))
-		return -EBADF;
-	if (offset < 0)
-		return -EINVAL;
-	err = upc_iov_check(iov, iovcnt, &count);
-	if (err)
-		return err;
-	return upc_write_iov(file, iov, iovcnt, count, offset);
+	return err ? err : upc_write_iov(file, iov, iovcnt, count, offset);
 }
 
 /* ---- space, size and seeks ----------------------------------------------- */

@@ -46,6 +46,8 @@
 
 #include "api/internal.h"
 
+#include "fuzz_input.h"
+
 #define FZ_SIZE		(4L << 20)	/* the model's bytes */
 #define FZ_PAGE		4096L
 #define FZ_PAGES	(FZ_SIZE / FZ_PAGE)
@@ -67,18 +69,6 @@ struct fz {
 	unsigned int nr_log;
 };
 
-struct input {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint8_t u8(struct input *in)
-{
-	if (!in->n)
-		return 0;
-	in->n--;
-	return *in->p++;
-}
 
 static uint32_t u_le(struct input *in, unsigned int bytes)
 {

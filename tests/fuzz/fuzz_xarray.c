@@ -38,20 +38,10 @@
 
 #include "xa_harness.h"
 
+#include "fuzz_input.h"
+
 #define MAX_OPS		256
 
-struct input {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint8_t u8(struct input *in)
-{
-	if (!in->n)
-		return 0;
-	in->n--;
-	return *in->p++;
-}
 
 static uint16_t u16(struct input *in)
 {
