@@ -799,21 +799,31 @@ unsigned long invalidate_mapping_pages(struct address_space *mapping,
 
 /* ---- state ----------------------------------------------------------------- */
 
-/* Set or clear @tag on a cached folio's slot.  Takes the i_pages lock. */
-static void folio_tag(struct folio *folio, xa_mark_t tag, bool set)
+/* The bit for @tag in the masks folio_retag() takes. */
+#define TAG(tag)	(1U << (tag))
+
+/*
+ * Set the tags in mask @set and clear those in @clear on a cached
+ * folio's slot: one walk and one lock round trip for all of them.
+ */
+static void folio_retag(struct folio *folio, unsigned int set,
+			unsigned int clear)
 {
 	struct address_space *mapping = folio->mapping;
 	XA_STATE(xas, NULL, folio->index);
+	xa_mark_t tag;
 
 	if (!mapping)
 		return;
 	xas.xa = &mapping->i_pages;
 	xas_lock(&xas);
 	if (folio->mapping == mapping && xas_load(&xas) == folio) {
-		if (set)
-			xas_set_mark(&xas, tag);
-		else
-			xas_clear_mark(&xas, tag);
+		for (tag = 0; tag <= XA_MARK_MAX; tag++) {
+			if (set & TAG(tag))
+				xas_set_mark(&xas, tag);
+			if (clear & TAG(tag))
+				xas_clear_mark(&xas, tag);
+		}
 	}
 	xas_unlock(&xas);
 }
@@ -824,7 +834,7 @@ bool folio_mark_dirty(struct folio *folio)
 
 	if (folio_test_set_dirty(folio))
 		return false;
-	folio_tag(folio, PAGECACHE_TAG_DIRTY, true);
+	folio_retag(folio, TAG(PAGECACHE_TAG_DIRTY), 0);
 	if (mapping && mapping->a_ops && mapping->a_ops->dirty_folio)
 		mapping->a_ops->dirty_folio(mapping, folio);
 	return true;
@@ -834,7 +844,7 @@ bool folio_clear_dirty_for_io(struct folio *folio)
 {
 	if (!folio_test_clear_dirty(folio))
 		return false;
-	folio_tag(folio, PAGECACHE_TAG_DIRTY, false);
+	folio_retag(folio, 0, TAG(PAGECACHE_TAG_DIRTY));
 	return true;
 }
 
@@ -889,15 +899,15 @@ void folio_wait_writeback(struct folio *folio)
 void folio_start_writeback(struct folio *folio)
 {
 	folio_set_writeback(folio);
-	folio_tag(folio, PAGECACHE_TAG_WRITEBACK, true);
-	folio_tag(folio, PAGECACHE_TAG_TOWRITE, false);
+	folio_retag(folio, TAG(PAGECACHE_TAG_WRITEBACK),
+		    TAG(PAGECACHE_TAG_TOWRITE));
 }
 
 void folio_end_writeback(struct folio *folio)
 {
 	unsigned long flags;
 
-	folio_tag(folio, PAGECACHE_TAG_WRITEBACK, false);
+	folio_retag(folio, 0, TAG(PAGECACHE_TAG_WRITEBACK));
 	flags = __atomic_fetch_and(&folio->flags, ~(1UL << PG_writeback),
 				   __ATOMIC_ACQ_REL);
 	if (flags & (1UL << PG_waiters) &&
