@@ -51,11 +51,34 @@ struct grab_run {
 	struct address_space *mapping;
 	pgoff_t index;
 	unsigned int nr;
-	struct folio *head[FILEMAP_GRAB_MAX];
-	bool created[FILEMAP_GRAB_MAX];		/* inserted by this grab */
-	bool locked[FILEMAP_GRAB_MAX];		/* its lock held by this grab */
-	void *shadow[FILEMAP_GRAB_MAX];		/* what an insert replaced */
+	struct folio **head;
+	void **shadow;		/* what an insert replaced */
+	bool *created;		/* inserted by this grab */
+	bool *locked;		/* its lock held by this grab */
 };
+
+/*
+ * grab_run_alloc() - A run for @nr positions in one allocation sized by
+ * @nr (an order-9 grab of 512 indices and a 4-page grab pay for what
+ * they use), with no folio recorded yet.  Return: the run, or NULL.
+ */
+static struct grab_run *grab_run_alloc(unsigned int nr)
+{
+	struct grab_run *run;
+	char *arrays;
+
+	run = malloc(sizeof(*run) + nr * (2 * sizeof(void *) + 2 * sizeof(bool)));
+	if (!run)
+		return NULL;
+	arrays = (char *)(run + 1);
+	run->head = (struct folio **)arrays;
+	run->shadow = (void **)(arrays + nr * sizeof(void *));
+	run->created = (bool *)(arrays + 2 * nr * sizeof(void *));
+	run->locked = run->created + nr;
+	run->nr = nr;
+	memset(run->head, 0, nr * sizeof(run->head[0]));
+	return run;
+}
 
 /* Run positions covered by the folio recorded at @i, from @i on. */
 static unsigned int grab_span(const struct grab_run *run, unsigned int i)
@@ -409,13 +432,11 @@ int filemap_grab_folios(struct address_space *mapping, pgoff_t index,
 		return -EFBIG;
 	if (nr - 1 > MAX_PAGECACHE_INDEX - index)
 		nr = (unsigned int)(MAX_PAGECACHE_INDEX - index + 1);
-	run = malloc(sizeof(*run));
+	run = grab_run_alloc(nr);
 	if (!run)
 		return -ENOMEM;
 	run->mapping = mapping;
 	run->index = index;
-	run->nr = nr;
-	memset(run->head, 0, nr * sizeof(run->head[0]));
 
 	grab_find_cached(run);
 	grab_allocate(run);
