@@ -398,12 +398,14 @@ static void grab_lock_all(struct grab_run *run)
 static int grab_collect(struct grab_run *run, struct folio **folios)
 {
 	bool gap = false;
-	unsigned int i;
+	unsigned int i, next;
 	int count = 0;
 
-	for (i = 0; i < run->nr; i = grab_next(run, i)) {
+	for (i = 0; i < run->nr; i = next) {
 		struct folio *folio = run->head[i];
 
+		/* Before the put below: a folio let go may be freed at once. */
+		next = grab_next(run, i);
 		if (!folio) {
 			gap = true;
 			continue;
