@@ -37,6 +37,7 @@
  * without a gap; whatever was grabbed beyond a gap is given back.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,9 +54,12 @@ struct grab_run {
 	unsigned int nr;
 	struct folio **head;
 	void **shadow;		/* what an insert replaced */
+	unsigned short *span;	/* run positions it covers, from there on */
 	bool *created;		/* inserted by this grab */
 	bool *locked;		/* its lock held by this grab */
 };
+
+_Static_assert(FILEMAP_GRAB_MAX <= USHRT_MAX, "a span fits run->span");
 
 /*
  * grab_run_alloc() - A run for @nr positions in one allocation sized by
@@ -67,13 +71,15 @@ static struct grab_run *grab_run_alloc(unsigned int nr)
 	struct grab_run *run;
 	char *arrays;
 
-	run = malloc(sizeof(*run) + nr * (2 * sizeof(void *) + 2 * sizeof(bool)));
+	run = malloc(sizeof(*run) + nr * (2 * sizeof(void *) +
+					  sizeof(unsigned short) + 2 * sizeof(bool)));
 	if (!run)
 		return NULL;
 	arrays = (char *)(run + 1);
 	run->head = (struct folio **)arrays;
 	run->shadow = (void **)(arrays + nr * sizeof(void *));
-	run->created = (bool *)(arrays + 2 * nr * sizeof(void *));
+	run->span = (unsigned short *)(arrays + 2 * nr * sizeof(void *));
+	run->created = (bool *)(run->span + nr);
 	run->locked = run->created + nr;
 	run->nr = nr;
 	memset(run->head, 0, nr * sizeof(run->head[0]));
@@ -83,12 +89,14 @@ static struct grab_run *grab_run_alloc(unsigned int nr)
 /* Run positions covered by the folio recorded at @i, from @i on. */
 static unsigned int grab_span(const struct grab_run *run, unsigned int i)
 {
-	pgoff_t end = folio_next_index(run->head[i]) - run->index;
-
-	return (unsigned int)((end < run->nr ? end : run->nr) - i);
+	return run->span[i];
 }
 
-/* The next position after the one at @i (a folio or a gap). */
+/*
+ * The next position after the one at @i (a folio or a gap).  It reads
+ * only the run, never the folio: the passes stay in the run's arrays,
+ * and a pass may step on from a folio it has just given back.
+ */
 static unsigned int grab_next(const struct grab_run *run, unsigned int i)
 {
 	return run->head[i] ? i + grab_span(run, i) : i + 1;
@@ -100,8 +108,10 @@ static void grab_record(struct grab_run *run, struct folio *folio,
 {
 	unsigned int i = folio->index > run->index ?
 		(unsigned int)(folio->index - run->index) : 0;
+	pgoff_t end = folio_next_index(folio) - run->index;
 
 	run->head[i] = folio;
+	run->span[i] = (unsigned short)((end < run->nr ? end : run->nr) - i);
 	run->created[i] = created;
 	run->locked[i] = locked;
 }
@@ -404,7 +414,6 @@ static int grab_collect(struct grab_run *run, struct folio **folios)
 	for (i = 0; i < run->nr; i = next) {
 		struct folio *folio = run->head[i];
 
-		/* Before the put below: a folio let go may be freed at once. */
 		next = grab_next(run, i);
 		if (!folio) {
 			gap = true;
