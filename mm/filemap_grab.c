@@ -29,9 +29,11 @@
  *           holding one at a higher index, so two grabs (or a grab and
  *           any index-ordered locker) cannot wait for each other.
  *
- * Bookkeeping is per folio: the run records each folio at the first run
- * position it covers, and every pass moves from one folio to the next,
- * so an order-9 folio costs one step, not 512.
+ * Bookkeeping is per segment: the run's positions are tiled by segments,
+ * each a folio or a gap, recorded at its first position with its length.
+ * Every pass moves from one segment to the next, so an order-9 folio
+ * costs one step and so does a missing stretch of 512 indices; nothing
+ * in a grab costs a step per index it does not create a folio for.
  *
  * The result is the run of folios that covers the first index onwards
  * without a gap; whatever was grabbed beyond a gap is given back.
@@ -45,8 +47,10 @@
 #include "lru_internal.h"
 
 /*
- * What the grab holds: head[i] is the folio whose first position in the
- * run is i (NULL elsewhere, and at gaps); the other fields describe it.
+ * What the grab holds.  Run positions 0..nr-1 are tiled by segments; a
+ * segment starting at i covers span[i] positions and is the folio
+ * head[i], or a gap if head[i] is NULL.  The arrays mean something only
+ * at segment starts, so they need no clearing: a new run is one gap.
  */
 struct grab_run {
 	struct address_space *mapping;
@@ -71,6 +75,7 @@ static struct grab_run *grab_run_alloc(unsigned int nr)
 	struct grab_run *run;
 	char *arrays;
 
+	/* Not calloc(): only segment starts are ever read (see above). */
 	run = malloc(sizeof(*run) + nr * (2 * sizeof(void *) +
 					  sizeof(unsigned short) + 2 * sizeof(bool)));
 	if (!run)
@@ -82,44 +87,62 @@ static struct grab_run *grab_run_alloc(unsigned int nr)
 	run->created = (bool *)(run->span + nr);
 	run->locked = run->created + nr;
 	run->nr = nr;
-	memset(run->head, 0, nr * sizeof(run->head[0]));
+	run->head[0] = NULL;
+	run->span[0] = (unsigned short)nr;
 	return run;
 }
 
-/* Run positions covered by the folio recorded at @i, from @i on. */
-static unsigned int grab_span(const struct grab_run *run, unsigned int i)
-{
-	return run->span[i];
-}
-
 /*
- * The next position after the one at @i (a folio or a gap).  It reads
- * only the run, never the folio: the passes stay in the run's arrays,
- * and a pass may step on from a folio it has just given back.
+ * The start of the segment after the one at @i.  It reads only the run,
+ * never the folio: the passes stay in the run's arrays, and a pass may
+ * step on from a folio it has just given back.
  */
 static unsigned int grab_next(const struct grab_run *run, unsigned int i)
 {
-	return run->head[i] ? i + grab_span(run, i) : i + 1;
+	return i + run->span[i];
 }
 
-/* Record @folio (referenced by the caller) at its first run position. */
-static void grab_record(struct grab_run *run, struct folio *folio,
-			bool created, bool locked)
+/*
+ * Record @folio (referenced by the caller) at run position @i, inside
+ * the gap that starts at @gap: the gap keeps what lies before @i, and
+ * what lies after the folio becomes a gap of its own.  The folio must
+ * start at @i (or before the run, when @i is 0) and end inside the gap.
+ * Return: the position after the folio.
+ */
+static unsigned int grab_record(struct grab_run *run, unsigned int gap,
+				unsigned int i, struct folio *folio,
+				bool created, bool locked)
 {
-	unsigned int i = folio->index > run->index ?
-		(unsigned int)(folio->index - run->index) : 0;
+	unsigned int gap_end = gap + run->span[gap];
 	pgoff_t end = folio_next_index(folio) - run->index;
+	unsigned int next = end < gap_end ? (unsigned int)end : gap_end;
 
+	if (i > gap)
+		run->span[gap] = (unsigned short)(i - gap);
 	run->head[i] = folio;
-	run->span[i] = (unsigned short)((end < run->nr ? end : run->nr) - i);
+	run->span[i] = (unsigned short)(next - i);
 	run->created[i] = created;
 	run->locked[i] = locked;
+	if (next < gap_end) {
+		run->head[next] = NULL;
+		run->span[next] = (unsigned short)(gap_end - next);
+	}
+	return next;
+}
+
+/* Run position of @folio's first index (0 if it starts before the run). */
+static unsigned int grab_position(const struct grab_run *run,
+				  const struct folio *folio)
+{
+	return folio->index > run->index ?
+		(unsigned int)(folio->index - run->index) : 0;
 }
 
 /* Step 1: reference what is cached; one walk, holes skipped. */
 static void grab_find_cached(struct grab_run *run)
 {
 	XA_STATE(xas, &run->mapping->i_pages, run->index);
+	unsigned int gap = 0;
 	void *entry;
 
 	xas_lock(&xas);
@@ -127,7 +150,9 @@ static void grab_find_cached(struct grab_run *run)
 		if (xa_is_value(entry))
 			continue;	/* a shadow: step 3 replaces it */
 		folio_get(entry);
-		grab_record(run, entry, false, false);
+		/* In index order, so each folio lies in the last gap. */
+		gap = grab_record(run, gap, grab_position(run, entry), entry,
+				  false, false);
 	}
 	xas_unlock(&xas);
 }
@@ -155,16 +180,19 @@ static void grab_drop_new(struct folio *folio)
 	folio_put(folio);
 }
 
-/* Set up a new folio as __filemap_add_folio() would, and record it. */
-static void grab_prep_new(struct grab_run *run, unsigned int i,
-			  struct folio *folio)
+/*
+ * Set up a new folio as __filemap_add_folio() would, and record it at
+ * the start @i of a gap.  Return: the position after it.
+ */
+static unsigned int grab_prep_new(struct grab_run *run, unsigned int i,
+				  struct folio *folio)
 {
 	folio_trylock(folio);
 	folio_set_referenced(folio);
 	folio->mapping = run->mapping;
 	folio->index = run->index + i;
 	folio_ref_add(folio, (int)folio_nr_pages(folio));
-	grab_record(run, folio, true, true);
+	return grab_record(run, i, i, folio, true, true);
 }
 
 /*
@@ -208,15 +236,13 @@ static void grab_allocate(struct grab_run *run)
 	unsigned int i = 0;
 
 	while (i < run->nr) {
-		unsigned int end = i;
+		unsigned int end = grab_next(run, i);
 
 		if (run->head[i]) {
-			i += grab_span(run, i);
+			i = end;
 			continue;
 		}
-		/* One missing stretch [i, end), measured once. */
-		while (end < run->nr && !run->head[end])
-			end++;
+		/* A missing stretch [i, end): fill it from the left. */
 		if (!large) {
 			if (!grab_allocate_small(run, i, end))
 				return;	/* step 5 gets its own chance */
@@ -361,21 +387,45 @@ static void grab_unlock_all(struct grab_run *run)
 	}
 }
 
-/* Step 5b: fill the gaps, one index at a time, taking no folio lock. */
+/*
+ * Fill the gap at @gap from the left, one lookup-or-create per folio.
+ * A folio that does not start where the gap's filled part ends (or end
+ * inside the gap) was inserted by someone else meanwhile and overlaps
+ * what the run holds: it is let go and the rest stays a gap.
+ * Return: true if the whole gap was filled.
+ */
+static bool grab_fill_gap(struct grab_run *run, unsigned int gap)
+{
+	unsigned int i = gap, end = grab_next(run, gap);
+
+	while (i < end) {
+		struct folio *folio;
+
+		folio = __filemap_get_folio(run->mapping, run->index + i,
+					    FGP_CREAT, GFP_KERNEL);
+		if (IS_ERR(folio))
+			return false;
+		if (grab_position(run, folio) != i ||
+		    (end < run->nr &&
+		     folio_next_index(folio) - run->index > end)) {
+			folio_put(folio);
+			return false;
+		}
+		i = grab_record(run, i, i, folio, false, false);
+	}
+	return true;
+}
+
+/* Step 5b: fill the gaps, one folio at a time, taking no folio lock. */
 static void grab_fill_gaps(struct grab_run *run)
 {
 	unsigned int i;
 
 	for (i = 0; i < run->nr; i = grab_next(run, i)) {
-		struct folio *folio;
-
 		if (run->head[i])
 			continue;
-		folio = __filemap_get_folio(run->mapping, run->index + i,
-					    FGP_CREAT, GFP_KERNEL);
-		if (IS_ERR(folio))
+		if (!grab_fill_gap(run, i))
 			return;
-		grab_record(run, folio, false, false);
 	}
 }
 
