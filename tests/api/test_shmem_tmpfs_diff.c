@@ -28,7 +28,8 @@
  * zero-filled pages are data for upcache and holes for tmpfs.  A seek
  * result may then differ only that way: SEEK_DATA may stop earlier and
  * SEEK_HOLE later than tmpfs's, and only at a page that upcache holds in
- * an uptodate large folio.  Contents must still match exactly.
+ * an uptodate large folio.  Contents must still match exactly.  The
+ * same holds for WITHIN_SIZE, whose large folios lie inside the size.
  *
  * UPC_DIFF_OPS sets the number of steps per policy (default 100000),
  * UPC_SEED the seed (printed at start and in every failure), and
@@ -71,6 +72,7 @@ struct diff {
 	struct upc_cache *cache;
 	struct upc_file *file;
 	int fd;
+	const char *policy;	/* "never", "always", "within_size" */
 	bool relaxed;		/* upcache may hold large folios */
 	struct upc_rand rnd;
 	uint64_t seed;		/* UPC_SEED, as printed */
@@ -97,8 +99,8 @@ static void diff_fail(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fail_msg("tmpfs diff (%s) failed at step %lu, UPC_SEED=%" PRIu64
-		 ": %s: %s", d->relaxed ? "huge=always" : "huge=never",
+	fail_msg("tmpfs diff (huge=%s) failed at step %lu, UPC_SEED=%" PRIu64
+		 ": %s: %s", d->policy,
 		 d->step, d->seed, d->op, msg);
 }
 
@@ -572,6 +574,8 @@ static void diff_run(void **state, enum upc_huge huge)
 	assert_true(env.fd >= 0);
 	unlink(path);
 	env.relaxed = huge != UPC_HUGE_NEVER;
+	env.policy = huge == UPC_HUGE_NEVER ? "never" :
+		     huge == UPC_HUGE_ALWAYS ? "always" : "within_size";
 	env.seed = upc_test_seed();
 	env.trace = upc_test_env_ulong("UPC_DIFF_TRACE", 0);
 	upc_rand_seed(&env.rnd, env.seed ^ (uint64_t)huge);
@@ -597,7 +601,7 @@ static void diff_run(void **state, enum upc_huge huge)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	fprintf(stderr, "# tmpfs diff huge=%s: %lu steps in %.2f s; %lu order-9 "
 		"folios seen, %lu seek answers explained by large folios\n",
-		env.relaxed ? "always" : "never", ops,
+		env.policy, ops,
 		(double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
 		env.huge_folios, env.relaxed_seeks);
 	/* A long enough run must have exercised what it claims to. */
@@ -627,11 +631,17 @@ static void test_shmem_tmpfs_diff_huge_always(void **state)
 	diff_run(state, UPC_HUGE_ALWAYS);
 }
 
+static void test_shmem_tmpfs_diff_huge_within_size(void **state)
+{
+	diff_run(state, UPC_HUGE_WITHIN_SIZE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shmem_tmpfs_diff_huge_never),
 		cmocka_unit_test(test_shmem_tmpfs_diff_huge_always),
+		cmocka_unit_test(test_shmem_tmpfs_diff_huge_within_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
