@@ -3,11 +3,15 @@
  * tools/bench/main.c - upcache-bench: parse the command line, run a suite.
  *
  *	upcache-bench <suite> [--quick] [--json [FILE]] [--rounds N] [--size N]
+ *	upcache-bench run [fio job options] [jobfile ...]
+ *	upcache-bench compare [--rounds N] -- <options A> -- <options B>
  *
  * Owns the command line's first word (the suite) and the exit status:
  * 0 success; 2 any error (unknown suite or option, bad number or size,
  * a suite not implemented yet, an unwritable JSON file, a wrong result
- * from the library).  The options themselves are options.c's.
+ * from the library).  The options themselves are options.c's, except
+ * for run and compare, which parse their own (fio's job options) and
+ * return their own status (also 130 after Ctrl-C; run_suite.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +40,10 @@ static void usage(FILE *out)
 		"  --size N       entries of the main array: N, NK or NM,"
 		" %luK..%luM\n"
 		"  -h, --help     this text\n"
-		"\nexit status: 0 success, 2 any error\n",
+		"\nrun and compare take fio's job options instead:"
+		" 'upcache-bench run --help'.\n"
+		"\nexit status: 0 success, 2 any error"
+		" (run/compare: 130 after Ctrl-C)\n",
 		BENCH_MAX_ROUNDS, BENCH_MIN_SIZE >> 10, BENCH_MAX_SIZE >> 20);
 }
 
@@ -89,6 +96,8 @@ int main(int argc, char **argv)
 			"(try --help)\n", argv[1]);
 		return BENCH_EXIT_ERROR;
 	}
+	if (suite->run_argv)
+		return suite->run_argv(argc - 2, argv + 2);
 	if (bench_options_from_argv(suite->name, argc - 2, argv + 2, &opts,
 				    stderr))
 		return BENCH_EXIT_ERROR;

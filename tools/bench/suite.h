@@ -7,6 +7,11 @@
  * needs.  A suite whose layer has not landed stays listed and says so
  * ("not yet implemented: needs mm/filemap.c"); it plugs in by getting a
  * run function.
+ *
+ * Most suites take the common options (options.h) and fill a report; a
+ * few (run, compare) have a grammar of their own (fio's job options) and
+ * get the raw arguments instead, through @run_argv, and own their exit
+ * status.
  */
 #ifndef UPCACHE_TOOLS_BENCH_SUITE_H
 #define UPCACHE_TOOLS_BENCH_SUITE_H
@@ -33,17 +38,30 @@ typedef int (*bench_suite_fn)(const struct bench_options *opts,
 			      struct bench_report *rep);
 
 /**
+ * typedef bench_argv_fn - run a suite that parses its own arguments.
+ * @argc: Number of arguments after the suite's name.
+ * @argv: Those arguments.
+ *
+ * Return: The process's exit status (0 success, BENCH_EXIT_ERROR for
+ * any error, or a status the suite documents).
+ */
+typedef int (*bench_argv_fn)(int argc, char **argv);
+
+/**
  * struct bench_suite - one subcommand.
  * @name: Its name on the command line.
  * @summary: One line for the usage text.
- * @needs: The layer it waits for, or NULL once @run exists.
- * @run: The suite, or NULL while it is not implemented.
+ * @needs: The layer it waits for, or NULL once @run or @run_argv exists.
+ * @run: The suite, or NULL while it is not implemented or takes raw
+ *	arguments.
+ * @run_argv: The suite, if it parses its own arguments; else NULL.
  */
 struct bench_suite {
 	const char *name;
 	const char *summary;
 	const char *needs;
 	bench_suite_fn run;
+	bench_argv_fn run_argv;
 };
 
 /**
@@ -65,5 +83,9 @@ int bench_suite_xarray(const struct bench_options *opts,
 		       struct bench_output *out, struct bench_report *rep);
 int bench_suite_filemap(const struct bench_options *opts,
 			struct bench_output *out, struct bench_report *rep);
+
+/* The suites with their own arguments (run_suite.c, cmp_suite.c). */
+int bench_suite_run_argv(int argc, char **argv);
+int bench_suite_compare_argv(int argc, char **argv);
 
 #endif /* UPCACHE_TOOLS_BENCH_SUITE_H */

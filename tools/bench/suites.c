@@ -11,23 +11,30 @@
 
 #include "suite.h"
 
+#define SUITE(name, summary, fn) \
+	{ name, summary, NULL, fn, NULL }
+#define SUITE_ARGV(name, summary, fn) \
+	{ name, summary, NULL, NULL, fn }
+#define SUITE_NEEDS(name, summary, needs) \
+	{ name, summary, needs, NULL, NULL }
+
 static const struct bench_suite bench_suites[] = {
-	{ "xarray", "XArray micro-benchmarks: ns/op, counters, kernel refs",
-	  NULL, bench_suite_xarray },
-	{ "filemap", "page cache add/grab/contig paths vs their baselines",
-	  NULL, bench_suite_filemap },
-	{ "shmem", "shmem read/write/fallocate (fio-like jobs)",
-	  "mm/shmem.c (shmem)", NULL },
-	{ "reclaim", "LRU reclaim and refault under a memory limit",
-	  "mm/vmscan.c and mm/workingset.c (reclaim)", NULL },
-	{ "swap", "swap-out/swap-in and the swap cache index",
-	  "mm/swap_state.c and mm/swapfile.c (swap)", NULL },
-	{ "seeds", "every seed experiment (000-004) whose layer exists",
-	  "mm/filemap.c, mm/shmem.c and mm/swap_state.c (seeds)", NULL },
-	{ "run", "fio-like job runner (upcache engines and kernel baselines)",
-	  "mm/shmem.c and mm/filemap.c (engines)", NULL },
-	{ "compare", "compare two JSON results of upcache-bench",
-	  "the engines of 'run' (mm/shmem.c, mm/filemap.c)", NULL },
+	SUITE("xarray", "XArray micro-benchmarks: ns/op, counters, kernel refs",
+	      bench_suite_xarray),
+	SUITE("filemap", "page cache add/grab/contig paths vs their baselines",
+	      bench_suite_filemap),
+	SUITE_NEEDS("shmem", "shmem read/write/fallocate (fio-like jobs)",
+		    "mm/shmem.c (shmem)"),
+	SUITE_NEEDS("reclaim", "LRU reclaim and refault under a memory limit",
+		    "mm/vmscan.c and mm/workingset.c (reclaim)"),
+	SUITE_NEEDS("swap", "swap-out/swap-in and the swap cache index",
+		    "mm/swap_state.c and mm/swapfile.c (swap)"),
+	SUITE_NEEDS("seeds", "every seed experiment (000-004) whose layer exists",
+		    "mm/filemap.c, mm/shmem.c and mm/swap_state.c (seeds)"),
+	SUITE_ARGV("run", "fio-like jobs on upcache engines and kernel "
+		   "baselines (run --help)", bench_suite_run_argv),
+	SUITE_ARGV("compare", "two job configurations interleaved A B A B ..., "
+		   "median ratios (compare --help)", bench_suite_compare_argv),
 };
 
 #define NR_SUITES	(sizeof(bench_suites) / sizeof(bench_suites[0]))
@@ -60,7 +67,7 @@ void bench_suites_usage(FILE *out)
 		const struct bench_suite *s = &bench_suites[i];
 
 		fprintf(out, "  %-9s %s\n", s->name, s->summary);
-		if (!s->run)
+		if (!s->run && !s->run_argv)
 			fprintf(out, "%12snot yet implemented: needs %s\n",
 				"", s->needs);
 	}

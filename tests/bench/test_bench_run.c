@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/bench/test_bench_run.c - `upcache-bench run` and `compare`,
+ * end to end but tiny.
+ *
+ * Runs small jobs in-process: upcache-shmem and the kernel baselines
+ * move exactly size= bytes in size/bs operations per clone and record a
+ * latency per operation; random patterns visit every block once per
+ * pass; files a kernel job created are removed; the JSON has fio's
+ * figures; the example job file runs unchanged; bad input (unknown
+ * option, bad size, negative runtime, missing job file or directory, an
+ * engine whose layer is missing) is exit status 2; a baseline this
+ * machine cannot run fairly is skipped with a reason; Ctrl-C stops a
+ * time-based job with status 130; compare pairs rounds and reports
+ * medians and ratios.
+ *
+ * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../tools/bench/clock.h"
+#include "../../tools/bench/run_exec.h"
+#include "../../tools/bench/run_hist.h"
+#include "../../tools/bench/run_spec.h"
+#include "../../tools/bench/run_suite.h"
+#include "../../tools/bench/suite.h"
+#include "../../tools/bench/util.h"
+
+#define MiB	(1024ULL * 1024)
+
+static char tmpdir[] = "/tmp/upc-bench-run-XXXXXX";
+
+/*
+ * The spec of the last execute(): results point at its jobs, so it lives
+ * until the next execute() or the end.
+ */
+static struct run_spec *cur_spec;
+
+/* spec_drop() - Free the spec of the last execute(). */
+static void spec_drop(void)
+{
+	if (cur_spec)
+		run_spec_free(cur_spec);
+	free(cur_spec);
+	cur_spec = NULL;
+}
+
+/* execute() - Parse @argv and run it; the results in @res. */
+static void execute(int argc, char **argv, struct run_outcome *res)
+{
+	char err[300];
+
+	spec_drop();
+	cur_spec = bench_xcalloc(1, sizeof(*cur_spec));
+	if (run_parse_args(argc, argv, cur_spec, err, sizeof(err)))
+		fail_msg("parse: %s", err);
+	run_stop_reset();
+	if (run_execute(cur_spec, res, NULL, err, sizeof(err)))
+		fail_msg("run: %s", err);
+}
+
+/* run_status() - bench_suite_run_argv() on a NULL-terminated list. */
+static int run_status(const char *first, ...)
+{
+	char *argv[64];
+	const char *a;
+	va_list ap;
+	int argc = 0;
+
+	va_start(ap, first);
+	for (a = first; a && argc < 63; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+	return bench_suite_run_argv(argc, argv);
+}
+
+/* slurp() - A file's text (malloc()ed), or NULL. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n;
+
+	if (!f)
+		return NULL;
+	buf = bench_xcalloc(1, 1 << 20);
+	n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* count() - How many times @needle occurs in @hay. */
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay++;
+	}
+	return n;
+}
+
+static void test_run_shmem_moves_size(void **state)
+{
+	char *argv[] = { "--name=s", "--ioengine=upcache-shmem", "--size=1m",
+			 "--bs=4k", "--numjobs=2" };
+	struct run_outcome res;
+	size_t i;
+
+	(void)state;
+	execute(5, argv, &res);
+	assert_int_equal(res.nr_results, 2);
+	for (i = 0; i < 2; i++) {
+		const struct run_stats *st = &res.results[i].st;
+
+		assert_int_equal(st->bytes[RUN_DIR_READ], MiB);
+		assert_int_equal(st->ops[RUN_DIR_READ], MiB / 4096);
+		assert_int_equal(st->bytes[RUN_DIR_WRITE], 0);
+		assert_int_equal(st->hist[RUN_DIR_READ].count, MiB / 4096);
+		assert_true(res.results[i].upcache);
+		assert_int_equal(st->counts.ops, MiB / 4096);
+		assert_true(st->counts.walks >= st->counts.ops);
+	}
+	assert_int_equal(res.nr_groups, 1);
+	assert_int_equal(res.groups[0].bytes[RUN_DIR_READ], 2 * MiB);
+	assert_false(res.interrupted);
+	run_outcome_free(&res);
+}
+
+static void test_run_kernel_psync_and_cleanup(void **state)
+{
+	char dir[64], path[128];
+	char *argv[] = { "--name=k", "--ioengine=kernel-psync", "--size=1m",
+			 "--bs=64k", "--rw=randrw", "--numjobs=2",
+			 "--group_reporting", dir };
+	struct run_outcome res;
+	struct stat st;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	execute(8, argv, &res);
+	assert_int_equal(res.nr_results, 1);
+	assert_int_equal(res.results[0].clones, 2);
+	assert_int_equal(res.results[0].st.bytes[RUN_DIR_READ] +
+			 res.results[0].st.bytes[RUN_DIR_WRITE], 2 * MiB);
+	assert_false(res.results[0].upcache);
+	run_outcome_free(&res);
+	snprintf(path, sizeof(path), "%s/k.0.0", tmpdir);
+	assert_int_not_equal(stat(path, &st), 0);	/* removed */
+}
+
+static void test_run_engines_same_bytes(void **state)
+{
+	static const char *const engines[] = {
+		"--ioengine=kernel-sync", "--ioengine=kernel-mmap",
+		"--ioengine=upcache-shmem",
+	};
+	static const char *const kinds[] = {
+		"--file_kind=normal", "--file_kind=fallocated",
+		"--file_kind=hole",
+	};
+	char dir[64];
+	size_t e, k;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	for (e = 0; e < 3; e++) {
+		for (k = 0; k < 3; k++) {
+			char *argv[] = { "--name=e", (char *)engines[e],
+					 (char *)kinds[k], "--size=512k",
+					 "--rw=randread", "--offset=64k",
+					 dir };
+			struct run_outcome res;
+
+			execute(7, argv, &res);
+			assert_int_equal(res.results[0].st.bytes[0], 512 * 1024);
+			assert_int_equal(res.results[0].st.ops[0], 128);
+			run_outcome_free(&res);
+		}
+	}
+}
+
+static void test_run_write_job(void **state)
+{
+	char *argv[] = { "--name=w", "--ioengine=upcache-shmem", "--size=2m",
+			 "--rw=write", "--bs=128k", "--fallocate=none" };
+	struct run_outcome res;
+
+	(void)state;
+	execute(6, argv, &res);
+	assert_int_equal(res.results[0].st.bytes[RUN_DIR_WRITE], 2 * MiB);
+	assert_int_equal(res.results[0].st.ops[RUN_DIR_WRITE], 16);
+	run_outcome_free(&res);
+}
+
+static void test_run_json_fields(void **state)
+{
+	char json[128], arg[160];
+	char *text;
+
+	(void)state;
+	snprintf(json, sizeof(json), "%s/out.json", tmpdir);
+	snprintf(arg, sizeof(arg), "--json=%s", json);
+	assert_int_equal(run_status("--output-format=json", arg, "--name=j",
+				    "--ioengine=upcache-shmem", "--size=256k",
+				    NULL), 0);
+	text = slurp(json);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"benchmark\":\"run\""));
+	assert_non_null(strstr(text, "\"rows\":["));
+	assert_non_null(strstr(text, "\"io_bytes\":262144"));
+	assert_non_null(strstr(text, "\"dir\":\"read\""));
+	assert_non_null(strstr(text, "\"ioengine\":\"upcache-shmem\""));
+	assert_non_null(strstr(text, "\"bw_bytes\":"));
+	assert_non_null(strstr(text, "\"iops\":"));
+	assert_non_null(strstr(text, "\"clat_ns_p50\":"));
+	assert_non_null(strstr(text, "\"clat_ns_p90\":"));
+	assert_non_null(strstr(text, "\"clat_ns_p99\":"));
+	assert_non_null(strstr(text, "\"clat_ns_p99.9\":"));
+	assert_non_null(strstr(text, "\"walks_per_op\":"));
+	assert_non_null(strstr(text, "\"locks_per_op\":"));
+	assert_non_null(strstr(text, "\"kind\":\"group\""));
+	free(text);
+}
+
+static void test_run_example_jobfile(void **state)
+{
+	char src[512], jobfile[600], json[128], arg[160];
+	char *text;
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s", __FILE__);
+	snprintf(jobfile, sizeof(jobfile),
+		 "%s/../../tools/bench/jobs/seq-read.fio", dirname(src));
+	snprintf(json, sizeof(json), "%s/seq.json", tmpdir);
+	snprintf(arg, sizeof(arg), "--json=%s", json);
+	assert_int_equal(run_status("--output-format=json", arg, jobfile,
+				    NULL), 0);
+	text = slurp(json);
+	assert_non_null(text);
+	assert_int_equal(count(text, "\"kind\":\"job\""), 2);
+	assert_int_equal(count(text, "\"io_bytes\":67108864"), 4);
+	assert_non_null(strstr(text, "\"ioengine\":\"upcache-shmem\""));
+	assert_non_null(strstr(text, "\"ioengine\":\"kernel-psync\""));
+	free(text);
+}
+
+static void test_run_bad_input_exit_2(void **state)
+{
+	(void)state;
+	assert_int_equal(run_status("--name=a", "--size=1m", "--bogus", NULL),
+			 BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--name=a", "--size=12q", NULL),
+			 BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--name=a", "--size=1m", "--runtime=-1",
+				    NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("/nonexistent/jobs.fio", NULL),
+			 BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--name=a", "--size=1m",
+				    "--directory=/nonexistent/dir", NULL),
+			 BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--name=a", "--size=1m",
+				    "--ioengine=upcache-file", NULL),
+			 BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--name=a", "--size=1m",
+				    "--ioengine=upcache-anon", NULL),
+			 BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--name=a", "--size=1m", "--direct=1",
+				    NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--name=a", "--size=1m", "--iodepth=8",
+				    NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--help", NULL), 0);
+}
+
+static void test_run_baseline_skipped(void **state)
+{
+	char *argv[] = { "--name=big", "--ioengine=kernel-psync",
+			 "--size=4m", "--memory_limit=2m" };
+	struct run_outcome res;
+
+	(void)state;
+	execute(4, argv, &res);
+	assert_int_equal(res.nr_results, 1);
+	assert_non_null(res.results[0].skipped);
+	assert_non_null(strstr(res.results[0].skipped, "memory cgroup"));
+	run_outcome_free(&res);
+}
+
+/* interrupter() - Ctrl-C after a short while, from another thread. */
+static void *interrupter(void *arg)
+{
+	(void)arg;
+	bench_sleep_ns(200ULL * 1000 * 1000);
+	kill(getpid(), SIGINT);
+	return NULL;
+}
+
+static void test_run_sigint_stops(void **state)
+{
+	char json[128], arg[160];
+	uint64_t t0 = bench_now_ns();
+	pthread_t tid;
+	char *text;
+	int status;
+
+	(void)state;
+	snprintf(json, sizeof(json), "%s/int.json", tmpdir);
+	snprintf(arg, sizeof(arg), "--json=%s", json);
+	assert_int_equal(pthread_create(&tid, NULL, interrupter, NULL), 0);
+	status = run_status("--output-format=json", arg, "--name=long",
+			    "--ioengine=upcache-shmem", "--size=1m",
+			    "--runtime=60s", "--time_based", NULL);
+	pthread_join(tid, NULL);
+	assert_int_equal(status, RUN_EXIT_INTERRUPTED);
+	assert_true(bench_now_ns() - t0 < 30ULL * 1000 * 1000 * 1000);
+	text = slurp(json);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"interrupted\":1"));
+	assert_non_null(strstr(text, "\"bw_bytes\":"));
+	free(text);
+}
+
+static void test_compare_pairs_rounds(void **state)
+{
+	char json[128], arg[160];
+	char *argv[] = {
+		"--rounds", "3", "--output-format=json", arg, "--",
+		"--name=c", "--ioengine=upcache-shmem", "--size=256k", "--",
+		"--name=c", "--ioengine=kernel-psync", "--size=256k", NULL,
+	};
+	char *bad[] = { "--", "--name=c", "--size=1m" };
+	char *text;
+
+	(void)state;
+	snprintf(json, sizeof(json), "%s/cmp.json", tmpdir);
+	snprintf(arg, sizeof(arg), "--json=%s", json);
+	assert_int_equal(bench_suite_compare_argv(12, argv), 0);
+	text = slurp(json);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"benchmark\":\"compare\""));
+	assert_non_null(strstr(text, "\"rounds\":3"));
+	assert_non_null(strstr(text, "\"figure\":\"bw_MiBps\""));
+	assert_non_null(strstr(text, "\"ratio_median\":"));
+	assert_non_null(strstr(text, "\"ratio_min\":"));
+	assert_non_null(strstr(text, "\"ratio_max\":"));
+	/* Counters exist on one side only: not compared. */
+	assert_null(strstr(text, "\"figure\":\"walks_per_op\""));
+	free(text);
+	assert_int_equal(bench_suite_compare_argv(3, bad), BENCH_EXIT_ERROR);
+}
+
+static void test_hist_percentiles(void **state)
+{
+	struct run_hist *h = bench_xcalloc(1, sizeof(*h));
+	uint64_t v;
+	double p;
+
+	(void)state;
+	run_hist_init(h);
+	for (v = 1; v <= 1000; v++)
+		run_hist_add(h, v * 100);
+	assert_int_equal(h->count, 1000);
+	assert_int_equal(h->min, 100);
+	assert_int_equal(h->max, 100000);
+	/* Within a bucket's width (1/64) of the exact nearest rank. */
+	p = run_hist_percentile(h, 50);
+	assert_true(p > 50000 * 0.98 && p < 50000 * 1.02);
+	p = run_hist_percentile(h, 99);
+	assert_true(p > 99000 * 0.98 && p < 99000 * 1.02);
+	assert_true(run_hist_percentile(h, 100) <= 100000);
+	for (v = 0; v < RUN_HIST_BUCKETS; v++)
+		assert_int_equal(run_hist_bucket(run_hist_bucket_low(
+			(unsigned int)v)), v);
+	free(h);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	spec_drop();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hist_percentiles),
+		cmocka_unit_test(test_run_shmem_moves_size),
+		cmocka_unit_test(test_run_kernel_psync_and_cleanup),
+		cmocka_unit_test(test_run_engines_same_bytes),
+		cmocka_unit_test(test_run_write_job),
+		cmocka_unit_test(test_run_json_fields),
+		cmocka_unit_test(test_run_example_jobfile),
+		cmocka_unit_test(test_run_bad_input_exit_2),
+		cmocka_unit_test(test_run_baseline_skipped),
+		cmocka_unit_test(test_run_sigint_stops),
+		cmocka_unit_test(test_compare_pairs_rounds),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/bench/test_bench_run_options.c - `upcache-bench run`'s options
+ * against fio's documented meanings.
+ *
+ * Sizes (k/m/g/t/p in kb_base=1024, the IEC spellings' decimal meaning
+ * in fio's compatibility mode and the swap under kb_base=1000), times
+ * (seconds by default, us/ms/s/m/h/d), enumerations, fio's defaults and
+ * how size, filesize and offset derive from one another, job files
+ * ([global] inheritance, comments, bare flags, errors with file:line),
+ * the command line's --name grammar, and that every option that is not
+ * supported is an error naming it.
+ *
+ * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../tools/bench/run_options.h"
+#include "../../tools/bench/run_spec.h"
+
+#define KiB	1024ULL
+#define MiB	(1024ULL * KiB)
+#define GiB	(1024ULL * MiB)
+#define SEC	1000000000ULL
+
+/* size_of() - run_parse_size() or a sentinel for an error. */
+static uint64_t size_of(const char *s, unsigned int kb_base)
+{
+	uint64_t v = 0;
+
+	return run_parse_size(s, kb_base, &v) ? UINT64_MAX : v;
+}
+
+static void test_run_parse_size_units(void **state)
+{
+	(void)state;
+	assert_int_equal(size_of("4096", 1024), 4096);
+	assert_int_equal(size_of("4k", 1024), 4 * KiB);
+	assert_int_equal(size_of("4K", 1024), 4 * KiB);
+	assert_int_equal(size_of("4kb", 1024), 4 * KiB);
+	assert_int_equal(size_of("4KB", 1024), 4 * KiB);
+	assert_int_equal(size_of("64m", 1024), 64 * MiB);
+	assert_int_equal(size_of("1g", 1024), GiB);
+	assert_int_equal(size_of("2t", 1024), 2048 * GiB);
+	assert_int_equal(size_of("1p", 1024), 1024ULL * 1024 * GiB);
+	assert_int_equal(size_of("512b", 1024), 512);
+	/* fio's compatibility mode: IEC spellings are powers of 10. */
+	assert_int_equal(size_of("4KiB", 1024), 4000);
+	assert_int_equal(size_of("1MiB", 1024), 1000000);
+	/* kb_base=1000 follows the standards. */
+	assert_int_equal(size_of("4k", 1000), 4000);
+	assert_int_equal(size_of("4KiB", 1000), 4 * KiB);
+	assert_int_equal(size_of("1m", 1000), 1000000);
+}
+
+static void test_run_parse_size_rejects(void **state)
+{
+	uint64_t v = 7;
+
+	(void)state;
+	assert_int_equal(run_parse_size("", 1024, &v), -EINVAL);
+	assert_int_equal(run_parse_size("-1", 1024, &v), -EINVAL);
+	assert_int_equal(run_parse_size("k", 1024, &v), -EINVAL);
+	assert_int_equal(run_parse_size("1.5k", 1024, &v), -EINVAL);
+	assert_int_equal(run_parse_size("4x", 1024, &v), -EINVAL);
+	assert_int_equal(run_parse_size("4kk", 1024, &v), -EINVAL);
+	assert_int_equal(run_parse_size("50%", 1024, &v), -EINVAL);
+	assert_int_equal(run_parse_size("99999999999p", 1024, &v), -ERANGE);
+	assert_int_equal(v, 7);
+}
+
+static void test_run_parse_time_units(void **state)
+{
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(run_parse_time("10", &v), 0);
+	assert_int_equal(v, 10 * SEC);
+	assert_int_equal(run_parse_time("10s", &v), 0);
+	assert_int_equal(v, 10 * SEC);
+	assert_int_equal(run_parse_time("10sec", &v), 0);
+	assert_int_equal(v, 10 * SEC);
+	assert_int_equal(run_parse_time("500ms", &v), 0);
+	assert_int_equal(v, SEC / 2);
+	assert_int_equal(run_parse_time("500msec", &v), 0);
+	assert_int_equal(v, SEC / 2);
+	assert_int_equal(run_parse_time("20us", &v), 0);
+	assert_int_equal(v, 20000);
+	assert_int_equal(run_parse_time("2m", &v), 0);
+	assert_int_equal(v, 120 * SEC);
+	assert_int_equal(run_parse_time("1h", &v), 0);
+	assert_int_equal(v, 3600 * SEC);
+	assert_int_equal(run_parse_time("1d", &v), 0);
+	assert_int_equal(v, 86400 * SEC);
+	assert_int_equal(run_parse_time("3S", &v), 0);
+	assert_int_equal(v, 3 * SEC);
+	assert_int_equal(run_parse_time("-1", &v), -EINVAL);
+	assert_int_equal(run_parse_time("5y", &v), -EINVAL);
+	assert_int_equal(run_parse_time("s", &v), -EINVAL);
+	assert_int_equal(run_parse_time("1.5s", &v), -EINVAL);
+	assert_int_equal(run_parse_time("99999999999999d", &v), -ERANGE);
+}
+
+/* set_err() - run_opts_set() on scratch options; the message in @err. */
+static int set_err(const char *name, const char *value, char *err,
+		   size_t len)
+{
+	struct run_opts o = { { NULL } };
+	int ret = run_opts_set(&o, name, value, err, len);
+
+	run_opts_free(&o);
+	return ret;
+}
+
+static void test_run_opts_unsupported_named(void **state)
+{
+	char err[200];
+
+	(void)state;
+	assert_int_equal(set_err("direct", "1", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'direct'"));
+	assert_non_null(strstr(err, "not supported"));
+	assert_int_equal(set_err("frobnicate", "1", err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "unknown option 'frobnicate'"));
+	assert_int_equal(set_err("ioengine", "libaio", err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "ioengine=libaio"));
+	assert_int_equal(set_err("rw", "trim", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "rw=trim"));
+	assert_int_equal(set_err("rw", "randread:8", err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "offset modifiers"));
+	assert_int_equal(set_err("bs", "4k,8k", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "bs=4k,8k"));
+	assert_int_equal(set_err("size", "50%", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "percentages"));
+}
+
+static void test_run_opts_bad_values(void **state)
+{
+	char err[200];
+
+	(void)state;
+	assert_int_equal(set_err("size", "-1", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "size=-1"));
+	assert_int_equal(set_err("bs", "abc", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a size"));
+	assert_int_equal(set_err("runtime", "-5", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "negative time"));
+	assert_int_equal(set_err("ramp_time", "3y", err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(set_err("numjobs", "0", err, sizeof(err)), -EINVAL);
+	assert_int_equal(set_err("numjobs", "65", err, sizeof(err)), -EINVAL);
+	assert_int_equal(set_err("rwmixread", "101", err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(set_err("time_based", "yes", err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(set_err("size", NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "needs a value"));
+	assert_int_equal(set_err("time_based", NULL, err, sizeof(err)), 0);
+	assert_int_equal(set_err("readwrite", "randrw", err, sizeof(err)), 0);
+	assert_int_equal(set_err("blocksize", "64k", err, sizeof(err)), 0);
+	assert_int_equal(set_err("ioengine", "psync", err, sizeof(err)), 0);
+}
+
+/* resolve() - Resolve "name=value" pairs as one job. */
+static int resolve(struct run_job *job, char *err, size_t len, ...)
+{
+	struct run_opts o = { { NULL } };
+	const char *name;
+	va_list ap;
+	int ret = 0;
+
+	va_start(ap, len);
+	while (!ret && (name = va_arg(ap, const char *)))
+		ret = run_opts_set(&o, name, va_arg(ap, const char *), err,
+				   len);
+	va_end(ap);
+	if (!ret)
+		ret = run_job_resolve(&o, "sect", job, err, len);
+	run_opts_free(&o);
+	return ret;
+}
+
+static void test_run_job_defaults(void **state)
+{
+	struct run_job job;
+	char err[200];
+
+	(void)state;
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m", NULL),
+			 0);
+	assert_string_equal(job.name, "sect");
+	assert_string_equal(job.engine, "kernel-psync");	/* fio: psync */
+	assert_int_equal(job.rw, RUN_RW_READ);
+	assert_int_equal(job.bs, 4096);
+	assert_int_equal(job.size, MiB);
+	assert_int_equal(job.filesize, MiB);
+	assert_int_equal(job.numjobs, 1);
+	assert_int_equal(job.rwmixread, 50);
+	assert_int_equal(job.fallocate, RUN_FALLOC_NATIVE);
+	assert_int_equal(job.file_kind, RUN_FILE_NORMAL);
+	assert_int_equal(job.unlink, -1);
+	assert_string_equal(job.directory, "/dev/shm");
+	assert_null(job.filename);
+	run_job_free(&job);
+
+	/* A write-only job's file is preallocated as fallocate= says. */
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "rw", "write", NULL), 0);
+	assert_int_equal(job.file_kind, RUN_FILE_FALLOCATED);
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "rw", "randwrite", "fallocate", "none",
+				 NULL), 0);
+	assert_int_equal(job.file_kind, RUN_FILE_EMPTY);
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "rwmixwrite", "30", "rw", "randrw",
+				 "ioengine", "mmap", "name", "n", NULL), 0);
+	assert_int_equal(job.rwmixread, 70);
+	assert_string_equal(job.engine, "kernel-mmap");
+	assert_string_equal(job.name, "n");
+	run_job_free(&job);
+}
+
+static void test_run_job_sizes_derive(void **state)
+{
+	struct run_job job;
+	char err[200];
+
+	(void)state;
+	assert_int_equal(resolve(&job, err, sizeof(err), "filesize", "8m",
+				 "offset", "2m", NULL), 0);
+	assert_int_equal(job.size, 6 * MiB);
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "8m",
+				 "offset", "2m", NULL), 0);
+	assert_int_equal(job.filesize, 10 * MiB);
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "4KiB",
+				 "kb_base", "1000", "bs", "1k", NULL), 0);
+	assert_int_equal(job.size, 4096);
+	assert_int_equal(job.bs, 1000);
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "runtime", "250ms", "ramp_time", "1",
+				 "time_based", "1", NULL), 0);
+	assert_int_equal(job.runtime_ns, SEC / 4);
+	assert_int_equal(job.ramp_ns, SEC);
+	assert_true(job.time_based);
+	run_job_free(&job);
+}
+
+static void test_run_job_bad_combinations(void **state)
+{
+	struct run_job job;
+	char err[200];
+
+	(void)state;
+	assert_int_equal(resolve(&job, err, sizeof(err), "bs", "4k", NULL),
+			 -EINVAL);
+	assert_non_null(strstr(err, "size= or filesize="));
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "4k",
+				 "bs", "8k", NULL), -EINVAL);
+	assert_non_null(strstr(err, "larger than size="));
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "time_based", NULL, NULL), -EINVAL);
+	assert_non_null(strstr(err, "time_based needs runtime="));
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "iodepth", "32", NULL), -EINVAL);
+	assert_non_null(strstr(err, "iodepth=32"));
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "4m",
+				 "filesize", "2m", NULL), -EINVAL);
+	assert_non_null(strstr(err, "past filesize="));
+	run_job_free(&job);
+}
+
+static const char jobfile[] =
+	"; a comment\n"
+	"# another\n"
+	"[global]\n"
+	"  bs = 64k\n"
+	"size=4m\n"
+	"thread\n"
+	"ioengine=upcache-shmem\n"
+	"\n"
+	"[first]\n"
+	"rw=randread\n"
+	"\n"
+	"[second]\n"
+	"bs=8k\n"
+	"numjobs=2\n"
+	"[global]\n"
+	"size=2m\n"
+	"[third]\n"
+	"name=renamed\n"
+	"time_based\n"
+	"runtime=1s\n";
+
+static void test_run_jobfile_inherits_global(void **state)
+{
+	struct run_opts base = { { NULL } };
+	struct run_spec spec;
+	char err[200];
+
+	(void)state;
+	memset(&spec, 0, sizeof(spec));
+	assert_int_equal(run_opts_set(&base, "ramp_time", "2s", err,
+				      sizeof(err)), 0);
+	assert_int_equal(run_jobfile_parse(jobfile, "t.fio", &base, &spec,
+					   err, sizeof(err)), 0);
+	assert_int_equal(spec.nr_jobs, 3);
+	assert_string_equal(spec.jobs[0].name, "first");
+	assert_int_equal(spec.jobs[0].rw, RUN_RW_RANDREAD);
+	assert_int_equal(spec.jobs[0].bs, 64 * KiB);
+	assert_int_equal(spec.jobs[0].size, 4 * MiB);
+	assert_string_equal(spec.jobs[0].engine, "upcache-shmem");
+	assert_int_equal(spec.jobs[0].ramp_ns, 2 * SEC);	/* command line */
+	assert_string_equal(spec.jobs[1].name, "second");
+	assert_int_equal(spec.jobs[1].rw, RUN_RW_READ);	/* not inherited */
+	assert_int_equal(spec.jobs[1].bs, 8 * KiB);
+	assert_int_equal(spec.jobs[1].numjobs, 2);
+	/* A later [global] changes only the sections after it. */
+	assert_string_equal(spec.jobs[2].name, "renamed");
+	assert_int_equal(spec.jobs[2].size, 2 * MiB);
+	assert_int_equal(spec.jobs[2].bs, 64 * KiB);
+	assert_true(spec.jobs[2].time_based);
+	run_spec_free(&spec);
+	run_opts_free(&base);
+}
+
+static void test_run_jobfile_errors_name_line(void **state)
+{
+	struct run_opts base = { { NULL } };
+	struct run_spec spec;
+	char err[200];
+
+	(void)state;
+	memset(&spec, 0, sizeof(spec));
+	assert_int_equal(run_jobfile_parse("[a]\nsize=1m\ndirect=1\n", "x.fio",
+					   &base, &spec, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "x.fio:3:"));
+	assert_non_null(strstr(err, "'direct'"));
+	run_spec_free(&spec);
+	assert_int_equal(run_jobfile_parse("size=1m\n[a]\n", "x.fio", &base,
+					   &spec, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "x.fio:1:"));
+	assert_non_null(strstr(err, "outside any section"));
+	run_spec_free(&spec);
+	assert_int_equal(run_jobfile_parse("[a\nsize=1m\n", "x.fio", &base,
+					   &spec, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "bad section"));
+	run_spec_free(&spec);
+	assert_int_equal(run_jobfile_parse("[a]\nbs=4k\n", "x.fio", &base,
+					   &spec, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "size= or filesize="));
+	run_spec_free(&spec);
+	assert_int_equal(run_jobfile_load("/nonexistent/job.fio", &base,
+					  &spec, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/job.fio"));
+	run_spec_free(&spec);
+}
+
+static void test_run_cmdline_jobs(void **state)
+{
+	char *argv[] = {
+		"--bs=16k", "--ioengine", "upcache-shmem", "--size=1m",
+		"--output-format=json",
+		"--name=a", "--rw", "randwrite", "--thread",
+		"--name=b", "--numjobs=3", "--group_reporting", "--bs", "4k",
+	};
+	struct run_spec spec;
+	char err[200];
+
+	(void)state;
+	assert_int_equal(run_parse_args(sizeof(argv) / sizeof(argv[0]), argv,
+					&spec, err, sizeof(err)), 0);
+	assert_true(spec.json);
+	assert_false(spec.normal);
+	assert_null(spec.json_path);
+	assert_int_equal(spec.nr_jobs, 2);
+	assert_string_equal(spec.jobs[0].name, "a");
+	assert_int_equal(spec.jobs[0].rw, RUN_RW_RANDWRITE);
+	assert_int_equal(spec.jobs[0].bs, 16 * KiB);
+	assert_string_equal(spec.jobs[0].engine, "upcache-shmem");
+	assert_string_equal(spec.jobs[1].name, "b");
+	assert_int_equal(spec.jobs[1].rw, RUN_RW_READ);
+	assert_int_equal(spec.jobs[1].numjobs, 3);
+	assert_true(spec.jobs[1].group_reporting);
+	assert_int_equal(spec.jobs[1].bs, 4 * KiB);
+	run_spec_free(&spec);
+}
+
+static void test_run_cmdline_errors(void **state)
+{
+	char *no_job[] = { "--size=1m" };
+	char *unknown[] = { "--name=a", "--size=1m", "--bogus=3" };
+	char *bad_fmt[] = { "--output-format=terse", "--name=a", "--size=1m" };
+	char *stray[] = { "--name=a", "--size=1m", "job.fio" };
+	struct run_spec spec;
+	char err[200];
+
+	(void)state;
+	assert_int_equal(run_parse_args(1, no_job, &spec, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "no jobs"));
+	run_spec_free(&spec);
+	assert_int_equal(run_parse_args(3, unknown, &spec, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "'bogus'"));
+	run_spec_free(&spec);
+	assert_int_equal(run_parse_args(3, bad_fmt, &spec, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "terse"));
+	run_spec_free(&spec);
+	assert_int_equal(run_parse_args(3, stray, &spec, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "job.fio"));
+	run_spec_free(&spec);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_run_parse_size_units),
+		cmocka_unit_test(test_run_parse_size_rejects),
+		cmocka_unit_test(test_run_parse_time_units),
+		cmocka_unit_test(test_run_opts_unsupported_named),
+		cmocka_unit_test(test_run_opts_bad_values),
+		cmocka_unit_test(test_run_job_defaults),
+		cmocka_unit_test(test_run_job_sizes_derive),
+		cmocka_unit_test(test_run_job_bad_combinations),
+		cmocka_unit_test(test_run_jobfile_inherits_global),
+		cmocka_unit_test(test_run_jobfile_errors_name_line),
+		cmocka_unit_test(test_run_cmdline_jobs),
+		cmocka_unit_test(test_run_cmdline_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

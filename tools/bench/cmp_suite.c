@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/bench/cmp_suite.c - the `upcache-bench compare` subcommand.
+ *
+ *	upcache-bench compare [--rounds N] [--output-format=normal|json]
+ *			      [--json [FILE]] -- <run args A> -- <run args B>
+ *	upcache-bench compare [--rounds N] ... A.fio B.fio
+ *
+ * Owns A/B comparisons of two `run` configurations.  The machines this
+ * runs on drift (shared cores, frequency, other tenants), so A and B
+ * are never measured in two separate blocks: rounds alternate A B A B
+ * ..., each figure is reported as the median of its rounds, and the
+ * comparison as the median of the per-pair ratios B/A with their min
+ * and max (samples.h), so a slow phase of the machine hits both sides
+ * of one ratio.
+ *
+ * The two sides must report the same rows (the same jobs, in order;
+ * engines, sizes and options may differ, which is the point); rows are
+ * paired by position.  Ctrl-C stops after the current operation; the
+ * pairs completed so far are reported and the status is 130.
+ *
+ * Exit status: 0, 2 for bad input or a failed run, 130 after Ctrl-C.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "report.h"
+#include "run_exec.h"
+#include "run_report.h"
+#include "run_suite.h"
+#include "samples.h"
+#include "suite.h"
+#include "table.h"
+#include "util.h"
+
+#define CMP_DEFAULT_ROUNDS	5
+
+/* The figures compared, as run_report_rows() names them. */
+static const char *const cmp_figures[] = {
+	"bw_MiBps", "iops", "lat_ns_mean", "clat_ns_p50", "clat_ns_p90",
+	"clat_ns_p99", "clat_ns_p99.9", "walks_per_op", "locks_per_op",
+};
+
+#define NR_CMP_FIGURES	(sizeof(cmp_figures) / sizeof(cmp_figures[0]))
+
+/**
+ * struct cmp_args - the parsed command line.
+ * @rounds: Pairs of runs.
+ * @json: Write the JSON object.
+ * @json_path: Its file, or NULL for stdout.
+ * @normal: Print the table.
+ * @help: --help was given.
+ * @side: The run arguments of A and B.
+ * @nr_side: How many each.
+ */
+struct cmp_args {
+	unsigned int rounds;
+	bool json;
+	const char *json_path;
+	bool normal;
+	bool help;
+	char **side[2];
+	int nr_side[2];
+};
+
+/**
+ * struct cmp_samples - every figure of every round.
+ * @nr_rows: Rows each run reports.
+ * @names: Per row, "JOB/DIR" (malloc()ed).
+ * @v: [side][round][row][figure], flat.
+ * @done: Complete pairs.
+ */
+struct cmp_samples {
+	size_t nr_rows;
+	char **names;
+	double *v;
+	unsigned int done;
+};
+
+/* cmp_at() - The slot of one figure. */
+static double *cmp_at(struct cmp_samples *s, unsigned int rounds, int side,
+		      unsigned int round, size_t row, size_t fig)
+{
+	return &s->v[(((size_t)side * rounds + round) * s->nr_rows + row) *
+		     NR_CMP_FIGURES + fig];
+}
+
+/* cmp_parse_own() - Handle one of compare's own options. */
+static int cmp_parse_own(struct cmp_args *a, char **argv, int argc, int *i,
+			 char *err, size_t errlen)
+{
+	const char *arg = argv[*i];
+	const char *next = *i + 1 < argc ? argv[*i + 1] : NULL;
+	unsigned long v;
+
+	if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+		a->help = true;
+	} else if (!strcmp(arg, "--rounds") || !strncmp(arg, "--rounds=", 9)) {
+		const char *val = arg[8] == '=' ? arg + 9 : next;
+
+		if (arg[8] != '=')
+			(*i)++;
+		if (bench_parse_uint(val, 1, BENCH_MAX_ROUNDS, &v)) {
+			snprintf(err, errlen, "--rounds: '%s' is not a number "
+				 "in 1..%d", val ? val : "", BENCH_MAX_ROUNDS);
+			return -EINVAL;
+		}
+		a->rounds = (unsigned int)v;
+	} else if (!strcmp(arg, "--json") || !strncmp(arg, "--json=", 7)) {
+		const char *val = arg[6] == '=' ? arg + 7 : NULL;
+
+		if (!val && next && strcmp(next, "--") &&
+		    (next[0] != '-' || !strcmp(next, "-"))) {
+			val = next;
+			(*i)++;
+		}
+		a->json = true;
+		a->json_path = val && strcmp(val, "-") ? val : NULL;
+	} else if (!strcmp(arg, "--output-format=json")) {
+		a->json = true;
+		a->normal = false;
+	} else if (!strcmp(arg, "--output-format=normal")) {
+		a->normal = true;
+	} else {
+		snprintf(err, errlen, "unknown option '%s' (run options go "
+			 "after '--')", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* cmp_parse() - Split the command line into compare's options, A and B. */
+static int cmp_parse(int argc, char **argv, struct cmp_args *a, char *err,
+		     size_t errlen)
+{
+	int i, first = -1, second = -1;
+
+	memset(a, 0, sizeof(*a));
+	a->rounds = CMP_DEFAULT_ROUNDS;
+	a->normal = true;
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			if (first < 0)
+				first = i;
+			else if (second < 0)
+				second = i;
+			continue;
+		}
+		if (first >= 0)
+			continue;
+		if (argv[i][0] != '-') {
+			/* Two job files: compare A.fio B.fio. */
+			if (a->nr_side[1]) {
+				snprintf(err, errlen, "give two job files, or "
+					 "'-- A -- B'");
+				return -EINVAL;
+			}
+			a->side[a->nr_side[0] ? 1 : 0] = &argv[i];
+			a->nr_side[a->nr_side[0] ? 1 : 0] = 1;
+			continue;
+		}
+		if (cmp_parse_own(a, argv, argc, &i, err, errlen))
+			return -EINVAL;
+	}
+	if (a->help)
+		return 0;
+	if (first >= 0 && (a->nr_side[0] || second < 0)) {
+		snprintf(err, errlen, "give '-- <options A> -- <options B>' "
+			 "or two job files");
+		return -EINVAL;
+	}
+	if (first >= 0) {
+		a->side[0] = &argv[first + 1];
+		a->nr_side[0] = second - first - 1;
+		a->side[1] = &argv[second + 1];
+		a->nr_side[1] = argc - second - 1;
+	}
+	if (!a->nr_side[0] || !a->nr_side[1]) {
+		snprintf(err, errlen, "two configurations are needed: "
+			 "'-- <options A> -- <options B>' or A.fio B.fio");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* cmp_spec() - Parse one side's run arguments. */
+static int cmp_spec(const struct cmp_args *a, int side, struct run_spec *spec,
+		    char *err, size_t errlen)
+{
+	char msg[300];
+
+	if (run_parse_args(a->nr_side[side], a->side[side], spec, msg,
+			   sizeof(msg))) {
+		snprintf(err, errlen, "%c: %s", 'A' + side, msg);
+		return -EINVAL;
+	}
+	if (spec->json || spec->help || !spec->normal) {
+		snprintf(err, errlen, "%c: output options belong before the "
+			 "first '--'", 'A' + side);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* cmp_record() - Store one run's figures; sizes the samples on the first. */
+static int cmp_record(struct cmp_samples *s, unsigned int rounds, int side,
+		      unsigned int round, const struct run_outcome *res,
+		      char *err, size_t errlen)
+{
+	struct bench_report rep;
+	size_t r, f, n = 0;
+
+	bench_report_init(&rep, "run");
+	run_report_rows(&rep, res);
+	for (r = 0; r < rep.nr_rows; r++)
+		n += !strcmp(bench_row_get(&rep.rows[r], "kind")->str, "job");
+	if (!s->v) {
+		s->nr_rows = n;
+		s->v = bench_xcalloc(2 * rounds * (n ? n : 1) * NR_CMP_FIGURES,
+				     sizeof(double));
+		s->names = bench_xcalloc(n ? n : 1, sizeof(char *));
+	} else if (n != s->nr_rows) {
+		snprintf(err, errlen, "A and B report different rows (%zu and "
+			 "%zu): compare needs the same jobs on both sides",
+			 s->nr_rows, n);
+		bench_report_free(&rep);
+		return -EINVAL;
+	}
+	for (r = 0, n = 0; r < rep.nr_rows; r++) {
+		const struct bench_row *row = &rep.rows[r];
+		const struct bench_field *dir = bench_row_get(row, "dir");
+		char name[160];
+
+		if (strcmp(bench_row_get(row, "kind")->str, "job"))
+			continue;
+		if (!s->names[n]) {
+			snprintf(name, sizeof(name), "%s/%s", row->name,
+				 dir ? dir->str : "skipped");
+			s->names[n] = bench_xstrdup(name);
+		}
+		for (f = 0; f < NR_CMP_FIGURES; f++)
+			*cmp_at(s, rounds, side, round, n, f) =
+				bench_row_num(row, cmp_figures[f]);
+		n++;
+	}
+	bench_report_free(&rep);
+	return 0;
+}
+
+/* cmp_rounds() - Run A B A B ... and record every figure. */
+static int cmp_rounds(const struct cmp_args *a, struct run_spec *spec,
+		      struct cmp_samples *s, char *err, size_t errlen)
+{
+	struct run_outcome res;
+	unsigned int round;
+	int side, ret = 0;
+
+	for (round = 0; round < a->rounds && !ret; round++) {
+		for (side = 0; side < 2 && !ret; side++) {
+			ret = run_execute(&spec[side], &res, NULL, err, errlen);
+			if (!ret && res.interrupted)
+				ret = -EINTR;
+			if (!ret)
+				ret = cmp_record(s, a->rounds, side, round,
+						 &res, err, errlen);
+			run_outcome_free(&res);
+		}
+		if (!ret)
+			s->done++;
+	}
+	return ret == -EINTR ? 0 : ret;
+}
+
+/**
+ * struct cmp_figure - one compared figure.
+ * @a: A's rounds summarised.
+ * @b: B's rounds summarised.
+ * @ratio: The per-pair ratios B/A summarised.
+ * @ok: Every sample is a number and no A sample is 0.
+ */
+struct cmp_figure {
+	struct bench_summary a, b, ratio;
+	bool ok;
+};
+
+/* cmp_summarise() - Medians and ratios of one row's figure. */
+static void cmp_summarise(struct cmp_samples *s, unsigned int rounds,
+			  size_t row, size_t fig, struct cmp_figure *out)
+{
+	double va[BENCH_MAX_ROUNDS], vb[BENCH_MAX_ROUNDS];
+	unsigned int i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < s->done; i++) {
+		va[i] = *cmp_at(s, rounds, 0, i, row, fig);
+		vb[i] = *cmp_at(s, rounds, 1, i, row, fig);
+		if (isnan(va[i]) || isnan(vb[i]))
+			return;
+	}
+	out->ok = s->done && !bench_summarize(va, s->done, &out->a) &&
+		  !bench_summarize(vb, s->done, &out->b) &&
+		  !bench_ratio_summary(vb, va, s->done, &out->ratio);
+}
+
+static const struct bench_table_col cmp_cols[] = {
+	{ "row", 24, true },
+	{ "figure", 13, true },
+	{ "A median", 10, false },
+	{ "B median", 10, false },
+	{ "B/A", 6, false },
+	{ "B/A min..max", 14, true },
+};
+
+/* cmp_report() - Print the table and fill the JSON rows. */
+static void cmp_report(const struct cmp_args *a, struct cmp_samples *s,
+		       FILE *out, struct bench_report *rep)
+{
+	struct bench_table t = { out, cmp_cols, 6 };
+	size_t r, f;
+
+	if (a->normal) {
+		fprintf(out, "compare: %u of %u rounds, interleaved A B A B; "
+			"ratios are B/A per pair\n\n", s->done, a->rounds);
+		bench_table_header(&t);
+	}
+	for (r = 0; r < s->nr_rows; r++) {
+		for (f = 0; f < NR_CMP_FIGURES; f++) {
+			char am[24], bm[24], rm[24], rr[40];
+			const char *cells[6];
+			struct cmp_figure fig;
+			struct bench_row *row;
+
+			cmp_summarise(s, a->rounds, r, f, &fig);
+			if (!fig.ok)
+				continue;
+			row = bench_report_add_row(rep, s->names[r]);
+			bench_row_set_str(row, "figure", cmp_figures[f]);
+			bench_row_set_num(row, "a_median", fig.a.median);
+			bench_row_set_num(row, "a_min", fig.a.min);
+			bench_row_set_num(row, "a_max", fig.a.max);
+			bench_row_set_num(row, "b_median", fig.b.median);
+			bench_row_set_num(row, "b_min", fig.b.min);
+			bench_row_set_num(row, "b_max", fig.b.max);
+			bench_row_set_num(row, "ratio_median", fig.ratio.median);
+			bench_row_set_num(row, "ratio_min", fig.ratio.min);
+			bench_row_set_num(row, "ratio_max", fig.ratio.max);
+			bench_row_set_num(row, "rounds", s->done);
+			if (!a->normal)
+				continue;
+			cells[0] = f ? "" : s->names[r];
+			cells[1] = cmp_figures[f];
+			cells[2] = bench_fmt_num(am, sizeof(am), fig.a.median);
+			cells[3] = bench_fmt_num(bm, sizeof(bm), fig.b.median);
+			cells[4] = bench_fmt_num(rm, sizeof(rm),
+						 fig.ratio.median);
+			cells[5] = bench_fmt_range(rr, sizeof(rr),
+						   fig.ratio.min,
+						   fig.ratio.max);
+			bench_table_row(&t, cells);
+		}
+	}
+}
+
+/* cmp_usage() - The subcommand's help. */
+static void cmp_usage(FILE *out)
+{
+	fputs("usage: upcache-bench compare [--rounds N] "
+	      "[--output-format=normal|json] [--json [FILE]]\n"
+	      "                             -- <run options A> -- "
+	      "<run options B>\n"
+	      "       upcache-bench compare [--rounds N] ... A.fio B.fio\n\n"
+	      "Runs A and B interleaved (A B A B ...) for N rounds (default "
+	      "5) and prints each\nfigure's median per side and the median "
+	      "of the per-pair ratios B/A with min..max.\nBoth sides must "
+	      "define the same jobs in the same order.  Exit status: 0, 2 "
+	      "error,\n130 stopped by Ctrl-C (completed pairs are "
+	      "reported).\n", out);
+}
+
+/* cmp_free() - Free the samples. */
+static void cmp_free(struct cmp_samples *s)
+{
+	size_t r;
+
+	for (r = 0; s->names && r < s->nr_rows; r++)
+		free(s->names[r]);
+	free(s->names);
+	free(s->v);
+}
+
+/* cmp_output() - Report the samples; returns the exit status. */
+static int cmp_output(const struct cmp_args *a, struct cmp_samples *s,
+		      bool interrupted)
+{
+	struct bench_options opts = { 0 };
+	struct bench_output out;
+	struct bench_report rep;
+	int status = interrupted ? RUN_EXIT_INTERRUPTED : 0;
+
+	opts.json = a->json;
+	opts.json_path = a->json_path;
+	if (bench_output_open(&opts, &out))
+		return BENCH_EXIT_ERROR;
+	bench_report_init(&rep, "compare");
+	bench_row_set_num(&rep.meta, "rounds", s->done);
+	bench_row_set_num(&rep.meta, "interrupted", interrupted);
+	cmp_report(a, s, out.table, &rep);
+	if (interrupted && a->normal)
+		fputs("\ninterrupted: the figures cover the pairs completed "
+		      "before the stop\n", out.table);
+	if (bench_output_finish(&out, &rep))
+		status = BENCH_EXIT_ERROR;
+	bench_report_free(&rep);
+	return status;
+}
+
+/**
+ * bench_suite_compare_argv() - `upcache-bench compare`.
+ * @argc: Number of arguments after "compare".
+ * @argv: The arguments.
+ *
+ * Return: The exit status (0, 2 or 130).
+ */
+int bench_suite_compare_argv(int argc, char **argv)
+{
+	struct run_spec *spec = bench_xcalloc(2, sizeof(*spec));
+	struct cmp_samples s = { 0 };
+	struct sigaction old;
+	struct cmp_args a;
+	char err[400];
+	int status = BENCH_EXIT_ERROR, ret;
+
+	ret = cmp_parse(argc, argv, &a, err, sizeof(err));
+	if (!ret && a.help) {
+		cmp_usage(stdout);
+		free(spec);
+		return 0;
+	}
+	if (!ret)
+		ret = cmp_spec(&a, 0, &spec[0], err, sizeof(err));
+	if (!ret)
+		ret = cmp_spec(&a, 1, &spec[1], err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "upcache-bench compare: %s (try --help)\n",
+			err);
+		goto out;
+	}
+	run_stop_reset();
+	bench_run_sigint_install(&old);
+	ret = cmp_rounds(&a, spec, &s, err, sizeof(err));
+	bench_run_sigint_restore(&old);
+	if (ret)
+		fprintf(stderr, "upcache-bench compare: %s\n", err);
+	else
+		status = cmp_output(&a, &s, run_stop_requested());
+out:
+	cmp_free(&s);
+	run_spec_free(&spec[0]);
+	run_spec_free(&spec[1]);
+	free(spec);
+	return status;
+}

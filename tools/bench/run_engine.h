@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/bench/run_engine.h - the I/O engines of `upcache-bench run`.
+ *
+ * An engine is the thing a job's operations go through: upcache's own
+ * files (upcache-shmem today; upcache-file and upcache-anon once their
+ * layers exist) or the kernel's page cache through a real file
+ * (kernel-sync, kernel-psync, kernel-mmap), all driven by the same
+ * runner in the same process, so their figures differ only by the
+ * engine.  Engines are synchronous: one operation at a time per thread
+ * (fio's iodepth=1).
+ *
+ * Lifetime, per job:
+ *
+ *	setup(job)		create and lay out the job's files (one per
+ *				clone, or one shared with filename=); untimed
+ *	open(ctx, clone)	a clone's handle, in the clone's thread
+ *	io(handle, ...)		one operation, timed
+ *	close(handle)
+ *	teardown(ctx)		remove what setup made
+ */
+#ifndef UPCACHE_TOOLS_BENCH_RUN_ENGINE_H
+#define UPCACHE_TOOLS_BENCH_RUN_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "run_options.h"
+
+/**
+ * struct run_engine - one engine.
+ * @name: Its ioengine= name.
+ * @needs: The layer it waits for, or NULL once it runs.
+ * @upcache: It runs on upcache, so upcache's counters mean something.
+ * @skip_reason: Says why this machine cannot run @job fairly (a stated
+ *	skip, not an error), or NULL; may be NULL itself.  @buf (@len
+ *	bytes) holds the text if it is built.
+ * @setup: Create and lay out the files of @job; on error writes a
+ *	message to @err.  Returns 0 or -errno.
+ * @open: Open clone @clone's handle.  Returns 0 or -errno.
+ * @io: Read (@write false) or write @len bytes at @off.  Returns the
+ *	bytes moved or -errno.
+ * @close: Close a handle.
+ * @teardown: Undo @setup.
+ */
+struct run_engine {
+	const char *name;
+	const char *needs;
+	bool upcache;
+	const char *(*skip_reason)(const struct run_job *job, char *buf,
+				   size_t len);
+	int (*setup)(const struct run_job *job, void **ctx, char *err,
+		     size_t errlen);
+	int (*open)(void *ctx, unsigned int clone, void **handle);
+	ssize_t (*io)(void *handle, bool write, void *buf, size_t len,
+		      uint64_t off);
+	void (*close)(void *handle);
+	void (*teardown)(void *ctx);
+};
+
+/**
+ * run_engine_find() - Look an engine up by its ioengine= name.
+ * @name: The name (fio's sync/psync/mmap are already mapped by
+ *	run_job_resolve()).
+ *
+ * Return: The engine, or NULL.
+ */
+const struct run_engine *run_engine_find(const char *name);
+
+/* The engines (run_engine_shmem.c, run_engine_kernel.c). */
+extern const struct run_engine run_engine_shmem;
+extern const struct run_engine run_engine_kernel_sync;
+extern const struct run_engine run_engine_kernel_psync;
+extern const struct run_engine run_engine_kernel_mmap;
+
+/**
+ * run_fill_pattern() - Fill a buffer with the bytes writes and layout use.
+ * @buf: The buffer.
+ * @len: Its length.
+ *
+ * Not zeros, so a written page is never mistaken for a hole.
+ */
+void run_fill_pattern(void *buf, size_t len);
+
+#endif /* UPCACHE_TOOLS_BENCH_RUN_ENGINE_H */

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/bench/run_engine_kernel.c - the kernel baselines: kernel-sync,
+ * kernel-psync and kernel-mmap.
+ *
+ * Owns running a job on the kernel's page cache through a real file, in
+ * /dev/shm (tmpfs, the kernel's shmem) unless directory= or filename=
+ * say elsewhere.  The three engines differ only in the operation:
+ *
+ *	kernel-sync	read()/write(), with an lseek() only when the
+ *			offset is not where the last operation ended
+ *			(fio's sync engine)
+ *	kernel-psync	pread()/pwrite() (fio's psync, its default)
+ *	kernel-mmap	memcpy() from or into a MAP_SHARED mapping of the
+ *			whole file, one mapping per clone (fio's mmap)
+ *
+ * Files: one per clone named JOB.CLONE.0 as fio names them, or the one
+ * filename= gives (absolute, or relative to directory=).  A file the job
+ * creates is laid out as file_kind= says and removed afterwards unless
+ * unlink=0; an existing file at least filesize= long is used as it is
+ * when file_kind=normal (it already holds data), and kept unless
+ * unlink=1.
+ *
+ * A job whose memory_limit= is below its files' size asks for the
+ * kernel's page cache to be held to that limit, which needs a memory
+ * cgroup: such a job is skipped with that reason rather than measured
+ * against an unlimited cache.
+ */
+#define _GNU_SOURCE	/* fallocate() */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "run_engine.h"
+#include "util.h"
+
+#define KERN_LAYOUT_CHUNK	(1UL << 20)
+
+enum kern_kind {
+	KERN_SYNC,
+	KERN_PSYNC,
+	KERN_MMAP,
+};
+
+/**
+ * struct kern_file - one file of a job.
+ * @path: Its path.
+ * @created: This run created (or re-laid out) it.
+ */
+struct kern_file {
+	char *path;
+	bool created;
+};
+
+/**
+ * struct kern_ctx - one job's files.
+ * @kind: Which engine.
+ * @job: The job (outlives the context).
+ * @files: One per clone, or one.
+ * @nr_files: Number of @files.
+ */
+struct kern_ctx {
+	enum kern_kind kind;
+	const struct run_job *job;
+	struct kern_file *files;
+	unsigned int nr_files;
+};
+
+/**
+ * struct kern_handle - one clone's open file.
+ * @kind: Which engine.
+ * @fd: The descriptor.
+ * @pos: The file position (kernel-sync).
+ * @map: The mapping (kernel-mmap), or NULL.
+ * @map_len: Its length.
+ */
+struct kern_handle {
+	enum kern_kind kind;
+	int fd;
+	uint64_t pos;
+	char *map;
+	size_t map_len;
+};
+
+/* kern_skip() - A baseline held below its files' size needs a cgroup. */
+static const char *kern_skip(const struct run_job *job, char *buf,
+			     size_t len)
+{
+	uint64_t files = job->filesize * (job->filename ? 1 : job->numjobs);
+
+	if (!job->memory_limit || job->memory_limit >= files)
+		return NULL;
+	snprintf(buf, len, "needs a memory cgroup to hold the kernel's page "
+		 "cache to memory_limit= (%llu MiB) below the files' %llu "
+		 "MiB; %s", (unsigned long long)(job->memory_limit >> 20),
+		 (unsigned long long)(files >> 20),
+		 access("/sys/fs/cgroup/cgroup.subtree_control", W_OK) ?
+		 "this machine gives no writable cgroup" :
+		 "running a baseline in one is not implemented yet");
+	return buf;
+}
+
+/* kern_path() - The path of file @i of @job (malloc()ed). */
+static char *kern_path(const struct run_job *job, unsigned int i)
+{
+	char buf[4096];
+
+	if (job->filename && job->filename[0] == '/')
+		snprintf(buf, sizeof(buf), "%s", job->filename);
+	else if (job->filename)
+		snprintf(buf, sizeof(buf), "%s/%s", job->directory,
+			 job->filename);
+	else
+		snprintf(buf, sizeof(buf), "%s/%s.%u.0", job->directory,
+			 job->name, i);
+	return bench_xstrdup(buf);
+}
+
+/* kern_write_all() - Write the whole file once (fio's layout). */
+static int kern_write_all(int fd, uint64_t size)
+{
+	char *buf = bench_xcalloc(1, KERN_LAYOUT_CHUNK);
+	uint64_t off;
+	ssize_t n = 0;
+
+	run_fill_pattern(buf, KERN_LAYOUT_CHUNK);
+	for (off = 0; off < size; off += (uint64_t)n) {
+		size_t len = size - off < KERN_LAYOUT_CHUNK ?
+			     (size_t)(size - off) : KERN_LAYOUT_CHUNK;
+
+		n = pwrite(fd, buf, len, (off_t)off);
+		if (n <= 0)
+			break;
+	}
+	free(buf);
+	if (n < 0)
+		return -errno;
+	return n == 0 && off < size ? -ENOSPC : 0;
+}
+
+/* kern_layout() - Give an open, empty file what file_kind= asks for. */
+static int kern_layout(const struct run_job *job, int fd)
+{
+	int ret = 0;
+
+	switch (job->file_kind) {
+	case RUN_FILE_NORMAL:
+		return kern_write_all(fd, job->filesize);
+	case RUN_FILE_FALLOCATED:
+		if (job->fallocate == RUN_FALLOC_POSIX)
+			return -posix_fallocate(fd, 0, (off_t)job->filesize);
+		ret = fallocate(fd, job->fallocate == RUN_FALLOC_KEEP ?
+				FALLOC_FL_KEEP_SIZE : 0, 0,
+				(off_t)job->filesize);
+		break;
+	case RUN_FILE_HOLE:
+		ret = ftruncate(fd, (off_t)job->filesize);
+		break;
+	case RUN_FILE_EMPTY:
+		break;
+	}
+	return ret ? -errno : 0;
+}
+
+/* kern_prepare() - Create or reuse one file. */
+static int kern_prepare(const struct run_job *job, struct kern_file *f,
+			char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, ret;
+
+	if (!stat(f->path, &st) && job->file_kind == RUN_FILE_NORMAL &&
+	    S_ISREG(st.st_mode) && (uint64_t)st.st_size >= job->filesize)
+		return 0;
+	fd = open(f->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", f->path, strerror(-ret));
+		return ret;
+	}
+	f->created = true;
+	ret = kern_layout(job, fd);
+	close(fd);
+	if (ret)
+		snprintf(err, errlen, "%s: laying out %llu bytes: %s", f->path,
+			 (unsigned long long)job->filesize, strerror(-ret));
+	return ret;
+}
+
+/* kern_teardown() - Remove the files the run made (or as unlink= says). */
+static void kern_teardown(void *arg)
+{
+	struct kern_ctx *ctx = arg;
+	unsigned int i;
+
+	if (!ctx)
+		return;
+	for (i = 0; i < ctx->nr_files; i++) {
+		struct kern_file *f = &ctx->files[i];
+		bool rm = ctx->job->unlink < 0 ? f->created : ctx->job->unlink;
+
+		if (f->path && rm)
+			unlink(f->path);
+		free(f->path);
+	}
+	free(ctx->files);
+	free(ctx);
+}
+
+/* kern_setup() - Check the directory, create and lay out the files. */
+static int kern_setup(const struct run_job *job, enum kern_kind kind,
+		      void **out, char *err, size_t errlen)
+{
+	struct kern_ctx *ctx;
+	struct stat st;
+	unsigned int i;
+	int ret;
+
+	errno = 0;
+	if ((!job->filename || job->filename[0] != '/') &&
+	    (stat(job->directory, &st) || !S_ISDIR(st.st_mode))) {
+		snprintf(err, errlen, "directory '%s': %s", job->directory,
+			 errno ? strerror(errno) : "not a directory");
+		return -ENOENT;
+	}
+	ctx = bench_xcalloc(1, sizeof(*ctx));
+	ctx->kind = kind;
+	ctx->job = job;
+	ctx->nr_files = job->filename ? 1 : job->numjobs;
+	ctx->files = bench_xcalloc(ctx->nr_files, sizeof(*ctx->files));
+	for (i = 0; i < ctx->nr_files; i++) {
+		ctx->files[i].path = kern_path(job, i);
+		ret = kern_prepare(job, &ctx->files[i], err, errlen);
+		if (ret) {
+			kern_teardown(ctx);
+			return ret;
+		}
+	}
+	*out = ctx;
+	return 0;
+}
+
+static int kern_setup_sync(const struct run_job *job, void **out, char *err,
+			   size_t errlen)
+{
+	return kern_setup(job, KERN_SYNC, out, err, errlen);
+}
+
+static int kern_setup_psync(const struct run_job *job, void **out, char *err,
+			    size_t errlen)
+{
+	return kern_setup(job, KERN_PSYNC, out, err, errlen);
+}
+
+static int kern_setup_mmap(const struct run_job *job, void **out, char *err,
+			   size_t errlen)
+{
+	return kern_setup(job, KERN_MMAP, out, err, errlen);
+}
+
+/*
+ * kern_map() - Map the whole file.  Stores past the end of a file fault
+ * (SIGBUS), so a shorter file is first extended with a hole, as fio's
+ * mmap engine extends files it writes.
+ */
+static int kern_map(struct kern_handle *h, uint64_t filesize)
+{
+	struct stat st;
+
+	if (fstat(h->fd, &st))
+		return -errno;
+	if ((uint64_t)st.st_size < filesize &&
+	    ftruncate(h->fd, (off_t)filesize))
+		return -errno;
+	h->map_len = (size_t)filesize;
+	h->map = mmap(NULL, h->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      h->fd, 0);
+	if (h->map == MAP_FAILED) {
+		h->map = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+/* kern_open() - Open (and for kernel-mmap map) a clone's file. */
+static int kern_open(void *arg, unsigned int clone, void **handle)
+{
+	struct kern_ctx *ctx = arg;
+	struct kern_file *f = &ctx->files[ctx->nr_files == 1 ? 0 : clone];
+	struct kern_handle *h = bench_xcalloc(1, sizeof(*h));
+	int ret = 0;
+
+	h->kind = ctx->kind;
+	h->fd = open(f->path, O_RDWR | O_CLOEXEC);
+	if (h->fd < 0)
+		ret = -errno;
+	else if (h->kind == KERN_MMAP)
+		ret = kern_map(h, ctx->job->filesize);
+	if (ret) {
+		if (h->fd >= 0)
+			close(h->fd);
+		free(h);
+		return ret;
+	}
+	*handle = h;
+	return 0;
+}
+
+/* kern_io_sync() - read()/write() after an lseek() if needed. */
+static ssize_t kern_io_sync(struct kern_handle *h, bool wr, void *buf,
+			    size_t len, uint64_t off)
+{
+	ssize_t n;
+
+	if (off != h->pos && lseek(h->fd, (off_t)off, SEEK_SET) < 0)
+		return -errno;
+	n = wr ? write(h->fd, buf, len) : read(h->fd, buf, len);
+	if (n < 0)
+		return -errno;
+	h->pos = off + (uint64_t)n;
+	return n;
+}
+
+/* kern_io() - One operation. */
+static ssize_t kern_io(void *handle, bool write, void *buf, size_t len,
+		       uint64_t off)
+{
+	struct kern_handle *h = handle;
+	ssize_t n;
+
+	switch (h->kind) {
+	case KERN_SYNC:
+		return kern_io_sync(h, write, buf, len, off);
+	case KERN_PSYNC:
+		n = write ? pwrite(h->fd, buf, len, (off_t)off) :
+			    pread(h->fd, buf, len, (off_t)off);
+		return n < 0 ? -errno : n;
+	case KERN_MMAP:
+		if (off >= h->map_len)
+			return 0;
+		if (len > h->map_len - off)
+			len = (size_t)(h->map_len - off);
+		if (write)
+			memcpy(h->map + off, buf, len);
+		else
+			memcpy(buf, h->map + off, len);
+		return (ssize_t)len;
+	}
+	return -EINVAL;
+}
+
+/* kern_close() - Unmap and close a clone's file. */
+static void kern_close(void *handle)
+{
+	struct kern_handle *h = handle;
+
+	if (h->map)
+		munmap(h->map, h->map_len);
+	close(h->fd);
+	free(h);
+}
+
+const struct run_engine run_engine_kernel_sync = {
+	.name = "kernel-sync",
+	.skip_reason = kern_skip,
+	.setup = kern_setup_sync,
+	.open = kern_open,
+	.io = kern_io,
+	.close = kern_close,
+	.teardown = kern_teardown,
+};
+
+const struct run_engine run_engine_kernel_psync = {
+	.name = "kernel-psync",
+	.skip_reason = kern_skip,
+	.setup = kern_setup_psync,
+	.open = kern_open,
+	.io = kern_io,
+	.close = kern_close,
+	.teardown = kern_teardown,
+};
+
+const struct run_engine run_engine_kernel_mmap = {
+	.name = "kernel-mmap",
+	.skip_reason = kern_skip,
+	.setup = kern_setup_mmap,
+	.open = kern_open,
+	.io = kern_io,
+	.close = kern_close,
+	.teardown = kern_teardown,
+};

@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/bench/run_exec.c - running the jobs of `upcache-bench run`.
+ *
+ * Owns the threads: splitting jobs into stonewall groups, one thread
+ * per clone, the start barrier, the ramp and measured phases, the
+ * offset sequence of each pattern, stopping (runtime, Ctrl-C), the live
+ * progress line, and merging what the clones measured into results.
+ * The workload's steps are numbered in run_exec.h; the "Step N" labels
+ * below match them.
+ *
+ * Offsets: sequential patterns walk the region block by block; random
+ * ones visit every block of the region once per pass in a shuffled
+ * order (fio's default random map), from a seed fixed per clone, so two
+ * runs issue the same sequence.  A region of more than 2^26 blocks uses
+ * independent random blocks instead (fio's norandommap), to keep the
+ * map's memory bounded.
+ *
+ * Conventions: @c is one clone's state, @g its offset generator.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <upcache/stats.h>
+
+#include "clock.h"
+#include "rng.h"
+#include "run_engine.h"
+#include "run_exec.h"
+#include "util.h"
+
+#define RUN_MAX_RANDOM_MAP	(1ULL << 26)
+#define RUN_PROGRESS_NS		(1000ULL * 1000 * 1000)
+#define RUN_PROGRESS_POLL_NS	(50ULL * 1000 * 1000)
+#define RUN_SEED_CLONE		(BENCH_RNG_SEED + 0x5255)
+
+static atomic_bool run_stop;
+
+/**
+ * run_request_stop() - Ask running jobs to stop.
+ *
+ * Context: Any thread and signal handlers.
+ */
+void run_request_stop(void)
+{
+	atomic_store_explicit(&run_stop, true, memory_order_relaxed);
+}
+
+/**
+ * run_stop_requested() - Whether a stop was requested.
+ */
+bool run_stop_requested(void)
+{
+	return atomic_load_explicit(&run_stop, memory_order_relaxed);
+}
+
+/**
+ * run_stop_reset() - Forget a stop request.
+ */
+void run_stop_reset(void)
+{
+	atomic_store_explicit(&run_stop, false, memory_order_relaxed);
+}
+
+/**
+ * struct run_gen - the offsets of one clone.
+ * @base: Start of the region (offset=).
+ * @bs: Block size.
+ * @nr_blocks: Blocks per pass.
+ * @next: Blocks issued in this pass.
+ * @map: Shuffled block numbers of a random pattern, or NULL.
+ * @random: Offsets are random.
+ * @rng: Random blocks (no map) and the direction of mixed patterns.
+ */
+struct run_gen {
+	uint64_t base;
+	uint64_t bs;
+	uint64_t nr_blocks;
+	uint64_t next;
+	unsigned long *map;
+	bool random;
+	struct bench_rng rng;
+};
+
+/**
+ * struct run_clone - one clone's thread.
+ * @job: Its job.
+ * @eng: Its job's engine.
+ * @ctx: The engine's context for the job.
+ * @clone: Its number within the job.
+ * @group: Its stonewall group.
+ * @barrier: The group's start barrier.
+ * @tid: Its thread.
+ * @done: Bytes moved so far, per direction, for the progress line.
+ * @measuring: The measured phase has begun.
+ * @st: What it measured.
+ * @err: 0, or the -errno that ended it.
+ */
+struct run_clone {
+	const struct run_job *job;
+	const struct run_engine *eng;
+	void *ctx;
+	unsigned int clone;
+	unsigned int group;
+	pthread_barrier_t *barrier;
+	pthread_t tid;
+	_Atomic uint64_t done[RUN_NR_DIRS];
+	atomic_bool measuring;
+	struct run_stats st;
+	int err;
+};
+
+/* gen_init() - Start @c's offsets. */
+static void gen_init(struct run_gen *g, const struct run_clone *c)
+{
+	const struct run_job *job = c->job;
+
+	memset(g, 0, sizeof(*g));
+	g->base = job->offset;
+	g->bs = job->bs;
+	g->nr_blocks = job->size / job->bs;
+	g->random = run_rw_random(job->rw);
+	g->rng.state = RUN_SEED_CLONE + c->clone;
+	if (g->random && g->nr_blocks <= RUN_MAX_RANDOM_MAP)
+		g->map = bench_permutation(RUN_SEED_CLONE + c->clone,
+					   (size_t)g->nr_blocks);
+}
+
+/*
+ * gen_next() - The next offset; false at the end of a pass (the next
+ * call starts a new one).
+ */
+static inline bool gen_next(struct run_gen *g, uint64_t *off)
+{
+	uint64_t block;
+
+	if (g->next == g->nr_blocks) {
+		g->next = 0;
+		return false;
+	}
+	if (!g->random)
+		block = g->next;
+	else if (g->map)
+		block = g->map[g->next];
+	else
+		block = bench_rng_next(&g->rng) % g->nr_blocks;
+	g->next++;
+	*off = g->base + block * g->bs;
+	return true;
+}
+
+/* gen_dir() - The direction of the next operation. */
+static inline enum run_dir gen_dir(struct run_gen *g, const struct run_job *job)
+{
+	if (!run_rw_writes(job->rw))
+		return RUN_DIR_READ;
+	if (!run_rw_reads(job->rw))
+		return RUN_DIR_WRITE;
+	return bench_rng_below(&g->rng, 100) < job->rwmixread ?
+		RUN_DIR_READ : RUN_DIR_WRITE;
+}
+
+/* stats_init() - Empty figures. */
+static void stats_init(struct run_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	run_hist_init(&st->hist[RUN_DIR_READ]);
+	run_hist_init(&st->hist[RUN_DIR_WRITE]);
+	st->min_elapsed_ns = UINT64_MAX;
+}
+
+/* stats_merge() - Add @more's figures to @acc (clones run side by side). */
+static void stats_merge(struct run_stats *acc, const struct run_stats *more)
+{
+	int d;
+
+	for (d = 0; d < RUN_NR_DIRS; d++) {
+		acc->bytes[d] += more->bytes[d];
+		acc->ops[d] += more->ops[d];
+		run_hist_merge(&acc->hist[d], &more->hist[d]);
+	}
+	bench_counts_merge(&acc->counts, &more->counts);
+	if (more->elapsed_ns > acc->elapsed_ns)
+		acc->elapsed_ns = more->elapsed_ns;
+	if (more->min_elapsed_ns < acc->min_elapsed_ns)
+		acc->min_elapsed_ns = more->min_elapsed_ns;
+}
+
+/* Step 3: run the workload unmeasured until @end. */
+static int clone_ramp(struct run_clone *c, void *h, void *buf, uint64_t end)
+{
+	struct run_gen g;
+	uint64_t off;
+	ssize_t n;
+
+	gen_init(&g, c);
+	while (!run_stop_requested() && bench_now_ns() < end) {
+		enum run_dir dir = gen_dir(&g, c->job);
+
+		if (!gen_next(&g, &off))
+			continue;
+		n = c->eng->io(h, dir == RUN_DIR_WRITE, buf, c->job->bs, off);
+		if (n < 0) {
+			free(g.map);
+			return (int)n;
+		}
+	}
+	free(g.map);
+	return 0;
+}
+
+/* Step 4: the measured phase. */
+static int clone_measure(struct run_clone *c, void *h, void *buf)
+{
+	const struct run_job *job = c->job;
+	struct upc_thread_stats snap;
+	uint64_t t0, prev, now, off, nr_ops = 0;
+	struct run_stats *st = &c->st;
+	struct run_gen g;
+	int ret = 0;
+
+	gen_init(&g, c);
+	upc_stats_thread(&snap);
+	atomic_store_explicit(&c->measuring, true, memory_order_relaxed);
+	t0 = prev = bench_now_ns();
+	while (!run_stop_requested()) {
+		enum run_dir dir = gen_dir(&g, job);
+		ssize_t n;
+
+		if (!gen_next(&g, &off)) {
+			if (!job->time_based)
+				break;
+			continue;
+		}
+		n = c->eng->io(h, dir == RUN_DIR_WRITE, buf, job->bs, off);
+		now = bench_now_ns();
+		if (n < 0) {
+			ret = (int)n;
+			break;
+		}
+		run_hist_add(&st->hist[dir], now - prev);
+		prev = now;
+		st->bytes[dir] += (uint64_t)n;
+		st->ops[dir]++;
+		nr_ops++;
+		atomic_store_explicit(&c->done[dir], st->bytes[dir],
+				      memory_order_relaxed);
+		if (job->runtime_ns && now - t0 >= job->runtime_ns)
+			break;
+	}
+	st->elapsed_ns = prev - t0;
+	st->min_elapsed_ns = st->elapsed_ns;
+	bench_counts_add_since(&st->counts, &snap, nr_ops);
+	free(g.map);
+	return ret;
+}
+
+/* clone_main() - One clone's thread: steps 1 to 5. */
+static void *clone_main(void *arg)
+{
+	struct run_clone *c = arg;
+	size_t buflen = (size_t)((c->job->bs + 4095) & ~4095ULL);
+	void *buf = NULL, *h = NULL;
+
+	/* Step 1: open. */
+	if (posix_memalign(&buf, 4096, buflen))
+		c->err = -ENOMEM;
+	else
+		run_fill_pattern(buf, buflen);
+	if (!c->err)
+		c->err = c->eng->open(c->ctx, c->clone, &h);
+	/* Step 2: every clone waits, even one that failed, or none starts. */
+	pthread_barrier_wait(c->barrier);
+	if (!c->err && c->job->ramp_ns)
+		c->err = clone_ramp(c, h, buf,
+				    bench_now_ns() + c->job->ramp_ns);
+	if (!c->err)
+		c->err = clone_measure(c, h, buf);
+	if (c->err)
+		run_request_stop();
+	if (h)
+		c->eng->close(h);
+	free(buf);
+	return NULL;
+}
+
+/**
+ * struct run_progress - the live progress line's thread.
+ * @out: Its stream.
+ * @clones: The clones running.
+ * @nr: Number of @clones.
+ * @planned: Bytes the group will move (0 when runtime bounds it).
+ * @deadline_ns: Run time of the group (ramp + runtime), or 0.
+ * @start_ns: When the group started.
+ * @done: Set by the main thread to end the line.
+ * @tid: The thread.
+ */
+struct run_progress {
+	FILE *out;
+	struct run_clone *clones;
+	unsigned int nr;
+	uint64_t planned;
+	uint64_t deadline_ns;
+	uint64_t start_ns;
+	atomic_bool done;
+	pthread_t tid;
+};
+
+/* fmt_rate() - Bytes per second with a binary unit, e.g. "4.10GiB/s". */
+static void fmt_rate(char *buf, size_t len, double bps)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned int u = 0;
+
+	while (bps >= 1024 && u < 4) {
+		bps /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.*f%s/s", u ? 2 : 0, bps, units[u]);
+}
+
+/* progress_sum() - Bytes moved by all clones so far, per direction. */
+static void progress_sum(struct run_progress *p, uint64_t *sum)
+{
+	unsigned int i;
+
+	sum[0] = sum[1] = 0;
+	for (i = 0; i < p->nr; i++) {
+		sum[0] += atomic_load_explicit(&p->clones[i].done[0],
+					       memory_order_relaxed);
+		sum[1] += atomic_load_explicit(&p->clones[i].done[1],
+					       memory_order_relaxed);
+	}
+}
+
+/* progress_line() - Print one line: elapsed, ETA, bandwidth since last. */
+static void progress_line(struct run_progress *p, uint64_t now,
+			  uint64_t *last, uint64_t last_ns)
+{
+	uint64_t sum[2], el = (now - p->start_ns) / RUN_NSEC_PER_SEC;
+	double dt = (double)(now - last_ns) / 1e9, eta = -1, total;
+	char r[32], w[32];
+
+	progress_sum(p, sum);
+	fmt_rate(r, sizeof(r), (double)(sum[0] - last[0]) / dt);
+	fmt_rate(w, sizeof(w), (double)(sum[1] - last[1]) / dt);
+	total = (double)(sum[0] + sum[1]);
+	if (p->deadline_ns)
+		eta = (double)(p->start_ns + p->deadline_ns - now) / 1e9;
+	else if (p->planned && total > 0)
+		eta = (double)(now - p->start_ns) / 1e9 *
+		      ((double)p->planned - total) / total;
+	if (eta < 0)
+		eta = 0;
+	fprintf(p->out, "\rJobs: %u: [elapsed %02llum:%02llus][eta "
+		"%02um:%02us][r=%s,w=%s]   ", p->nr,
+		(unsigned long long)(el / 60), (unsigned long long)(el % 60),
+		(unsigned int)(eta / 60), (unsigned int)eta % 60, r, w);
+	fflush(p->out);
+	last[0] = sum[0];
+	last[1] = sum[1];
+}
+
+/* progress_main() - Print the line once a second until done. */
+static void *progress_main(void *arg)
+{
+	struct run_progress *p = arg;
+	uint64_t last[2] = { 0, 0 }, last_ns = p->start_ns;
+	bool printed = false;
+
+	while (!atomic_load(&p->done)) {
+		uint64_t now;
+
+		bench_sleep_ns(RUN_PROGRESS_POLL_NS);
+		now = bench_now_ns();
+		if (now - last_ns < RUN_PROGRESS_NS)
+			continue;
+		progress_line(p, now, last, last_ns);
+		last_ns = now;
+		printed = true;
+	}
+	if (printed)
+		fprintf(p->out, "\r%79s\r", "");
+	return NULL;
+}
+
+/* progress_start() - Start the line's thread for a group, if wanted. */
+static void progress_start(struct run_progress *p, FILE *out,
+			   struct run_clone *clones, unsigned int nr)
+{
+	unsigned int i;
+
+	memset(p, 0, sizeof(*p));
+	p->out = out;
+	if (!out)
+		return;
+	p->clones = clones;
+	p->nr = nr;
+	p->start_ns = bench_now_ns();
+	for (i = 0; i < nr; i++) {
+		const struct run_job *job = clones[i].job;
+		uint64_t t = job->runtime_ns ? job->ramp_ns + job->runtime_ns :
+			     0;
+
+		if (t > p->deadline_ns)
+			p->deadline_ns = t;
+		p->planned += job->size / job->bs * job->bs;
+	}
+	if (pthread_create(&p->tid, NULL, progress_main, p))
+		p->out = NULL;
+}
+
+/* progress_stop() - End the line. */
+static void progress_stop(struct run_progress *p)
+{
+	if (!p->out)
+		return;
+	atomic_store(&p->done, true);
+	pthread_join(p->tid, NULL);
+}
+
+/* check_engines() - Every job's engine exists and is implemented. */
+static int check_engines(const struct run_spec *spec, char *err,
+			 size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < spec->nr_jobs; i++) {
+		const struct run_engine *e =
+			run_engine_find(spec->jobs[i].engine);
+
+		if (!e) {
+			snprintf(err, errlen, "job '%s': unknown engine '%s'",
+				 spec->jobs[i].name, spec->jobs[i].engine);
+			return -EINVAL;
+		}
+		if (e->needs) {
+			snprintf(err, errlen, "engine %s: not yet implemented: "
+				 "needs %s", e->name, e->needs);
+			return -ENOSYS;
+		}
+	}
+	return 0;
+}
+
+/* out_add() - Append an empty result. */
+static struct run_result *out_add(struct run_outcome *out,
+				  const struct run_job *job,
+				  unsigned int group)
+{
+	struct run_result *r;
+
+	out->results = realloc(out->results,
+			       (out->nr_results + 1) * sizeof(*out->results));
+	if (!out->results)
+		bench_die("out of memory (results)");
+	r = &out->results[out->nr_results++];
+	memset(r, 0, sizeof(*r));
+	r->job = job;
+	r->group = group;
+	stats_init(&r->st);
+	return r;
+}
+
+/**
+ * struct run_group - the jobs of one stonewall group being run.
+ * @jobs: Its first job.
+ * @nr_jobs: How many jobs.
+ * @ctx: Per job, the engine's context (NULL for a skipped job).
+ * @skip: Per job, why it is skipped (malloc()ed), or NULL.
+ * @clones: Every clone of every job that runs.
+ * @nr_clones: Number of @clones.
+ */
+struct run_group {
+	const struct run_job *jobs;
+	size_t nr_jobs;
+	void **ctx;
+	char **skip;
+	struct run_clone *clones;
+	unsigned int nr_clones;
+};
+
+/* group_setup() - Lay out the files of every job of @grp. */
+static int group_setup(struct run_group *grp, char *err, size_t errlen)
+{
+	size_t j;
+	int ret;
+
+	for (j = 0; j < grp->nr_jobs; j++) {
+		const struct run_job *job = &grp->jobs[j];
+		const struct run_engine *e = run_engine_find(job->engine);
+		char why[300];
+
+		if (e->skip_reason && e->skip_reason(job, why, sizeof(why))) {
+			grp->skip[j] = bench_xstrdup(why);
+			continue;
+		}
+		ret = e->setup(job, &grp->ctx[j], err, errlen);
+		if (ret)
+			return ret;
+		grp->nr_clones += job->numjobs;
+	}
+	return 0;
+}
+
+/* group_run() - Steps 1-5 for every clone of @grp, side by side. */
+static int group_run(struct run_group *grp, unsigned int gid, FILE *progress)
+{
+	pthread_barrier_t barrier;
+	struct run_progress prog;
+	unsigned int i, k = 0;
+	size_t j;
+	int err = 0;
+
+	if (!grp->nr_clones)
+		return 0;
+	grp->clones = bench_xcalloc(grp->nr_clones, sizeof(*grp->clones));
+	pthread_barrier_init(&barrier, NULL, grp->nr_clones);
+	for (j = 0; j < grp->nr_jobs; j++) {
+		if (grp->skip[j])
+			continue;
+		for (i = 0; i < grp->jobs[j].numjobs; i++, k++) {
+			struct run_clone *c = &grp->clones[k];
+
+			c->job = &grp->jobs[j];
+			c->eng = run_engine_find(c->job->engine);
+			c->ctx = grp->ctx[j];
+			c->clone = i;
+			c->group = gid;
+			c->barrier = &barrier;
+			stats_init(&c->st);
+		}
+	}
+	progress_start(&prog, progress, grp->clones, grp->nr_clones);
+	for (k = 0; k < grp->nr_clones; k++)
+		if (pthread_create(&grp->clones[k].tid, NULL, clone_main,
+				   &grp->clones[k]))
+			bench_die("cannot start a thread for job '%s'",
+				  grp->clones[k].job->name);
+	for (k = 0; k < grp->nr_clones; k++) {
+		pthread_join(grp->clones[k].tid, NULL);
+		if (grp->clones[k].err && !err)
+			err = grp->clones[k].err;
+	}
+	progress_stop(&prog);
+	pthread_barrier_destroy(&barrier);
+	return err;
+}
+
+/* group_results() - Turn @grp's clones into results and a group line. */
+static void group_results(struct run_group *grp, unsigned int gid,
+			  struct run_outcome *out)
+{
+	struct run_stats *sum = &out->groups[gid];
+	size_t j, merged = SIZE_MAX;
+	bool together = false;
+	unsigned int k = 0, i;
+
+	for (j = 0; j < grp->nr_jobs; j++)
+		together |= grp->jobs[j].group_reporting;
+	stats_init(sum);
+	for (j = 0; j < grp->nr_jobs; j++) {
+		const struct run_job *job = &grp->jobs[j];
+		const struct run_engine *e = run_engine_find(job->engine);
+
+		if (grp->skip[j]) {
+			out_add(out, job, gid)->skipped = grp->skip[j];
+			grp->skip[j] = NULL;
+			continue;
+		}
+		for (i = 0; i < job->numjobs; i++, k++) {
+			struct run_result *r;
+
+			/* out_add() moves the array: keep an index. */
+			if (together && merged != SIZE_MAX) {
+				r = &out->results[merged];
+			} else {
+				r = out_add(out, job, gid);
+				r->upcache = true;
+				merged = out->nr_results - 1;
+			}
+			/* Counters mean something only if every engine is
+			 * upcache's. */
+			r->upcache &= e->upcache;
+			r->clones++;
+			stats_merge(&r->st, &grp->clones[k].st);
+			stats_merge(sum, &grp->clones[k].st);
+		}
+	}
+}
+
+/* group_free() - Tear down @grp's engines and free its state. */
+static void group_free(struct run_group *grp)
+{
+	size_t j;
+
+	for (j = 0; j < grp->nr_jobs; j++) {
+		if (grp->ctx[j])
+			run_engine_find(grp->jobs[j].engine)->teardown(
+				grp->ctx[j]);
+		free(grp->skip[j]);
+	}
+	free(grp->ctx);
+	free(grp->skip);
+	free(grp->clones);
+}
+
+/* nr_groups() - How many stonewall groups @spec's jobs make. */
+static unsigned int nr_groups(const struct run_spec *spec)
+{
+	unsigned int n = spec->nr_jobs ? 1 : 0;
+	size_t i;
+
+	for (i = 1; i < spec->nr_jobs; i++)
+		n += spec->jobs[i].stonewall;
+	return n;
+}
+
+/**
+ * run_execute() - Run every job of @spec.
+ * @spec: The jobs.
+ * @out: The results.
+ * @progress: Stream for the progress line, or NULL.
+ * @err: Message buffer.
+ * @errlen: Its size.
+ *
+ * Return: 0, or -errno with a message.
+ */
+int run_execute(const struct run_spec *spec, struct run_outcome *out,
+		FILE *progress, char *err, size_t errlen)
+{
+	unsigned int gid = 0;
+	size_t first = 0, end;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (errlen)
+		err[0] = '\0';
+	ret = check_engines(spec, err, errlen);
+	if (ret)
+		return ret;
+	out->nr_groups = nr_groups(spec);
+	out->groups = bench_xcalloc(out->nr_groups ? out->nr_groups : 1,
+				    sizeof(*out->groups));
+	for (; first < spec->nr_jobs && !ret; first = end, gid++) {
+		struct run_group grp = {
+			.jobs = &spec->jobs[first],
+		};
+
+		for (end = first + 1; end < spec->nr_jobs &&
+		     !spec->jobs[end].stonewall; end++)
+			;
+		if (run_stop_requested()) {
+			out->interrupted = true;
+			break;
+		}
+		grp.nr_jobs = end - first;
+		grp.ctx = bench_xcalloc(grp.nr_jobs, sizeof(*grp.ctx));
+		grp.skip = bench_xcalloc(grp.nr_jobs, sizeof(*grp.skip));
+		ret = group_setup(&grp, err, errlen);
+		if (!ret)
+			ret = group_run(&grp, gid, progress);
+		if (ret && !err[0])
+			snprintf(err, errlen, "group %u: an operation failed: "
+				 "%s", gid, strerror(-ret));
+		if (!ret) {
+			group_results(&grp, gid, out);
+			out->interrupted |= run_stop_requested();
+		}
+		group_free(&grp);
+	}
+	out->nr_groups = gid;
+	return ret;
+}
+
+/**
+ * run_outcome_free() - Free the results.
+ * @out: The results.
+ */
+void run_outcome_free(struct run_outcome *out)
+{
+	size_t i;
+
+	for (i = 0; i < out->nr_results; i++)
+		free(out->results[i].skipped);
+	free(out->results);
+	free(out->groups);
+	memset(out, 0, sizeof(*out));
+}

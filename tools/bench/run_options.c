@@ -1,0 +1,756 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/bench/run_options.c - the fio options of `upcache-bench run`.
+ *
+ * Owns the option table (names, aliases, value kinds, which values an
+ * enumerated option takes), fio's unit grammar for sizes and times, and
+ * resolving a job's texts into numbers with fio's defaults.  Reading
+ * them from argv or a job file is run_cmdline.c's and run_jobfile.c's.
+ *
+ * Why texts first and numbers later: see run_options.h.
+ *
+ * Conventions: @o is a job's option texts, @err/@errlen the message
+ * buffer of the caller.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "run_options.h"
+#include "util.h"
+
+/* opt_error() - Format a message into @err; returns -EINVAL. */
+__attribute__((format(printf, 3, 4)))
+static int opt_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/*
+ * enum opt_kind - what an option's value is.
+ * @OPT_STR: Any non-empty text.
+ * @OPT_SIZE: A fio size (run_parse_size()).
+ * @OPT_TIME: A fio time (run_parse_time()).
+ * @OPT_BOOL: 0 or 1; a bare name is 1.
+ * @OPT_UINT: A decimal number in @min..@max.
+ * @OPT_ENUM: One of @values.
+ */
+enum opt_kind {
+	OPT_STR,
+	OPT_SIZE,
+	OPT_TIME,
+	OPT_BOOL,
+	OPT_UINT,
+	OPT_ENUM,
+};
+
+/**
+ * struct opt_spec - one supported option.
+ * @id: Where its text is stored.
+ * @name: fio's name.
+ * @alias: Another fio name for it, or NULL.
+ * @kind: Its value's kind.
+ * @min: Smallest value of an OPT_UINT.
+ * @max: Largest value of an OPT_UINT.
+ * @values: The values of an OPT_ENUM, NULL-terminated.
+ * @help: One line for the usage text.
+ */
+struct opt_spec {
+	enum run_opt_id id;
+	const char *name;
+	const char *alias;
+	enum opt_kind kind;
+	unsigned long min, max;
+	const char *const *values;
+	const char *help;
+};
+
+/*
+ * The engines ioengine= accepts.  fio's own names for the three kernel
+ * paths map onto the kernel baselines, so a fio job file that relies on
+ * fio's default (psync) or names sync or mmap runs unchanged.
+ */
+static const char *const engine_values[] = {
+	"upcache-shmem", "upcache-file", "upcache-anon",
+	"kernel-sync", "kernel-psync", "kernel-mmap",
+	"sync", "psync", "mmap", NULL,
+};
+static const char *const rw_values[] = {
+	"read", "randread", "write", "randwrite", "rw", "randrw",
+	"readwrite", NULL,
+};
+static const char *const fallocate_values[] = {
+	"none", "native", "posix", "keep", "truncate", "0", "1", NULL,
+};
+static const char *const file_kind_values[] = {
+	"normal", "fallocated", "hole", "empty", NULL,
+};
+static const char *const huge_values[] = {
+	"never", "always", "within_size", "advise", NULL,
+};
+static const char *const kb_base_values[] = { "1024", "1000", NULL };
+
+#define S(id, name, alias, kind, help) \
+	{ RUN_OPT_##id, name, alias, OPT_##kind, 0, 0, NULL, help }
+#define U(id, name, min, max, help) \
+	{ RUN_OPT_##id, name, NULL, OPT_UINT, min, max, NULL, help }
+#define E(id, name, alias, values, help) \
+	{ RUN_OPT_##id, name, alias, OPT_ENUM, 0, 0, values, help }
+
+static const struct opt_spec opt_specs[] = {
+	S(NAME, "name", NULL, STR, "job name (starts a job on the command line)"),
+	S(DESCRIPTION, "description", NULL, STR, "free text, printed nowhere"),
+	E(IOENGINE, "ioengine", NULL, engine_values,
+	  "upcache-shmem|upcache-file|upcache-anon|kernel-sync|kernel-psync|kernel-mmap"),
+	E(RW, "rw", "readwrite", rw_values,
+	  "read|randread|write|randwrite|rw|randrw (default read)"),
+	U(RWMIXREAD, "rwmixread", 0, 100, "percent reads of rw/randrw (50)"),
+	U(RWMIXWRITE, "rwmixwrite", 0, 100, "percent writes of rw/randrw (50)"),
+	S(BS, "bs", "blocksize", SIZE, "block size (4k)"),
+	S(SIZE, "size", NULL, SIZE, "bytes of I/O per clone and pass"),
+	S(FILESIZE, "filesize", NULL, SIZE, "size of each file (offset+size)"),
+	S(OFFSET, "offset", NULL, SIZE, "start of the I/O region (0)"),
+	U(NUMJOBS, "numjobs", 1, RUN_MAX_NUMJOBS, "clones of the job, as threads (1)"),
+	S(RUNTIME, "runtime", "timeout", TIME, "time limit after ramp_time (none)"),
+	S(TIME_BASED, "time_based", NULL, BOOL, "repeat the workload for runtime"),
+	S(RAMP_TIME, "ramp_time", NULL, TIME, "run unmeasured this long first"),
+	U(IODEPTH, "iodepth", 1, 65536, "must be 1: engines are synchronous"),
+	S(THREAD, "thread", NULL, BOOL, "accepted: jobs always run as threads"),
+	E(FALLOCATE, "fallocate", NULL, fallocate_values,
+	  "none|native|posix|keep|truncate|0|1 (native)"),
+	E(FILE_KIND, "file_kind", NULL, file_kind_values,
+	  "normal|fallocated|hole|empty: the file before the job"),
+	S(GROUP_REPORTING, "group_reporting", NULL, BOOL,
+	  "report each stonewall group as one"),
+	S(STONEWALL, "stonewall", "wait_for_previous", BOOL,
+	  "start after the jobs before this one"),
+	S(FILENAME, "filename", NULL, STR, "one file shared by all clones"),
+	S(DIRECTORY, "directory", NULL, STR, "where files go (/dev/shm)"),
+	S(UNLINK, "unlink", NULL, BOOL, "remove files after the job"),
+	E(KB_BASE, "kb_base", NULL, kb_base_values, "1024|1000 (1024)"),
+	E(HUGE, "huge", NULL, huge_values,
+	  "upcache-shmem: never|always|within_size|advise (never)"),
+	S(MEMORY_LIMIT, "memory_limit", NULL, SIZE,
+	  "upcache engines' memory limit (sized to the files)"),
+};
+
+#define NR_OPT_SPECS	(sizeof(opt_specs) / sizeof(opt_specs[0]))
+
+/*
+ * Options fio has that this runner knows it does not implement: naming
+ * them as fio's makes the error say "not supported" rather than
+ * "unknown", which is the truth a fio user needs.
+ */
+static const char *const fio_unsupported[] = {
+	"direct", "buffered", "nrfiles", "openfiles", "file_service_type",
+	"bsrange", "bssplit", "blocksize_range", "blockalign", "ba",
+	"norandommap", "randrepeat", "randseed", "random_distribution",
+	"random_generator", "percentage_random", "io_size", "io_limit",
+	"number_ios", "loops", "fsync", "fdatasync", "sync", "end_fsync",
+	"fsync_on_close", "rate", "rate_iops", "rate_min", "ratemin",
+	"thinktime", "verify", "do_verify", "verify_pattern", "buffer_pattern",
+	"zero_buffers", "refill_buffers", "scramble_buffers",
+	"buffer_compress_percentage", "iodepth_batch", "iodepth_low",
+	"iodepth_batch_complete", "cpus_allowed", "cpumask", "nice", "prio",
+	"startdelay", "create_on_open", "create_only", "pre_read",
+	"invalidate", "overwrite", "allow_file_create", "lockfile",
+	"write_bw_log", "write_lat_log", "write_iops_log", "log_avg_msec",
+	"percentile_list", "clat_percentiles", "lat_percentiles",
+	"disable_lat", "disable_clat", "disable_slat", "gtod_reduce",
+	"new_group", "exitall", "wait_for", "include", "mem", "iomem",
+	"hugepage-size", "offset_increment", "size_increment", "zonemode",
+	"zonesize", "trim_percentage", "ioscheduler", "unit_base",
+	"steadystate", "ss", "ss_dur", "continue_on_error", "fill_device",
+	"kb_base_output", "exec_prerun", "exec_postrun", "uid", "gid",
+	"flow", "rwmixcycle", NULL,
+};
+
+/* opt_find() - The spec of @name (or of an alias), or NULL. */
+static const struct opt_spec *opt_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPT_SPECS; i++)
+		if (!strcmp(opt_specs[i].name, name) ||
+		    (opt_specs[i].alias && !strcmp(opt_specs[i].alias, name)))
+			return &opt_specs[i];
+	return NULL;
+}
+
+/* opt_spec_of() - The spec of option @id. */
+static const struct opt_spec *opt_spec_of(enum run_opt_id id)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPT_SPECS; i++)
+		if (opt_specs[i].id == id)
+			return &opt_specs[i];
+	return NULL;
+}
+
+/* is_fio_option() - Is @name an option fio has and we do not? */
+static bool is_fio_option(const char *name)
+{
+	size_t i;
+
+	for (i = 0; fio_unsupported[i]; i++)
+		if (!strcmp(fio_unsupported[i], name))
+			return true;
+	return false;
+}
+
+/* enum_index() - Position of @s in @values, or -1. */
+static int enum_index(const char *const *values, const char *s)
+{
+	int i;
+
+	for (i = 0; values[i]; i++)
+		if (!strcmp(values[i], s))
+			return i;
+	return -1;
+}
+
+/*
+ * digits() - Parse the decimal digits at the start of @s into @out;
+ * *@end is set past them.  Return: 0, -EINVAL for none, -ERANGE on
+ * overflow.
+ */
+static int digits(const char *s, const char **end, uint64_t *out)
+{
+	uint64_t v = 0, d;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		d = (uint64_t)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*end = s;
+	*out = v;
+	return 0;
+}
+
+/* mul_ok() - *@v *= @m unless it overflows; returns -ERANGE if so. */
+static int mul_ok(uint64_t *v, uint64_t m)
+{
+	if (m && *v > UINT64_MAX / m)
+		return -ERANGE;
+	*v *= m;
+	return 0;
+}
+
+/**
+ * run_parse_size() - Parse a fio size.
+ * @s: The text.
+ * @kb_base: 1024 or 1000.
+ * @out: The size in bytes.
+ *
+ * fio's compatibility mode (kb_base=1024) gives SI-looking suffixes (k,
+ * kb) the binary meaning and IEC ones (ki, kib) the decimal one, so old
+ * job files keep their meaning; kb_base=1000 follows the standards.
+ *
+ * Return: 0, -EINVAL or -ERANGE.
+ */
+int run_parse_size(const char *s, unsigned int kb_base, uint64_t *out)
+{
+	static const char prefixes[] = "kmgtp";
+	uint64_t v, unit = 1, base;
+	const char *p, *pre;
+	bool iec = false;
+	int ret, i;
+
+	if (!s)
+		return -EINVAL;
+	ret = digits(s, &p, &v);
+	if (ret)
+		return ret;
+	pre = *p ? strchr(prefixes, (char)(*p | 0x20)) : NULL;
+	if (pre) {
+		p++;
+		if (*p == 'i' || *p == 'I') {
+			iec = true;
+			p++;
+		}
+		if (kb_base == 1000)
+			base = iec ? 1024 : 1000;
+		else
+			base = iec ? 1000 : 1024;
+		for (i = 0; i <= pre - prefixes; i++)
+			unit *= base;
+	}
+	if (*p == 'b' || *p == 'B')
+		p++;
+	if (*p)
+		return -EINVAL;
+	ret = mul_ok(&v, unit);
+	if (ret)
+		return ret;
+	*out = v;
+	return 0;
+}
+
+/**
+ * run_parse_time() - Parse a fio time.
+ * @s: The text.
+ * @out: Nanoseconds.
+ *
+ * Return: 0, -EINVAL or -ERANGE.
+ */
+int run_parse_time(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = {
+		{ "", RUN_NSEC_PER_SEC },
+		{ "us", 1000 }, { "usec", 1000 },
+		{ "ms", 1000000 }, { "msec", 1000000 },
+		{ "s", RUN_NSEC_PER_SEC }, { "sec", RUN_NSEC_PER_SEC },
+		{ "m", 60 * RUN_NSEC_PER_SEC }, { "min", 60 * RUN_NSEC_PER_SEC },
+		{ "h", 3600 * RUN_NSEC_PER_SEC },
+		{ "d", 86400 * RUN_NSEC_PER_SEC },
+	};
+	const char *p;
+	uint64_t v;
+	size_t i;
+	int ret;
+
+	if (!s)
+		return -EINVAL;
+	ret = digits(s, &p, &v);
+	if (ret)
+		return ret;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(p, units[i].unit))
+			continue;
+		ret = mul_ok(&v, units[i].ns);
+		if (!ret)
+			*out = v;
+		return ret;
+	}
+	return -EINVAL;
+}
+
+/* check_value() - Check @value's syntax for @spec; message in @err. */
+static int check_value(const struct opt_spec *spec, const char *value,
+		       char *err, size_t errlen)
+{
+	unsigned long ul;
+	uint64_t v;
+	char *end;
+	int ret;
+
+	switch (spec->kind) {
+	case OPT_STR:
+		return 0;
+	case OPT_SIZE:
+		if (value[0] == '-')
+			return opt_error(err, errlen, "%s=%s: negative size",
+					 spec->name, value);
+		if (strchr(value, '%'))
+			return opt_error(err, errlen, "%s=%s: percentages are "
+					 "not supported", spec->name, value);
+		if (strchr(value, ',') || strchr(value, ':') ||
+		    strchr(value, '-'))
+			return opt_error(err, errlen, "%s=%s: only one value "
+					 "is supported, not a list or range",
+					 spec->name, value);
+		ret = run_parse_size(value, 1024, &v);
+		if (ret == -ERANGE)
+			return opt_error(err, errlen, "%s=%s: too large",
+					 spec->name, value);
+		if (ret)
+			return opt_error(err, errlen, "%s=%s: not a size "
+					 "(N with k/m/g/t/p, optionally i and b)",
+					 spec->name, value);
+		return 0;
+	case OPT_TIME:
+		if (value[0] == '-')
+			return opt_error(err, errlen, "%s=%s: negative time",
+					 spec->name, value);
+		ret = run_parse_time(value, &v);
+		if (ret == -ERANGE)
+			return opt_error(err, errlen, "%s=%s: too long",
+					 spec->name, value);
+		if (ret)
+			return opt_error(err, errlen, "%s=%s: not a time "
+					 "(N with us/ms/s/m/h/d; seconds by "
+					 "default)", spec->name, value);
+		return 0;
+	case OPT_BOOL:
+		if (strcmp(value, "0") && strcmp(value, "1"))
+			return opt_error(err, errlen, "%s=%s: must be 0 or 1",
+					 spec->name, value);
+		return 0;
+	case OPT_UINT:
+		errno = 0;
+		ul = strtoul(value, &end, 10);
+		if (value[0] < '0' || value[0] > '9' || *end || errno ||
+		    ul < spec->min || ul > spec->max)
+			return opt_error(err, errlen, "%s=%s: must be a number "
+					 "in %lu..%lu", spec->name, value,
+					 spec->min, spec->max);
+		return 0;
+	case OPT_ENUM:
+		if (enum_index(spec->values, value) >= 0)
+			return 0;
+		if (spec->id == RUN_OPT_RW && strchr(value, ':'))
+			return opt_error(err, errlen, "rw=%s: offset modifiers "
+					 "(':N') are not supported", value);
+		return opt_error(err, errlen, "%s=%s: not supported (one of "
+				 "%s)", spec->name, value, spec->help);
+	}
+	return 0;
+}
+
+/**
+ * run_opts_set() - Store one option's text, checking its syntax.
+ * @o: The options.
+ * @name: The option's name.
+ * @value: Its value, or NULL for a bare name.
+ * @err: Message buffer.
+ * @errlen: Its size.
+ *
+ * Return: 0, or -EINVAL with a message.
+ */
+int run_opts_set(struct run_opts *o, const char *name, const char *value,
+		 char *err, size_t errlen)
+{
+	const struct opt_spec *spec = opt_find(name);
+	int ret;
+
+	if (!spec && is_fio_option(name))
+		return opt_error(err, errlen, "fio option '%s' is not "
+				 "supported by upcache-bench run", name);
+	if (!spec)
+		return opt_error(err, errlen, "unknown option '%s'", name);
+	if (!value && spec->kind == OPT_BOOL)
+		value = "1";
+	if (!value)
+		return opt_error(err, errlen, "%s needs a value", spec->name);
+	if (!*value)
+		return opt_error(err, errlen, "%s: empty value", spec->name);
+	ret = check_value(spec, value, err, errlen);
+	if (ret)
+		return ret;
+	free(o->val[spec->id]);
+	o->val[spec->id] = bench_xstrdup(value);
+	/* rwmixread and rwmixwrite are one figure seen from two sides. */
+	if (spec->id == RUN_OPT_RWMIXWRITE) {
+		free(o->val[RUN_OPT_RWMIXREAD]);
+		o->val[RUN_OPT_RWMIXREAD] = NULL;
+	} else if (spec->id == RUN_OPT_RWMIXREAD) {
+		free(o->val[RUN_OPT_RWMIXWRITE]);
+		o->val[RUN_OPT_RWMIXWRITE] = NULL;
+	}
+	return 0;
+}
+
+/**
+ * run_opts_copy() - Make @dst a copy of @src.
+ * @dst: Options to overwrite.
+ * @src: Options to copy.
+ */
+void run_opts_copy(struct run_opts *dst, const struct run_opts *src)
+{
+	int i;
+
+	for (i = 0; i < RUN_NR_OPTS; i++) {
+		free(dst->val[i]);
+		dst->val[i] = src->val[i] ? bench_xstrdup(src->val[i]) : NULL;
+	}
+}
+
+/**
+ * run_opts_free() - Free the texts.
+ * @o: The options.
+ */
+void run_opts_free(struct run_opts *o)
+{
+	int i;
+
+	for (i = 0; i < RUN_NR_OPTS; i++) {
+		free(o->val[i]);
+		o->val[i] = NULL;
+	}
+}
+
+/*
+ * The resolve_*() helpers read one already syntax-checked text; a NULL
+ * text leaves the default in place.
+ */
+static uint64_t resolve_size(const struct run_opts *o, enum run_opt_id id,
+			     unsigned int kb_base, uint64_t dflt)
+{
+	uint64_t v;
+
+	if (!o->val[id] || run_parse_size(o->val[id], kb_base, &v))
+		return dflt;
+	return v;
+}
+
+static uint64_t resolve_time(const struct run_opts *o, enum run_opt_id id)
+{
+	uint64_t v;
+
+	if (!o->val[id] || run_parse_time(o->val[id], &v))
+		return 0;
+	return v;
+}
+
+static bool resolve_bool(const struct run_opts *o, enum run_opt_id id)
+{
+	return o->val[id] && !strcmp(o->val[id], "1");
+}
+
+static unsigned int resolve_uint(const struct run_opts *o, enum run_opt_id id,
+				 unsigned int dflt)
+{
+	return o->val[id] ? (unsigned int)strtoul(o->val[id], NULL, 10) : dflt;
+}
+
+static int resolve_enum(const struct run_opts *o, enum run_opt_id id,
+			int dflt)
+{
+	const struct opt_spec *spec = opt_spec_of(id);
+
+	return o->val[id] ? enum_index(spec->values, o->val[id]) : dflt;
+}
+
+/* resolve_engine() - Store ioengine=, mapping fio's names. */
+static void resolve_engine(const struct run_opts *o, struct run_job *job)
+{
+	const char *e = o->val[RUN_OPT_IOENGINE];
+
+	if (!e || !strcmp(e, "psync"))
+		e = "kernel-psync";
+	else if (!strcmp(e, "sync"))
+		e = "kernel-sync";
+	else if (!strcmp(e, "mmap"))
+		e = "kernel-mmap";
+	snprintf(job->engine, sizeof(job->engine), "%s", e);
+}
+
+/* resolve_rw() - Store rw= and the read share of a mixed job. */
+static void resolve_rw(const struct run_opts *o, struct run_job *job)
+{
+	static const enum run_rw map[] = {
+		RUN_RW_READ, RUN_RW_RANDREAD, RUN_RW_WRITE, RUN_RW_RANDWRITE,
+		RUN_RW_RW, RUN_RW_RANDRW, RUN_RW_RW,
+	};
+
+	job->rw = map[resolve_enum(o, RUN_OPT_RW, 0)];
+	job->rwmixread = 50;
+	if (o->val[RUN_OPT_RWMIXREAD])
+		job->rwmixread = resolve_uint(o, RUN_OPT_RWMIXREAD, 50);
+	else if (o->val[RUN_OPT_RWMIXWRITE])
+		job->rwmixread = 100 - resolve_uint(o, RUN_OPT_RWMIXWRITE, 50);
+}
+
+/*
+ * resolve_file_kind() - What the file holds first.  A job that reads
+ * needs data, so it gets fio's laid-out file; a write-only job gets what
+ * fio gives it, a file preallocated as fallocate= says.
+ */
+static void resolve_file_kind(const struct run_opts *o, struct run_job *job)
+{
+	static const enum run_fallocate falloc_map[] = {
+		RUN_FALLOC_NONE, RUN_FALLOC_NATIVE, RUN_FALLOC_POSIX,
+		RUN_FALLOC_KEEP, RUN_FALLOC_TRUNCATE, RUN_FALLOC_NONE,
+		RUN_FALLOC_POSIX,
+	};
+
+	job->fallocate = falloc_map[resolve_enum(o, RUN_OPT_FALLOCATE, 1)];
+	if (o->val[RUN_OPT_FILE_KIND])
+		job->file_kind = (enum run_file_kind)
+			resolve_enum(o, RUN_OPT_FILE_KIND, 0);
+	else if (run_rw_reads(job->rw))
+		job->file_kind = RUN_FILE_NORMAL;
+	else if (job->fallocate == RUN_FALLOC_NONE)
+		job->file_kind = RUN_FILE_EMPTY;
+	else if (job->fallocate == RUN_FALLOC_TRUNCATE)
+		job->file_kind = RUN_FILE_HOLE;
+	else
+		job->file_kind = RUN_FILE_FALLOCATED;
+}
+
+/* resolve_sizes() - bs, size, filesize and offset, and how they fit. */
+static int resolve_sizes(const struct run_opts *o, struct run_job *job,
+			 char *err, size_t errlen)
+{
+	unsigned int kb = job->kb_base;
+
+	job->bs = resolve_size(o, RUN_OPT_BS, kb, 4096);
+	job->offset = resolve_size(o, RUN_OPT_OFFSET, kb, 0);
+	job->size = resolve_size(o, RUN_OPT_SIZE, kb, 0);
+	job->filesize = resolve_size(o, RUN_OPT_FILESIZE, kb, 0);
+	job->memory_limit = resolve_size(o, RUN_OPT_MEMORY_LIMIT, kb, 0);
+	if (!job->size && !job->filesize)
+		return opt_error(err, errlen, "job '%s': size= or filesize= "
+				 "is needed", job->name);
+	if (!job->size) {
+		if (job->offset >= job->filesize)
+			return opt_error(err, errlen, "job '%s': offset= is "
+					 "past filesize=", job->name);
+		job->size = job->filesize - job->offset;
+	}
+	if (!job->filesize) {
+		if (job->offset > UINT64_MAX - job->size)
+			return opt_error(err, errlen, "job '%s': offset+size "
+					 "too large", job->name);
+		job->filesize = job->offset + job->size;
+	}
+	if (job->offset > job->filesize ||
+	    job->size > job->filesize - job->offset)
+		return opt_error(err, errlen, "job '%s': offset+size (%llu) "
+				 "is past filesize= (%llu)", job->name,
+				 (unsigned long long)(job->offset + job->size),
+				 (unsigned long long)job->filesize);
+	if (job->filesize > (uint64_t)INT64_MAX)
+		return opt_error(err, errlen, "job '%s': filesize too large",
+				 job->name);
+	if (!job->bs || job->bs > RUN_MAX_BS)
+		return opt_error(err, errlen, "job '%s': bs= must be 1..1g",
+				 job->name);
+	if (job->bs > job->size)
+		return opt_error(err, errlen, "job '%s': bs= (%llu) is larger "
+				 "than size= (%llu)", job->name,
+				 (unsigned long long)job->bs,
+				 (unsigned long long)job->size);
+	return 0;
+}
+
+/**
+ * run_job_resolve() - Turn a job's option texts into a job.
+ * @o: The options.
+ * @section: The section name.
+ * @job: The result.
+ * @err: Message buffer.
+ * @errlen: Its size.
+ *
+ * Return: 0, or -EINVAL with a message.
+ */
+int run_job_resolve(const struct run_opts *o, const char *section,
+		    struct run_job *job, char *err, size_t errlen)
+{
+	const char *name = o->val[RUN_OPT_NAME] ? o->val[RUN_OPT_NAME] :
+			   section;
+	int ret;
+
+	memset(job, 0, sizeof(*job));
+	snprintf(job->name, sizeof(job->name), "%s", name ? name : "job");
+	job->kb_base = o->val[RUN_OPT_KB_BASE] &&
+		       !strcmp(o->val[RUN_OPT_KB_BASE], "1000") ? 1000 : 1024;
+	resolve_engine(o, job);
+	resolve_rw(o, job);
+	ret = resolve_sizes(o, job, err, errlen);
+	if (ret)
+		return ret;
+	job->numjobs = resolve_uint(o, RUN_OPT_NUMJOBS, 1);
+	job->runtime_ns = resolve_time(o, RUN_OPT_RUNTIME);
+	job->ramp_ns = resolve_time(o, RUN_OPT_RAMP_TIME);
+	job->time_based = resolve_bool(o, RUN_OPT_TIME_BASED);
+	if (job->time_based && !job->runtime_ns)
+		return opt_error(err, errlen, "job '%s': time_based needs "
+				 "runtime=", job->name);
+	if (resolve_uint(o, RUN_OPT_IODEPTH, 1) != 1)
+		return opt_error(err, errlen, "job '%s': iodepth=%s: only 1 is "
+				 "supported (every engine is synchronous)",
+				 job->name, o->val[RUN_OPT_IODEPTH]);
+	resolve_file_kind(o, job);
+	job->group_reporting = resolve_bool(o, RUN_OPT_GROUP_REPORTING);
+	job->stonewall = resolve_bool(o, RUN_OPT_STONEWALL);
+	job->unlink = o->val[RUN_OPT_UNLINK] ?
+		      resolve_bool(o, RUN_OPT_UNLINK) : -1;
+	job->huge = (enum run_huge)resolve_enum(o, RUN_OPT_HUGE, 0);
+	if (o->val[RUN_OPT_FILENAME]) {
+		if (strchr(o->val[RUN_OPT_FILENAME], ':'))
+			return opt_error(err, errlen, "job '%s': filename= "
+					 "lists of files (':') are not "
+					 "supported", job->name);
+		job->filename = bench_xstrdup(o->val[RUN_OPT_FILENAME]);
+	}
+	job->directory = bench_xstrdup(o->val[RUN_OPT_DIRECTORY] ?
+				       o->val[RUN_OPT_DIRECTORY] : "/dev/shm");
+	return 0;
+}
+
+/**
+ * run_job_free() - Free what run_job_resolve() allocated.
+ * @job: The job.
+ */
+void run_job_free(struct run_job *job)
+{
+	free(job->filename);
+	free(job->directory);
+	job->filename = NULL;
+	job->directory = NULL;
+}
+
+/**
+ * run_rw_name() - The rw= spelling of @rw.
+ * @rw: The pattern.
+ *
+ * Return: A string literal.
+ */
+const char *run_rw_name(enum run_rw rw)
+{
+	return rw_values[rw];
+}
+
+/**
+ * run_rw_reads() - Does a job with pattern @rw read?
+ * @rw: The pattern.
+ */
+bool run_rw_reads(enum run_rw rw)
+{
+	return rw != RUN_RW_WRITE && rw != RUN_RW_RANDWRITE;
+}
+
+/**
+ * run_rw_writes() - Does a job with pattern @rw write?
+ * @rw: The pattern.
+ */
+bool run_rw_writes(enum run_rw rw)
+{
+	return rw != RUN_RW_READ && rw != RUN_RW_RANDREAD;
+}
+
+/**
+ * run_rw_random() - Are @rw's offsets random?
+ * @rw: The pattern.
+ */
+bool run_rw_random(enum run_rw rw)
+{
+	return rw == RUN_RW_RANDREAD || rw == RUN_RW_RANDWRITE ||
+		rw == RUN_RW_RANDRW;
+}
+
+/**
+ * run_options_usage() - Print the supported options, one a line.
+ * @out: The stream.
+ */
+void run_options_usage(FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPT_SPECS; i++) {
+		const struct opt_spec *s = &opt_specs[i];
+		char name[40];
+
+		snprintf(name, sizeof(name), "%s%s%s", s->name,
+			 s->alias ? "|" : "", s->alias ? s->alias : "");
+		fprintf(out, "  %-28s %s\n", name, s->help);
+	}
+}
