@@ -40,245 +40,10 @@
 #include "../../tools/bench/report.h"
 #include "../../tools/bench/suite.h"
 #include "../../tools/bench/util.h"
+#include "jread.h"
 
 #define assert_near(a, b, eps) \
 	assert_true(fabs((double)(a) - (double)(b)) <= (eps))
-
-/* ------------------------------------------------------------------ */
-/* Reading the suite's JSON back                                       */
-/* ------------------------------------------------------------------ */
-
-#define JROW_MAX_FIELDS	48
-#define JMAX_ROWS	16
-
-/**
- * struct jrow - one object of the "rows" array, as read from the text.
- * @name: Its "name".
- * @keys: Its keys, in order.
- * @is_num: Per key: the value is a number (not null, a string ...).
- * @nr: Number of @keys.
- */
-struct jrow {
-	char name[48];
-	char keys[JROW_MAX_FIELDS][40];
-	bool is_num[JROW_MAX_FIELDS];
-	int nr;
-};
-
-/**
- * struct jread - a strict reader of the suite's JSON text.
- * @p: The next character.
- * @top: Keys of the top-level object.
- * @nr_top: Number of @top.
- * @rows: The row objects found in "rows".
- * @nr_rows: Number of @rows.
- */
-struct jread {
-	const char *p;
-	char top[JROW_MAX_FIELDS][40];
-	int nr_top;
-	struct jrow rows[JMAX_ROWS];
-	int nr_rows;
-};
-
-/* What the value just read was, for the caller recording it. */
-enum jkind { J_BAD, J_NUM, J_STR, J_OTHER };
-
-static enum jkind jr_value(struct jread *jr, int depth, char *str,
-			   size_t len);
-
-static void jr_skip_space(struct jread *jr)
-{
-	while (strchr(" \t\r\n", *jr->p) && *jr->p)
-		jr->p++;
-}
-
-/* jr_string() - A JSON string; its text (escapes kept) into @out. */
-static bool jr_string(struct jread *jr, char *out, size_t len)
-{
-	size_t n = 0;
-
-	if (*jr->p++ != '"')
-		return false;
-	for (; *jr->p != '"'; jr->p++) {
-		if ((unsigned char)*jr->p < 0x20)
-			return false;
-		if (*jr->p == '\\' && !*++jr->p)
-			return false;
-		if (out && n + 1 < len)
-			out[n++] = *jr->p;
-	}
-	jr->p++;
-	if (out)
-		out[n] = '\0';
-	return true;
-}
-
-/* jr_digits() - Skip one or more digits; false if there is none. */
-static bool jr_digits(const char **s)
-{
-	const char *start = *s;
-
-	while (**s >= '0' && **s <= '9')
-		(*s)++;
-	return *s != start;
-}
-
-/* jr_number() - A number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
-static bool jr_number(struct jread *jr)
-{
-	const char *s = jr->p;
-
-	if (*s == '-')
-		s++;
-	if (*s == '0')
-		s++;
-	else if (!(*s >= '1' && *s <= '9') || !jr_digits(&s))
-		return false;
-	if (*s == '.' && (s++, !jr_digits(&s)))
-		return false;
-	if (*s == 'e' || *s == 'E') {
-		s++;
-		if (*s == '+' || *s == '-')
-			s++;
-		if (!jr_digits(&s))
-			return false;
-	}
-	jr->p = s;
-	return true;
-}
-
-/*
- * jr_members() - The members of an object, after its '{'.  At depth 1
- * (the top object) the keys go to @jr->top; at depth 3 (a row inside
- * "rows") to @row.
- */
-static bool jr_members(struct jread *jr, int depth, struct jrow *row)
-{
-	char key[40];
-
-	jr_skip_space(jr);
-	if (*jr->p == '}') {
-		jr->p++;
-		return true;
-	}
-	for (;;) {
-		char str[48] = "";
-		enum jkind kind;
-
-		jr_skip_space(jr);
-		if (!jr_string(jr, key, sizeof(key)))
-			return false;
-		jr_skip_space(jr);
-		if (*jr->p++ != ':')
-			return false;
-		kind = jr_value(jr, depth, str, sizeof(str));
-		if (kind == J_BAD)
-			return false;
-		if (depth == 1 && jr->nr_top < JROW_MAX_FIELDS)
-			strcpy(jr->top[jr->nr_top++], key);
-		if (row && row->nr < JROW_MAX_FIELDS) {
-			strcpy(row->keys[row->nr], key);
-			row->is_num[row->nr++] = kind == J_NUM;
-			if (!strcmp(key, "name"))
-				strcpy(row->name, str);
-		}
-		jr_skip_space(jr);
-		if (*jr->p == '}') {
-			jr->p++;
-			return true;
-		}
-		if (*jr->p++ != ',')
-			return false;
-	}
-}
-
-/* jr_elements() - The elements of an array, after its '['. */
-static bool jr_elements(struct jread *jr, int depth)
-{
-	jr_skip_space(jr);
-	if (*jr->p == ']') {
-		jr->p++;
-		return true;
-	}
-	for (;;) {
-		if (jr_value(jr, depth, NULL, 0) == J_BAD)
-			return false;
-		jr_skip_space(jr);
-		if (*jr->p == ']') {
-			jr->p++;
-			return true;
-		}
-		if (*jr->p++ != ',')
-			return false;
-	}
-}
-
-/* jr_value() - Any value, one level below @depth. */
-static enum jkind jr_value(struct jread *jr, int depth, char *str,
-			   size_t len)
-{
-	struct jrow *row = NULL;
-
-	jr_skip_space(jr);
-	switch (*jr->p) {
-	case '{':
-		jr->p++;
-		if (depth + 1 == 3) {
-			if (jr->nr_rows == JMAX_ROWS)
-				return J_BAD;
-			row = &jr->rows[jr->nr_rows++];
-		}
-		return jr_members(jr, depth + 1, row) ? J_OTHER : J_BAD;
-	case '[':
-		jr->p++;
-		return jr_elements(jr, depth + 1) ? J_OTHER : J_BAD;
-	case '"':
-		return jr_string(jr, str, len) ? J_STR : J_BAD;
-	}
-	if (!strncmp(jr->p, "null", 4) || !strncmp(jr->p, "true", 4)) {
-		jr->p += 4;
-		return J_OTHER;
-	}
-	if (!strncmp(jr->p, "false", 5)) {
-		jr->p += 5;
-		return J_OTHER;
-	}
-	return jr_number(jr) ? J_NUM : J_BAD;
-}
-
-/* jr_parse() - Read @text: exactly one JSON value and white space. */
-static bool jr_parse(struct jread *jr, const char *text)
-{
-	memset(jr, 0, sizeof(*jr));
-	jr->p = text;
-	if (jr_value(jr, 0, NULL, 0) == J_BAD)
-		return false;
-	jr_skip_space(jr);
-	return *jr->p == '\0';
-}
-
-/* jrow_kind() - Is @key in @row: 1 with a number, 0 otherwise, -1 absent. */
-static int jrow_kind(const struct jrow *row, const char *key)
-{
-	int i;
-
-	for (i = 0; i < row->nr; i++)
-		if (!strcmp(row->keys[i], key))
-			return row->is_num[i];
-	return -1;
-}
-
-/* jr_has_top() - Has the top-level object the key @key? */
-static bool jr_has_top(const struct jread *jr, const char *key)
-{
-	int i;
-
-	for (i = 0; i < jr->nr_top; i++)
-		if (!strcmp(jr->top[i], key))
-			return true;
-	return false;
-}
 
 /* ------------------------------------------------------------------ */
 /* The suite, run once at its tiny size for every test that reads it   */
@@ -374,10 +139,10 @@ static void test_suite_json(void **state)
 	size_t i, k;
 
 	(void)state;
-	assert_true(jr_parse(&jr, suite_json));
+	assert_true(jread_parse(&jr, suite_json));
 	assert_non_null(strstr(suite_json, "{\"benchmark\":\"filemap\","));
 	for (k = 0; k < sizeof(top) / sizeof(top[0]); k++)
-		if (!jr_has_top(&jr, top[k]))
+		if (!jread_has_top(&jr, top[k]))
 			fail_msg("top-level object lacks \"%s\"", top[k]);
 	assert_int_equal(jr.nr_rows, NR_SUITE_ROWS);
 	for (i = 0; i < NR_SUITE_ROWS; i++) {
@@ -385,15 +150,15 @@ static void test_suite_json(void **state)
 
 		assert_string_equal(row->name, suite_rows[i]);
 		for (k = 0; k < sizeof(numbers) / sizeof(numbers[0]); k++)
-			if (jrow_kind(row, numbers[k]) != 1)
+			if (jread_row_kind(row, numbers[k]) != 1)
 				fail_msg("row %s: \"%s\" is missing or not a "
 					 "number", row->name, numbers[k]);
 		for (k = 0; k < sizeof(present) / sizeof(present[0]); k++)
-			if (jrow_kind(row, present[k]) < 0)
+			if (jread_row_kind(row, present[k]) < 0)
 				fail_msg("row %s lacks \"%s\"", row->name,
 					 present[k]);
 		/* A pair's speedup is on its new row, a number. */
-		assert_int_equal(jrow_kind(row, "speedup"), i % 2 == 0);
+		assert_int_equal(jread_row_kind(row, "speedup"), i % 2 == 0);
 	}
 }
 
@@ -410,14 +175,14 @@ static void test_reader_strict(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (jr_parse(&jr, bad[i]))
+		if (jread_parse(&jr, bad[i]))
 			fail_msg("accepted %s", bad[i]);
-	assert_true(jr_parse(&jr, "{\"rows\":[{\"name\":\"r\",\"x\":-1.5e3,"
+	assert_true(jread_parse(&jr, "{\"rows\":[{\"name\":\"r\",\"x\":-1.5e3,"
 			     "\"y\":null}]}"));
 	assert_int_equal(jr.nr_rows, 1);
-	assert_int_equal(jrow_kind(&jr.rows[0], "x"), 1);
-	assert_int_equal(jrow_kind(&jr.rows[0], "y"), 0);
-	assert_int_equal(jrow_kind(&jr.rows[0], "z"), -1);
+	assert_int_equal(jread_row_kind(&jr.rows[0], "x"), 1);
+	assert_int_equal(jread_row_kind(&jr.rows[0], "y"), 0);
+	assert_int_equal(jread_row_kind(&jr.rows[0], "z"), -1);
 }
 
 static void test_suite_figures(void **state)
