@@ -117,7 +117,9 @@ int64_t shmem_size(struct shmem_file *sf);
  * @pos: File offset, not negative.
  *
  * Holes and folios not uptodate read as zeros, each run of them filled
- * with one memset() per destination segment.
+ * with one memset() per destination segment; folios adjacent in the
+ * file and in memory are copied with one memcpy().  One XArray walk
+ * per read, and no folio reference.
  *
  * Context: Takes @sf's lock shared.
  * Return: The bytes read: fewer than asked only at the end of the file,
@@ -216,12 +218,16 @@ int64_t shmem_seek_hole(struct shmem_file *sf, int64_t pos);
  * @len: Length; the range is cut at the end of the file.
  * @fn: Called for each piece in order; a piece of zeros is reported
  *	once for the whole run (holes and unwritten folios together, up to
- *	the next batch lookup).  @fn may take its own reference on a
- *	piece's folio to use it after the walk.
+ *	the next piece of data).  The walk holds no reference on a piece's
+ *	folio: the shared lock keeps it in the file until the walk ends,
+ *	and @fn may take its own (folio_get()) to use it after that.
  * @arg: Passed to @fn.
  *
- * Context: Takes @sf's lock shared; @fn runs under it and must not take
- * it again.
+ * One XArray walk for the whole range.
+ *
+ * Context: Takes @sf's lock shared; @fn runs under it and inside an RCU
+ * read-side critical section, and must neither take the lock again nor
+ * wait for an RCU grace period.
  */
 void shmem_for_each_piece(struct shmem_file *sf, int64_t pos, size_t len,
 			  shmem_piece_fn fn, void *arg);

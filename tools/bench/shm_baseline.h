@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/bench/shm_baseline.h - shmem's read path before seed 002, for
+ * the shmem suite's per-folio rows only.
+ *
+ * Before seed 002, a shmem read looked up every page index on its own:
+ * find the folio (a walk of the tree from the root, and a reference),
+ * copy that page's part of it, or zero the page's part if there is no
+ * folio or it is not uptodate, drop the reference, go to the next page.
+ * A 1 MiB read was 256 lookups, a 1 MiB hole 256 lookups and 256
+ * memset()s.  shmb_per_folio_read() does exactly that, written against
+ * upcache's page cache, so that `upcache-bench shmem` can time it and
+ * the library's batched path (shmem_read_iter()) on the same file in
+ * interleaved rounds.  The library never uses it, and it returns the
+ * same bytes as the batched path (tests/bench/test_bench_shmem.c and
+ * the suite's own checks compare them), so any difference in the
+ * figures is the algorithm's.
+ */
+#ifndef UPCACHE_TOOLS_BENCH_SHM_BASELINE_H
+#define UPCACHE_TOOLS_BENCH_SHM_BASELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../../mm/shmem.h"
+
+/**
+ * shmb_per_folio_read() - Read from a shmem file a page at a time.
+ * @sf: The file.
+ * @buf: Where the bytes go.
+ * @count: How many are wanted.
+ * @pos: File offset, not negative.
+ *
+ * Takes @sf's lock shared for the whole read, as shmem_read_iter()
+ * does; then filemap_get_entry() for each page index of the range,
+ * copying the page's part of an uptodate folio and zeroing it
+ * otherwise.
+ *
+ * Context: Takes @sf's lock shared.
+ * Return: The bytes read: fewer than asked only at the end of the file,
+ * 0 at or past it.
+ */
+ssize_t shmb_per_folio_read(struct shmem_file *sf, void *buf, size_t count,
+			    int64_t pos);
+
+#endif /* UPCACHE_TOOLS_BENCH_SHM_BASELINE_H */
