@@ -3,13 +3,22 @@
  * api/cache.c - caches: creation, destruction, statistics, and the list
  * of open files (include/upcache/upcache.h).
  *
- * A cache is an arena (its memory limit) plus the files using it.  Its
- * statistics come from the arena (memory charged) and from each open
- * file's page cache (pages cached, read under the mapping's i_pages lock
- * that guards nrpages).
+ * A cache is an arena (its memory limit) with reclaim attached (its
+ * lruvec: LRU lists, direct reclaim when an allocation would pass the
+ * limit, shadow entries) plus the files using it.  Its statistics come
+ * from the arena (memory charged), the lruvec (lists, evictions,
+ * refaults) and each open file's page cache (pages cached, read under
+ * the mapping's i_pages lock that guards nrpages).
+ *
+ * The LRU's add batches hold a reference on each folio until they are
+ * applied, so the charge a closed file leaves behind only drops to zero
+ * after a drain: statistics and destruction drain first.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <upcache/vmscan.h>
 
 #include "fault.h"
 #include "internal.h"
@@ -38,6 +47,12 @@ int upc_cache_create(const struct upc_cache_config *config,
 		free(cache);
 		return err;
 	}
+	err = upc_reclaim_init(cache->arena);
+	if (err) {
+		upc_arena_destroy(cache->arena);
+		free(cache);
+		return err;
+	}
 	cache->memory_limit = config->memory_limit;
 	cache->huge = config->huge == UPC_HUGE_DEFAULT ? UPC_HUGE_NEVER :
 							 config->huge;
@@ -55,11 +70,13 @@ int upc_cache_destroy(struct upc_cache *cache)
 	if (!upc_cache_ok(cache))
 		return -EBADF;
 	/* Spans still held after their file closed pin arena memory too. */
+	lru_add_drain_all(cache->arena);
 	pthread_mutex_lock(&cache->lock);
 	busy = cache->nr_files || upc_arena_charged(cache->arena);
 	pthread_mutex_unlock(&cache->lock);
 	if (busy)
 		return -EBUSY;
+	upc_reclaim_destroy(cache->arena);
 	upc_arena_destroy(cache->arena);
 	pthread_mutex_destroy(&cache->lock);
 	upc_handle_retire(cache, &cache->magic);
@@ -78,6 +95,25 @@ static unsigned long upc_file_nrpages(struct upc_file *file)
 	return nr;
 }
 
+/* The reclaim figures of @cache into @out. */
+static void upc_cache_reclaim_stats(struct upc_cache *cache,
+				    struct upc_cache_stats *out)
+{
+	struct upc_reclaim_stats rs;
+
+	if (upc_reclaim_stats_read(cache->arena, &rs))
+		return;
+	out->pages_active = rs.nr_active_file + rs.nr_active_anon;
+	out->pages_inactive = rs.nr_inactive_file + rs.nr_inactive_anon;
+	out->evictions = rs.pgsteal;
+	out->refaults = rs.workingset_refault;
+	out->refault_activations = rs.workingset_activate;
+	out->activations = rs.pgactivate;
+	out->shadow_nodes = rs.nr_shadow_nodes;
+	out->reclaim_scans = rs.pgscan;
+	out->writebacks = rs.nr_vmscan_write;
+}
+
 int upc_cache_stats(struct upc_cache *cache, struct upc_cache_stats *out)
 {
 	struct upc_file *file;
@@ -87,6 +123,9 @@ int upc_cache_stats(struct upc_cache *cache, struct upc_cache_stats *out)
 		return -EBADF;
 	if (!out)
 		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	lru_add_drain_all(cache->arena);
+	upc_cache_reclaim_stats(cache, out);
 	pthread_mutex_lock(&cache->lock);
 	LIST_FOREACH(file, &cache->files, link)
 		pages += upc_file_nrpages(file);

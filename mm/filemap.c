@@ -176,6 +176,15 @@ int __filemap_add_folio(struct address_space *mapping, struct folio *folio,
 
 void filemap_folio_added(struct folio *folio, void *shadow)
 {
+	struct address_space *mapping = __atomic_load_n(&folio->mapping,
+							__ATOMIC_RELAXED);
+
+	/*
+	 * PG_swapbacked picks the LRU list and must not change while the
+	 * folio is listed, so it is set before the folio can reach a list.
+	 */
+	if (mapping && mapping->flags & (1UL << AS_SWAPBACKED))
+		folio_set_swapbacked(folio);
 	if (shadow)
 		workingset_refault(folio, shadow);
 	folio_add_lru(folio);

@@ -21,28 +21,54 @@
  *     already dropped to zero is being freed and is left to the free
  *     path) and clear PG_lru;
  *  2. without it, for each: trylock; keep (put back) what is locked,
- *     dirty, under writeback, in an unevictable mapping or swap-backed
- *     (no swap yet); clear PG_referenced (the two-touch policy promotes
- *     in folio_mark_accessed(); as in the kernel, a referenced unmapped
- *     file folio is still reclaimed); then evict: under the i_pages lock
- *     freeze the refcount from exactly the cache's references plus ours
- *     to zero, so no lockless lookup can take a new reference, replace
- *     the folio by its shadow (workingset_eviction()), leave our
- *     reference alone as the count and drop it after unlocking, which
- *     frees the folio;
+ *     under writeback or in an unevictable mapping; clear PG_referenced
+ *     (the two-touch policy promotes in folio_mark_accessed(); as in the
+ *     kernel, a referenced unmapped file folio is still reclaimed); a
+ *     dirty file folio is written back first (pageout_folio()), a
+ *     swap-backed one goes to the swap hook (swap_out_folio()), and
+ *     either is kept when its mapping or the arena has no hook; then
+ *     evict: under the i_pages lock freeze the refcount from exactly the
+ *     cache's references plus ours to zero, so no lockless lookup can
+ *     take a new reference, replace the folio by its shadow
+ *     (workingset_eviction()) or its swap entry, leave our reference
+ *     alone as the count and drop it after unlocking, which frees the
+ *     folio;
  *  3. under the lruvec lock, put the kept folios back at the head of
  *     their lists, then drop the isolation references.
  *
  * A folio found without a mapping was truncated while on the list: it is
  * not put back, and goes when its last reference does.
+ *
+ * Writeback (pageout_folio()).  The kernel's pageout() starts an
+ * asynchronous write and reclaims the folio in a later pass; here the
+ * mapping's writeback_folio hook is synchronous, so the folio is written
+ * and evicted in the same pass: clear the dirty bit and tag, set
+ * PG_writeback, call the hook with the folio locked, end the writeback,
+ * then evict as a clean folio.  A folio dirtied again meanwhile fails
+ * the eviction's dirty check under the frozen refcount and stays.  On a
+ * write error the folio is marked dirty again and kept: the design
+ * allows no I/O error to turn into lost data, so the data waits in the
+ * cache for the next writeback, which can report the error.
+ *
+ * Swap (swap_out_folio()).  A hook point only, for the swap layer that
+ * comes later: with struct upc_swap_ops installed
+ * (upc_reclaim_set_swap()), reclaim also scans the anon lists and hands
+ * each swap-backed folio to @swap_out, which writes it and returns the
+ * swap entry that replaces it in its mapping; if the eviction then
+ * fails, the entry goes back through @swap_free.  Without the hook
+ * swap-backed folios are never evicted (their data exists nowhere else).
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fault.h"
 #include "filemap_internal.h"
 #include "lru_internal.h"
+
+/* Times direct reclaim waits for other reclaimers' isolated folios. */
+#define RECLAIM_WAIT_TRIES	64
 
 /* What reclaim does with one isolated folio. */
 enum folio_verdict {
@@ -74,14 +100,15 @@ static bool mapping_unevictable(const struct address_space *mapping)
 }
 
 /*
- * evict_folio() - Replace a locked folio by its shadow if only the cache
- * and the caller reference it.  Return: true if it left the cache (the
- * caller's reference is then the only one the cache knows of).
+ * evict_folio() - Replace a locked clean folio by @entry (a swap entry)
+ * or, with @entry NULL, by its shadow, if only the cache and the caller
+ * reference it.  Return: true if it left the cache (the caller's
+ * reference is then the only one the cache knows of).
  */
-static bool evict_folio(struct address_space *mapping, struct folio *folio)
+static bool evict_folio(struct address_space *mapping, struct folio *folio,
+			void *entry)
 {
 	int refs = (int)folio_nr_pages(folio) + 1;
-	void *shadow;
 
 	xa_lock(&mapping->i_pages);
 	if (!folio_ref_freeze(folio, refs))
@@ -90,8 +117,9 @@ static bool evict_folio(struct address_space *mapping, struct folio *folio)
 		folio_ref_unfreeze(folio, refs);
 		goto busy;
 	}
-	shadow = workingset_eviction(folio);
-	filemap_delete_folio(folio, shadow);
+	if (!entry)
+		entry = workingset_eviction(folio);
+	filemap_delete_folio(folio, entry);
 	folio_ref_unfreeze(folio, 1);
 	xa_unlock(&mapping->i_pages);
 	return true;
@@ -100,8 +128,71 @@ busy:
 	return false;
 }
 
+/*
+ * pageout_folio() - Write a locked dirty file folio back through its
+ * mapping's writeback_folio hook, then evict it.  Without the hook the
+ * folio stays.  Return: FOLIO_FREED or FOLIO_KEEP.
+ */
+static enum folio_verdict pageout_folio(struct lruvec *lruvec,
+					struct address_space *mapping,
+					struct folio *folio)
+{
+	const struct address_space_operations *a_ops = mapping->a_ops;
+	int err;
+
+	if (!a_ops || !a_ops->writeback_folio)
+		return FOLIO_KEEP;
+	/* Cleaned by someone else since we looked: evict as it is. */
+	if (folio_clear_dirty_for_io(folio)) {
+		folio_start_writeback(folio);
+		err = a_ops->writeback_folio(mapping, folio);
+		/* Dirty again before PG_writeback goes: never clean unsaved. */
+		if (err)
+			folio_mark_dirty(folio);
+		folio_end_writeback(folio);
+		if (err) {
+			lru_stat_add(&lruvec->nr_vmscan_write_errors, 1);
+			return FOLIO_KEEP;
+		}
+		lru_stat_add(&lruvec->nr_vmscan_write, folio_nr_pages(folio));
+	}
+	return evict_folio(mapping, folio, NULL) ? FOLIO_FREED : FOLIO_KEEP;
+}
+
+/*
+ * swap_out_folio() - Hand a locked swap-backed folio to the swap hook and
+ * leave the swap entry it returns in the folio's place.  Without the
+ * hook the folio stays.  Return: FOLIO_FREED or FOLIO_KEEP.
+ */
+static enum folio_verdict swap_out_folio(struct lruvec *lruvec,
+					 struct address_space *mapping,
+					 struct folio *folio)
+{
+	const struct upc_swap_ops *ops = __atomic_load_n(&lruvec->swap_ops,
+							 __ATOMIC_ACQUIRE);
+	void *priv = lruvec->swap_priv;
+	void *entry = NULL;
+	bool dirty;
+
+	if (!ops)
+		return FOLIO_KEEP;
+	dirty = folio_clear_dirty_for_io(folio);
+	if (!ops->swap_out(folio, &entry, priv) && xa_is_value(entry)) {
+		if (evict_folio(mapping, folio, entry)) {
+			lru_stat_add(&lruvec->pswpout, folio_nr_pages(folio));
+			return FOLIO_FREED;
+		}
+		/* Used again while it was written: the copy is not needed. */
+		ops->swap_free(entry, priv);
+	}
+	if (dirty)
+		folio_mark_dirty(folio);
+	return FOLIO_KEEP;
+}
+
 /* shrink_folio() - Decide about, and maybe evict, one isolated folio. */
-static enum folio_verdict shrink_folio(struct folio *folio)
+static enum folio_verdict shrink_folio(struct lruvec *lruvec,
+				       struct folio *folio)
 {
 	struct address_space *mapping;
 	enum folio_verdict verdict = FOLIO_KEEP;
@@ -113,11 +204,14 @@ static enum folio_verdict shrink_folio(struct folio *folio)
 		verdict = FOLIO_DROP;
 		goto unlock;
 	}
-	if (folio_test_dirty(folio) || folio_test_writeback(folio) ||
-	    mapping_unevictable(mapping) || folio_test_swapbacked(folio))
+	if (folio_test_writeback(folio) || mapping_unevictable(mapping))
 		goto unlock;
 	folio_clear_referenced(folio);
-	if (evict_folio(mapping, folio))
+	if (folio_test_swapbacked(folio))
+		verdict = swap_out_folio(lruvec, mapping, folio);
+	else if (folio_test_dirty(folio))
+		verdict = pageout_folio(lruvec, mapping, folio);
+	else if (evict_folio(mapping, folio, NULL))
 		verdict = FOLIO_FREED;
 unlock:
 	folio_unlock(folio);
@@ -181,11 +275,12 @@ static unsigned long shrink_inactive_batch(struct lruvec *lruvec,
 
 	nr = isolate_folios(lruvec, lru, isolated, nr_to_scan);
 	lru_stat_add(&lruvec->pgscan, nr);
+	__atomic_fetch_add(&lruvec->nr_isolated, nr, __ATOMIC_RELAXED);
 	for (i = 0; i < nr; i++) {
 		struct folio *folio = isolated[i];
 		unsigned long pages = folio_nr_pages(folio);
 
-		switch (shrink_folio(folio)) {
+		switch (shrink_folio(lruvec, folio)) {
 		case FOLIO_KEEP:
 			keep[nr_keep++] = folio;
 			continue;
@@ -199,6 +294,7 @@ static unsigned long shrink_inactive_batch(struct lruvec *lruvec,
 		folio_put(folio);
 	}
 	putback_folios(lruvec, keep, nr_keep);
+	__atomic_fetch_sub(&lruvec->nr_isolated, nr, __ATOMIC_RELAXED);
 	*scanned = nr;
 	return freed;
 }
@@ -277,14 +373,13 @@ static unsigned long lru_pages(const struct lruvec *lruvec, enum lru_list lru)
 }
 
 /*
- * balance_file_lists() - Deactivate until the inactive file list is at
- * least as large as the active one (one batch at most).
- * Return: folios moved.
+ * balance_lists() - Deactivate until inactive list @lru is at least as
+ * large as its active list (one batch at most).  Return: folios moved.
  */
-static unsigned long balance_file_lists(struct lruvec *lruvec)
+static unsigned long balance_lists(struct lruvec *lruvec, enum lru_list lru)
 {
-	unsigned long active = lru_pages(lruvec, LRU_ACTIVE_FILE);
-	unsigned long inactive = lru_pages(lruvec, LRU_INACTIVE_FILE);
+	unsigned long active = lru_pages(lruvec, lru + 1);
+	unsigned long inactive = lru_pages(lruvec, lru);
 	unsigned long excess;
 
 	if (inactive >= active)
@@ -292,7 +387,25 @@ static unsigned long balance_file_lists(struct lruvec *lruvec)
 	excess = (active - inactive + 1) / 2;
 	if (excess > UPC_RECLAIM_BATCH)
 		excess = UPC_RECLAIM_BATCH;
-	return shrink_active_list(lruvec, excess, LRU_ACTIVE_FILE);
+	return shrink_active_list(lruvec, excess, lru + 1);
+}
+
+/* Anon lists are scanned only when the swap hook can take their folios. */
+static bool lruvec_can_swap(const struct lruvec *lruvec)
+{
+	return __atomic_load_n(&lruvec->swap_ops, __ATOMIC_RELAXED) != NULL;
+}
+
+/* Pages on the lists reclaim scans. */
+static unsigned long lruvec_scannable(const struct lruvec *lruvec)
+{
+	unsigned long nr = lru_pages(lruvec, LRU_INACTIVE_FILE) +
+			   lru_pages(lruvec, LRU_ACTIVE_FILE);
+
+	if (lruvec_can_swap(lruvec))
+		nr += lru_pages(lruvec, LRU_INACTIVE_ANON) +
+		      lru_pages(lruvec, LRU_ACTIVE_ANON);
+	return nr;
 }
 
 /**
@@ -315,14 +428,20 @@ unsigned long upc_reclaim_pages(struct upc_arena *arena,
 	if (!lruvec)
 		return 0;
 	lru_drain(lruvec);
-	budget = 2 * (lru_pages(lruvec, LRU_INACTIVE_FILE) +
-		      lru_pages(lruvec, LRU_ACTIVE_FILE)) + UPC_RECLAIM_BATCH;
+	budget = 2 * lruvec_scannable(lruvec) + UPC_RECLAIM_BATCH;
 	while (freed < nr_pages && budget) {
-		unsigned long moved = balance_file_lists(lruvec);
-		unsigned int scanned;
+		unsigned long moved = balance_lists(lruvec, LRU_INACTIVE_FILE);
+		unsigned int scanned, anon = 0;
 
 		freed += shrink_inactive_batch(lruvec, LRU_INACTIVE_FILE,
 					       UPC_RECLAIM_BATCH, &scanned);
+		if (lruvec_can_swap(lruvec) && freed < nr_pages) {
+			moved += balance_lists(lruvec, LRU_INACTIVE_ANON);
+			freed += shrink_inactive_batch(lruvec, LRU_INACTIVE_ANON,
+						       UPC_RECLAIM_BATCH,
+						       &anon);
+			scanned += anon;
+		}
 		if (!scanned && !moved)
 			break;
 		budget -= scanned < budget ? scanned : budget;
@@ -361,18 +480,39 @@ unsigned long upc_reclaim_balance(struct upc_arena *arena)
 	return upc_reclaim_pages(arena, lruvec->wmark_high - free);
 }
 
-/* The arena's reclaim hook: direct reclaim on the allocating thread. */
+/*
+ * The arena's reclaim hook: direct reclaim on the allocating thread.
+ *
+ * Finding nothing to evict does not mean there is nothing: other
+ * reclaimers may hold the evictable folios isolated (and be about to
+ * free them), so a thread that frees nothing while folios are isolated
+ * yields and tries again, a bounded number of times, instead of failing
+ * its allocation with -ENOMEM (the kernel throttles on too many isolated
+ * pages for the same reason).  Memory that others freed meanwhile counts
+ * as progress, so the allocator retries.
+ */
 static unsigned long reclaim_hook(struct upc_arena *arena,
 				  unsigned long nr_pages, void *priv)
 {
 	struct lruvec *lruvec = priv;
 	unsigned long target = nr_pages > UPC_RECLAIM_BATCH ?
 			       nr_pages : UPC_RECLAIM_BATCH;
-	unsigned long free = arena_free_pages(arena);
+	unsigned long free = arena_free_pages(arena), freed;
+	unsigned int tries;
 
 	if (free < lruvec->wmark_high && lruvec->wmark_high - free > target)
 		target = lruvec->wmark_high - free;
-	return upc_reclaim_pages(arena, target);
+	for (tries = 0;; tries++) {
+		freed = upc_reclaim_pages(arena, target);
+		if (freed)
+			return freed;
+		if (arena_free_pages(arena) >= nr_pages)
+			return nr_pages;
+		if (tries == RECLAIM_WAIT_TRIES ||
+		    !__atomic_load_n(&lruvec->nr_isolated, __ATOMIC_RELAXED))
+			return 0;
+		sched_yield();
+	}
 }
 
 /* ---- setup ------------------------------------------------------------------- */
@@ -526,6 +666,32 @@ int upc_reclaim_stats_read(struct upc_arena *arena,
 	out->pgsteal = RD(pgsteal);
 	out->pgactivate = RD(pgactivate);
 	out->pgdeactivate = RD(pgdeactivate);
+	out->nr_vmscan_write = RD(nr_vmscan_write);
+	out->nr_vmscan_write_errors = RD(nr_vmscan_write_errors);
+	out->pswpout = RD(pswpout);
 #undef RD
+	return 0;
+}
+
+/**
+ * upc_reclaim_set_swap() - Install where reclaim sends swap-backed folios.
+ * @arena: An arena with a lruvec.
+ * @ops: The swap layer's hooks, or NULL to stop swapping.
+ * @priv: Passed to them.
+ *
+ * Context: Before reclaim can run on another thread (the hooks and
+ * @priv are read without a lock).
+ * Return: 0; -EINVAL if @arena has no lruvec, or @ops lacks a hook.
+ */
+int upc_reclaim_set_swap(struct upc_arena *arena,
+			 const struct upc_swap_ops *ops, void *priv)
+{
+	struct lruvec *lruvec = arena_lruvec(arena);
+
+	if (!lruvec || (ops && (!ops->swap_out || !ops->swap_free)))
+		return -EINVAL;
+	lruvec->swap_priv = priv;
+	/* Pairs with the acquire in swap_out_folio(): @priv is set first. */
+	__atomic_store_n(&lruvec->swap_ops, ops, __ATOMIC_RELEASE);
 	return 0;
 }

@@ -51,6 +51,12 @@ struct address_space;
  *	NULL means nothing extra to do.
  * @writeback_folio: Write a locked dirty folio back (reclaim, sync).
  *	Return 0 or -errno.  NULL: the mapping cannot write back.
+ *
+ * Reclaim calls @writeback_folio the way the kernel calls writepage: the
+ * folio locked, its dirty bit and tag already cleared, PG_writeback and
+ * its tag set, synchronously (reclaim ends the writeback when the hook
+ * returns).  On an error reclaim marks the folio dirty again and keeps
+ * it, so the data stays in the cache for the next attempt.
  */
 struct address_space_operations {
 	int (*read_folio)(struct address_space *mapping, struct folio *folio);
@@ -215,6 +221,60 @@ int __filemap_add_folio(struct address_space *mapping, struct folio *folio,
  */
 int filemap_add_folio(struct address_space *mapping, struct folio *folio,
 		      pgoff_t index, gfp_t gfp);
+
+/* ---- reading (mm/filemap_read.c) --------------------------------------------- */
+
+/**
+ * filemap_read_folio() - Fill a locked folio through the mapping's read_folio.
+ * @mapping: The mapping; its a_ops must have a read_folio.
+ * @folio: A locked folio of @mapping that is not uptodate.
+ *
+ * Calls read_folio, which unlocks the folio whatever happens, then waits
+ * for the folio lock to be dropped (a read_folio that completes later
+ * unlocks it then) and checks the result.
+ *
+ * Context: May sleep.  The caller holds a reference on @folio and gives
+ * up the folio lock.
+ * Return: 0 with the folio uptodate and unlocked; the negative errno
+ * read_folio returned; -EIO if it returned 0 but left the folio not
+ * uptodate.
+ */
+int filemap_read_folio(struct address_space *mapping, struct folio *folio);
+
+/**
+ * mapping_read_folio_gfp() - Read a page of a file through the page cache.
+ * @mapping: The mapping; its a_ops must have a read_folio.
+ * @index: Page index.
+ * @gfp: Allocation flags for a new folio and the tree's nodes; GFP_KERNEL
+ *	lets the allocation reclaim from the arena (direct reclaim).
+ *
+ * A hit is a lockless lookup.  A miss allocates an order-0 folio, adds it
+ * with filemap_add_folio() (which replaces a shadow and accounts the
+ * refault) and fills it with filemap_read_folio(); if another thread
+ * added a folio first, the lookup is retried and that folio used.  A
+ * cached folio that is not uptodate (its read failed earlier) is read
+ * again under its lock.  Every folio returned is marked accessed, so a
+ * second use promotes it to the active list.
+ *
+ * Context: May sleep (allocation, reclaim, the folio lock, read_folio).
+ * Takes no lock the caller may hold: the caller must hold no i_pages
+ * lock and no folio lock of @mapping.
+ * Return: The uptodate folio covering @index with a reference for the
+ * caller (unlocked; drop it with folio_put()); ERR_PTR(-EINVAL) if the
+ * mapping has no read_folio; ERR_PTR(-ENOMEM) if no folio or tree node
+ * could be had even after reclaim; ERR_PTR(-EFBIG) if @index is above
+ * MAX_PAGECACHE_INDEX; ERR_PTR(-EIO) or the error read_folio returned
+ * if the read failed (the folio stays cached, not uptodate).
+ */
+struct folio *mapping_read_folio_gfp(struct address_space *mapping,
+				     pgoff_t index, gfp_t gfp);
+
+/* read_mapping_folio() - mapping_read_folio_gfp() with GFP_KERNEL. */
+static inline struct folio *read_mapping_folio(struct address_space *mapping,
+					       pgoff_t index)
+{
+	return mapping_read_folio_gfp(mapping, index, GFP_KERNEL);
+}
 
 /* ---- lookup ---------------------------------------------------------------- */
 

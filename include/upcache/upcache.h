@@ -86,6 +86,9 @@ struct upc_cache_config {
  * @config: Its configuration.
  * @out: Receives the cache.
  *
+ * The cache reclaims: when its memory is full, the least recently used
+ * clean file data is evicted (shmem data stays, see upc_cache_stats).
+ *
  * Context: Any thread.
  * Return: 0; -EINVAL if @config or @out is NULL, the limit is not a
  * positive multiple of 2 MiB (or above 64 TiB), @huge is out of range or
@@ -111,18 +114,45 @@ int upc_cache_destroy(struct upc_cache *cache);
  * @memory_used: Bytes of folios allocated.
  * @pages_cached: Pages in files' page caches.
  * @files: Open files.
+ * @pages_active: Pages on the active LRU lists (file and anon).
+ * @pages_inactive: Pages on the inactive LRU lists (file and anon).
+ * @evictions: Pages evicted by reclaim (the kernel's pgsteal).
+ * @refaults: Pages read back over the shadow their eviction left
+ *	(workingset_refault).
+ * @refault_activations: Refaulted pages that were part of the working
+ *	set and went straight to the active list (workingset_activate).
+ * @activations: Pages moved to an active list, by a second use or a
+ *	refault (pgactivate).
+ * @shadow_nodes: Index nodes that hold only shadow entries.
+ * @reclaim_scans: Folios reclaim looked at (pgscan).
+ * @writebacks: Dirty pages reclaim wrote back before evicting them.
+ *
+ * The reclaim figures count from the cache's creation.  Shmem files are
+ * never evicted: with no swap, their data lives only in the cache.
  */
 struct upc_cache_stats {
 	uint64_t memory_limit;
 	uint64_t memory_used;
 	uint64_t pages_cached;
 	uint64_t files;
+	uint64_t pages_active;
+	uint64_t pages_inactive;
+	uint64_t evictions;
+	uint64_t refaults;
+	uint64_t refault_activations;
+	uint64_t activations;
+	uint64_t shadow_nodes;
+	uint64_t reclaim_scans;
+	uint64_t writebacks;
 };
 
 /**
  * upc_cache_stats() - Read a cache's statistics.
  * @cache: The cache.
  * @out: Receives them.
+ *
+ * Applies the LRU's pending batches first, so that memory held only by
+ * them (folios of files closed a moment ago) is not counted as used.
  *
  * Context: Any thread; the figures may be stale at once.
  * Return: 0; -EBADF if @cache is NULL; -EINVAL if @out is NULL.

@@ -8,8 +8,11 @@
  * (folio_add_lru(), called by filemap_add_folio() and the grab path).
  * When an allocation would pass the arena's charge limit, the allocating
  * thread reclaims (direct reclaim): it scans the inactive file list from
- * its tail, evicts clean unreferenced folios and leaves a shadow entry
- * (workingset_eviction()) in their place.  Adding a folio over a shadow
+ * its tail, evicts clean folios and leaves a shadow entry
+ * (workingset_eviction()) in their place.  Dirty file folios are written
+ * back through their mapping's a_ops->writeback_folio first (kept if it
+ * has none); swap-backed folios go to the swap hook (struct
+ * upc_swap_ops) if one is installed and are kept otherwise.  Adding a folio over a shadow
  * measures the refault distance (workingset_refault()) and activates the
  * folio when it was part of the working set.
  *
@@ -35,6 +38,7 @@
 
 #include "folio.h"
 #include "lock.h"
+#include "xarray.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,6 +73,8 @@ struct lru_batch {
 	unsigned char op[UPC_LRU_BATCH_SIZE];
 } __attribute__((aligned(64)));
 
+struct upc_swap_ops;
+
 /**
  * struct lruvec - the LRU lists and reclaim state of one arena.
  * @lock: Protects @lists and @nr_pages.
@@ -92,6 +98,13 @@ struct lru_batch {
  * @pgsteal: Folios evicted.
  * @pgactivate: Folios moved to an active list.
  * @pgdeactivate: Folios moved from an active list to an inactive one.
+ * @nr_vmscan_write: Pages reclaim wrote back before evicting them.
+ * @nr_vmscan_write_errors: Writebacks by reclaim that failed (the folio
+ *	stayed, dirty).
+ * @pswpout: Pages evicted through the swap hook.
+ * @swap_ops: The swap hook, or NULL (upc_reclaim_set_swap()).
+ * @swap_priv: Its argument.
+ * @nr_isolated: Folios reclaimers hold off the lists right now (atomic).
  * @batch: Pending adds and activations.
  *
  * Counters are updated with relaxed atomic adds and read through
@@ -117,6 +130,12 @@ struct lruvec {
 	uint64_t pgsteal;
 	uint64_t pgactivate;
 	uint64_t pgdeactivate;
+	uint64_t nr_vmscan_write;
+	uint64_t nr_vmscan_write_errors;
+	uint64_t pswpout;
+	const struct upc_swap_ops *swap_ops;
+	void *swap_priv;
+	unsigned long nr_isolated;
 	struct lru_batch batch[UPC_LRU_BATCHES];
 };
 
@@ -137,6 +156,9 @@ struct lruvec {
  * @pgsteal: Evictions.
  * @pgactivate: See struct lruvec.
  * @pgdeactivate: See struct lruvec.
+ * @nr_vmscan_write: See struct lruvec.
+ * @nr_vmscan_write_errors: See struct lruvec.
+ * @pswpout: See struct lruvec.
  */
 struct upc_reclaim_stats {
 	uint64_t nr_cached;
@@ -154,6 +176,28 @@ struct upc_reclaim_stats {
 	uint64_t pgsteal;
 	uint64_t pgactivate;
 	uint64_t pgdeactivate;
+	uint64_t nr_vmscan_write;
+	uint64_t nr_vmscan_write_errors;
+	uint64_t pswpout;
+};
+
+/**
+ * struct upc_swap_ops - where reclaim sends swap-backed folios.
+ * @swap_out: Write @folio (locked, isolated from the LRU, swap-backed,
+ *	its dirty bit already cleared by reclaim) to swap and store in
+ *	*@entryp the value entry that is to replace it in its mapping.
+ *	Must not take the folio's i_pages lock on return (reclaim takes it
+ *	next).  Return 0, or a negative errno to keep the folio (reclaim
+ *	marks it dirty again if it was).
+ * @swap_free: Drop an entry @swap_out made that reclaim could not use:
+ *	the folio was referenced or dirtied again before it could go.
+ *
+ * A hook point for the swap layer (mm/swap_state.c, mm/swapfile.c);
+ * reclaim only scans the anon lists while one is installed.
+ */
+struct upc_swap_ops {
+	int (*swap_out)(struct folio *folio, void **entryp, void *priv);
+	void (*swap_free)(void *entry, void *priv);
 };
 
 /* ---- setup ---------------------------------------------------------------- */
@@ -197,6 +241,21 @@ void upc_reclaim_destroy(struct upc_arena *arena);
  * smaller than one huge folio (512 pages) or larger than the arena.
  */
 int upc_reclaim_set_limit(struct upc_arena *arena, unsigned long nr_pages);
+
+/**
+ * upc_reclaim_set_swap() - Install where reclaim sends swap-backed folios.
+ * @arena: An arena with a lruvec.
+ * @ops: The hooks (kept by reference), or NULL to stop swapping out.
+ * @priv: Passed to each hook.
+ *
+ * Without hooks (the default) swap-backed folios are never evicted.
+ * Folios of AS_UNEVICTABLE mappings (shmem today) stay either way.
+ *
+ * Context: Before reclaim may run on another thread.
+ * Return: 0; -EINVAL if @arena has no lruvec or @ops lacks a hook.
+ */
+int upc_reclaim_set_swap(struct upc_arena *arena,
+			 const struct upc_swap_ops *ops, void *priv);
 
 /* ---- LRU ------------------------------------------------------------------- */
 
@@ -276,9 +335,11 @@ void folio_putback_lru(struct folio *folio);
  * @nr_to_scan: How many folios to isolate at most.
  * @lru: LRU_INACTIVE_FILE or LRU_INACTIVE_ANON.
  *
- * Folios locked, dirty, under writeback, unevictable, swap-backed (no
- * swap yet) or still used by someone else are put back; referenced ones
- * are activated; the others are replaced by a shadow entry and freed.
+ * Folios locked, under writeback, unevictable or still used by someone
+ * else are put back, and so are dirty file folios whose mapping cannot
+ * write back and swap-backed ones without a swap hook.  Dirty file
+ * folios are written back (a_ops->writeback_folio) and evicted; the
+ * others are replaced by a shadow entry (or their swap entry) and freed.
  *
  * Context: Any thread; holds no folio lock it could wait on (trylock).
  * Return: The number of pages freed.
@@ -307,8 +368,9 @@ unsigned long shrink_active_list(struct lruvec *lruvec,
  * @nr_pages: How many pages to free.
  *
  * Drains the batches, keeps the active file list no larger than the
- * inactive one and shrinks the inactive file list until @nr_pages are
- * freed or two rounds over the lists freed nothing more; then trims the
+ * inactive one and shrinks the inactive file list (and, while a swap
+ * hook is installed, the anon lists likewise) until @nr_pages are freed
+ * or two rounds over the lists freed nothing more; then trims the
  * shadow-only nodes if they exceed their bound.
  *
  * Context: Any thread holding no folio lock of the arena's folios that
@@ -369,6 +431,22 @@ void *workingset_eviction(struct folio *folio);
  * Context: Any thread, before folio_add_lru().
  */
 void workingset_refault(struct folio *folio, void *shadow);
+
+/**
+ * workingset_update_node() - Track a node's shadow-only state.
+ * @node: A node of a page cache tree whose cursor changed it.
+ *
+ * The xa_update_node_t of file mappings in reclaiming arenas: keeps
+ * @node on its lruvec's list of shadow-only nodes exactly while it holds
+ * only shadow entries, so reclaim can bound shadow memory.  The page
+ * cache installs it on its own cursors; code that changes a mapping's
+ * tree through its own cursor (a benchmark's baseline add) installs it
+ * with xas_set_update() too.  Not for swap-backed mappings, whose value
+ * entries are swap entries.
+ *
+ * Context: Holds the tree's lock; takes the lruvec's shadow lock.
+ */
+void workingset_update_node(struct xa_node *node);
 
 /**
  * workingset_shadow_info() - Decode a shadow entry (for tests and tools).

@@ -3,12 +3,16 @@
  * tests/mm/vmscan_helpers.h - what the reclaim and working set tests
  * share: an arena with a lruvec and one file-like mapping, a read that
  * fills a missing page with a pattern naming its index and checks it on
- * every hit, and the lruvec's counters.
+ * every hit, the lruvec's counters, and an in-memory backing store whose
+ * a_ops the read path (mapping_read_folio_gfp()) and reclaim's writeback
+ * use.
  */
 #ifndef UPCACHE_TESTS_MM_VMSCAN_HELPERS_H
 #define UPCACHE_TESTS_MM_VMSCAN_HELPERS_H
 
+#include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -135,6 +139,126 @@ static inline void vm_assert_lru_consistent(struct vm_fixture *f)
 	assert_int_equal(st.nr_inactive_file + st.nr_active_file,
 			 f->mapping.nrpages);
 	assert_int_equal(upc_check_mapping(&f->mapping), 0);
+}
+
+/* ---- a file's backing store in memory (the tests' ramdisk) ----------- */
+
+/*
+ * struct vm_store - what a file-backed mapping's a_ops read and write.
+ * @data: @nr_pages pages; page i starts with vm_pattern(i) until written.
+ * @nr_pages: Its size; pages past it read as zeros.
+ * @fail_read: Index whose reads fail with -EIO, or -1.
+ * @fail_write: Non-zero: writebacks fail with -EIO.
+ * @reads: read_folio calls (atomic).
+ * @writes: Successful writeback_folio calls (atomic).
+ */
+struct vm_store {
+	unsigned char *data;
+	unsigned long nr_pages;
+	long fail_read;
+	int fail_write;
+	unsigned long reads;
+	unsigned long writes;
+};
+
+static inline unsigned char *vm_store_page(struct vm_store *st, pgoff_t index)
+{
+	return st->data + (index << UPC_PAGE_SHIFT);
+}
+
+static inline int vm_store_read_folio(struct address_space *mapping,
+			       struct folio *folio)
+{
+	struct vm_store *st = mapping->host;
+	pgoff_t i;
+
+	__atomic_fetch_add(&st->reads, 1, __ATOMIC_RELAXED);
+	if ((long)folio->index == __atomic_load_n(&st->fail_read,
+						  __ATOMIC_RELAXED)) {
+		folio_unlock(folio);
+		return -EIO;
+	}
+	for (i = 0; i < folio_nr_pages(folio); i++) {
+		char *to = (char *)folio_address(folio) + (i << UPC_PAGE_SHIFT);
+
+		if (folio->index + i < st->nr_pages)
+			memcpy(to, vm_store_page(st, folio->index + i),
+			       UPC_PAGE_SIZE);
+		else
+			memset(to, 0, UPC_PAGE_SIZE);
+	}
+	folio_set_uptodate(folio);
+	folio_unlock(folio);
+	return 0;
+}
+
+static inline int vm_store_writeback_folio(struct address_space *mapping,
+				    struct folio *folio)
+{
+	struct vm_store *st = mapping->host;
+	pgoff_t i;
+
+	if (__atomic_load_n(&st->fail_write, __ATOMIC_RELAXED))
+		return -EIO;
+	for (i = 0; i < folio_nr_pages(folio); i++)
+		if (folio->index + i < st->nr_pages)
+			memcpy(vm_store_page(st, folio->index + i),
+			       (char *)folio_address(folio) +
+			       (i << UPC_PAGE_SHIFT), UPC_PAGE_SIZE);
+	__atomic_fetch_add(&st->writes, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/*
+ * vm_store_setup() - vm_setup() whose mapping reads from (and, with
+ * @writable, writes back to) a new @nr_pages store.
+ */
+static inline void vm_store_setup(struct vm_fixture *f, struct vm_store *st,
+				  unsigned long arena_mib, unsigned long limit,
+				  unsigned long nr_pages, bool writable)
+{
+	static const struct address_space_operations rw = {
+		.read_folio = vm_store_read_folio,
+		.writeback_folio = vm_store_writeback_folio,
+	};
+	/* Read-only: dirty folios of its mappings cannot be written back. */
+	static const struct address_space_operations ro = {
+		.read_folio = vm_store_read_folio,
+	};
+	pgoff_t i;
+
+	memset(st, 0, sizeof(*st));
+	st->data = calloc(nr_pages, UPC_PAGE_SIZE);
+	assert_non_null(st->data);
+	st->nr_pages = nr_pages;
+	st->fail_read = -1;
+	for (i = 0; i < nr_pages; i++)
+		*(uint64_t *)vm_store_page(st, i) = vm_pattern(i);
+	vm_setup(f, arena_mib, limit, 0);
+	f->mapping.a_ops = writable ? &rw : &ro;
+	f->mapping.host = st;
+}
+
+/* vm_store_teardown() - vm_teardown() and free the store. */
+static inline void vm_store_teardown(struct vm_fixture *f, struct vm_store *st)
+{
+	vm_teardown(f);
+	free(st->data);
+}
+
+/* The first word of page @index as mapping_read_folio_gfp() returns it. */
+static inline uint64_t vm_read_word(struct address_space *mapping,
+				    pgoff_t index)
+{
+	struct folio *folio = read_mapping_folio(mapping, index);
+	uint64_t word;
+
+	assert_false(IS_ERR(folio));
+	assert_true(folio_test_uptodate(folio));
+	word = *(uint64_t *)((char *)folio_address(folio) +
+			     ((index - folio->index) << UPC_PAGE_SHIFT));
+	folio_put(folio);
+	return word;
 }
 
 #endif /* UPCACHE_TESTS_MM_VMSCAN_HELPERS_H */

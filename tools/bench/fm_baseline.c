@@ -67,6 +67,27 @@ static void before_store_locked(struct xa_state *xas, struct folio *folio,
 int fmb_before_add_folio(struct address_space *mapping, struct folio *folio,
 			 pgoff_t index, gfp_t gfp, void **shadowp)
 {
+	return fmb_before_add_folio_update(mapping, folio, index, gfp, shadowp,
+					   NULL);
+}
+
+/**
+ * fmb_before_add_folio_update() - fmb_before_add_folio() with a node
+ * update callback.
+ * @mapping: The mapping.
+ * @folio: A locked folio not in any mapping.
+ * @index: First page index, aligned to the folio's size.
+ * @gfp: Allocation flags for the tree's nodes.
+ * @shadowp: If not NULL, receives the shadow replaced (or NULL).
+ * @update: Node callback for every cursor (xas_set_update()), or NULL.
+ *
+ * Context: May sleep if @gfp allows.  Takes and releases the i_pages lock.
+ * Return: 0, -EEXIST, -ENOMEM, -EINVAL or -EFBIG.
+ */
+int fmb_before_add_folio_update(struct address_space *mapping,
+				struct folio *folio, pgoff_t index, gfp_t gfp,
+				void **shadowp, xa_update_node_t update)
+{
 	XA_STATE(xas, &mapping->i_pages, index);
 	unsigned long nr = folio_nr_pages(folio);
 	int err;
@@ -76,6 +97,8 @@ int fmb_before_add_folio(struct address_space *mapping, struct folio *folio,
 	if (index > MAX_PAGECACHE_INDEX - (nr - 1))
 		return -EFBIG;
 	xas_set_order(&xas, index, folio_order(folio));
+	if (update)
+		xas_set_update(&xas, update);
 	folio->mapping = mapping;
 	folio->index = index;
 	folio_ref_add(folio, (int)nr);

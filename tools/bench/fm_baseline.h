@@ -53,6 +53,26 @@ int fmb_before_add_folio(struct address_space *mapping, struct folio *folio,
 			 pgoff_t index, gfp_t gfp, void **shadowp);
 
 /**
+ * fmb_before_add_folio_update() - fmb_before_add_folio() on a mapping
+ * whose tree nodes are tracked.
+ * @mapping: The mapping.
+ * @folio: A locked folio not in any mapping.
+ * @index: First page index, aligned to the folio's size.
+ * @gfp: Allocation flags for the tree's nodes.
+ * @shadowp: If not NULL, receives the shadow replaced (or NULL).
+ * @update: Called for every node the add changes (xas_set_update()), or
+ *	NULL.  A mapping of a reclaiming arena passes
+ *	workingset_update_node (upcache/vmscan.h), as the library's own
+ *	add does, so that shadow-only nodes stay tracked.
+ *
+ * Context: As fmb_before_add_folio().
+ * Return: As fmb_before_add_folio().
+ */
+int fmb_before_add_folio_update(struct address_space *mapping,
+				struct folio *folio, pgoff_t index, gfp_t gfp,
+				void **shadowp, xa_update_node_t update);
+
+/**
  * fmb_before_grab_folios() - filemap_grab_folios() as a per-folio loop.
  * @mapping: The mapping.
  * @index: First page index wanted.

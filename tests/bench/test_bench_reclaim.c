@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/bench/test_bench_reclaim.c - upcache-bench's reclaim suite and
+ * its baseline read path.
+ *
+ * Runs the suite in-process at its tiny size and checks its JSON (the
+ * common shape, the four rows with their figures), the counters the
+ * seed argues with (one walk per add for the library's read path and
+ * three for the baseline on random reads; two and five when every add
+ * splits an order-9 shadow), that both workloads refault, and that the
+ * baseline read path returns the same data with its three-walk add.
+ *
+ * Linked with the benchmark's sources (all of tools/bench/ but main.c;
+ * see cmake/UpcacheTests.cmake).
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <upcache/filemap.h>
+#include <upcache/stats.h>
+#include <upcache/vmscan.h>
+
+#include "../../tools/bench/output.h"
+#include "../../tools/bench/rc_baseline.h"
+#include "../../tools/bench/rc_cases.h"
+#include "../../tools/bench/report.h"
+#include "../../tools/bench/suite.h"
+
+#define assert_near(a, b, eps) \
+	assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+
+static const char *const suite_rows[] = {
+	"randread_4k", "randread_4k_baseline",
+	"thp_split_4k", "thp_split_4k_baseline",
+};
+
+#define NR_SUITE_ROWS	(sizeof(suite_rows) / sizeof(suite_rows[0]))
+
+static struct bench_report suite_rep;
+static char *suite_json;
+
+static int suite_setup(void **state)
+{
+	struct bench_options opts = { .tiny = true };
+	struct bench_output out = { .table = fopen("/dev/null", "w") };
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	if (!out.table)
+		return -1;
+	bench_report_init(&suite_rep, "reclaim");
+	if (bench_suite_reclaim(&opts, &out, &suite_rep))
+		return -1;
+	fclose(out.table);
+	f = open_memstream(&suite_json, &len);
+	if (!f || bench_report_write_json(&suite_rep, f) || fclose(f))
+		return -1;
+	return 0;
+}
+
+static int suite_teardown(void **state)
+{
+	(void)state;
+	free(suite_json);
+	bench_report_free(&suite_rep);
+	return 0;
+}
+
+/* row_of() - The report row called @name. */
+static const struct bench_row *row_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < suite_rep.nr_rows; i++)
+		if (!strcmp(suite_rep.rows[i].name, name))
+			return &suite_rep.rows[i];
+	fail_msg("no row %s", name);
+	return NULL;
+}
+
+/* num() - A numeric field of row @name; fails if it is not a number. */
+static double num(const char *name, const char *key)
+{
+	double v = bench_row_num(row_of(name), key);
+
+	if (isnan(v))
+		fail_msg("%s.%s is not a number", name, key);
+	return v;
+}
+
+/* The common shape: {"benchmark":"reclaim", ..., "rows":[{"name":...}]}. */
+static void test_reclaim_json_shape(void **state)
+{
+	static const char *const top[] = {
+		"\"mode\":", "\"file_pages\":", "\"limit_pages\":",
+		"\"threads\":", "\"rounds\":", "\"baseline_source\":",
+		"\"rows\":[",
+	};
+	const char *p, *rows;
+	int depth = 0;
+	size_t i;
+	char key[64];
+
+	(void)state;
+	assert_non_null(strstr(suite_json, "{\"benchmark\":\"reclaim\","));
+	for (i = 0; i < sizeof(top) / sizeof(top[0]); i++)
+		if (!strstr(suite_json, top[i]))
+			fail_msg("top-level object lacks %s", top[i]);
+	/* Balanced, and nothing JSON forbids that a figure could print. */
+	for (p = suite_json; *p; p++) {
+		depth += *p == '{' || *p == '[';
+		depth -= *p == '}' || *p == ']';
+		assert_true(depth >= 0);
+	}
+	assert_int_equal(depth, 0);
+	assert_null(strstr(suite_json, "nan"));
+	assert_null(strstr(suite_json, "inf"));
+	/* The rows, in order, after "rows". */
+	rows = strstr(suite_json, "\"rows\":[");
+	for (i = 0; i < NR_SUITE_ROWS; i++) {
+		snprintf(key, sizeof(key), "{\"name\":\"%s\",", suite_rows[i]);
+		p = strstr(rows, key);
+		if (!p)
+			fail_msg("row %s missing or out of order",
+				 suite_rows[i]);
+		rows = p;
+	}
+	assert_int_equal(suite_rep.nr_rows, NR_SUITE_ROWS);
+}
+
+/* Every row has its figures; new rows their gain. */
+static void test_reclaim_rows(void **state)
+{
+	static const char *const numbers[] = {
+		"iops", "iops_min", "iops_max", "walks_per_add",
+		"walks_per_read", "refaults", "activations", "evictions",
+		"reads", "adds", "rounds", "hit_ratio",
+	};
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < NR_SUITE_ROWS; i++) {
+		const char *name = suite_rows[i];
+		const struct bench_row *row = row_of(name);
+
+		for (k = 0; k < sizeof(numbers) / sizeof(numbers[0]); k++)
+			num(name, numbers[k]);
+		assert_true(num(name, "iops") > 0);
+		assert_true(num(name, "iops_min") <= num(name, "iops"));
+		assert_true(num(name, "iops") <= num(name, "iops_max"));
+		assert_near(num(name, "rounds"), 3, 0);
+		assert_non_null(bench_row_get(row, "gain_pct"));
+		assert_string_equal(bench_row_get(row, "role")->str,
+				    i % 2 ? "baseline" : "new");
+		if (i % 2) {
+			assert_true(isnan(bench_row_num(row, "gain_pct")));
+			continue;
+		}
+		assert_string_equal(bench_row_get(row, "pair")->str,
+				    suite_rows[i + 1]);
+		assert_near(num(name, "gain_pct"),
+			    (num(name, "speedup") - 1) * 100, 1e-9);
+		assert_true(num(name, "gain_pct_min") <=
+			    num(name, "gain_pct"));
+		assert_non_null(bench_row_get(row, "target_met")->str);
+	}
+	assert_near(num("randread_4k", "target_gain_pct"), 7.3, 1e-12);
+	assert_near(num("thp_split_4k", "target_gain_pct"), 10.4, 1e-12);
+	assert_near(num("thp_split_4k", "aim_gain_pct"), 20.8, 1e-12);
+}
+
+/* The counted costs: what seed 000 is about, whatever the machine. */
+static void test_reclaim_counters(void **state)
+{
+	size_t i;
+
+	(void)state;
+	assert_near(num("randread_4k", "walks_per_add"), 1, 0.05);
+	assert_near(num("randread_4k_baseline", "walks_per_add"), 3, 0.1);
+	assert_near(num("thp_split_4k", "walks_per_add"), 2, 0.05);
+	assert_near(num("thp_split_4k_baseline", "walks_per_add"), 5, 0.1);
+	for (i = 0; i < NR_SUITE_ROWS; i++) {
+		const char *name = suite_rows[i];
+
+		assert_true(num(name, "refaults") > 0);
+		assert_true(num(name, "adds") > 0);
+		assert_true(num(name, "activations") <= num(name, "refaults"));
+	}
+	/* Random reads over twice the limit: about half of them hit. */
+	assert_true(num("randread_4k", "hit_ratio") > 0.3);
+	assert_true(num("randread_4k", "hit_ratio") < 0.7);
+	assert_true(num("randread_4k", "evictions") > 0);
+	/* Every thp read adds over (and refaults on) an order-9 shadow. */
+	assert_near(num("thp_split_4k", "hit_ratio"), 0, 0);
+	assert_near(num("thp_split_4k", "refaults"),
+		    num("thp_split_4k", "reads"), 0);
+}
+
+/* ---- the baseline read path on its own ------------------------------- */
+
+static unsigned char store[64 << 12];
+
+static int store_read_folio(struct address_space *mapping, struct folio *folio)
+{
+	(void)mapping;
+	memcpy(folio_address(folio), store + (folio->index << 12),
+	       folio_size(folio));
+	folio_set_uptodate(folio);
+	folio_unlock(folio);
+	return 0;
+}
+
+static const struct address_space_operations store_aops = {
+	.read_folio = store_read_folio,
+};
+
+/* Same pages as the library; three walks to add over a shadow. */
+static void test_baseline_read_path(void **state)
+{
+	struct upc_thread_stats before, after;
+	struct address_space mapping;
+	struct upc_arena *arena;
+	struct folio *folio;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 64; i++)
+		store[i << 12] = (unsigned char)(i + 1);
+	assert_int_equal(upc_arena_create(4 << 20, &arena), 0);
+	assert_int_equal(upc_reclaim_init(arena), 0);
+	address_space_init(&mapping, arena, &store_aops, 0);
+	assert_ptr_equal(rcb_read_folio(&mapping, MAX_PAGECACHE_INDEX + 1,
+					GFP_KERNEL), ERR_PTR(-EFBIG));
+	for (i = 0; i < 64; i++) {
+		folio = i % 2 ? rcb_read_folio(&mapping, i, GFP_KERNEL) :
+				mapping_read_folio_gfp(&mapping, i, GFP_KERNEL);
+		assert_false(IS_ERR(folio));
+		assert_int_equal(*(unsigned char *)folio_address(folio), i + 1);
+		folio_put(folio);
+	}
+	assert_int_equal(upc_reclaim_pages(arena, 64), 64);
+	assert_true(xa_is_value(xa_load(&mapping.i_pages, 9)));
+
+	upc_stats_thread(&before);
+	folio = rcb_read_folio(&mapping, 9, GFP_KERNEL);
+	upc_stats_thread(&after);
+	assert_false(IS_ERR(folio));
+	assert_int_equal(*(unsigned char *)folio_address(folio), 10);
+	/* The lookup, then the baseline add's three. */
+	assert_int_equal(after.xa_walks - before.xa_walks, 1 + 3);
+	folio_put(folio);
+
+	upc_stats_thread(&before);
+	folio = mapping_read_folio_gfp(&mapping, 11, GFP_KERNEL);
+	upc_stats_thread(&after);
+	assert_int_equal(after.xa_walks - before.xa_walks, 1 + 1);
+	folio_put(folio);
+
+	truncate_inode_pages(&mapping, 0);
+	lru_add_drain_all(arena);
+	assert_int_equal(upc_arena_charged(arena), 0);
+	xa_destroy(&mapping.i_pages);
+	upc_reclaim_destroy(arena);
+	upc_arena_destroy(arena);
+}
+
+int main(void)
+{
+	const struct CMUnitTest suite_tests[] = {
+		cmocka_unit_test(test_reclaim_json_shape),
+		cmocka_unit_test(test_reclaim_rows),
+		cmocka_unit_test(test_reclaim_counters),
+	};
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_baseline_read_path),
+	};
+	int failed;
+
+	failed = cmocka_run_group_tests(suite_tests, suite_setup,
+					suite_teardown);
+	return failed | cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/bench/rc_suite.c - `upcache-bench reclaim`: seed 000's experiment.
+ *
+ * Owns the rows (name, workload, path, the seed's gain to match), the
+ * order they run in, and how their figures become report rows, the table
+ * and the notes.  The workloads, caches and reader threads are in
+ * rc_cases.c; the baseline read path in rc_baseline.c.
+ *
+ *	randread_4k		random 4 KiB reads by every core of a file
+ *				twice the memory limit, steady state, through
+ *				mapping_read_folio_gfp() (one-walk add)
+ *	randread_4k_baseline	the same through the baseline read path
+ *				(three-walk add, tools/bench/fm_baseline.c)
+ *	thp_split_4k		random 4 KiB reads of a file whose cache was
+ *				filled with order-9 folios and evicted: the
+ *				adds split order-9 shadows
+ *	thp_split_4k_baseline	the same through the baseline read path
+ *
+ * Rounds interleave the two rows of a pair part by part (a part is a
+ * sixteenth of a randread round, or one fill-evict-read cycle of a thp
+ * round; the row that goes first alternates), and a pair's gain is the median over rounds of
+ * new IOPS / baseline IOPS of the same round, minus one (samples.h).
+ * The seed measured +7.3% (4K randread) and +10.4% (THP split) through
+ * the kernel, where syscalls and page faults dilute the add; the suite
+ * reports the seed's figure as the target and twice it as the aim.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rc_cases.h"
+#include "samples.h"
+#include "suite.h"
+#include "table.h"
+#include "util.h"
+
+#define BASELINE_SOURCE \
+	"tools/bench/rc_baseline.c: the library's read path with the add " \
+	"from before seed 000 (tools/bench/fm_baseline.c), on this machine"
+
+/**
+ * struct rc_row - one row of the suite.
+ * @name: Its name in the table and the JSON.
+ * @w: Its workload.
+ * @baseline: The baseline read path.
+ * @target_pct: New rows: the seed's gain in percent.
+ */
+struct rc_row {
+	const char *name;
+	enum rc_workload w;
+	bool baseline;
+	double target_pct;
+};
+
+static const struct rc_row rc_rows[] = {
+	{ "randread_4k", RC_RANDREAD, false, 7.3 },
+	{ "randread_4k_baseline", RC_RANDREAD, true, NAN },
+	{ "thp_split_4k", RC_THP_SPLIT, false, 10.4 },
+	{ "thp_split_4k_baseline", RC_THP_SPLIT, true, NAN },
+};
+
+#define NR_ROWS	(sizeof(rc_rows) / sizeof(rc_rows[0]))
+
+static const struct bench_table_col rc_cols[] = {
+	{ "row", 22, true },
+	{ "IOPS", 8, false },
+	{ "min..max", 15, false },
+	{ "gain%", 6, false },
+	{ "min..max", 11, false },
+	{ "target%", 7, false },
+	{ "walks/add", 9, false },
+	{ "hit%", 5, false },
+	{ "refaults", 9, false },
+	{ "activations", 11, false },
+};
+
+#define NR_COLS	(sizeof(rc_cols) / sizeof(rc_cols[0]))
+
+/**
+ * struct rc_run - one run of the suite.
+ * @b: The shared state.
+ * @s: Each row's timed rounds.
+ * @iops: Each row's IOPS by round.
+ */
+struct rc_run {
+	struct rc_bench b;
+	struct rc_sample s[NR_ROWS][BENCH_MAX_ROUNDS];
+	double iops[NR_ROWS][BENCH_MAX_ROUNDS];
+};
+
+/* rc_partner() - The index of the other row of row @i's pair. */
+static size_t rc_partner(size_t i)
+{
+	return rc_rows[i].baseline ? i - 1 : i + 1;
+}
+
+/*
+ * rc_measure_pair() - Round @r of the pair starting at row @i: its parts
+ * alternate between the two rows, each part's first row alternating too.
+ */
+static void rc_measure_pair(struct rc_run *run, size_t i, unsigned int r,
+			    struct rc_sample *s)
+{
+	enum rc_workload w = rc_rows[i].w;
+	unsigned int part;
+
+	memset(s, 0, 2 * sizeof(*s));
+	for (part = 0; part < rc_parts(&run->b, w); part++) {
+		unsigned int k;
+
+		for (k = 0; k < 2; k++) {
+			unsigned int row = k ^ ((part + r) & 1);
+			struct rc_sample one;
+
+			rc_round_part(&run->b, w, rc_rows[i + row].baseline,
+				      r, part, &one);
+			rc_sample_add(&s[row], &one);
+		}
+	}
+}
+
+/* rc_measure() - Every round of every row, interleaved. */
+static void rc_measure(struct rc_run *run, FILE *progress)
+{
+	const struct rc_scale *scale = &run->b.scale;
+	unsigned int total = scale->warmups + scale->rounds, r;
+
+	for (r = 0; r < total; r++) {
+		size_t i;
+
+		if (progress)
+			fprintf(progress, "\rreclaim: round %u/%u", r + 1,
+				total);
+		for (i = 0; i < NR_ROWS; i += 2) {
+			struct rc_sample s[2];
+			unsigned int k;
+
+			rc_measure_pair(run, i, r, s);
+			if (r < scale->warmups)
+				continue;
+			for (k = 0; k < 2; k++) {
+				run->s[i + k][r - scale->warmups] = s[k];
+				run->iops[i + k][r - scale->warmups] =
+					(double)s[k].reads * scale->threads *
+					1e9 / (double)s[k].ns;
+			}
+		}
+	}
+	if (progress)
+		fputs("\r\033[K", progress);
+}
+
+/* rc_total() - The sum of row @i's timed rounds. */
+static void rc_total(const struct rc_run *run, size_t i, struct rc_sample *t)
+{
+	unsigned int r;
+
+	memset(t, 0, sizeof(*t));
+	for (r = 0; r < run->b.scale.rounds; r++) {
+		const struct rc_sample *s = &run->s[i][r];
+
+		t->ns += s->ns;
+		t->wall_ns += s->wall_ns;
+		t->reads += s->reads;
+		t->adds += s->adds;
+		t->walks += s->walks;
+		t->evictions += s->evictions;
+		t->nodes_reclaimed += s->nodes_reclaimed;
+		t->refaults += s->refaults;
+		t->activations += s->activations;
+		t->promotions += s->promotions;
+	}
+}
+
+/* rc_set_summary() - Set @key, @key_min and @key_max from @s (or NaN). */
+static void rc_set_summary(struct bench_row *row, const char *key,
+			   const char *key_min, const char *key_max,
+			   const struct bench_summary *s, double scale)
+{
+	bench_row_set_num(row, key, s ? s->median * scale : NAN);
+	bench_row_set_num(row, key_min, s ? s->min * scale : NAN);
+	bench_row_set_num(row, key_max, s ? s->max * scale : NAN);
+}
+
+/* rc_report_pair() - A new row's speedup and gain over its baseline. */
+static void rc_report_pair(struct bench_row *row, const struct rc_run *run,
+			   size_t i)
+{
+	const struct rc_row *spec = &rc_rows[i];
+	struct bench_summary speedup = { 0 }, gain = { 0 };
+	bool is_new = !spec->baseline;
+
+	if (is_new && bench_ratio_summary(run->iops[i], run->iops[i + 1],
+					  run->b.scale.rounds, &speedup))
+		bench_die("reclaim %s: cannot summarise its gain", spec->name);
+	if (is_new) {
+		gain.median = (speedup.median - 1) * 100;
+		gain.min = (speedup.min - 1) * 100;
+		gain.max = (speedup.max - 1) * 100;
+	}
+	rc_set_summary(row, "speedup", "speedup_min", "speedup_max",
+		       is_new ? &speedup : NULL, 1);
+	rc_set_summary(row, "gain_pct", "gain_pct_min", "gain_pct_max",
+		       is_new ? &gain : NULL, 1);
+	bench_row_set_num(row, "target_gain_pct", spec->target_pct);
+	bench_row_set_num(row, "aim_gain_pct", spec->target_pct * 2);
+	bench_row_set_str(row, "target_met", !is_new ? NULL :
+			  gain.median >= spec->target_pct ? "yes" : "no");
+	bench_row_set_str(row, "aim_met", !is_new ? NULL :
+			  gain.median >= spec->target_pct * 2 ? "yes" : "no");
+}
+
+/* rc_report_row() - Fill the report row of row @i. */
+static void rc_report_row(struct bench_row *row, const struct rc_run *run,
+			  size_t i)
+{
+	const struct rc_row *spec = &rc_rows[i];
+	unsigned int rounds = run->b.scale.rounds;
+	struct bench_summary iops;
+	struct rc_sample t;
+
+	if (bench_summarize(run->iops[i], rounds, &iops))
+		bench_die("reclaim %s: cannot summarise its IOPS", spec->name);
+	rc_total(run, i, &t);
+	bench_row_set_str(row, "unit", "IOPS");
+	rc_set_summary(row, "iops", "iops_min", "iops_max", &iops, 1);
+	bench_row_set_num(row, "walks_per_add", rc_walks_per_add(&t));
+	bench_row_set_num(row, "walks_per_read",
+			  (double)t.walks / (double)t.reads);
+	bench_row_set_num(row, "hit_ratio",
+			  1 - (double)t.adds / (double)t.reads);
+	bench_row_set_num(row, "refaults", (double)t.refaults);
+	bench_row_set_num(row, "activations", (double)t.activations);
+	bench_row_set_num(row, "promotions", (double)t.promotions);
+	bench_row_set_num(row, "evictions", (double)t.evictions);
+	bench_row_set_num(row, "adds", (double)t.adds);
+	bench_row_set_num(row, "reads", (double)t.reads);
+	bench_row_set_num(row, "ns_per_read", (double)t.ns / (double)t.reads);
+	bench_row_set_str(row, "role", spec->baseline ? "baseline" : "new");
+	bench_row_set_str(row, "pair", rc_rows[rc_partner(i)].name);
+	rc_report_pair(row, run, i);
+	bench_row_set_num(row, "rounds", rounds);
+	bench_row_set_num(row, "reads_per_round", (double)t.reads / rounds);
+}
+
+/* rc_print_row() - Print the table line of a report row. */
+static void rc_print_row(const struct bench_table *t,
+			 const struct bench_row *row)
+{
+	static const char *const num_keys[NR_COLS] = {
+		NULL, "iops", NULL, "gain_pct", NULL, "target_gain_pct",
+		"walks_per_add", NULL, "refaults", "activations",
+	};
+	char cells[NR_COLS][40];
+	const char *cell[NR_COLS];
+	unsigned int i;
+
+	for (i = 0; i < NR_COLS; i++) {
+		cell[i] = cells[i];
+		if (num_keys[i])
+			bench_fmt_num(cells[i], sizeof(cells[i]),
+				      bench_row_num(row, num_keys[i]));
+	}
+	cell[0] = row->name;
+	bench_fmt_range(cells[2], sizeof(cells[2]),
+			bench_row_num(row, "iops_min"),
+			bench_row_num(row, "iops_max"));
+	bench_fmt_range(cells[4], sizeof(cells[4]),
+			bench_row_num(row, "gain_pct_min"),
+			bench_row_num(row, "gain_pct_max"));
+	bench_fmt_num(cells[7], sizeof(cells[7]),
+		      bench_row_num(row, "hit_ratio") * 100);
+	bench_table_row(t, cell);
+}
+
+/* rc_report_meta() - The run's facts, at the top of the JSON object. */
+static void rc_report_meta(struct bench_report *rep, const struct rc_scale *s)
+{
+	struct bench_row *meta = &rep->meta;
+
+	bench_row_set_str(meta, "mode", s->mode);
+	bench_row_set_num(meta, "file_pages", (double)s->file_pages);
+	bench_row_set_num(meta, "file_mib",
+			  (double)(s->file_pages >> (20 - UPC_PAGE_SHIFT)));
+	bench_row_set_num(meta, "limit_pages", (double)s->limit_pages);
+	bench_row_set_num(meta, "limit_mib",
+			  (double)(s->limit_pages >> (20 - UPC_PAGE_SHIFT)));
+	bench_row_set_num(meta, "threads", s->threads);
+	bench_row_set_num(meta, "randread_reads_per_thread", (double)s->reads);
+	bench_row_set_num(meta, "thp_cycles", s->thp_cycles);
+	bench_row_set_num(meta, "rounds", s->rounds);
+	bench_row_set_num(meta, "warmup_rounds", s->warmups);
+	bench_row_set_num(meta, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
+	bench_row_set_str(meta, "baseline_source", BASELINE_SOURCE);
+}
+
+/* rc_print_header() - What the run measures and how to read it. */
+static void rc_print_header(FILE *out, const struct rc_scale *s)
+{
+	fprintf(out,
+		"upcache-bench reclaim (%s): seed 000, a %lu MiB file over a "
+		"%lu MiB cache (backing\n"
+		"  store in memory), random 4 KiB reads by %u threads; %u "
+		"timed rounds after %u warm-up,\n"
+		"  interleaved; randread: %lu reads/thread/round in steady "
+		"state; thp: %u cycles a round\n"
+		"  of filling the cache with order-9 folios, evicting them, "
+		"reading a page of each 2 MiB\n"
+		"IOPS: reads x threads / reader CPU time, median over rounds "
+		"[min..max]; gain%%: new IOPS /\n"
+		"  baseline IOPS of the same round - 1, median [min..max]; "
+		"baseline: the same read\n"
+		"  path with the pre-seed-000 add\n"
+		"walks/add: XArray walks of the adds (a read's lookup and an "
+		"eviction's store taken out)\n"
+		"refaults, activations: adds over a shadow, and of those the "
+		"ones activated, all rounds\n\n",
+		s->mode, s->file_pages >> (20 - UPC_PAGE_SHIFT),
+		s->limit_pages >> (20 - UPC_PAGE_SHIFT), s->threads,
+		s->rounds, s->warmups, s->reads, s->thp_cycles);
+	fflush(out);
+}
+
+/* rc_print_notes() - The notes under the table: targets. */
+static void rc_print_notes(FILE *out, const struct bench_report *rep)
+{
+	size_t i;
+
+	fputs("\nnotes:\n", out);
+	for (i = 0; i < NR_ROWS; i++) {
+		const struct bench_row *row = &rep->rows[i];
+
+		if (rc_rows[i].baseline)
+			continue;
+		fprintf(out, "  %s: %+.1f%% over %s; seed %+.1f%%: %s, "
+			"aim %+.1f%%: %s\n", row->name,
+			bench_row_num(row, "gain_pct"),
+			rc_rows[rc_partner(i)].name, rc_rows[i].target_pct,
+			bench_row_get(row, "target_met")->str,
+			rc_rows[i].target_pct * 2,
+			bench_row_get(row, "aim_met")->str);
+	}
+	fputs("  every read checked its page's stamps; both caches ended "
+	      "with nothing charged\n", out);
+}
+
+/**
+ * bench_suite_reclaim() - Run the reclaim suite.
+ * @opts: The suite's options.
+ * @out: Where the table goes.
+ * @rep: The report to fill.
+ *
+ * Return: 0.  A wrong page, a failed read or a leak ends the run (exit
+ * status 2) with a message.
+ */
+int bench_suite_reclaim(const struct bench_options *opts,
+			struct bench_output *out, struct bench_report *rep)
+{
+	static struct rc_run run;
+	struct bench_table t = { out->table, rc_cols, NR_COLS };
+	struct rc_scale scale;
+	size_t i;
+
+	rc_scale_from_options(opts, &scale);
+	rc_print_header(out->table, &scale);
+	memset(&run, 0, sizeof(run));
+	rc_init(&run.b, &scale);
+	rc_report_meta(rep, &scale);
+	rc_measure(&run, isatty(STDERR_FILENO) ? stderr : NULL);
+	bench_table_header(&t);
+	for (i = 0; i < NR_ROWS; i++) {
+		struct bench_row *row = bench_report_add_row(rep,
+							     rc_rows[i].name);
+
+		rc_report_row(row, &run, i);
+		rc_print_row(&t, row);
+	}
+	rc_print_notes(out->table, rep);
+	rc_free(&run.b);
+	return 0;
+}
