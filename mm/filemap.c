@@ -837,16 +837,28 @@ static void folio_retag(struct folio *folio, unsigned int set,
 	xas_unlock(&xas);
 }
 
+bool filemap_dirty_folio(struct address_space *mapping, struct folio *folio)
+{
+	(void)mapping;	/* folio_retag() rechecks the folio's own */
+	if (folio_test_set_dirty(folio))
+		return false;
+	folio_retag(folio, TAG(PAGECACHE_TAG_DIRTY), 0);
+	return true;
+}
+
+bool noop_dirty_folio(struct address_space *mapping, struct folio *folio)
+{
+	(void)mapping;
+	return !folio_test_set_dirty(folio);
+}
+
 bool folio_mark_dirty(struct folio *folio)
 {
 	struct address_space *mapping = folio->mapping;
 
-	if (folio_test_set_dirty(folio))
-		return false;
-	folio_retag(folio, TAG(PAGECACHE_TAG_DIRTY), 0);
 	if (mapping && mapping->a_ops && mapping->a_ops->dirty_folio)
-		mapping->a_ops->dirty_folio(mapping, folio);
-	return true;
+		return mapping->a_ops->dirty_folio(mapping, folio);
+	return filemap_dirty_folio(mapping, folio);
 }
 
 bool folio_clear_dirty_for_io(struct folio *folio)

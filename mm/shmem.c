@@ -150,6 +150,15 @@ static enum shmem_huge shmem_resolve_huge(enum shmem_huge huge, bool advised)
 	return huge == SHMEM_HUGE_ADVISE ? SHMEM_HUGE_NEVER : huge;
 }
 
+/*
+ * Nothing writes shmem back by tag (its data leaves only through swap),
+ * so a folio made dirty needs only PG_dirty: no tag, no i_pages lock, no
+ * walk per folio written, as tmpfs's noop_dirty_folio().
+ */
+static const struct address_space_operations shmem_aops = {
+	.dirty_folio = noop_dirty_folio,
+};
+
 int shmem_file_init(struct shmem_file *sf, struct upc_arena *arena,
 		    enum shmem_huge huge, bool advised)
 {
@@ -160,7 +169,7 @@ int shmem_file_init(struct shmem_file *sf, struct upc_arena *arena,
 	sf->huge = shmem_resolve_huge(huge, advised);
 	if (sf->huge != SHMEM_HUGE_NEVER)
 		flags |= 1UL << AS_LARGE_FOLIOS;
-	address_space_init(&sf->mapping, arena, NULL, flags);
+	address_space_init(&sf->mapping, arena, &shmem_aops, flags);
 	sf->mapping.host = sf;
 
 	if (pthread_rwlockattr_init(&attr))

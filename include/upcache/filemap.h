@@ -47,8 +47,12 @@ struct address_space;
  * struct address_space_operations - what the layer above provides.
  * @read_folio: Fill a locked, not-uptodate folio from the backing store,
  *	mark it uptodate on success and unlock it.  Return 0 or -errno.
- * @dirty_folio: Called by folio_mark_dirty() on a folio that was clean;
- *	NULL means nothing extra to do.
+ * @dirty_folio: Mark a folio dirty as this mapping needs, for
+ *	folio_mark_dirty(): filemap_dirty_folio() (PG_dirty and the dirty
+ *	tag; what NULL means) or noop_dirty_folio() (PG_dirty only, for a
+ *	mapping that is never written back by tag, as shmem), or a hook of
+ *	the layer above that calls one of them.  Return true if the folio
+ *	was clean.
  * @writeback_folio: Write a locked dirty folio back (reclaim, sync).
  *	Return 0 or -errno.  NULL: the mapping cannot write back.
  *
@@ -60,7 +64,7 @@ struct address_space;
  */
 struct address_space_operations {
 	int (*read_folio)(struct address_space *mapping, struct folio *folio);
-	void (*dirty_folio)(struct address_space *mapping, struct folio *folio);
+	bool (*dirty_folio)(struct address_space *mapping, struct folio *folio);
 	int (*writeback_folio)(struct address_space *mapping,
 			       struct folio *folio);
 };
@@ -548,14 +552,37 @@ unsigned long invalidate_mapping_pages(struct address_space *mapping,
 /* ---- state --------------------------------------------------------------- */
 
 /**
- * folio_mark_dirty() - Mark a cached folio dirty and tag it.
+ * folio_mark_dirty() - Mark a cached folio dirty, as its mapping's
+ * ->dirty_folio says (filemap_dirty_folio() if it says nothing).
  * @folio: A folio in a mapping; the caller holds it locked or otherwise
  *	stops it leaving the mapping.
+ *
+ * Context: As the mapping's ->dirty_folio.
+ * Return: true if the folio was clean before.
+ */
+bool folio_mark_dirty(struct folio *folio);
+
+/**
+ * filemap_dirty_folio() - Set PG_dirty and, if it was clean, the dirty
+ * tag, so that writeback finds it by tag.
+ * @mapping: The folio's mapping.
+ * @folio: The folio, held as for folio_mark_dirty().
  *
  * Context: Takes the i_pages lock when the folio was clean.
  * Return: true if the folio was clean before.
  */
-bool folio_mark_dirty(struct folio *folio);
+bool filemap_dirty_folio(struct address_space *mapping, struct folio *folio);
+
+/**
+ * noop_dirty_folio() - Set PG_dirty only: no tag, no lock.  For mappings
+ * that nothing writes back by tag (shmem: its data leaves only by swap).
+ * @mapping: The folio's mapping (unused).
+ * @folio: The folio.
+ *
+ * Context: Any.
+ * Return: true if the folio was clean before.
+ */
+bool noop_dirty_folio(struct address_space *mapping, struct folio *folio);
 
 /**
  * folio_clear_dirty_for_io() - Clear the dirty bit and tag before a write.

@@ -775,11 +775,13 @@ static void test_invalidate_mapping_pages(void **state)
 
 static int dirty_calls;
 
-static void count_dirty(struct address_space *mapping, struct folio *folio)
+/* A layer's hook: the generic marking, counting clean -> dirty. */
+static bool count_dirty(struct address_space *mapping, struct folio *folio)
 {
-	(void)mapping;
-	(void)folio;
-	dirty_calls++;
+	bool was_clean = filemap_dirty_folio(mapping, folio);
+
+	dirty_calls += was_clean;
+	return was_clean;
 }
 
 static const struct address_space_operations count_ops = {
