@@ -7,8 +7,9 @@
 #                   ASan+UBSan) + ctest; build-tsan/ (gcc, TSan) +
 #                   ctest -L concurrency; build-fuzz/ (clang, libFuzzer)
 #                   + a short bounded run of every fuzz target
-#   make bench      deps, build-release/ (-O2 -DNDEBUG), run the xarray and
-#                   filemap suites into results/*.json (+ .png charts)
+#   make bench      deps, build-release/ (-O2 -DNDEBUG), run every seed
+#                   experiment (upcache-bench seeds --quick) into
+#                   results/seed-*.json (+ .png charts)
 #   make stress     long differential/stress/fuzz runs
 #   make install    install build-release/ into PREFIX (DESTDIR honoured)
 #   make clean      remove every build directory
@@ -135,24 +136,17 @@ release:
 	@$(CONFIGURE) build-release $(CC) $(CXX) -DCMAKE_BUILD_TYPE=Release -DUPC_BUILD_TESTS=OFF
 	ninja -C build-release
 
-BENCH_SUITES := xarray filemap
-
+# The main job: every seed experiment, quick sizes (a few minutes).
 bench: deps release
-	@mkdir -p results
-	@set -e; for suite in $(BENCH_SUITES); do \
-		echo "./build-release/upcache-bench $$suite --json results/$$suite.json"; \
-		./build-release/upcache-bench $$suite --json results/$$suite.json; \
-	done
+	./build-release/upcache-bench seeds --quick --out results
 	@if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then \
-		set -e; for suite in $(BENCH_SUITES); do \
-			/usr/bin/python3 tools/plot/plot_bench.py results/$$suite.json \
-				-o results/$$suite.png; \
-			echo "make bench: results/$$suite.json, chart results/$$suite.png"; \
-		done; \
+		/usr/bin/python3 tools/plot/plot_seeds.py results/seed-*.json \
+			--out-dir results; \
+		echo "make bench: tables and JSON in results/seed-*.{txt,json}," \
+			"charts in results/seed-*.png"; \
 	else \
-		for suite in $(BENCH_SUITES); do \
-			echo "make bench: results/$$suite.json (no chart: python3-matplotlib missing)"; \
-		done; \
+		echo "make bench: tables and JSON in results/seed-*.{txt,json}" \
+			"(no charts: python3-matplotlib missing)"; \
 	fi
 
 install: release

@@ -88,8 +88,10 @@ int bench_suite_shmem(const struct bench_options *opts,
 int bench_suite_reclaim(const struct bench_options *opts,
 			struct bench_output *out, struct bench_report *rep);
 
-/* The suites with their own arguments (run_suite.c, cmp_suite.c). */
+/* The suites with their own arguments (run_suite.c, cmp_suite.c,
+ * seed_suite.c). */
 int bench_suite_run_argv(int argc, char **argv);
 int bench_suite_compare_argv(int argc, char **argv);
+int bench_suite_seeds_argv(int argc, char **argv);
 
 #endif /* UPCACHE_TOOLS_BENCH_SUITE_H */

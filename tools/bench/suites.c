@@ -31,8 +31,8 @@ static const struct bench_suite bench_suites[] = {
 	      bench_suite_reclaim),
 	SUITE_NEEDS("swap", "swap-out/swap-in and the swap cache index",
 		    "mm/swap_state.c and mm/swapfile.c (swap)"),
-	SUITE_NEEDS("seeds", "every seed experiment (000-004) whose layer exists",
-		    "mm/filemap.c, mm/shmem.c and mm/swap_state.c (seeds)"),
+	SUITE_ARGV("seeds", "every seed experiment (000-004), before/after/"
+		   "kernel (seeds --help)", bench_suite_seeds_argv),
 	SUITE_ARGV("run", "fio-like jobs on upcache engines and kernel "
 		   "baselines (run --help)", bench_suite_run_argv),
 	SUITE_ARGV("compare", "two job configurations interleaved A B A B ..., "

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/bench/test_bench_seeds.c - `upcache-bench seeds`, in-process at
+ * the tests' size.
+ *
+ * Runs experiments 001, 003 and 004 (the ones whose suites are quick at
+ * --tiny) into a temporary directory and reads their JSON back: one
+ * valid object per experiment in the suites' shape, every measured row
+ * with its before, after, change and speed over the kernel, the change
+ * derived from the speedup as the seeds print it, the counters the
+ * design is argued with (one walk to add over a shadow against three
+ * before; fewer walks per populating write than a grab per folio), an
+ * experiment whose layer is missing saying what it needs, and bad
+ * arguments giving exit status 2.
+ *
+ * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../tools/bench/suite.h"
+#include "../../tools/bench/util.h"
+#include "jread.h"
+
+#define assert_near(a, b, eps) \
+	assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+
+/* Equal but for the JSON's six significant digits. */
+#define assert_close(a, b) \
+	assert_true(fabs((double)(a) - (double)(b)) <= \
+		    1e-4 * (1 + fabs((double)(b))))
+
+static char tmpdir[] = "/tmp/upc-bench-seeds-XXXXXX";
+
+/* seeds() - Run `seeds` with the NULL-ended arguments; its status. */
+static int seeds(const char *first, ...)
+{
+	char *argv[16];
+	int argc = 0;
+	va_list ap;
+
+	va_start(ap, first);
+	for (const char *a = first; a && argc < 16; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	return bench_suite_seeds_argv(argc, argv);
+}
+
+/* read_json() - Parse DIR/seed-@id.json into @jr; fail if invalid. */
+static void read_json(const char *id, struct jread *jr)
+{
+	char path[256], *text;
+	FILE *f;
+	long len;
+
+	snprintf(path, sizeof(path), "%s/seed-%s.json", tmpdir, id);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	assert_true(len > 0);
+	rewind(f);
+	text = calloc(1, (size_t)len + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	assert_true(jread_parse(jr, text));
+	free(text);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!mkdtemp(tmpdir))
+		return -1;
+	return seeds("--tiny", "--only", "001,003,004", "--out", tmpdir,
+		      NULL);
+}
+
+static int teardown(void **state)
+{
+	static const char *const names[] = {
+		"001.json", "001.txt", "003.json", "004.json", "004.txt",
+	};
+	char path[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/seed-%s", tmpdir, names[i]);
+		unlink(path);
+	}
+	return rmdir(tmpdir);
+}
+
+/* check_row() - The figures every measured row carries, consistent. */
+static void check_row(const struct jrow *row, bool higher_better)
+{
+	double before = jread_row_num(row, "before");
+	double after = jread_row_num(row, "after");
+
+	assert_true(before > 0 && after > 0);
+	double speedup = jread_row_num(row, "speedup");
+
+	assert_true(speedup > 0);
+	assert_close(jread_row_num(row, "change_pct"),
+		     100.0 * ((higher_better ? speedup : 1 / speedup) - 1));
+	/* Per-round ratios lie between the sides' extremes, not far off. */
+	assert_true(speedup < 100 * (higher_better ? after / before :
+					   before / after));
+	assert_int_equal(jread_row_kind(row, "figure"), 0);
+	assert_int_equal(jread_row_kind(row, "kernel") < 0, 0);
+}
+
+static void test_seed001_add_rows(void **state)
+{
+	static const char *const top[] = {
+		"benchmark", "seed", "title", "seed_claim", "mode",
+		"measured_by", "pending", "rows",
+	};
+	struct jread *jr = calloc(1, sizeof(*jr));
+	const struct jrow *row;
+	size_t i;
+
+	(void)state;
+	assert_non_null(jr);
+	read_json("001", jr);
+	for (i = 0; i < sizeof(top) / sizeof(top[0]); i++)
+		assert_true(jread_has_top(jr, top[i]));
+	assert_int_equal(jr->nr_rows, 2);
+
+	row = jread_find_row(jr, "add_shadow0");
+	assert_non_null(row);
+	check_row(row, false);
+	/* Seed 000's point: one walk where the old add made three. */
+	assert_near(jread_row_num(row, "counter_before"), 3, 1e-9);
+	assert_near(jread_row_num(row, "counter_after"), 1, 1e-9);
+	/* The kernel's add has no userspace entry: no figure, a reason. */
+	assert_int_equal(jread_row_kind(row, "kernel"), 0);
+	assert_int_equal(jread_row_kind(row, "kernel_note"), 0);
+
+	row = jread_find_row(jr, "add_split9");
+	assert_non_null(row);
+	check_row(row, false);
+	assert_true(jread_row_num(row, "counter_after") <
+		    jread_row_num(row, "counter_before"));
+	free(jr);
+}
+
+static void test_seed003_says_what_it_needs(void **state)
+{
+	struct jread *jr = calloc(1, sizeof(*jr));
+
+	(void)state;
+	assert_non_null(jr);
+	read_json("003", jr);
+	assert_true(jread_has_top(jr, "status"));
+	assert_true(jread_has_top(jr, "needs"));
+	assert_int_equal(jr->nr_rows, 1);
+	assert_int_equal(jread_row_kind(&jr->rows[0], "needs"), 0);
+	free(jr);
+}
+
+static void test_seed004_populate_rows(void **state)
+{
+	static const char *const rows[] = { "populate_small", "populate_large" };
+	struct jread *jr = calloc(1, sizeof(*jr));
+	size_t i;
+
+	(void)state;
+	assert_non_null(jr);
+	read_json("004", jr);
+	assert_int_equal(jr->nr_rows, 2);
+	for (i = 0; i < 2; i++) {
+		const struct jrow *row = jread_find_row(jr, rows[i]);
+
+		assert_non_null(row);
+		check_row(row, false);
+		/* A kernel figure, or none and the reason. */
+		if (jread_row_kind(row, "kernel") == 1)
+			assert_true(jread_row_num(row,
+						  "upcache_vs_kernel") > 0);
+		else
+			assert_int_equal(jread_row_kind(row, "kernel_note"),
+					 0);
+	}
+	/* Small folios: one grab per write against a grab per folio. */
+	assert_true(jread_row_num(&jr->rows[0], "counter_after") <
+		    jread_row_num(&jr->rows[0], "counter_before"));
+	free(jr);
+}
+
+static void test_seeds_bad_arguments(void **state)
+{
+	(void)state;
+	assert_int_equal(seeds("--only", "009", NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(seeds("--only", "", NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(seeds("--only", "001,,003", NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(seeds("--rounds", "0", NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(seeds("--rounds", NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(seeds("--bogus", NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(seeds("--out", "/proc/no/such/dir", "--only", "003",
+			       NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(seeds("--help", NULL), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_seed001_add_rows),
+		cmocka_unit_test(test_seed003_says_what_it_needs),
+		cmocka_unit_test(test_seed004_populate_rows),
+		cmocka_unit_test(test_seeds_bad_arguments),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
