@@ -50,7 +50,8 @@ def plot_seed(data, out_path, plt):
     figure = rows[0].get("figure", "") if rows else ""
     higher = rows and rows[0].get("direction") == "higher_is_better"
     width = 0.27
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(rows) + 2), 4.6))
+    fig, ax = plt.subplots(figsize=(min(12.0, max(6.0, 0.6 * len(rows) + 2)),
+                                    5.0))
     for k, (key, label, colour) in enumerate(SIDES):
         xs, ys = [], []
         for i, row in enumerate(rows):
