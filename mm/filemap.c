@@ -204,13 +204,7 @@ int filemap_add_folio(struct address_space *mapping, struct folio *folio,
 
 /* ---- lookup ---------------------------------------------------------------- */
 
-/*
- * Take a reference on the folio a lockless lookup found under @xas and
- * check it is still there (L1, L2).  Return: true if the caller now holds
- * a reference on a folio still at the cursor; false if the cursor was
- * reset and the lookup must be retried.
- */
-static bool filemap_pin(struct xa_state *xas, struct folio *folio)
+bool filemap_pin(struct xa_state *xas, struct folio *folio)
 {
 	if (!folio_try_get(folio)) {
 		xas_reset(xas);

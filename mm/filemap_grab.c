@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * mm/filemap_grab.c - filemap_grab_folios(): get or create a run of
- * folios with two lock round trips and two walks, however long the run.
+ * folios with one lock round trip and two walks (one of them lockless),
+ * however long the run.
  *
  * Seed 004 (the guest_memfd population RFC) did this for order-0 folios
  * with a bitmap of the indices already present.  Here the run may hold
@@ -9,8 +10,9 @@
  * entries (replaced, cut without waiting when larger than the new
  * folio), and the allocation may fail part-way.
  *
- *   Step 1  under the lock, one walk: reference the folios already
- *           cached in the run, skipping holes in one move each.
+ *   Step 1  no lock, one RCU walk: reference the folios already cached
+ *           in the run (folio_try_get() and a recheck, as every lockless
+ *           lookup), skipping holes in one move each.
  *   Step 2  no lock: allocate folios for the missing stretches (large
  *           ones where the mapping allows and an aligned stretch is
  *           missing).  They are created locked.
@@ -44,7 +46,9 @@
 #include <string.h>
 
 #include "filemap_internal.h"
+#include "internal.h"
 #include "lru_internal.h"
+#include "rcu_internal.h"
 
 /*
  * What the grab holds.  Run positions 0..nr-1 are tiled by segments; a
@@ -56,6 +60,7 @@ struct grab_run {
 	struct address_space *mapping;
 	pgoff_t index;
 	unsigned int nr;
+	unsigned int nr_created;	/* folios step 2 made */
 	struct folio **head;
 	void **shadow;		/* what an insert replaced */
 	unsigned short *span;	/* run positions it covers, from there on */
@@ -87,6 +92,7 @@ static struct grab_run *grab_run_alloc(unsigned int nr)
 	run->created = (bool *)(run->span + nr);
 	run->locked = run->created + nr;
 	run->nr = nr;
+	run->nr_created = 0;
 	run->head[0] = NULL;
 	run->span[0] = (unsigned short)nr;
 	return run;
@@ -138,23 +144,33 @@ static unsigned int grab_position(const struct grab_run *run,
 		(unsigned int)(folio->index - run->index) : 0;
 }
 
-/* Step 1: reference what is cached; one walk, holes skipped. */
+/*
+ * Step 1: reference what is cached; one lockless walk, holes skipped.
+ * Folios come in index order, so each lies in the run's last gap; after
+ * a retry, one that now overlaps what was recorded (a large folio that
+ * replaced small ones meanwhile) is let go: the steps after the lock
+ * find what is really there.
+ */
 static void grab_find_cached(struct grab_run *run)
 {
 	XA_STATE(xas, &run->mapping->i_pages, run->index);
-	unsigned int gap = 0;
+	unsigned int gap = 0, i;
 	void *entry;
 
-	xas_lock(&xas);
+	upc_rcu_enter();
 	xas_for_each(&xas, entry, run->index + run->nr - 1) {
-		if (xa_is_value(entry))
+		if (xas_retry(&xas, entry) || xa_is_value(entry))
 			continue;	/* a shadow: step 3 replaces it */
-		folio_get(entry);
-		/* In index order, so each folio lies in the last gap. */
-		gap = grab_record(run, gap, grab_position(run, entry), entry,
-				  false, false);
+		if (!filemap_pin(&xas, entry))
+			continue;	/* reset: found again, or not */
+		i = grab_position(run, entry);
+		if (i < gap) {
+			folio_put(entry);
+			continue;
+		}
+		gap = grab_record(run, gap, i, entry, false, false);
 	}
-	xas_unlock(&xas);
+	upc_rcu_exit();
 }
 
 /* Largest order for a new folio at run index @i, @left indices missing. */
@@ -187,11 +203,22 @@ static void grab_drop_new(struct folio *folio)
 static unsigned int grab_prep_new(struct grab_run *run, unsigned int i,
 				  struct folio *folio)
 {
-	folio_trylock(folio);
-	folio_set_referenced(folio);
+	unsigned long old;
+
+	/*
+	 * Locked and referenced in one atomic operation.  Nobody else can
+	 * hold the lock of a folio not yet in the cache: a lookup that
+	 * reached this memory in an earlier life takes a reference, then
+	 * finds it gone from the slot and lets go before it would lock.
+	 */
+	old = __atomic_fetch_or(&folio->flags, (1UL << PG_locked) |
+				(1UL << PG_referenced), __ATOMIC_ACQUIRE);
+	UPC_MM_BUG_ON(old & (1UL << PG_locked));
+	(void)old;
 	folio->mapping = run->mapping;
 	folio->index = run->index + i;
 	folio_ref_add(folio, (int)folio_nr_pages(folio));
+	run->nr_created++;
 	return grab_record(run, i, i, folio, true, true);
 }
 
@@ -316,6 +343,8 @@ static void grab_insert(struct grab_run *run)
 	XA_STATE(xas, &run->mapping->i_pages, run->index);
 	unsigned int i, next;
 
+	if (!run->nr_created)
+		return;		/* all cached: no lock at all */
 	mapping_set_update(&xas, run->mapping);
 	xas_lock(&xas);
 	for (i = 0; i < run->nr; i = next) {

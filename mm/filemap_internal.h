@@ -58,6 +58,19 @@ int filemap_store_scan(struct xa_state *xas, struct folio *folio,
 		       void **shadowp, struct filemap_split *split);
 
 /**
+ * filemap_pin() - Take a reference on the folio a lockless lookup found
+ * under @xas and check it is still there (L1, L2).
+ * @xas: The cursor, on @folio's slot.
+ * @folio: What the lookup loaded there.
+ *
+ * Context: RCU read lock held.
+ * Return: true if the caller now holds a reference on a folio still at
+ * the cursor; false if the cursor was reset and the lookup must be
+ * retried from its index.
+ */
+bool filemap_pin(struct xa_state *xas, struct folio *folio);
+
+/**
  * filemap_cursor_move() - Point an order-0 cursor at another index.
  * @xas: A cursor used under the lock the caller still holds.
  * @index: The new index.

@@ -367,15 +367,17 @@ static inline struct folio *filemap_grab_folio(struct address_space *mapping,
  * @nr: Number of indices wanted, 1..FILEMAP_GRAB_MAX.
  * @folios: Room for @nr folios.
  *
- * One locked pass finds the folios already cached (a large folio is taken
- * once, even when it starts before @index); the missing indices get
- * folios allocated outside the lock (large ones where the mapping allows
- * and an aligned run is missing), inserted in a second locked pass that
- * walks the tree once.  Shadows in the way are replaced.  Each returned
- * folio is locked and holds a reference for the caller.  Stops early at
- * an index that could not be filled, so a short count is not an error.
+ * One lockless pass finds the folios already cached (a large folio is
+ * taken once, even when it starts before @index); the missing indices
+ * get folios allocated outside the lock (large ones where the mapping
+ * allows and an aligned run is missing), inserted in one locked pass
+ * that walks the tree once.  Shadows in the way are replaced.  Each
+ * returned folio is locked and holds a reference for the caller.  Stops
+ * early at an index that could not be filled, so a short count is not
+ * an error.
  *
- * Context: May sleep.  Takes the i_pages lock twice.
+ * Context: May sleep.  Takes the i_pages lock once when something is
+ * missing, not at all when the whole run is cached.
  * Return: The number of folios stored in @folios (they cover @index
  * onwards without gaps); -ENOMEM if not even the first could be had;
  * -EINVAL if @nr is 0 or above FILEMAP_GRAB_MAX; -EFBIG if @index is

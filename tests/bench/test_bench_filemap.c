@@ -7,7 +7,7 @@
  * valid object, every row with its times, counters and speedup), the
  * counters the design is argued with (one walk and one lock round trip
  * to add over an order-0 shadow, at least three for the baseline, two
- * walks to add inside an order-9 shadow, two lock round trips per grab
+ * walks to add inside an order-9 shadow, one lock round trip per grab
  * of 512 indices), that each baseline builds exactly the page cache its
  * new path builds (add scenarios with every kind of conflict, grab,
  * contiguous lookup), and that a leaked folio reference ends the run
@@ -232,14 +232,14 @@ static void test_suite_counters(void **state)
 	/* ...where the uniform split of the baseline builds eight. */
 	assert_near(num("add_split9_baseline", "node_allocs_per_op"), 8, 0);
 
-	assert_near(num("grab_order0", "locks_per_call"), 2, 0);
-	assert_near(num("grab_order0", "locks_per_op") * FILEMAP_GRAB_MAX, 2,
+	assert_near(num("grab_order0", "locks_per_call"), 1, 0);
+	assert_near(num("grab_order0", "locks_per_op") * FILEMAP_GRAB_MAX, 1,
 		    1e-9);
 	assert_near(num("grab_order0", "folios_per_call"), FILEMAP_GRAB_MAX, 0);
 	assert_near(num("grab_order0_loop", "locks_per_call"),
 		    FILEMAP_GRAB_MAX, 0);
 	assert_near(num("grab_order0_loop", "walks_per_op"), 2, 1e-2);
-	assert_near(num("grab_order9", "locks_per_call"), 2, 0);
+	assert_near(num("grab_order9", "locks_per_call"), 1, 0);
 	assert_near(num("grab_order9", "folios_per_call"), 1, 0);
 
 	/* The per-index baseline walks once per page; the batch far less. */

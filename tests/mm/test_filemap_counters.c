@@ -6,7 +6,7 @@
  * These are the figures the design is argued with (DESIGN.md, "The page
  * cache"; the seeds 000, 002 and 004): an add walks the tree once, or
  * twice when it splits a larger shadow; a batch lookup walks once and
- * then moves sideways; filemap_grab_folios() takes the lock twice and
+ * then moves sideways; filemap_grab_folios() takes the lock once and
  * walks twice however long the run; a batch removal inside one leaf
  * walks once.  Counts are per thread and exact, so they are asserted
  * exactly.
@@ -277,8 +277,9 @@ static void test_batch_lookups_one_walk(void **state)
 
 /*
  * grab_counted() - filemap_grab_folios() of @n folios at @index into
- * @folios, counted: it returns @n, after two walks and two i_pages round
- * trips, with no XArray node allocated.  Return: what it returned.
+ * @folios, counted: it returns @n, after two walks (the lockless lookup
+ * and the inserts) and one i_pages round trip, with no XArray node
+ * allocated.  Return: what it returned.
  */
 static int grab_counted(struct fm_env *env, pgoff_t index, unsigned int n,
 			struct folio **folios)
@@ -290,14 +291,14 @@ static int grab_counted(struct fm_env *env, pgoff_t index, unsigned int n,
 	count_stop();
 	assert_int_equal(nr, n);
 	assert_int_equal(counted.xa_walks, 2);
-	assert_int_equal(counted.lock_acquires, 2);
+	assert_int_equal(counted.lock_acquires, 1);
 	assert_int_equal(counted.xa_node_allocs, 0);
 	return nr;
 }
 
 /*
  * filemap_grab_folios() of @n missing order-0 folios over order-0
- * shadows: two walks and two i_pages round trips, whatever @n; the n
+ * shadows: two walks and one i_pages round trip, whatever @n; the n
  * allocations happen in between and count as arena locks only.
  */
 static void grab_run_counts(unsigned int n)
@@ -364,6 +365,39 @@ static void test_grab_folios_counts_sparse(void **state)
 		fm_unlock_put_all(folios, nr);
 		fm_fini(&env);
 	}
+}
+
+/*
+ * A run that is all cached: one lockless walk finds it, and the folios
+ * are locked without taking the i_pages lock at all.
+ */
+static void test_grab_folios_counts_cached(void **state)
+{
+	struct folio *first[FILEMAP_GRAB_MAX], *again[FILEMAP_GRAB_MAX];
+	const pgoff_t index = 4096 + 7;
+	struct fm_env env;
+	int nr, i;
+
+	(void)state;
+	fm_init(&env, 0);
+	nr = filemap_grab_folios(&env.mapping, index, FILEMAP_GRAB_MAX, first);
+	assert_int_equal(nr, FILEMAP_GRAB_MAX);
+	fm_unlock_put_all(first, nr);
+
+	count_start();
+	nr = filemap_grab_folios(&env.mapping, index, FILEMAP_GRAB_MAX, again);
+	count_stop();
+	assert_int_equal(nr, FILEMAP_GRAB_MAX);
+	assert_int_equal(counted.xa_walks, 1);
+	assert_int_equal(counted.lock_acquires, 0);
+	for (i = 0; i < nr; i++) {
+		assert_ptr_equal(again[i], first[i]);
+		assert_true(folio_test_locked(again[i]));
+	}
+	assert_int_equal(env.mapping.nrpages, FILEMAP_GRAB_MAX);
+	fm_unlock_put_all(again, nr);
+	assert_mapping_ok(&env.mapping);
+	fm_fini(&env);
 }
 
 /* batch_add_locked() - Get and lock @folio, then add it to @fbatch. */
@@ -440,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_batch_lookups_one_walk),
 		cmocka_unit_test(test_grab_folios_counts),
 		cmocka_unit_test(test_grab_folios_counts_sparse),
+		cmocka_unit_test(test_grab_folios_counts_cached),
 		cmocka_unit_test(test_delete_batch_one_walk),
 	};
 
