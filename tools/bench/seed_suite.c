@@ -358,6 +358,7 @@ static void seed_add_row(const struct seed_experiment *e,
 	unsigned int i;
 
 	row = bench_report_add_row(rep, name);
+	bench_row_set_str(row, "unit", m->figure);
 	bench_row_set_str(row, "figure", m->figure);
 	bench_row_set_str(row, "direction",
 			  m->higher_better ? "higher_is_better" :
@@ -455,6 +456,7 @@ static void seed_pending(const struct seed_experiment *e,
 	bench_row_set_str(&rep->meta, "status", "not yet implemented");
 	bench_row_set_str(&rep->meta, "needs", e->needs);
 	row = bench_report_add_row(rep, "not_yet_implemented");
+	bench_row_set_str(row, "unit", "none");
 	bench_row_set_str(row, "needs", e->needs);
 }
 

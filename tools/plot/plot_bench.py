@@ -264,6 +264,10 @@ def main(argv=None):
                         "as figures span 1 ns to several us)")
     args = parser.parse_args(argv)
     results = [(path, load_result(path)) for path in args.results]
+    if not any(number(row.get("value")) is not None
+               for _, data in results for row in data["rows"]):
+        die("no row has a figure (\"value\") to plot; the seed "
+            "experiments' files are for tools/plot/plot_seeds.py")
     benchmarks = sorted({str(d.get("benchmark")) for _, d in results})
     title = args.title or f"upcache-bench {', '.join(benchmarks)}"
     render(results, args.output, title, not args.linear)

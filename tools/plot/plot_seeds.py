@@ -17,12 +17,11 @@ Errors print one line and exit with status 2, as upcache-bench does.
 """
 
 import argparse
-import json
 import os
 import sys
 import textwrap
 
-from plot_bench import die, number
+from plot_bench import die, load_result, number
 
 SIDES = (("before", "before (path the seed replaced)", "#b0b0b0"),
          ("after", "after (upcache)", "#1f77b4"),
@@ -30,16 +29,9 @@ SIDES = (("before", "before (path the seed replaced)", "#b0b0b0"),
 
 
 def load_seed(path):
-    """Read one seed-NNN.json and check its shape."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        die(f"cannot read '{path}': {e.strerror}")
-    except json.JSONDecodeError as e:
-        die(f"'{path}' is not JSON: {e}")
-    if (not isinstance(data, dict) or not isinstance(data.get("seed"), str)
-            or not isinstance(data.get("rows"), list)):
+    """Read one seed-NNN.json: a result in the suites' shape, plus "seed"."""
+    data = load_result(path)
+    if not isinstance(data.get("seed"), str):
         die(f"'{path}' is not a result of upcache-bench seeds")
     return data
 
