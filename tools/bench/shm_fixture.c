@@ -127,6 +127,8 @@ void shmb_init(struct shm_bench *b, const struct shm_scale *scale,
 	b->scale = *scale;
 	b->kfd = -1;
 	shmk_probe(kernel_dir, &b->kern);
+	/* One kernel file at a time, plus room for tmpfs's own use. */
+	shmk_require_space(&b->kern, scale->file_bytes + (16UL << 20));
 	b->src = shmb_xalloc(scale->file_bytes, "the pattern");
 	shmb_fill_pattern(b->src, scale->file_bytes);
 	b->buf = shmb_xalloc(SHMB_MAX_BS, "the read buffer");

@@ -137,6 +137,22 @@ void shmk_probe(const char *dir, struct shmk_info *info)
 	info->usable = true;
 }
 
+void shmk_require_space(struct shmk_info *info, size_t bytes)
+{
+	struct statfs fs;
+	unsigned long long avail;
+
+	if (!info->usable || statfs(info->dir, &fs))
+		return;
+	avail = (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_bsize;
+	if (avail >= bytes)
+		return;
+	info->usable = false;
+	snprintf(info->why, sizeof(info->why), "%.64s has %llu MiB free, the "
+		 "kernel's file needs %zu MiB", info->dir, avail >> 20,
+		 bytes >> 20);
+}
+
 /* shmk_write_all() - Write @size bytes of @data at offset 0; dies if not. */
 static void shmk_write_all(int fd, const unsigned char *data, size_t size)
 {

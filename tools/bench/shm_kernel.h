@@ -65,6 +65,16 @@ struct shmk_info {
 void shmk_probe(const char *dir, struct shmk_info *info);
 
 /**
+ * shmk_require_space() - Make the kernel side unusable, with the reason,
+ * if the directory has less than @bytes free: a small tmpfs (a
+ * container's 64 MiB /dev/shm) skips the baseline instead of failing
+ * the run part-way.
+ * @info: From shmk_probe().
+ * @bytes: The most the kernel's files take at once.
+ */
+void shmk_require_space(struct shmk_info *info, size_t bytes);
+
+/**
  * shmk_create() - Create an unlinked file of a kind in the directory.
  * @info: A usable directory, from shmk_probe().
  * @kind: What the file holds.
