@@ -3,8 +3,8 @@
  * tools/bench/run_engine.h - the I/O engines of `upcache-bench run`.
  *
  * An engine is the thing a job's operations go through: upcache's own
- * files (upcache-shmem today; upcache-file and upcache-anon once their
- * layers exist) or the kernel's page cache through a real file
+ * caches (upcache-shmem, upcache-file; upcache-anon once its layer
+ * exists) or the kernel's page cache through a real file
  * (kernel-sync, kernel-psync, kernel-mmap), all driven by the same
  * runner in the same process, so their figures differ only by the
  * engine.  Engines are synchronous: one operation at a time per thread
@@ -69,8 +69,9 @@ struct run_engine {
  */
 const struct run_engine *run_engine_find(const char *name);
 
-/* The engines (run_engine_shmem.c, run_engine_kernel.c). */
+/* The engines (run_engine_shmem.c, run_engine_file.c, run_engine_kernel.c). */
 extern const struct run_engine run_engine_shmem;
+extern const struct run_engine run_engine_file;
 extern const struct run_engine run_engine_kernel_sync;
 extern const struct run_engine run_engine_kernel_psync;
 extern const struct run_engine run_engine_kernel_mmap;

@@ -11,13 +11,6 @@
 
 #include "run_engine.h"
 
-static const struct run_engine run_engine_file = {
-	.name = "upcache-file",
-	.needs = "a file-backed page cache with a backing store "
-		 "(mm/filemap_read.c read-miss path, io/ ramdisk and fd "
-		 "stores, readahead)",
-};
-
 static const struct run_engine run_engine_anon = {
 	.name = "upcache-anon",
 	.needs = "anonymous regions and the swap layer "
