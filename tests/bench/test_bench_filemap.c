@@ -17,18 +17,6 @@
  * see cmake/UpcacheTests.cmake).
  */
 #include <errno.h>
-#include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cmocka.h>
 
 #include <upcache/check.h>
 #include <upcache/filemap.h>
@@ -36,14 +24,7 @@
 
 #include "../../tools/bench/fm_baseline.h"
 #include "../../tools/bench/fm_cases.h"
-#include "../../tools/bench/output.h"
-#include "../../tools/bench/report.h"
-#include "../../tools/bench/suite.h"
-#include "../../tools/bench/util.h"
-#include "jread.h"
-
-#define assert_near(a, b, eps) \
-	assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+#include "bench_helpers.h"
 
 /* ------------------------------------------------------------------ */
 /* The suite, run once at its tiny size for every test that reads it   */
@@ -56,68 +37,20 @@ static const char *const suite_rows[] = {
 	"contig_order9_baseline",
 };
 
-#define NR_SUITE_ROWS	(sizeof(suite_rows) / sizeof(suite_rows[0]))
+#define NR_SUITE_ROWS	BT_ARRAY_SIZE(suite_rows)
 
-static struct bench_report suite_rep;
-static char *suite_json;
-
-/* report_to_json() - The report's JSON text, malloc()ed. */
-static char *report_to_json(const struct bench_report *rep)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	assert_non_null(f);
-	assert_int_equal(bench_report_write_json(rep, f), 0);
-	assert_int_equal(fclose(f), 0);
-	return text;
-}
+static struct bt_suite suite;
 
 static int suite_setup(void **state)
 {
-	struct bench_options opts = { .tiny = true };
-	struct bench_output out = { .table = fopen("/dev/null", "w") };
-
-	(void)state;
-	if (!out.table)
-		return -1;
-	bench_report_init(&suite_rep, "filemap");
-	if (bench_suite_filemap(&opts, &out, &suite_rep))
-		return -1;
-	fclose(out.table);
-	suite_json = report_to_json(&suite_rep);
-	return 0;
+	*state = &suite;
+	return bt_suite_run(&suite, bench_suite_filemap, "filemap");
 }
 
-static int suite_teardown(void **state)
-{
-	(void)state;
-	free(suite_json);
-	bench_report_free(&suite_rep);
-	return 0;
-}
-
-/* row_of() - The report row called @name. */
-static const struct bench_row *row_of(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < suite_rep.nr_rows; i++)
-		if (!strcmp(suite_rep.rows[i].name, name))
-			return &suite_rep.rows[i];
-	fail_msg("no row %s", name);
-	return NULL;
-}
-
-/* num() - A numeric field of row @name; fails if it is not a number. */
+/* num() - A numeric field of the suite's row @name (bt_num()). */
 static double num(const char *name, const char *key)
 {
-	double v = bench_row_num(row_of(name), key);
-
-	if (isnan(v))
-		fail_msg("%s.%s is not a number", name, key);
-	return v;
+	return bt_num(&suite.rep, name, key);
 }
 
 static void test_suite_json(void **state)
@@ -135,31 +68,19 @@ static void test_suite_json(void **state)
 		"benchmark", "mode", "file_pages", "rounds", "arena_mib",
 		"baseline_source", "rows",
 	};
-	struct jread jr;
-	size_t i, k;
+	struct jread *jr;
+	int i;
 
 	(void)state;
-	assert_true(jread_parse(&jr, suite_json));
-	assert_non_null(strstr(suite_json, "{\"benchmark\":\"filemap\","));
-	for (k = 0; k < sizeof(top) / sizeof(top[0]); k++)
-		if (!jread_has_top(&jr, top[k]))
-			fail_msg("top-level object lacks \"%s\"", top[k]);
-	assert_int_equal(jr.nr_rows, NR_SUITE_ROWS);
-	for (i = 0; i < NR_SUITE_ROWS; i++) {
-		const struct jrow *row = &jr.rows[i];
-
-		assert_string_equal(row->name, suite_rows[i]);
-		for (k = 0; k < sizeof(numbers) / sizeof(numbers[0]); k++)
-			if (jread_row_kind(row, numbers[k]) != 1)
-				fail_msg("row %s: \"%s\" is missing or not a "
-					 "number", row->name, numbers[k]);
-		for (k = 0; k < sizeof(present) / sizeof(present[0]); k++)
-			if (jread_row_kind(row, present[k]) < 0)
-				fail_msg("row %s lacks \"%s\"", row->name,
-					 present[k]);
-		/* A pair's speedup is on its new row, a number. */
-		assert_int_equal(jread_row_kind(row, "speedup"), i % 2 == 0);
-	}
+	jr = bt_parse_suite(suite.json, "filemap", top, BT_ARRAY_SIZE(top));
+	bt_check_rows(jr, suite_rows, NR_SUITE_ROWS);
+	bt_rows_have(jr, numbers, BT_ARRAY_SIZE(numbers), true);
+	bt_rows_have(jr, present, BT_ARRAY_SIZE(present), false);
+	/* A pair's speedup is on its new row, a number. */
+	for (i = 0; i < jr->nr_rows; i++)
+		assert_int_equal(jread_row_kind(&jr->rows[i], "speedup"),
+				 i % 2 == 0);
+	free(jr);
 }
 
 /* The reader is strict: what JSON forbids, it refuses. */
@@ -169,20 +90,25 @@ static void test_reader_strict(void **state)
 		"{\"a\":NaN}", "{\"a\":1,}", "[1 2]", "{\"a\":01}",
 		"{\"a\":-inf}", "{\"a\":\"x\ny\"}", "{\"a\":1}}", "{a:1}",
 		"{\"a\":.5}", "{\"a\":0x1}", "{\"a\":1.}", "{\"a\":1e}", "",
+		"{} {}", "{\"a\":\"\\q\"}", "{\"a\":\"\\u12g4\"}",
+		"{\"a\":\"\\u12\"}", "{\"a\":\"\\\"}",
 	};
-	struct jread jr;
+	struct jread *jr = calloc(1, sizeof(*jr));
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (jread_parse(&jr, bad[i]))
+	assert_non_null(jr);
+	for (i = 0; i < BT_ARRAY_SIZE(bad); i++)
+		if (bt_json_valid(jr, bad[i]))
 			fail_msg("accepted %s", bad[i]);
-	assert_true(jread_parse(&jr, "{\"rows\":[{\"name\":\"r\",\"x\":-1.5e3,"
-			     "\"y\":null}]}"));
-	assert_int_equal(jr.nr_rows, 1);
-	assert_int_equal(jread_row_kind(&jr.rows[0], "x"), 1);
-	assert_int_equal(jread_row_kind(&jr.rows[0], "y"), 0);
-	assert_int_equal(jread_row_kind(&jr.rows[0], "z"), -1);
+	assert_true(bt_json_valid(jr, "{\"rows\":[{\"name\":\"r\",\"x\":-1.5e3,"
+				  "\"y\":null,\"s\":\"\\\"\\u00e9\\n\"}]}"));
+	assert_int_equal(jr->nr_rows, 1);
+	assert_int_equal(jread_row_kind(&jr->rows[0], "x"), 1);
+	assert_int_equal(jread_row_kind(&jr->rows[0], "y"), 0);
+	assert_int_equal(jread_row_kind(&jr->rows[0], "s"), 0);
+	assert_int_equal(jread_row_kind(&jr->rows[0], "z"), -1);
+	free(jr);
 }
 
 static void test_suite_figures(void **state)
@@ -201,7 +127,7 @@ static void test_suite_figures(void **state)
 		assert_near(num(name, "rounds"), 3, 0);
 		if (i % 2)
 			continue;
-		assert_string_equal(bench_row_get(row_of(name), "pair")->str,
+		assert_string_equal(bt_str(&suite.rep, name, "pair"),
 				    suite_rows[i + 1]);
 		assert_true(num(name, "speedup") > 0);
 		assert_true(num(name, "speedup_min") <= num(name, "speedup"));
@@ -209,8 +135,8 @@ static void test_suite_figures(void **state)
 	assert_near(num("add_shadow0", "speedup_target"), 1.15, 1e-12);
 	assert_near(num("add_split9", "speedup_target"), 1.3, 1e-12);
 	assert_near(num("grab_order0", "speedup_target"), 1.5, 1e-12);
-	assert_string_equal(bench_row_get(row_of("add_shadow0_baseline"),
-					  "role")->str, "baseline");
+	assert_string_equal(bt_str(&suite.rep, "add_shadow0_baseline", "role"),
+			    "baseline");
 	/* Every baseline round was compared with its new row's tree. */
 	for (i = 1; i < NR_SUITE_ROWS; i += 2)
 		assert_true(num(suite_rows[i], "trees_compared") >= 4);
@@ -517,45 +443,30 @@ static void test_contig_same_batches(void **state)
 /* A leak ends the run                                                 */
 /* ------------------------------------------------------------------ */
 
+/* leak_one() - In the child: reset the fixture with a folio held. */
+static void leak_one(void *arg)
+{
+	static struct fm_bench b;
+	struct bench_options opts = { .tiny = true };
+	struct fm_scale scale;
+	struct folio *folio;
+
+	(void)arg;
+	fmb_scale_from_options(&opts, &scale);
+	fmb_init(&b, &scale);
+	folio = filemap_alloc_folio(&b.mapping, GFP_KERNEL, 0);
+	folio_trylock(folio);
+	filemap_add_folio(&b.mapping, folio, 3, GFP_KERNEL);
+	folio_unlock(folio);
+	/* The caller's reference is kept: a leak. */
+	fmb_reset(&b, "leaky_row");
+}
+
 static void test_leak_dies(void **state)
 {
-	char buf[512] = "";
-	int fds[2], status;
-	size_t len = 0;
-	ssize_t n;
-	pid_t pid;
-
 	(void)state;
-	assert_int_equal(pipe(fds), 0);
-	fflush(stdout);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		static struct fm_bench b;
-		struct bench_options opts = { .tiny = true };
-		struct fm_scale scale;
-		struct folio *folio;
-
-		dup2(fds[1], STDERR_FILENO);
-		fmb_scale_from_options(&opts, &scale);
-		fmb_init(&b, &scale);
-		folio = filemap_alloc_folio(&b.mapping, GFP_KERNEL, 0);
-		folio_trylock(folio);
-		filemap_add_folio(&b.mapping, folio, 3, GFP_KERNEL);
-		folio_unlock(folio);
-		/* The caller's reference is kept: a leak. */
-		fmb_reset(&b, "leaky_row");
-		_exit(0);
-	}
-	close(fds[1]);
-	while ((n = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)n;
-	close(fds[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), BENCH_EXIT_ERROR);
-	assert_non_null(strstr(buf, "upcache-bench: filemap leaky_row: 1 "
-			       "pages still charged to the arena"));
+	bt_expect_exit2(leak_one, NULL, "upcache-bench: filemap leaky_row: 1 "
+			"pages still charged to the arena");
 }
 
 int main(void)
@@ -575,6 +486,6 @@ int main(void)
 	};
 
 	return cmocka_run_group_tests(suite_tests, suite_setup,
-				      suite_teardown) |
+				      bt_suite_teardown) |
 		cmocka_run_group_tests(tests, NULL, NULL);
 }

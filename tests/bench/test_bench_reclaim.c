@@ -14,128 +14,54 @@
  * see cmake/UpcacheTests.cmake).
  */
 #include <errno.h>
-#include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
 
 #include <upcache/filemap.h>
 #include <upcache/stats.h>
 #include <upcache/vmscan.h>
 
-#include "../../tools/bench/output.h"
 #include "../../tools/bench/rc_baseline.h"
 #include "../../tools/bench/rc_cases.h"
-#include "../../tools/bench/report.h"
-#include "../../tools/bench/suite.h"
-
-#define assert_near(a, b, eps) \
-	assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+#include "bench_helpers.h"
 
 static const char *const suite_rows[] = {
 	"randread_4k", "randread_4k_baseline",
 	"thp_split_4k", "thp_split_4k_baseline",
 };
 
-#define NR_SUITE_ROWS	(sizeof(suite_rows) / sizeof(suite_rows[0]))
+#define NR_SUITE_ROWS	BT_ARRAY_SIZE(suite_rows)
 
-static struct bench_report suite_rep;
-static char *suite_json;
+static struct bt_suite suite;
 
 static int suite_setup(void **state)
 {
-	struct bench_options opts = { .tiny = true };
-	struct bench_output out = { .table = fopen("/dev/null", "w") };
-	size_t len = 0;
-	FILE *f;
-
-	(void)state;
-	if (!out.table)
-		return -1;
-	bench_report_init(&suite_rep, "reclaim");
-	if (bench_suite_reclaim(&opts, &out, &suite_rep))
-		return -1;
-	fclose(out.table);
-	f = open_memstream(&suite_json, &len);
-	if (!f || bench_report_write_json(&suite_rep, f) || fclose(f))
-		return -1;
-	return 0;
+	*state = &suite;
+	return bt_suite_run(&suite, bench_suite_reclaim, "reclaim");
 }
 
-static int suite_teardown(void **state)
-{
-	(void)state;
-	free(suite_json);
-	bench_report_free(&suite_rep);
-	return 0;
-}
-
-/* row_of() - The report row called @name. */
-static const struct bench_row *row_of(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < suite_rep.nr_rows; i++)
-		if (!strcmp(suite_rep.rows[i].name, name))
-			return &suite_rep.rows[i];
-	fail_msg("no row %s", name);
-	return NULL;
-}
-
-/* num() - A numeric field of row @name; fails if it is not a number. */
+/* num() - A numeric field of the suite's row @name (bt_num()). */
 static double num(const char *name, const char *key)
 {
-	double v = bench_row_num(row_of(name), key);
-
-	if (isnan(v))
-		fail_msg("%s.%s is not a number", name, key);
-	return v;
+	return bt_num(&suite.rep, name, key);
 }
 
-/* The common shape: {"benchmark":"reclaim", ..., "rows":[{"name":...}]}. */
+/*
+ * The common shape: {"benchmark":"reclaim", ..., "rows":[{"name":...}]},
+ * strict JSON (nothing it forbids that a figure could print: NaN, inf),
+ * the rows in order.
+ */
 static void test_reclaim_json_shape(void **state)
 {
 	static const char *const top[] = {
-		"\"mode\":", "\"file_pages\":", "\"limit_pages\":",
-		"\"threads\":", "\"rounds\":", "\"baseline_source\":",
-		"\"rows\":[",
+		"mode", "file_pages", "limit_pages", "threads", "rounds",
+		"baseline_source",
 	};
-	const char *p, *rows;
-	int depth = 0;
-	size_t i;
-	char key[64];
+	struct jread *jr;
 
 	(void)state;
-	assert_non_null(strstr(suite_json, "{\"benchmark\":\"reclaim\","));
-	for (i = 0; i < sizeof(top) / sizeof(top[0]); i++)
-		if (!strstr(suite_json, top[i]))
-			fail_msg("top-level object lacks %s", top[i]);
-	/* Balanced, and nothing JSON forbids that a figure could print. */
-	for (p = suite_json; *p; p++) {
-		depth += *p == '{' || *p == '[';
-		depth -= *p == '}' || *p == ']';
-		assert_true(depth >= 0);
-	}
-	assert_int_equal(depth, 0);
-	assert_null(strstr(suite_json, "nan"));
-	assert_null(strstr(suite_json, "inf"));
-	/* The rows, in order, after "rows". */
-	rows = strstr(suite_json, "\"rows\":[");
-	for (i = 0; i < NR_SUITE_ROWS; i++) {
-		snprintf(key, sizeof(key), "{\"name\":\"%s\",", suite_rows[i]);
-		p = strstr(rows, key);
-		if (!p)
-			fail_msg("row %s missing or out of order",
-				 suite_rows[i]);
-		rows = p;
-	}
-	assert_int_equal(suite_rep.nr_rows, NR_SUITE_ROWS);
+	jr = bt_parse_suite(suite.json, "reclaim", top, BT_ARRAY_SIZE(top));
+	bt_check_rows(jr, suite_rows, NR_SUITE_ROWS);
+	free(jr);
+	assert_int_equal(suite.rep.nr_rows, NR_SUITE_ROWS);
 }
 
 /* Every row has its figures; new rows their gain. */
@@ -151,7 +77,7 @@ static void test_reclaim_rows(void **state)
 	(void)state;
 	for (i = 0; i < NR_SUITE_ROWS; i++) {
 		const char *name = suite_rows[i];
-		const struct bench_row *row = row_of(name);
+		const struct bench_row *row = bt_row(&suite.rep, name);
 
 		for (k = 0; k < sizeof(numbers) / sizeof(numbers[0]); k++)
 			num(name, numbers[k]);
@@ -160,19 +86,19 @@ static void test_reclaim_rows(void **state)
 		assert_true(num(name, "iops") <= num(name, "iops_max"));
 		assert_near(num(name, "rounds"), 3, 0);
 		assert_non_null(bench_row_get(row, "gain_pct"));
-		assert_string_equal(bench_row_get(row, "role")->str,
+		assert_string_equal(bt_str(&suite.rep, name, "role"),
 				    i % 2 ? "baseline" : "new");
 		if (i % 2) {
 			assert_true(isnan(bench_row_num(row, "gain_pct")));
 			continue;
 		}
-		assert_string_equal(bench_row_get(row, "pair")->str,
+		assert_string_equal(bt_str(&suite.rep, name, "pair"),
 				    suite_rows[i + 1]);
 		assert_near(num(name, "gain_pct"),
 			    (num(name, "speedup") - 1) * 100, 1e-9);
 		assert_true(num(name, "gain_pct_min") <=
 			    num(name, "gain_pct"));
-		assert_non_null(bench_row_get(row, "target_met")->str);
+		assert_non_null(bt_str(&suite.rep, name, "target_met"));
 	}
 	assert_near(num("randread_4k", "target_gain_pct"), 7.3, 1e-12);
 	assert_near(num("thp_split_4k", "target_gain_pct"), 10.4, 1e-12);
@@ -287,6 +213,6 @@ int main(void)
 	int failed;
 
 	failed = cmocka_run_group_tests(suite_tests, suite_setup,
-					suite_teardown);
+					bt_suite_teardown);
 	return failed | cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,19 +18,7 @@
  * Linked with the benchmark's sources (all of tools/bench/ but main.c;
  * see cmake/UpcacheTests.cmake).
  */
-#include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cmocka.h>
 
 #include <upcache/stats.h>
 
@@ -38,154 +26,9 @@
 #include "../../tools/bench/shm_cases.h"
 #include "../../tools/bench/shm_kernel.h"
 #include "../../tools/bench/shm_suite.h"
-#include "../../tools/bench/util.h"
+#include "bench_helpers.h"
 
 #define MIB	(1L << 20)
-
-/* ------------------------------------------------------------------ */
-/* A strict JSON validator                                             */
-/* ------------------------------------------------------------------ */
-
-/*
- * jv_value() - Skip one JSON value at *@p (RFC 8259 syntax, nothing
- * more); false if there is none.  @rows counts the objects found at
- * depth 3, the rows inside "rows".
- */
-static bool jv_value(const char **p, int depth, int *rows);
-
-static void jv_space(const char **p)
-{
-	while (**p == ' ' || **p == '\n' || **p == '\t' || **p == '\r')
-		(*p)++;
-}
-
-static bool jv_string(const char **p)
-{
-	if (*(*p)++ != '"')
-		return false;
-	for (; **p != '"'; (*p)++) {
-		if ((unsigned char)**p < 0x20)
-			return false;
-		if (**p == '\\' && !*++*p)
-			return false;
-	}
-	(*p)++;
-	return true;
-}
-
-static bool jv_digits(const char **p)
-{
-	const char *start = *p;
-
-	while (**p >= '0' && **p <= '9')
-		(*p)++;
-	return *p != start;
-}
-
-static bool jv_number(const char **p)
-{
-	if (**p == '-')
-		(*p)++;
-	if (**p == '0')
-		(*p)++;
-	else if (**p < '1' || **p > '9' || !jv_digits(p))
-		return false;
-	if (**p == '.' && ((*p)++, !jv_digits(p)))
-		return false;
-	if (**p == 'e' || **p == 'E') {
-		(*p)++;
-		if (**p == '+' || **p == '-')
-			(*p)++;
-		if (!jv_digits(p))
-			return false;
-	}
-	return true;
-}
-
-/* jv_items() - The members of an object or elements of an array. */
-static bool jv_items(const char **p, int depth, int *rows, bool object)
-{
-	char close = object ? '}' : ']';
-
-	jv_space(p);
-	if (**p == close) {
-		(*p)++;
-		return true;
-	}
-	for (;;) {
-		jv_space(p);
-		if (object) {
-			if (!jv_string(p))
-				return false;
-			jv_space(p);
-			if (*(*p)++ != ':')
-				return false;
-		}
-		if (!jv_value(p, depth, rows))
-			return false;
-		jv_space(p);
-		if (**p == close) {
-			(*p)++;
-			return true;
-		}
-		if (*(*p)++ != ',')
-			return false;
-	}
-}
-
-static bool jv_value(const char **p, int depth, int *rows)
-{
-	jv_space(p);
-	switch (**p) {
-	case '{':
-		(*p)++;
-		if (depth + 1 == 3)
-			(*rows)++;
-		return jv_items(p, depth + 1, rows, true);
-	case '[':
-		(*p)++;
-		return jv_items(p, depth + 1, rows, false);
-	case '"':
-		return jv_string(p);
-	}
-	if (!strncmp(*p, "null", 4) || !strncmp(*p, "true", 4)) {
-		*p += 4;
-		return true;
-	}
-	if (!strncmp(*p, "false", 5)) {
-		*p += 5;
-		return true;
-	}
-	return jv_number(p);
-}
-
-/* jv_valid() - Is @text exactly one JSON value?  Its rows in *@rows. */
-static bool jv_valid(const char *text, int *rows)
-{
-	*rows = 0;
-	if (!jv_value(&text, 0, rows))
-		return false;
-	jv_space(&text);
-	return *text == '\0';
-}
-
-static void test_validator(void **state)
-{
-	static const char *const bad[] = {
-		"{\"a\":NaN}", "{\"a\":1,}", "[1 2]", "{\"a\":01}", "{a:1}",
-		"{\"a\":.5}", "{\"a\":1.}", "{\"a\":\"x\ny\"}", "{} {}", "",
-	};
-	size_t i;
-	int rows;
-
-	(void)state;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (jv_valid(bad[i], &rows))
-			fail_msg("accepted %s", bad[i]);
-	assert_true(jv_valid("{\"rows\":[{\"x\":-1.5e3},{\"y\":null}]}",
-			     &rows));
-	assert_int_equal(rows, 2);
-}
 
 /* ------------------------------------------------------------------ */
 /* The suite, run once at its tiny size                                */
@@ -193,57 +36,20 @@ static void test_validator(void **state)
 
 #define NR_ROWS	18
 
-static struct bench_report suite_rep;
-static char *suite_json;
+static struct bt_suite suite;
 static bool have_kernel;
-
-/* report_to_json() - The report's JSON text, malloc()ed. */
-static char *report_to_json(const struct bench_report *rep)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	assert_non_null(f);
-	assert_int_equal(bench_report_write_json(rep, f), 0);
-	assert_int_equal(fclose(f), 0);
-	return text;
-}
-
-/* run_tiny() - Run the suite at its tiny size against @dir. */
-static int run_tiny(struct bench_report *rep, const char *dir)
-{
-	struct bench_options opts = { .tiny = true };
-	struct bench_output out = { .table = fopen("/dev/null", "w") };
-	int ret;
-
-	if (!out.table)
-		return -1;
-	bench_report_init(rep, "shmem");
-	ret = shm_suite_run(&opts, &out, rep, dir);
-	fclose(out.table);
-	return ret;
-}
 
 static int suite_setup(void **state)
 {
 	const struct bench_field *side;
 
-	(void)state;
-	if (run_tiny(&suite_rep, SHM_KERNEL_DIR))
+	*state = &suite;
+	/* bench_suite_shmem() measures the kernel in SHM_KERNEL_DIR. */
+	if (bt_suite_run(&suite, bench_suite_shmem, "shmem"))
 		return -1;
-	suite_json = report_to_json(&suite_rep);
-	side = bench_row_get(&suite_rep.meta, "kernel_side");
+	side = bench_row_get(&suite.rep.meta, "kernel_side");
 	have_kernel = side && side->kind == BENCH_FIELD_STR &&
 		      !strcmp(side->str, "measured");
-	return 0;
-}
-
-static int suite_teardown(void **state)
-{
-	(void)state;
-	free(suite_json);
-	bench_report_free(&suite_rep);
 	return 0;
 }
 
@@ -257,58 +63,30 @@ static void row_name(size_t r, char *buf, size_t len)
 		 r < 9 ? "nohuge" : "huge");
 }
 
-/* row_of() - The report row called @name. */
-static const struct bench_row *row_of(const struct bench_report *rep,
-				      const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < rep->nr_rows; i++)
-		if (!strcmp(rep->rows[i].name, name))
-			return &rep->rows[i];
-	fail_msg("no row %s", name);
-	return NULL;
-}
-
-/* num() - A numeric field of row @name; fails if it is not a number. */
+/* num() - A numeric field of the suite's row @name (bt_num()). */
 static double num(const char *name, const char *key)
 {
-	double v = bench_row_num(row_of(&suite_rep, name), key);
-
-	if (isnan(v))
-		fail_msg("%s.%s is not a number", name, key);
-	return v;
-}
-
-/* str() - A string field of row @name, or NULL if it is null. */
-static const char *str(const struct bench_report *rep, const char *name,
-		       const char *key)
-{
-	const struct bench_field *f = bench_row_get(row_of(rep, name), key);
-
-	if (!f)
-		fail_msg("%s lacks %s", name, key);
-	return f->kind == BENCH_FIELD_STR ? f->str : NULL;
+	return bt_num(&suite.rep, name, key);
 }
 
 static void test_suite_json(void **state)
 {
-	char name[48], want[64];
-	int rows;
+	char names[NR_ROWS][48];
+	const char *namep[NR_ROWS];
+	struct jread *jr;
 	size_t r;
 
 	(void)state;
-	assert_true(jv_valid(suite_json, &rows));
-	assert_int_equal(rows, NR_ROWS);
-	assert_non_null(strstr(suite_json, "{\"benchmark\":\"shmem\","));
-	assert_non_null(strstr(suite_json, "\"rows\":[{\"name\":"));
-	assert_int_equal(suite_rep.nr_rows, NR_ROWS);
 	for (r = 0; r < NR_ROWS; r++) {
-		row_name(r, name, sizeof(name));
-		assert_string_equal(suite_rep.rows[r].name, name);
-		snprintf(want, sizeof(want), "{\"name\":\"%s\",", name);
-		assert_non_null(strstr(suite_json, want));
+		row_name(r, names[r], sizeof(names[r]));
+		namep[r] = names[r];
 	}
+	jr = bt_parse_suite(suite.json, "shmem", NULL, 0);
+	bt_check_rows(jr, namep, NR_ROWS);
+	free(jr);
+	assert_int_equal(suite.rep.nr_rows, NR_ROWS);
+	for (r = 0; r < NR_ROWS; r++)
+		assert_string_equal(suite.rep.rows[r].name, names[r]);
 }
 
 static void test_suite_figures(void **state)
@@ -335,12 +113,13 @@ static void test_suite_figures(void **state)
 		assert_int_equal(num(name, "rounds"), 3);
 		assert_int_equal(num(name, "reads_per_round") *
 				 num(name, "bs"), 4 * MIB);
-		assert_string_equal(str(&suite_rep, name, "unit"), "GiB/s");
+		assert_string_equal(bt_str(&suite.rep, name, "unit"), "GiB/s");
 		if (!have_kernel)
 			continue;
 		assert_true(num(name, "gib_per_s_kernel") > 0);
 		assert_true(num(name, "vs_kernel") > 0);
-		assert_non_null(str(&suite_rep, name, "target_vs_kernel_met"));
+		assert_non_null(bt_str(&suite.rep, name,
+				       "target_vs_kernel_met"));
 	}
 }
 
@@ -357,10 +136,10 @@ static void test_suite_targets(void **state)
 		    0.85);
 	assert_true(num("read_normal_1m_huge", "target_memcpy_fraction") ==
 		    0.85);
-	assert_true(isnan(bench_row_num(row_of(&suite_rep,
+	assert_true(isnan(bench_row_num(bt_row(&suite.rep,
 					       "read_normal_4k_huge"),
 					"target_memcpy_fraction")));
-	assert_null(str(&suite_rep, "read_hole_64k_huge",
+	assert_null(bt_str(&suite.rep, "read_hole_64k_huge",
 			"target_memcpy_fraction_met"));
 	assert_true(num("read_normal_1m_nohuge", "target_vs_per_folio") ==
 		    1.0);
@@ -372,8 +151,8 @@ static void test_suite_targets(void **state)
 		    4.31);
 	assert_true(num("read_hole_1m_huge", "issue_kernel_gib_per_s") ==
 		    19.65);
-	assert_true(bench_row_num(&suite_rep.meta, "targets") >=
-		    bench_row_num(&suite_rep.meta, "targets_met"));
+	assert_true(bench_row_num(&suite.rep.meta, "targets") >=
+		    bench_row_num(&suite.rep.meta, "targets_met"));
 }
 
 /* The counted costs: exact, whatever the machine. */
@@ -394,7 +173,14 @@ static void test_suite_walks(void **state)
 		assert_true(num(name, "walks_per_read_batched") == 1);
 		assert_true(num(name, "walks_per_read_per_folio") == 1);
 	}
-	assert_true(bench_row_num(&suite_rep.meta, "reads_checked") > 100);
+	assert_true(bench_row_num(&suite.rep.meta, "reads_checked") > 100);
+}
+
+/* shm_suite_proc() - The suite, measuring the kernel in /proc. */
+static int shm_suite_proc(const struct bench_options *opts,
+			  struct bench_output *out, struct bench_report *rep)
+{
+	return shm_suite_run(opts, out, rep, "/proc");
 }
 
 /* A directory that is no tmpfs: the run goes on without the kernel. */
@@ -404,14 +190,14 @@ static void test_suite_without_kernel(void **state)
 	const struct bench_field *side;
 
 	(void)state;
-	assert_int_equal(run_tiny(&rep, "/proc"), 0);
+	assert_int_equal(bt_run_tiny(shm_suite_proc, "shmem", &rep), 0);
 	side = bench_row_get(&rep.meta, "kernel_side");
 	assert_non_null(side);
 	assert_non_null(strstr(side->str, "not a tmpfs"));
 	assert_int_equal(rep.nr_rows, NR_ROWS);
 	assert_true(isnan(bench_row_num(&rep.rows[0], "gib_per_s_kernel")));
 	assert_true(isnan(bench_row_num(&rep.rows[0], "vs_kernel")));
-	assert_null(str(&rep, "read_normal_4k_nohuge",
+	assert_null(bt_str(&rep, "read_normal_4k_nohuge",
 			"target_vs_kernel_met"));
 	assert_true(bench_row_num(&rep.rows[0], "gib_per_s_batched") > 0);
 	bench_report_free(&rep);
@@ -620,50 +406,34 @@ static void test_kernel_files(void **state)
 /* A wrong read ends the run                                           */
 /* ------------------------------------------------------------------ */
 
+/* read_changed() - In the child: read a file changed behind its back. */
+static void read_changed(void *arg)
+{
+	static struct shm_bench b;
+	struct bench_options opts = { .tiny = true };
+	struct shmb_case c = { .b = &b, .row = "bad_row",
+			       .method = SHMB_BATCHED, .bs = 4096 };
+	struct shm_scale scale;
+	struct folio *folio;
+
+	(void)arg;
+	shmb_scale_from_options(&opts, &scale);
+	shmb_init(&b, &scale, "/proc");
+	shmb_group_open(&b, SHMK_NORMAL, false);
+	/* Behind the file's back: its last page changes. */
+	folio = filemap_get_entry(&b.sf.mapping, scale.file_bytes / 4096 - 1);
+	((unsigned char *)folio_address(folio))[17] ^= 0xff;
+	folio_put(folio);
+	shmb_setup(&c);
+	shmb_body(&c);
+	shmb_teardown(&c);
+}
+
 static void test_wrong_read_dies(void **state)
 {
-	char buf[512] = "";
-	int fds[2], status;
-	size_t len = 0;
-	ssize_t n;
-	pid_t pid;
-
 	(void)state;
-	assert_int_equal(pipe(fds), 0);
-	fflush(stdout);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		static struct shm_bench b;
-		struct bench_options opts = { .tiny = true };
-		struct shmb_case c = { .b = &b, .row = "bad_row",
-				       .method = SHMB_BATCHED, .bs = 4096 };
-		struct shm_scale scale;
-		struct folio *folio;
-
-		dup2(fds[1], STDERR_FILENO);
-		shmb_scale_from_options(&opts, &scale);
-		shmb_init(&b, &scale, "/proc");
-		shmb_group_open(&b, SHMK_NORMAL, false);
-		/* Behind the file's back: its last page changes. */
-		folio = filemap_get_entry(&b.sf.mapping,
-					  scale.file_bytes / 4096 - 1);
-		((unsigned char *)folio_address(folio))[17] ^= 0xff;
-		folio_put(folio);
-		shmb_setup(&c);
-		shmb_body(&c);
-		shmb_teardown(&c);
-		_exit(0);
-	}
-	close(fds[1]);
-	while ((n = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)n;
-	close(fds[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), BENCH_EXIT_ERROR);
-	assert_non_null(strstr(buf, "upcache-bench: shmem bad_row: the last "
-			       "block the batched loop read"));
+	bt_expect_exit2(read_changed, NULL, "upcache-bench: shmem bad_row: "
+			"the last block the batched loop read");
 }
 
 int main(void)
@@ -675,7 +445,6 @@ int main(void)
 		cmocka_unit_test(test_suite_walks),
 	};
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_validator),
 		cmocka_unit_test(test_suite_without_kernel),
 		cmocka_unit_test(test_per_folio_same_bytes),
 		cmocka_unit_test(test_per_folio_walks),
@@ -684,6 +453,6 @@ int main(void)
 	};
 
 	return cmocka_run_group_tests(suite_tests, suite_setup,
-				      suite_teardown) |
+				      bt_suite_teardown) |
 		cmocka_run_group_tests(tests, NULL, NULL);
 }

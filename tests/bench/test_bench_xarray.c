@@ -17,259 +17,14 @@
  * cmake/UpcacheTests.cmake).
  */
 #include <errno.h>
-#include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cmocka.h>
 
 #include <upcache/xarray.h>
 
 #include "../../tools/bench/json.h"
 #include "../../tools/bench/options.h"
-#include "../../tools/bench/output.h"
-#include "../../tools/bench/report.h"
 #include "../../tools/bench/samples.h"
-#include "../../tools/bench/suite.h"
-#include "../../tools/bench/util.h"
 #include "../../tools/bench/xa_layout.h"
-
-#define assert_near(a, b, eps) \
-	assert_true(fabs((double)(a) - (double)(b)) <= (eps))
-
-/* ------------------------------------------------------------------ */
-/* A strict JSON checker                                               */
-/* ------------------------------------------------------------------ */
-
-#define CHECK_MAX_KEYS	64
-
-/**
- * struct jcheck - state of checking one JSON text.
- * @p: The next character.
- * @depth: Nesting depth of the value being parsed.
- * @keys: Keys of the object being collected (see @collect_depth).
- * @nr_keys: Number of @keys.
- * @collect_depth: Depth whose object keys are collected into @keys,
- *	checked and reset by @on_object; 0 to collect none.
- * @on_object: Called at the end of each object at @collect_depth.
- * @objects: Objects seen at @collect_depth.
- */
-struct jcheck {
-	const char *p;
-	int depth;
-	char keys[CHECK_MAX_KEYS][48];
-	int nr_keys;
-	int collect_depth;
-	void (*on_object)(struct jcheck *jc);
-	int objects;
-};
-
-static bool jc_value(struct jcheck *jc);
-
-static void jc_space(struct jcheck *jc)
-{
-	while (*jc->p == ' ' || *jc->p == '\t' || *jc->p == '\n' ||
-	       *jc->p == '\r')
-		jc->p++;
-}
-
-/* jc_string() - A string; copies it to @out (truncated) if not NULL. */
-static bool jc_string(struct jcheck *jc, char *out, size_t len)
-{
-	size_t n = 0;
-	int i;
-
-	if (*jc->p++ != '"')
-		return false;
-	while (*jc->p != '"') {
-		unsigned char c = (unsigned char)*jc->p++;
-
-		if (c < 0x20)
-			return false;
-		if (c == '\\') {
-			c = (unsigned char)*jc->p++;
-			if (c == 'u') {
-				for (i = 0; i < 4; i++)
-					if (!strchr("0123456789abcdefABCDEF",
-						    *jc->p++))
-						return false;
-				c = '?';
-			} else if (!strchr("\"\\/bfnrt", c) || !c) {
-				return false;
-			}
-		}
-		if (out && n + 1 < len)
-			out[n++] = (char)c;
-	}
-	jc->p++;
-	if (out)
-		out[n] = '\0';
-	return true;
-}
-
-/* jc_number() - A number in JSON's grammar (no NaN, no leading +). */
-static bool jc_number(struct jcheck *jc)
-{
-	const char *s = jc->p;
-
-	if (*s == '-')
-		s++;
-	if (*s == '0')
-		s++;
-	else if (*s >= '1' && *s <= '9')
-		while (*s >= '0' && *s <= '9')
-			s++;
-	else
-		return false;
-	if (*s == '.') {
-		if (!(*++s >= '0' && *s <= '9'))
-			return false;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	if (*s == 'e' || *s == 'E') {
-		s++;
-		if (*s == '+' || *s == '-')
-			s++;
-		if (!(*s >= '0' && *s <= '9'))
-			return false;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	jc->p = s;
-	return true;
-}
-
-static bool jc_literal(struct jcheck *jc, const char *word)
-{
-	size_t len = strlen(word);
-
-	if (strncmp(jc->p, word, len))
-		return false;
-	jc->p += len;
-	return true;
-}
-
-static bool jc_object(struct jcheck *jc)
-{
-	bool collect = jc->depth == jc->collect_depth;
-	char key[48];
-
-	jc->p++;
-	if (collect)
-		jc->nr_keys = 0;
-	jc_space(jc);
-	if (*jc->p != '}') {
-		for (;;) {
-			jc_space(jc);
-			if (!jc_string(jc, key, sizeof(key)))
-				return false;
-			if (collect && jc->nr_keys < CHECK_MAX_KEYS)
-				strcpy(jc->keys[jc->nr_keys++], key);
-			jc_space(jc);
-			if (*jc->p++ != ':' || !jc_value(jc))
-				return false;
-			jc_space(jc);
-			if (*jc->p == '}')
-				break;
-			if (*jc->p++ != ',')
-				return false;
-		}
-	}
-	jc->p++;
-	if (collect) {
-		jc->objects++;
-		if (jc->on_object)
-			jc->on_object(jc);
-	}
-	return true;
-}
-
-static bool jc_array(struct jcheck *jc)
-{
-	jc->p++;
-	jc_space(jc);
-	if (*jc->p != ']') {
-		for (;;) {
-			if (!jc_value(jc))
-				return false;
-			jc_space(jc);
-			if (*jc->p == ']')
-				break;
-			if (*jc->p++ != ',')
-				return false;
-		}
-	}
-	jc->p++;
-	return true;
-}
-
-/* jc_value() - Any value, at depth @jc->depth + 1. */
-static bool jc_value(struct jcheck *jc)
-{
-	bool ok;
-
-	jc_space(jc);
-	jc->depth++;
-	if (*jc->p == '{')
-		ok = jc_object(jc);
-	else if (*jc->p == '[')
-		ok = jc_array(jc);
-	else if (*jc->p == '"')
-		ok = jc_string(jc, NULL, 0);
-	else if (*jc->p == 't')
-		ok = jc_literal(jc, "true");
-	else if (*jc->p == 'f')
-		ok = jc_literal(jc, "false");
-	else if (*jc->p == 'n')
-		ok = jc_literal(jc, "null");
-	else
-		ok = jc_number(jc);
-	jc->depth--;
-	return ok;
-}
-
-/* json_valid() - Is @text exactly one JSON value (and white space)? */
-static bool json_valid(struct jcheck *jc, const char *text)
-{
-	jc->p = text;
-	jc->depth = 0;
-	if (!jc_value(jc))
-		return false;
-	jc_space(jc);
-	return *jc->p == '\0';
-}
-
-/* jc_has_key() - Did the last collected object have @key? */
-static bool jc_has_key(const struct jcheck *jc, const char *key)
-{
-	int i;
-
-	for (i = 0; i < jc->nr_keys; i++)
-		if (!strcmp(jc->keys[i], key))
-			return true;
-	return false;
-}
-
-/* report_to_json() - The report's JSON text, malloc()ed. */
-static char *report_to_json(const struct bench_report *rep)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	assert_non_null(f);
-	assert_int_equal(bench_report_write_json(rep, f), 0);
-	assert_int_equal(fclose(f), 0);
-	return text;
-}
+#include "bench_helpers.h"
 
 /* ------------------------------------------------------------------ */
 /* Statistics                                                          */
@@ -450,33 +205,21 @@ static void test_parse_size(void **state)
 			 -ERANGE);
 }
 
+/* die_load_seq() - In the child: bench_die() as a wrong load would. */
+static void die_load_seq(void *arg)
+{
+	(void)arg;
+	bench_die("xarray %s: index %#lx is wrong", "load_seq", 5UL);
+}
+
 static void test_die_status(void **state)
 {
-	char buf[256] = "";
-	int fds[2], status;
-	size_t len = 0;
-	ssize_t n;
-	pid_t pid;
+	static const char msg[] = "upcache-bench: xarray load_seq: "
+				  "index 0x5 is wrong\n";
 
 	(void)state;
-	assert_int_equal(pipe(fds), 0);
-	fflush(stdout);		/* or the child's bench_die() repeats it */
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(fds[1], STDERR_FILENO);
-		bench_die("xarray %s: index %#lx is wrong", "load_seq", 5UL);
-	}
-	close(fds[1]);
-	/* stderr is unbuffered: the message may come in pieces. */
-	while ((n = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)n;
-	close(fds[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), BENCH_EXIT_ERROR);
-	assert_string_equal(buf, "upcache-bench: xarray load_seq: "
-			    "index 0x5 is wrong\n");
+	/* The message, and nothing else. */
+	assert_string_equal(bt_expect_exit2(die_load_seq, NULL, msg), msg);
 }
 
 static void test_output_bad_path(void **state)
@@ -497,7 +240,6 @@ static void test_json_awkward_values(void **state)
 {
 	struct bench_report rep;
 	struct bench_row *row;
-	struct jcheck jc = { 0 };
 	char *text;
 
 	(void)state;
@@ -513,8 +255,8 @@ static void test_json_awkward_values(void **state)
 	bench_row_set_str(row, "utf8", "\xc3\xa9 and bad \xff\xfe bytes");
 	bench_row_set_str(row, "null", NULL);
 	bench_row_set_num(row, "int", 7);	/* replaces, keeps place */
-	text = report_to_json(&rep);
-	assert_true(json_valid(&jc, text));
+	text = bt_report_json(&rep);
+	free(bt_parse(text));
 	assert_non_null(strstr(text, "\"benchmark\":\"xarray\""));
 	assert_non_null(strstr(text, "\"mode\":\"tiny\""));
 	assert_non_null(strstr(text, "\"nan\":null"));
@@ -589,7 +331,7 @@ static const char *const suite_rows[] = {
 	"load_random_1thread", "load_random_2threads",
 };
 
-#define NR_SUITE_ROWS	(sizeof(suite_rows) / sizeof(suite_rows[0]))
+#define NR_SUITE_ROWS	BT_ARRAY_SIZE(suite_rows)
 
 /* Every row has these, null where they do not apply. */
 static const char *const row_keys[] = {
@@ -604,72 +346,28 @@ static const char *const top_keys[] = {
 	"benchmark", "mode", "entries", "rounds", "kernel_ref_source", "rows",
 };
 
-/* check_row_keys() - on_object hook: a row object has every row key. */
-static void check_row_keys(struct jcheck *jc)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(row_keys) / sizeof(row_keys[0]); i++)
-		if (!jc_has_key(jc, row_keys[i]))
-			fail_msg("row %d lacks \"%s\"", jc->objects,
-				 row_keys[i]);
-}
-
-/* check_top_keys() - on_object hook: the top object's keys. */
-static void check_top_keys(struct jcheck *jc)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(top_keys) / sizeof(top_keys[0]); i++)
-		if (!jc_has_key(jc, top_keys[i]))
-			fail_msg("top-level object lacks \"%s\"", top_keys[i]);
-}
-
-/* row_of() - The report row called @name. */
-static const struct bench_row *row_of(const struct bench_report *rep,
-				      const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < rep->nr_rows; i++)
-		if (!strcmp(rep->rows[i].name, name))
-			return &rep->rows[i];
-	fail_msg("no row %s", name);
-	return NULL;
-}
-
 static void test_suite_json(void **state)
 {
-	struct bench_options opts = { .tiny = true };
-	struct bench_output out = { .table = fopen("/dev/null", "w") };
-	/* Depth 1: the top object; 2: the rows array; 3: a row. */
-	struct jcheck rows = { .collect_depth = 3,
-			       .on_object = check_row_keys };
-	struct jcheck top = { .collect_depth = 1,
-			      .on_object = check_top_keys };
 	const struct bench_row *r;
 	struct bench_report rep;
+	struct jread *jr;
 	char *text;
 	size_t i;
 
 	(void)state;
-	assert_non_null(out.table);
-	bench_report_init(&rep, "xarray");
-	assert_int_equal(bench_suite_xarray(&opts, &out, &rep), 0);
-	fclose(out.table);
+	assert_int_equal(bt_run_tiny(bench_suite_xarray, "xarray", &rep), 0);
 
-	text = report_to_json(&rep);
-	assert_true(json_valid(&rows, text));
-	assert_int_equal(rows.objects, NR_SUITE_ROWS);
-	assert_true(json_valid(&top, text));
-	assert_int_equal(top.objects, 1);
-	assert_non_null(strstr(text, "{\"benchmark\":\"xarray\","));
+	text = bt_report_json(&rep);
+	jr = bt_parse_suite(text, "xarray", top_keys, BT_ARRAY_SIZE(top_keys));
+	bt_check_rows(jr, suite_rows, NR_SUITE_ROWS);
+	bt_rows_have(jr, row_keys, BT_ARRAY_SIZE(row_keys), false);
+	free(jr);
 
 	assert_int_equal(rep.nr_rows, NR_SUITE_ROWS);
 	for (i = 0; i < NR_SUITE_ROWS; i++)
 		assert_string_equal(rep.rows[i].name, suite_rows[i]);
 
-	r = row_of(&rep, "store_seq");
+	r = bt_row(&rep, "store_seq");
 	assert_string_equal(bench_row_get(r, "unit")->str, "ns/op");
 	assert_near(bench_row_num(r, "kernel_ref_ns"), 28, 0);
 	assert_near(bench_row_num(r, "ratio"),
@@ -678,30 +376,30 @@ static void test_suite_json(void **state)
 	assert_true(bench_row_num(r, "value") <= bench_row_num(r, "value_max"));
 	assert_near(bench_row_num(r, "locks_per_op"), 1, 0);
 
-	r = row_of(&rep, "order9_load_random");
+	r = bt_row(&rep, "order9_load_random");
 	assert_true(isnan(bench_row_num(r, "kernel_ref")));
 	assert_true(isnan(bench_row_num(r, "ratio")));
 
-	r = row_of(&rep, "sparse_store");
+	r = bt_row(&rep, "sparse_store");
 	assert_string_equal(bench_row_get(r, "kernel_ref_note")->str,
 			    "1600-2000");
 
 	/* Stores into an empty array allocate the kernel's nodes, exactly. */
-	r = row_of(&rep, "bytes_per_entry_dense");
+	r = bt_row(&rep, "bytes_per_entry_dense");
 	assert_true(isnan(bench_row_num(r, "ns_per_op")));
 	assert_near(bench_row_num(r, "bytes_per_entry"),
 		    bench_row_num(r, "kernel_layout_bytes_per_entry"), 1e-9);
 	assert_near(bench_row_num(r, "bytes_per_entry"), 9.14, 0.005);
-	r = row_of(&rep, "bytes_per_entry_sparse");
+	r = bt_row(&rep, "bytes_per_entry_sparse");
 	assert_near(bench_row_num(r, "bytes_per_entry"),
 		    bench_row_num(r, "kernel_layout_bytes_per_entry"), 1e-9);
 
-	r = row_of(&rep, "load_random_2threads");
+	r = bt_row(&rep, "load_random_2threads");
 	assert_near(bench_row_num(r, "threads"), 2, 0);
 	assert_near(bench_row_num(r, "mops_per_thread"),
 		    bench_row_num(r, "value"), 0);
 	assert_true(bench_row_num(r, "scaling") > 0);
-	r = row_of(&rep, "load_random_1thread");
+	r = bt_row(&rep, "load_random_1thread");
 	assert_near(bench_row_num(r, "scaling"), 1, 0);
 	assert_string_equal(bench_row_get(r, "unit")->str, "Mops/thread");
 

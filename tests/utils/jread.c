@@ -23,6 +23,22 @@ static void jr_skip_space(struct jread *jr)
 		jr->p++;
 }
 
+/*
+ * jr_escape() - After a backslash: one of the escapes RFC 8259 defines
+ * (\" \\ \/ \b \f \n \r \t \uXXXX)?  Leaves @jr->p on its last character.
+ */
+static bool jr_escape(struct jread *jr)
+{
+	int i;
+
+	if (*jr->p != 'u')
+		return *jr->p && strchr("\"\\/bfnrt", *jr->p);
+	for (i = 0; i < 4; i++)
+		if (!jr->p[1] || !strchr("0123456789abcdefABCDEF", *++jr->p))
+			return false;
+	return true;
+}
+
 /* jr_string() - A JSON string; its text (escapes kept) into @out. */
 static bool jr_string(struct jread *jr, char *out, size_t len)
 {
@@ -33,7 +49,7 @@ static bool jr_string(struct jread *jr, char *out, size_t len)
 	for (; *jr->p != '"'; jr->p++) {
 		if ((unsigned char)*jr->p < 0x20)
 			return false;
-		if (*jr->p == '\\' && !*++jr->p)
+		if (*jr->p == '\\' && (jr->p++, !jr_escape(jr)))
 			return false;
 		if (out && n + 1 < len)
 			out[n++] = *jr->p;

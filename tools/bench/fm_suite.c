@@ -132,16 +132,6 @@ static void fm_build_cases(struct fm_run *run)
 	}
 }
 
-/* fm_set_summary() - Set @key, @key_min and @key_max from @s (or NaN). */
-static void fm_set_summary(struct bench_row *row, const char *key,
-			   const char *key_min, const char *key_max,
-			   const struct bench_summary *s)
-{
-	bench_row_set_num(row, key, s ? s->median : NAN);
-	bench_row_set_num(row, key_min, s ? s->min : NAN);
-	bench_row_set_num(row, key_max, s ? s->max : NAN);
-}
-
 /*
  * fm_speedup() - The speedup of the pair of new row @i: the median over
  * rounds of the before row's ns/op over the new row's, with min and max.
@@ -190,14 +180,14 @@ static void fm_report_row(struct bench_row *row, const struct fm_run *run,
 	if (is_new)
 		fm_speedup(run, i, &speedup);
 	bench_row_set_str(row, "unit", spec->unit);
-	fm_set_summary(row, "value", "value_min", "value_max", &m->ns);
-	fm_set_summary(row, "ns_per_op", "ns_per_op_min", "ns_per_op_max",
-		       &m->ns);
+	bench_row_set_summary(row, "value", "value_min", "value_max", &m->ns);
+	bench_row_set_summary(row, "ns_per_op", "ns_per_op_min",
+			      "ns_per_op_max", &m->ns);
 	bench_counts_to_row(row, &m->counts);
 	bench_row_set_str(row, "role", spec->before ? "baseline" : "new");
 	bench_row_set_str(row, "pair", fm_rows[fm_partner(i)].name);
-	fm_set_summary(row, "speedup", "speedup_min", "speedup_max",
-		       is_new ? &speedup : NULL);
+	bench_row_set_summary(row, "speedup", "speedup_min", "speedup_max",
+			      is_new ? &speedup : NULL);
 	bench_row_set_num(row, "speedup_target", spec->target);
 	if (is_new && !isnan(spec->target))
 		bench_row_set_str(row, "target_met",
@@ -222,24 +212,14 @@ static void fm_print_row(const struct bench_table *t,
 		NULL, "value", NULL, NULL, "speedup", NULL, "speedup_target",
 		"walks_per_op", "locks_per_op", "node_allocs_per_op",
 	};
-	char cells[NR_COLS][40];
+	char cells[NR_COLS][BENCH_CELL_LEN];
 	const char *cell[NR_COLS];
-	unsigned int i;
 
-	for (i = 0; i < NR_COLS; i++) {
-		cell[i] = cells[i];
-		if (num_keys[i])
-			bench_fmt_num(cells[i], sizeof(cells[i]),
-				      bench_row_num(row, num_keys[i]));
-	}
+	bench_fmt_row_nums(row, num_keys, NR_COLS, cells, cell);
 	cell[0] = row->name;
 	cell[2] = bench_row_get(row, "unit")->str;
-	bench_fmt_range(cells[3], sizeof(cells[3]),
-			bench_row_num(row, "value_min"),
-			bench_row_num(row, "value_max"));
-	bench_fmt_range(cells[5], sizeof(cells[5]),
-			bench_row_num(row, "speedup_min"),
-			bench_row_num(row, "speedup_max"));
+	bench_fmt_row_range(cells[3], sizeof(cells[3]), row, "value");
+	bench_fmt_row_range(cells[5], sizeof(cells[5]), row, "speedup");
 	bench_table_row(t, cell);
 }
 
@@ -260,9 +240,7 @@ static void fm_report_meta(struct bench_report *rep, const struct fm_bench *b)
 	bench_row_set_num(meta, "contig_passes", scale->contig_passes);
 	bench_row_set_num(meta, "arena_mib",
 			  (double)(scale->arena_bytes >> 20));
-	bench_row_set_num(meta, "rounds", scale->rounds);
-	bench_row_set_num(meta, "warmup_rounds", scale->warmups);
-	bench_row_set_num(meta, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
+	bench_meta_set_rounds(meta, scale->rounds, scale->warmups);
 	bench_row_set_str(meta, "baseline_source", BASELINE_SOURCE);
 }
 

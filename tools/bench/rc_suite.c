@@ -174,16 +174,6 @@ static void rc_total(const struct rc_run *run, size_t i, struct rc_sample *t)
 	}
 }
 
-/* rc_set_summary() - Set @key, @key_min and @key_max from @s (or NaN). */
-static void rc_set_summary(struct bench_row *row, const char *key,
-			   const char *key_min, const char *key_max,
-			   const struct bench_summary *s, double scale)
-{
-	bench_row_set_num(row, key, s ? s->median * scale : NAN);
-	bench_row_set_num(row, key_min, s ? s->min * scale : NAN);
-	bench_row_set_num(row, key_max, s ? s->max * scale : NAN);
-}
-
 /* rc_report_pair() - A new row's speedup and gain over its baseline. */
 static void rc_report_pair(struct bench_row *row, const struct rc_run *run,
 			   size_t i)
@@ -200,10 +190,10 @@ static void rc_report_pair(struct bench_row *row, const struct rc_run *run,
 		gain.min = (speedup.min - 1) * 100;
 		gain.max = (speedup.max - 1) * 100;
 	}
-	rc_set_summary(row, "speedup", "speedup_min", "speedup_max",
-		       is_new ? &speedup : NULL, 1);
-	rc_set_summary(row, "gain_pct", "gain_pct_min", "gain_pct_max",
-		       is_new ? &gain : NULL, 1);
+	bench_row_set_summary(row, "speedup", "speedup_min", "speedup_max",
+			      is_new ? &speedup : NULL);
+	bench_row_set_summary(row, "gain_pct", "gain_pct_min", "gain_pct_max",
+			      is_new ? &gain : NULL);
 	bench_row_set_num(row, "target_gain_pct", spec->target_pct);
 	bench_row_set_num(row, "aim_gain_pct", spec->target_pct * 2);
 	bench_row_set_str(row, "target_met", !is_new ? NULL :
@@ -225,7 +215,7 @@ static void rc_report_row(struct bench_row *row, const struct rc_run *run,
 		bench_die("reclaim %s: cannot summarise its IOPS", spec->name);
 	rc_total(run, i, &t);
 	bench_row_set_str(row, "unit", "IOPS");
-	rc_set_summary(row, "iops", "iops_min", "iops_max", &iops, 1);
+	bench_row_set_summary(row, "iops", "iops_min", "iops_max", &iops);
 	bench_row_set_num(row, "walks_per_add", rc_walks_per_add(&t));
 	bench_row_set_num(row, "walks_per_read",
 			  (double)t.walks / (double)t.reads);
@@ -253,23 +243,13 @@ static void rc_print_row(const struct bench_table *t,
 		NULL, "iops", NULL, "gain_pct", NULL, "target_gain_pct",
 		"walks_per_add", NULL, "refaults", "activations",
 	};
-	char cells[NR_COLS][40];
+	char cells[NR_COLS][BENCH_CELL_LEN];
 	const char *cell[NR_COLS];
-	unsigned int i;
 
-	for (i = 0; i < NR_COLS; i++) {
-		cell[i] = cells[i];
-		if (num_keys[i])
-			bench_fmt_num(cells[i], sizeof(cells[i]),
-				      bench_row_num(row, num_keys[i]));
-	}
+	bench_fmt_row_nums(row, num_keys, NR_COLS, cells, cell);
 	cell[0] = row->name;
-	bench_fmt_range(cells[2], sizeof(cells[2]),
-			bench_row_num(row, "iops_min"),
-			bench_row_num(row, "iops_max"));
-	bench_fmt_range(cells[4], sizeof(cells[4]),
-			bench_row_num(row, "gain_pct_min"),
-			bench_row_num(row, "gain_pct_max"));
+	bench_fmt_row_range(cells[2], sizeof(cells[2]), row, "iops");
+	bench_fmt_row_range(cells[4], sizeof(cells[4]), row, "gain_pct");
 	bench_fmt_num(cells[7], sizeof(cells[7]),
 		      bench_row_num(row, "hit_ratio") * 100);
 	bench_table_row(t, cell);
@@ -290,9 +270,7 @@ static void rc_report_meta(struct bench_report *rep, const struct rc_scale *s)
 	bench_row_set_num(meta, "threads", s->threads);
 	bench_row_set_num(meta, "randread_reads_per_thread", (double)s->reads);
 	bench_row_set_num(meta, "thp_cycles", s->thp_cycles);
-	bench_row_set_num(meta, "rounds", s->rounds);
-	bench_row_set_num(meta, "warmup_rounds", s->warmups);
-	bench_row_set_num(meta, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
+	bench_meta_set_rounds(meta, s->rounds, s->warmups);
 	bench_row_set_str(meta, "baseline_source", BASELINE_SOURCE);
 }
 

@@ -9,9 +9,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "report.h"
+#include "samples.h"
 #include "util.h"
 
 /**
@@ -129,6 +131,44 @@ double bench_row_num(const struct bench_row *row, const char *key)
 	const struct bench_field *f = bench_row_get(row, key);
 
 	return f && f->kind == BENCH_FIELD_NUM ? f->num : NAN;
+}
+
+/**
+ * bench_row_set_summary() - Set a figure and its extremes from a summary.
+ * @row: The row.
+ * @key: The key of the figure: @s's median.
+ * @key_min: The key of @s's min; NULL leaves it out.
+ * @key_max: The key of @s's max; NULL leaves it out.
+ * @s: The summary (samples.h); NULL sets each key to NaN (null).
+ *
+ * The keys are set in this order: @key, @key_min, @key_max.
+ */
+void bench_row_set_summary(struct bench_row *row, const char *key,
+			   const char *key_min, const char *key_max,
+			   const struct bench_summary *s)
+{
+	bench_row_set_num(row, key, s ? s->median : NAN);
+	if (key_min)
+		bench_row_set_num(row, key_min, s ? s->min : NAN);
+	if (key_max)
+		bench_row_set_num(row, key_max, s ? s->max : NAN);
+}
+
+/**
+ * bench_meta_set_rounds() - Record how a run was timed in its facts.
+ * @meta: The report's @meta row.
+ * @rounds: Timed rounds.
+ * @warmups: Warm-up rounds before them.
+ *
+ * Sets "rounds", "warmup_rounds" and "cpus" (the CPUs online), in that
+ * order.
+ */
+void bench_meta_set_rounds(struct bench_row *meta, unsigned int rounds,
+			   unsigned int warmups)
+{
+	bench_row_set_num(meta, "rounds", rounds);
+	bench_row_set_num(meta, "warmup_rounds", warmups);
+	bench_row_set_num(meta, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 /* report_write_fields() - Write the fields of @row as object members. */

@@ -25,6 +25,8 @@
 
 #define BENCH_ROW_MAX_FIELDS	40
 
+struct bench_summary;
+
 /**
  * enum bench_field_kind - what a field holds.
  * @BENCH_FIELD_NUM: A number (NaN is written as null).
@@ -132,6 +134,32 @@ const struct bench_field *bench_row_get(const struct bench_row *row,
  * Return: The value; NaN if the field is missing or not a number.
  */
 double bench_row_num(const struct bench_row *row, const char *key);
+
+/**
+ * bench_row_set_summary() - Set a figure and its extremes from a summary.
+ * @row: The row.
+ * @key: The key of the figure: @s's median.
+ * @key_min: The key of @s's min; NULL leaves it out.
+ * @key_max: The key of @s's max; NULL leaves it out.
+ * @s: The summary (samples.h); NULL sets each key to NaN (null).
+ *
+ * The keys are set in this order: @key, @key_min, @key_max.
+ */
+void bench_row_set_summary(struct bench_row *row, const char *key,
+			   const char *key_min, const char *key_max,
+			   const struct bench_summary *s);
+
+/**
+ * bench_meta_set_rounds() - Record how a run was timed in its facts.
+ * @meta: The report's @meta row.
+ * @rounds: Timed rounds.
+ * @warmups: Warm-up rounds before them.
+ *
+ * Sets "rounds", "warmup_rounds" and "cpus" (the CPUs online), in that
+ * order.
+ */
+void bench_meta_set_rounds(struct bench_row *meta, unsigned int rounds,
+			   unsigned int warmups);
 
 /**
  * bench_report_write_json() - Write the report as one JSON object.

@@ -128,6 +128,16 @@ int bench_summarize(const double *v, size_t n, struct bench_summary *out)
 }
 
 /**
+ * bench_summary_none() - The summary of a figure that was not measured.
+ * @out: The summary: NaN median, min and max, no samples.
+ */
+void bench_summary_none(struct bench_summary *out)
+{
+	out->median = out->min = out->max = NAN;
+	out->n = 0;
+}
+
+/**
  * bench_ratio_summary() - Median, min and max of paired ratios.
  * @num: Numerators, one per round.
  * @den: Denominators, paired with @num by position.

@@ -84,6 +84,12 @@ double bench_median(const double *v, size_t n);
 int bench_summarize(const double *v, size_t n, struct bench_summary *out);
 
 /**
+ * bench_summary_none() - The summary of a figure that was not measured.
+ * @out: The summary: NaN median, min and max, no samples.
+ */
+void bench_summary_none(struct bench_summary *out);
+
+/**
  * bench_ratio_summary() - Median, min and max of paired ratios.
  * @num: Numerators, one per round.
  * @den: Denominators, paired with @num by position.

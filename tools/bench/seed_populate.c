@@ -339,24 +339,20 @@ static void sp_round(const struct sp_env *env, enum shmem_huge huge,
 static void sp_summary(const struct sp_env *env, const struct sp_row *r,
 		       enum sp_side side, struct bench_summary *s)
 {
-	if (side == SP_KERNEL && env->kernel_skip) {
-		s->median = s->min = s->max = NAN;
-		s->n = 0;
-		return;
-	}
-	bench_summarize(r->ms[side], env->rounds, s);
+	if (side == SP_KERNEL && env->kernel_skip)
+		bench_summary_none(s);
+	else
+		bench_summarize(r->ms[side], env->rounds, s);
 }
 
 /* Median [min..max] over rounds of @num / @den, or NaN if @den is absent. */
 static void sp_ratio(const struct sp_env *env, const struct sp_row *r,
 		     enum sp_side num, enum sp_side den, struct bench_summary *s)
 {
-	if ((num == SP_KERNEL || den == SP_KERNEL) && env->kernel_skip) {
-		s->median = s->min = s->max = NAN;
-		s->n = 0;
-		return;
-	}
-	bench_ratio_summary(r->ms[num], r->ms[den], env->rounds, s);
+	if ((num == SP_KERNEL || den == SP_KERNEL) && env->kernel_skip)
+		bench_summary_none(s);
+	else
+		bench_ratio_summary(r->ms[num], r->ms[den], env->rounds, s);
 }
 
 static const struct bench_table_col sp_cols[] = {
@@ -381,7 +377,12 @@ static void sp_report_row(const struct sp_env *env, struct bench_output *out,
 {
 	struct bench_table t = { out->table, sp_cols, SP_NR_COLS };
 	struct bench_summary s[SP_NR_SIDES], speed, vs_kernel;
-	char cells[SP_NR_COLS][32];
+	static const char *const num_keys[SP_NR_COLS] = {
+		NULL, NULL, NULL, NULL, NULL, NULL, "walks_per_write",
+		"walks_per_write_before", "locks_per_write",
+		"locks_per_write_before",
+	};
+	char cells[SP_NR_COLS][BENCH_CELL_LEN];
 	const char *cellp[SP_NR_COLS];
 	struct bench_row *row;
 	double improvement;
@@ -396,22 +397,17 @@ static void sp_report_row(const struct sp_env *env, struct bench_output *out,
 
 	row = bench_report_add_row(rep, name);
 	bench_row_set_str(row, "unit", "ms");
-	bench_row_set_num(row, "ms_before", s[SP_BEFORE].median);
-	bench_row_set_num(row, "ms_before_min", s[SP_BEFORE].min);
-	bench_row_set_num(row, "ms_before_max", s[SP_BEFORE].max);
-	bench_row_set_num(row, "ms_after", s[SP_AFTER].median);
-	bench_row_set_num(row, "ms_after_min", s[SP_AFTER].min);
-	bench_row_set_num(row, "ms_after_max", s[SP_AFTER].max);
-	bench_row_set_num(row, "ms_kernel", s[SP_KERNEL].median);
-	bench_row_set_num(row, "ms_kernel_min", s[SP_KERNEL].min);
-	bench_row_set_num(row, "ms_kernel_max", s[SP_KERNEL].max);
-	bench_row_set_num(row, "speedup", speed.median);
-	bench_row_set_num(row, "speedup_min", speed.min);
-	bench_row_set_num(row, "speedup_max", speed.max);
+	bench_row_set_summary(row, "ms_before", "ms_before_min",
+			      "ms_before_max", &s[SP_BEFORE]);
+	bench_row_set_summary(row, "ms_after", "ms_after_min", "ms_after_max",
+			      &s[SP_AFTER]);
+	bench_row_set_summary(row, "ms_kernel", "ms_kernel_min",
+			      "ms_kernel_max", &s[SP_KERNEL]);
+	bench_row_set_summary(row, "speedup", "speedup_min", "speedup_max",
+			      &speed);
 	bench_row_set_num(row, "improvement_pct", improvement);
-	bench_row_set_num(row, "vs_kernel", vs_kernel.median);
-	bench_row_set_num(row, "vs_kernel_min", vs_kernel.min);
-	bench_row_set_num(row, "vs_kernel_max", vs_kernel.max);
+	bench_row_set_summary(row, "vs_kernel", "vs_kernel_min",
+			      "vs_kernel_max", &vs_kernel);
 	bench_row_set_str(row, "kernel_skipped", env->kernel_skip);
 	bench_row_set_num(row, "walks_per_write",
 			  bench_per_op(r->counts[SP_AFTER].walks,
@@ -426,22 +422,13 @@ static void sp_report_row(const struct sp_env *env, struct bench_output *out,
 			  bench_per_op(r->counts[SP_BEFORE].locks,
 				       r->counts[SP_BEFORE].ops));
 
+	bench_fmt_row_nums(row, num_keys, SP_NR_COLS, cells, cellp);
 	snprintf(cells[0], sizeof(cells[0]), "%s", name);
 	bench_fmt_num(cells[1], sizeof(cells[1]), s[SP_BEFORE].median);
 	bench_fmt_num(cells[2], sizeof(cells[2]), s[SP_AFTER].median);
 	snprintf(cells[3], sizeof(cells[3]), "%+.1f%%", -improvement);
 	bench_fmt_num(cells[4], sizeof(cells[4]), s[SP_KERNEL].median);
 	snprintf(cells[5], sizeof(cells[5]), "%.2fx", vs_kernel.median);
-	bench_fmt_num(cells[6], sizeof(cells[6]),
-		      bench_row_num(row, "walks_per_write"));
-	bench_fmt_num(cells[7], sizeof(cells[7]),
-		      bench_row_num(row, "walks_per_write_before"));
-	bench_fmt_num(cells[8], sizeof(cells[8]),
-		      bench_row_num(row, "locks_per_write"));
-	bench_fmt_num(cells[9], sizeof(cells[9]),
-		      bench_row_num(row, "locks_per_write_before"));
-	for (k = 0; k < SP_NR_COLS; k++)
-		cellp[k] = cells[k];
 	if (env->kernel_skip)
 		cellp[4] = cellp[5] = NULL;
 	bench_table_row(&t, cellp);

@@ -193,18 +193,6 @@ static void shm_measure_group(struct shm_run *run, size_t g)
 	shmb_group_close(&run->b);
 }
 
-/* shm_set_summary() - Set @key, @key_min and @key_max (NaN without @s). */
-static void shm_set_summary(struct bench_row *row, const char *key,
-			    const char *key_min, const char *key_max,
-			    const struct bench_summary *s)
-{
-	bench_row_set_num(row, key, s ? s->median : NAN);
-	if (key_min)
-		bench_row_set_num(row, key_min, s ? s->min : NAN);
-	if (key_max)
-		bench_row_set_num(row, key_max, s ? s->max : NAN);
-}
-
 /*
  * shm_gib() - GiB/s of each round of @m, reading @bs bytes an operation,
  * summarised.  Return: @s, or NULL if @m has no rounds.
@@ -316,16 +304,19 @@ static void shm_report_row(struct bench_row *row, struct shm_run *run,
 	bench_row_set_str(row, "huge", row_huge(r) ? "always" : "never");
 	bench_row_set_str(row, "unit", "GiB/s");
 	for (m = 0; m < SHMB_NR_METHODS; m++)
-		shm_set_summary(row, gib_keys[m],
-				m ? NULL : "gib_per_s_batched_min",
-				m ? NULL : "gib_per_s_batched_max",
-				shm_gib(&run->m[r][m], bs, &s));
-	shm_set_summary(row, "vs_kernel", "vs_kernel_min", "vs_kernel_max",
-			shm_vs(run, r, SHMB_KERNEL, &s));
-	shm_set_summary(row, "vs_per_folio", "vs_per_folio_min",
-			"vs_per_folio_max", shm_vs(run, r, SHMB_PER_FOLIO, &s));
-	shm_set_summary(row, "memcpy_fraction", "memcpy_fraction_min",
-			"memcpy_fraction_max", shm_vs(run, r, SHMB_MEMCPY, &s));
+		bench_row_set_summary(row, gib_keys[m],
+				      m ? NULL : "gib_per_s_batched_min",
+				      m ? NULL : "gib_per_s_batched_max",
+				      shm_gib(&run->m[r][m], bs, &s));
+	bench_row_set_summary(row, "vs_kernel", "vs_kernel_min",
+			      "vs_kernel_max",
+			      shm_vs(run, r, SHMB_KERNEL, &s));
+	bench_row_set_summary(row, "vs_per_folio", "vs_per_folio_min",
+			      "vs_per_folio_max",
+			      shm_vs(run, r, SHMB_PER_FOLIO, &s));
+	bench_row_set_summary(row, "memcpy_fraction", "memcpy_fraction_min",
+			      "memcpy_fraction_max",
+			      shm_vs(run, r, SHMB_MEMCPY, &s));
 	shm_report_targets(run, row, r);
 	bench_row_set_num(row, "issue_kernel_gib_per_s",
 			  issue_kernel[row_kind(r)][row_bs(r)]);
@@ -354,20 +345,13 @@ static void shm_print_row(const struct bench_table *t,
 		"memcpy_fraction", "target_memcpy_fraction", NULL,
 	};
 	const struct bench_field *met = bench_row_get(row, "targets_met");
-	char cells[NR_COLS][40];
+	char cells[NR_COLS][BENCH_CELL_LEN];
 	const char *cell[NR_COLS];
-	unsigned int i;
 
-	for (i = 0; i < NR_COLS; i++) {
-		cell[i] = cells[i];
-		if (num_keys[i])
-			bench_fmt_num(cells[i], sizeof(cells[i]),
-				      bench_row_num(row, num_keys[i]));
-	}
+	bench_fmt_row_nums(row, num_keys, NR_COLS, cells, cell);
 	cell[0] = row->name;
-	bench_fmt_range(cells[2], sizeof(cells[2]),
-			bench_row_num(row, "gib_per_s_batched_min"),
-			bench_row_num(row, "gib_per_s_batched_max"));
+	bench_fmt_row_range(cells[2], sizeof(cells[2]), row,
+			    "gib_per_s_batched");
 	cell[NR_COLS - 1] = met && met->kind == BENCH_FIELD_STR ?
 			    met->str : NULL;
 	bench_table_row(t, cell);
@@ -381,9 +365,7 @@ static void shm_report_meta(struct bench_report *rep, const struct shm_bench *b)
 
 	bench_row_set_str(meta, "mode", scale->mode);
 	bench_row_set_num(meta, "file_mib", (double)(scale->file_bytes >> 20));
-	bench_row_set_num(meta, "rounds", scale->rounds);
-	bench_row_set_num(meta, "warmup_rounds", scale->warmups);
-	bench_row_set_num(meta, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
+	bench_meta_set_rounds(meta, scale->rounds, scale->warmups);
 	bench_row_set_str(meta, "kernel_dir", b->kern.dir);
 	bench_row_set_str(meta, "kernel_side", b->kern.usable ? "measured" :
 			  b->kern.why);

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 
+#include "report.h"
 #include "table.h"
 
 /* table_cell() - Print one cell, two spaces after the previous one. */
@@ -118,4 +119,49 @@ char *bench_fmt_range(char *buf, size_t len, double min, double max)
 		snprintf(buf, len, "%s..%s", bench_fmt_num(lo, sizeof(lo), min),
 			 bench_fmt_num(hi, sizeof(hi), max));
 	return buf;
+}
+
+/**
+ * bench_fmt_row_nums() - Spell a report row's figures into a line's cells.
+ * @row: The report row (report.h).
+ * @keys: Per column, the key of the figure it shows (bench_fmt_num());
+ *	NULL for a column the caller fills in itself.
+ * @nr: Number of columns.
+ * @bufs: One buffer per column.
+ * @cells: Receives, per column, its buffer: the line for
+ *	bench_table_row() once the caller has filled in the rest.
+ */
+void bench_fmt_row_nums(const struct bench_row *row, const char *const *keys,
+			unsigned int nr, char (*bufs)[BENCH_CELL_LEN],
+			const char **cells)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		cells[i] = bufs[i];
+		if (keys[i])
+			bench_fmt_num(bufs[i], BENCH_CELL_LEN,
+				      bench_row_num(row, keys[i]));
+	}
+}
+
+/**
+ * bench_fmt_row_range() - Format a report row's @key_min..@key_max.
+ * @buf: The buffer.
+ * @len: Its size.
+ * @row: The report row (report.h).
+ * @key: The figure's key: the range is that of "<@key>_min" and
+ *	"<@key>_max", as bench_row_set_summary() names them.
+ *
+ * Return: @buf; "-" if either is missing or not a number.
+ */
+char *bench_fmt_row_range(char *buf, size_t len, const struct bench_row *row,
+			  const char *key)
+{
+	char key_min[64], key_max[64];
+
+	snprintf(key_min, sizeof(key_min), "%s_min", key);
+	snprintf(key_max, sizeof(key_max), "%s_max", key);
+	return bench_fmt_range(buf, len, bench_row_num(row, key_min),
+			       bench_row_num(row, key_max));
 }

@@ -14,6 +14,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct bench_row;
+
+/* The size of a cell's buffer: wide enough for any figure or range. */
+#define BENCH_CELL_LEN	40
+
 /**
  * struct bench_table_col - one column.
  * @header: Its title.
@@ -84,5 +89,32 @@ char *bench_fmt_num(char *buf, size_t len, double v);
  * them, or "-" if either is NaN.
  */
 char *bench_fmt_range(char *buf, size_t len, double min, double max);
+
+/**
+ * bench_fmt_row_nums() - Spell a report row's figures into a line's cells.
+ * @row: The report row (report.h).
+ * @keys: Per column, the key of the figure it shows (bench_fmt_num());
+ *	NULL for a column the caller fills in itself.
+ * @nr: Number of columns.
+ * @bufs: One buffer per column.
+ * @cells: Receives, per column, its buffer: the line for
+ *	bench_table_row() once the caller has filled in the rest.
+ */
+void bench_fmt_row_nums(const struct bench_row *row, const char *const *keys,
+			unsigned int nr, char (*bufs)[BENCH_CELL_LEN],
+			const char **cells);
+
+/**
+ * bench_fmt_row_range() - Format a report row's @key_min..@key_max.
+ * @buf: The buffer.
+ * @len: Its size.
+ * @row: The report row (report.h).
+ * @key: The figure's key: the range is that of "<@key>_min" and
+ *	"<@key>_max", as bench_row_set_summary() names them.
+ *
+ * Return: @buf; "-" if either is missing or not a number.
+ */
+char *bench_fmt_row_range(char *buf, size_t len, const struct bench_row *row,
+			  const char *key);
 
 #endif /* UPCACHE_TOOLS_BENCH_TABLE_H */

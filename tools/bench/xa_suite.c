@@ -189,16 +189,6 @@ static void xa_build_cases(struct xa_run *run)
 	}
 }
 
-/* xa_set_summary() - Set @key, @key_min and @key_max from @s (or NaN). */
-static void xa_set_summary(struct bench_row *row, const char *key,
-			   const char *key_min, const char *key_max,
-			   const struct bench_summary *s)
-{
-	bench_row_set_num(row, key, s ? s->median : NAN);
-	bench_row_set_num(row, key_min, s ? s->min : NAN);
-	bench_row_set_num(row, key_max, s ? s->max : NAN);
-}
-
 /*
  * xa_report_common() - The fields every row has, in the same order:
  * its figure in its unit, the kernel's, their ratio, the time figures
@@ -211,13 +201,13 @@ static void xa_report_common(struct bench_row *row, const struct xa_row *spec,
 	bool is_time = spec->kind != XA_BYTES;
 
 	bench_row_set_str(row, "unit", spec->unit);
-	xa_set_summary(row, "value", "value_min", "value_max", value);
+	bench_row_set_summary(row, "value", "value_min", "value_max", value);
 	bench_row_set_num(row, "kernel_ref", spec->kernel_ref);
 	bench_row_set_str(row, "kernel_ref_note", spec->kernel_note);
 	bench_row_set_num(row, "ratio",
 			  bench_ratio(value->median, spec->kernel_ref));
-	xa_set_summary(row, "ns_per_op", "ns_per_op_min", "ns_per_op_max",
-		       is_time ? &m->ns : NULL);
+	bench_row_set_summary(row, "ns_per_op", "ns_per_op_min",
+			      "ns_per_op_max", is_time ? &m->ns : NULL);
 	bench_row_set_num(row, "kernel_ref_ns",
 			  is_time ? spec->kernel_ref : NAN);
 	bench_counts_to_row(row, &m->counts);
@@ -251,8 +241,8 @@ static void xa_report_throughput(struct bench_row *row,
 	if (bench_summarize(mops, m->rounds, &s))
 		bench_die("xarray %s: cannot summarise", spec->name);
 	xa_report_common(row, spec, &s, m);
-	xa_set_summary(row, "mops_per_thread", "mops_per_thread_min",
-		       "mops_per_thread_max", &s);
+	bench_row_set_summary(row, "mops_per_thread", "mops_per_thread_min",
+			      "mops_per_thread_max", &s);
 	bench_row_set_num(row, "threads", spec->threads);
 	bench_row_set_num(row, "scaling",
 			  bench_ratio(s.median, spec->threads == 1 ?
@@ -298,26 +288,18 @@ static void xa_report_bytes(struct bench_row *row, const struct xa_row *spec,
 static void xa_print_row(const struct bench_table *t,
 			 const struct bench_row *row)
 {
-	char cells[NR_COLS][40];
+	char cells[NR_COLS][BENCH_CELL_LEN];
 	const char *cell[NR_COLS];
 	const struct bench_field *unit = bench_row_get(row, "unit");
-	static const char *const num_keys[] = {
-		"value", NULL, NULL, "kernel_ref", "ratio", "walks_per_op",
-		"node_allocs_per_op", "locks_per_op",
+	static const char *const num_keys[NR_COLS] = {
+		NULL, "value", NULL, NULL, "kernel_ref", "ratio",
+		"walks_per_op", "node_allocs_per_op", "locks_per_op",
 	};
-	unsigned int i;
 
+	bench_fmt_row_nums(row, num_keys, NR_COLS, cells, cell);
 	cell[0] = row->name;
-	for (i = 1; i < NR_COLS; i++) {
-		cell[i] = cells[i];
-		if (num_keys[i - 1])
-			bench_fmt_num(cells[i], sizeof(cells[i]),
-				      bench_row_num(row, num_keys[i - 1]));
-	}
 	cell[2] = unit ? unit->str : NULL;
-	bench_fmt_range(cells[3], sizeof(cells[3]),
-			bench_row_num(row, "value_min"),
-			bench_row_num(row, "value_max"));
+	bench_fmt_row_range(cells[3], sizeof(cells[3]), row, "value");
 	bench_table_row(t, cell);
 }
 
@@ -334,9 +316,7 @@ static void xa_report_meta(struct bench_report *rep,
 	bench_row_set_num(meta, "splits_per_round", (double)scale->nr_splits);
 	bench_row_set_num(meta, "conflict_ranges_per_round",
 			  (double)scale->nr_conflicts);
-	bench_row_set_num(meta, "rounds", scale->rounds);
-	bench_row_set_num(meta, "warmup_rounds", scale->warmups);
-	bench_row_set_num(meta, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
+	bench_meta_set_rounds(meta, scale->rounds, scale->warmups);
 	bench_row_set_str(meta, "kernel_ref_source", KERNEL_REF_SOURCE);
 }
 

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/bench/bench_helpers.h - what the benchmark suites' tests
+ * (tests/bench/test_bench_*.c) share.
+ *
+ *  - bt_suite_run() runs a suite in-process at its tiny size, its table
+ *    thrown away, and keeps its report and the report's JSON text;
+ *  - bt_row(), bt_num() and bt_str() read a report row's fields, failing
+ *    the test where a field the test relies on is missing;
+ *  - bt_json_valid(), bt_parse() and bt_parse_suite() read JSON text with
+ *    the strict reader of tests/utils/jread.h; bt_check_rows() and
+ *    bt_rows_have() check the rows the reader found;
+ *  - bt_expect_exit2() runs a function in a child process that must end
+ *    with exit status 2 (BENCH_EXIT_ERROR) and a message on stderr.
+ *
+ * Helpers here assert with cmocka, so they may only be called from a
+ * test's main thread (or a group's setup).
+ *
+ * Static functions in a header: each test program includes this once.
+ * (Every tests/bench/test_*.c file is a program of its own, linked with
+ * the benchmark's sources but main.c; see cmake/UpcacheTests.cmake.)
+ */
+#ifndef UPCACHE_TESTS_BENCH_BENCH_HELPERS_H
+#define UPCACHE_TESTS_BENCH_BENCH_HELPERS_H
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../tools/bench/output.h"
+#include "../../tools/bench/report.h"
+#include "../../tools/bench/suite.h"
+#include "../../tools/bench/util.h"
+#include "jread.h"
+
+#define BT_UNUSED	__attribute__((unused))
+
+#define BT_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* assert_near() - @a is @b, give or take @eps. */
+#define assert_near(a, b, eps) \
+	assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+
+/**
+ * struct bt_suite - a suite run once, for the tests that read it.
+ * @rep: Its report.
+ * @json: The report's JSON text, malloc()ed.
+ */
+struct bt_suite {
+	struct bench_report rep;
+	char *json;
+};
+
+/**
+ * bt_run_tiny() - Run a suite in-process at its tiny size.
+ * @fn: The suite.
+ * @benchmark: Its name, for the report.
+ * @rep: The report to fill; initialised here, bench_report_free() it.
+ *
+ * Its table goes to /dev/null.
+ *
+ * Return: What @fn returned; -1 if /dev/null could not be opened.
+ */
+static BT_UNUSED int bt_run_tiny(bench_suite_fn fn, const char *benchmark,
+				 struct bench_report *rep)
+{
+	struct bench_options opts = { .tiny = true };
+	struct bench_output out = { .table = fopen("/dev/null", "w") };
+	int ret;
+
+	bench_report_init(rep, benchmark);
+	if (!out.table)
+		return -1;
+	ret = fn(&opts, &out, rep);
+	fclose(out.table);
+	return ret;
+}
+
+/**
+ * bt_report_json() - A report's JSON text.
+ * @rep: The report.
+ *
+ * Fails the test if the text cannot be written.
+ *
+ * Return: The text, malloc()ed.
+ */
+static BT_UNUSED char *bt_report_json(const struct bench_report *rep)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(bench_report_write_json(rep, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
+/**
+ * bt_suite_run() - Run a suite at its tiny size; keep its report and JSON.
+ * @s: Receives the report and the text; bt_suite_free() it.
+ * @fn: The suite.
+ * @benchmark: Its name.
+ *
+ * Return: 0, or -1 if the suite failed (for a group's setup).
+ */
+static BT_UNUSED int bt_suite_run(struct bt_suite *s, bench_suite_fn fn,
+				  const char *benchmark)
+{
+	s->json = NULL;
+	if (bt_run_tiny(fn, benchmark, &s->rep))
+		return -1;
+	s->json = bt_report_json(&s->rep);
+	return 0;
+}
+
+/**
+ * bt_suite_free() - Free what bt_suite_run() kept.
+ * @s: The suite's run.
+ */
+static BT_UNUSED void bt_suite_free(struct bt_suite *s)
+{
+	free(s->json);
+	s->json = NULL;
+	bench_report_free(&s->rep);
+}
+
+/**
+ * bt_suite_teardown() - A group's teardown: bt_suite_free() the struct
+ * bt_suite that the group's setup put in *@state.
+ * @state: The group's state.
+ *
+ * Return: 0.
+ */
+static BT_UNUSED int bt_suite_teardown(void **state)
+{
+	bt_suite_free(*state);
+	return 0;
+}
+
+/**
+ * bt_row() - A report's row, by name.
+ * @rep: The report.
+ * @name: The row's name.
+ *
+ * Fails the test if there is no such row.
+ *
+ * Return: The row.
+ */
+static BT_UNUSED const struct bench_row *bt_row(const struct bench_report *rep,
+						const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < rep->nr_rows; i++)
+		if (!strcmp(rep->rows[i].name, name))
+			return &rep->rows[i];
+	fail_msg("no row %s", name);
+	return NULL;
+}
+
+/**
+ * bt_num() - A numeric field of a report's row.
+ * @rep: The report.
+ * @name: The row's name.
+ * @key: The field's key.
+ *
+ * Fails the test if the row has no such field or it is not a number
+ * (NaN counts as none: it is written as null).
+ *
+ * Return: The number.
+ */
+static BT_UNUSED double bt_num(const struct bench_report *rep,
+			       const char *name, const char *key)
+{
+	double v = bench_row_num(bt_row(rep, name), key);
+
+	if (isnan(v))
+		fail_msg("%s.%s is not a number", name, key);
+	return v;
+}
+
+/**
+ * bt_str() - A string field of a report's row.
+ * @rep: The report.
+ * @name: The row's name.
+ * @key: The field's key.
+ *
+ * Fails the test if the row has no such field.
+ *
+ * Return: The string; NULL if the field is null or a number.
+ */
+static BT_UNUSED const char *bt_str(const struct bench_report *rep,
+				    const char *name, const char *key)
+{
+	const struct bench_field *f = bench_row_get(bt_row(rep, name), key);
+
+	if (!f)
+		fail_msg("%s lacks %s", name, key);
+	return f->kind == BENCH_FIELD_STR ? f->str : NULL;
+}
+
+/**
+ * bt_json_valid() - Is @text exactly one JSON value, and white space?
+ * @jr: Receives what jread_parse() read.
+ * @text: The text.
+ *
+ * Return: true if jread_parse() accepts @text (escapes included).
+ */
+static BT_UNUSED bool bt_json_valid(struct jread *jr, const char *text)
+{
+	return jread_parse(jr, text);
+}
+
+/**
+ * bt_parse() - Read JSON text that must be valid.
+ * @text: The text.
+ *
+ * Fails the test if bt_json_valid() refuses @text.
+ *
+ * Return: What the reader found, calloc()ed (it is large): free() it.
+ */
+static BT_UNUSED struct jread *bt_parse(const char *text)
+{
+	struct jread *jr = calloc(1, sizeof(*jr));
+
+	assert_non_null(jr);
+	if (!bt_json_valid(jr, text)) {
+		free(jr);
+		fail_msg("not valid JSON: %.200s", text);
+	}
+	return jr;
+}
+
+/**
+ * bt_parse_suite() - Read a suite's JSON text: one valid object in the
+ * shape every suite writes.
+ * @text: The text.
+ * @benchmark: The suite's name: the object must begin
+ *	{"benchmark":"<@benchmark>", and have "rows".
+ * @top: Top-level keys it must have besides.
+ * @nr_top: Number of @top.
+ *
+ * Return: As bt_parse().
+ */
+static BT_UNUSED struct jread *bt_parse_suite(const char *text,
+					      const char *benchmark,
+					      const char *const *top,
+					      size_t nr_top)
+{
+	struct jread *jr = bt_parse(text);
+	char head[64];
+	size_t i;
+
+	snprintf(head, sizeof(head), "{\"benchmark\":\"%s\",", benchmark);
+	if (strncmp(text, head, strlen(head)))
+		fail_msg("the text does not begin %s", head);
+	if (!jread_has_top(jr, "rows"))
+		fail_msg("top-level object lacks \"rows\"");
+	for (i = 0; i < nr_top; i++)
+		if (!jread_has_top(jr, top[i]))
+			fail_msg("top-level object lacks \"%s\"", top[i]);
+	return jr;
+}
+
+/**
+ * bt_check_rows() - The rows are these, in this order, each object's
+ * first member its "name".
+ * @jr: What the reader found.
+ * @names: The rows' names.
+ * @nr: Number of @names.
+ */
+static BT_UNUSED void bt_check_rows(const struct jread *jr,
+				    const char *const *names, size_t nr)
+{
+	size_t i;
+
+	assert_int_equal(jr->nr_rows, nr);
+	for (i = 0; i < nr; i++) {
+		const struct jrow *row = &jr->rows[i];
+
+		assert_string_equal(row->name, names[i]);
+		assert_true(row->nr > 0);
+		assert_string_equal(row->keys[0], "name");
+	}
+}
+
+/**
+ * bt_rows_have() - Every row has every one of @keys.
+ * @jr: What the reader found.
+ * @keys: The keys.
+ * @nr: Number of @keys.
+ * @numbers: Each must be a number, not null or a string.
+ */
+static BT_UNUSED void bt_rows_have(const struct jread *jr,
+				   const char *const *keys, size_t nr,
+				   bool numbers)
+{
+	int i;
+	size_t k;
+
+	for (i = 0; i < jr->nr_rows; i++) {
+		const struct jrow *row = &jr->rows[i];
+
+		for (k = 0; k < nr; k++) {
+			int kind = jread_row_kind(row, keys[k]);
+
+			if (kind < 0)
+				fail_msg("row %s lacks \"%s\"", row->name,
+					 keys[k]);
+			if (numbers && kind != 1)
+				fail_msg("row %s: \"%s\" is not a number",
+					 row->name, keys[k]);
+		}
+	}
+}
+
+/**
+ * bt_expect_exit2() - Run @fn in a child that must fail as the benchmark
+ * fails: exit status 2 (BENCH_EXIT_ERROR) and a message.
+ * @fn: What the child runs; if it returns, the child exits with 0.
+ * @arg: Its argument.
+ * @needle: What the child's stderr must contain.
+ *
+ * Return: All the child wrote to stderr (the first 2047 bytes), in a
+ * static buffer that the next call overwrites.
+ */
+static BT_UNUSED const char *bt_expect_exit2(void (*fn)(void *arg), void *arg,
+					     const char *needle)
+{
+	static char buf[2048];
+	char chunk[256];
+	size_t len = 0;
+	int fds[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(pipe(fds), 0);
+	/* Or the child's exit repeats what stdio holds for the parent. */
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		dup2(fds[1], STDERR_FILENO);
+		close(fds[1]);
+		fn(arg);
+		_exit(0);
+	}
+	close(fds[1]);
+	/* stderr is unbuffered: the message may come in pieces. */
+	while ((n = read(fds[0], chunk, sizeof(chunk))) > 0) {
+		size_t take = (size_t)n;
+
+		if (take > sizeof(buf) - 1 - len)
+			take = sizeof(buf) - 1 - len;
+		memcpy(buf + len, chunk, take);
+		len += take;
+	}
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status))
+		fail_msg("the child did not exit (status %#x): %s", status,
+			 buf);
+	if (WEXITSTATUS(status) != BENCH_EXIT_ERROR)
+		fail_msg("the child exited with %d, not %d: %s",
+			 WEXITSTATUS(status), BENCH_EXIT_ERROR, buf);
+	if (!strstr(buf, needle))
+		fail_msg("the child did not say \"%s\": %s", needle, buf);
+	return buf;
+}
+
+#endif /* UPCACHE_TESTS_BENCH_BENCH_HELPERS_H */
