@@ -31,12 +31,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -50,6 +48,7 @@
 #include "rng.h"
 #include "samples.h"
 #include "seed_populate.h"
+#include "shm_kernel.h"
 #include "table.h"
 #include "util.h"
 
@@ -72,7 +71,8 @@ static const char *const sp_side_names[SP_NR_SIDES] = {
  * @arena: The upcache files' memory.
  * @src: SP_SOURCE random bytes.
  * @check: SP_WRITE bytes to read a file back into.
- * @kernel_skip: Why the kernel side cannot run, or NULL.
+ * @kern: Where the kernel's files go and what huge policy they get.
+ * @kernel_skip: Why the kernel side cannot run (@kern.why), or NULL.
  */
 struct sp_env {
 	size_t size;
@@ -82,6 +82,7 @@ struct sp_env {
 	struct upc_arena *arena;
 	unsigned char *src;
 	unsigned char *check;
+	struct shmk_info kern;
 	const char *kernel_skip;
 };
 
@@ -248,35 +249,6 @@ static uint64_t sp_run_upcache(const struct sp_env *env, enum sp_side side,
 
 /* ---- the kernel side --------------------------------------------------------- */
 
-/* Why the kernel's tmpfs cannot be the baseline here, or NULL. */
-static const char *sp_kernel_check(void)
-{
-	struct statfs st;
-
-	if (statfs(SP_KERNEL_DIR, &st))
-		return SP_KERNEL_DIR " is missing";
-	if (st.f_type != TMPFS_MAGIC)
-		return SP_KERNEL_DIR " is not a tmpfs";
-	if ((unsigned long long)st.f_bavail * st.f_bsize < (2ULL << 30))
-		return SP_KERNEL_DIR " has less than 2 GiB free";
-	return NULL;
-}
-
-/* A new, unlinked file of env->size bytes in SP_KERNEL_DIR. */
-static int sp_kernel_open(const struct sp_env *env)
-{
-	char path[] = SP_KERNEL_DIR "/upcache-bench-seed004.XXXXXX";
-	int fd = mkstemp(path);
-
-	if (fd < 0)
-		bench_die("seed 004: cannot create a file in " SP_KERNEL_DIR
-			  ": %s", strerror(errno));
-	unlink(path);
-	if (ftruncate(fd, (off_t)env->size))
-		bench_die("seed 004: ftruncate: %s", strerror(errno));
-	return fd;
-}
-
 /* Read the kernel's file back and compare. */
 static void sp_kernel_verify(const struct sp_env *env, int fd, const char *row)
 {
@@ -294,7 +266,7 @@ static void sp_kernel_verify(const struct sp_env *env, int fd, const char *row)
 /* One population of a new tmpfs file; Return: its nanoseconds. */
 static uint64_t sp_run_kernel(const struct sp_env *env, const char *row)
 {
-	int fd = sp_kernel_open(env);
+	int fd = shmk_create(&env->kern, SHMK_HOLE, NULL, env->size);
 	uint64_t t0, ns;
 	size_t pos;
 
@@ -483,21 +455,10 @@ static void sp_env_init(struct sp_env *env, const struct bench_options *opts)
 	env->check = bench_xcalloc(1, SP_WRITE);
 	for (i = 0; i < SP_SOURCE; i++)
 		env->src[i] = (unsigned char)bench_rng_next(&rng);
-	env->kernel_skip = sp_kernel_check();
-}
-
-/* What /dev/shm's huge pages setting is, for the notes. */
-static void sp_kernel_huge(char *buf, size_t len)
-{
-	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/shmem_enabled",
-			"r");
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	if (fgets(buf, (int)len, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
+	shmk_probe(SP_KERNEL_DIR, &env->kern);
+	/* One kernel file at a time, plus room for tmpfs's own use. */
+	shmk_require_space(&env->kern, env->size + (16UL << 20));
+	env->kernel_skip = env->kern.usable ? NULL : env->kern.why;
 }
 
 int seed_populate_run(const struct bench_options *opts,
@@ -505,15 +466,15 @@ int seed_populate_run(const struct bench_options *opts,
 {
 	struct bench_table t = { out->table, sp_cols, SP_NR_COLS };
 	struct sp_env env;
-	char huge[160];
 
 	sp_env_init(&env, opts);
-	sp_kernel_huge(huge, sizeof(huge));
 	bench_row_set_str(&rep->meta, "mode", env.mode);
 	bench_row_set_num(&rep->meta, "file_mib", (double)(env.size >> 20));
 	bench_row_set_num(&rep->meta, "write_kib", (double)(SP_WRITE >> 10));
 	bench_row_set_num(&rep->meta, "rounds", env.rounds);
-	bench_row_set_str(&rep->meta, "kernel_shmem_enabled", huge);
+	bench_row_set_str(&rep->meta, "kernel_shmem_enabled",
+			  env.kern.shmem_enabled);
+	bench_row_set_str(&rep->meta, "kernel_huge", env.kern.effective);
 	fprintf(out->table,
 		"seed 004 (%s): populate a %zu MiB shmem file with %lu KiB "
 		"writes, %u rounds (after, before, kernel, rotating)\n",
@@ -528,8 +489,8 @@ int seed_populate_run(const struct bench_options *opts,
 		"    one filemap_grab_folios() per write; improvement: "
 		"(before - after) / before, median of rounds\n"
 		"  kernel: pwrite() into a file on " SP_KERNEL_DIR
-		" (shmem_enabled: %s)%s%s\n",
-		huge, env.kernel_skip ? "; skipped: " : "",
+		" (its files get huge=%s)%s%s\n",
+		env.kern.effective, env.kernel_skip ? "; skipped: " : "",
 		env.kernel_skip ? env.kernel_skip : "");
 	upc_arena_destroy(env.arena);
 	free(env.src);
