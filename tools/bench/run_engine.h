@@ -85,4 +85,31 @@ extern const struct run_engine run_engine_kernel_mmap;
  */
 void run_fill_pattern(void *buf, size_t len);
 
+/**
+ * run_file_path() - The path of file @i of @job (run_file.c).
+ * @job: The job.
+ * @i: The clone, for jobs without filename=.
+ *
+ * Return: directory=/NAME.@i.0, or filename= (under directory= unless
+ * absolute); malloc()ed.
+ */
+char *run_file_path(const struct run_job *job, unsigned int i);
+
+/**
+ * run_file_open() - Open a job's file, creating and laying it out as
+ * file_kind= asks unless an existing regular file already holds
+ * filesize= bytes (file_kind=normal only).
+ * @job: The job.
+ * @path: The file, from run_file_path().
+ * @created: Set to whether this call created the file (even if laying
+ *	it out then failed: the caller removes it).
+ * @err: Where a message goes on error.
+ * @errlen: Its size.
+ *
+ * Return: A descriptor open for reading and writing; -errno if the file
+ * cannot be opened, created or laid out (-ENOSPC for a short write).
+ */
+int run_file_open(const struct run_job *job, const char *path, bool *created,
+		  char *err, size_t errlen);
+
 #endif /* UPCACHE_TOOLS_BENCH_RUN_ENGINE_H */

@@ -57,7 +57,6 @@
 #define UF_ALIGN	UPC_HUGE_SIZE	/* upc_arena_create()'s granule */
 /* Headroom past the limit: the allocator's per-CPU caches hold pages. */
 #define UF_SLACK	(16ULL << 20)
-#define UF_LAYOUT_CHUNK	(1UL << 20)
 /* Folios grabbed at once by a write (a stack array of pointers). */
 #define UF_GRAB		64u
 
@@ -329,104 +328,22 @@ static ssize_t uf_write(struct uf_file *f, const char *buf, size_t len,
 
 /* ---- files --------------------------------------------------------------- */
 
-/* uf_path() - The path of file @i of @job (malloc()ed). */
-static char *uf_path(const struct run_job *job, unsigned int i)
-{
-	char buf[4096];
-
-	if (job->filename && job->filename[0] == '/')
-		snprintf(buf, sizeof(buf), "%s", job->filename);
-	else if (job->filename)
-		snprintf(buf, sizeof(buf), "%s/%s", job->directory,
-			 job->filename);
-	else
-		snprintf(buf, sizeof(buf), "%s/%s.%u.0", job->directory,
-			 job->name, i);
-	return bench_xstrdup(buf);
-}
-
 /*
- * uf_write_all() - Write the whole file once (fio's layout), straight to
- * the file: the cache starts cold, as the kernel baselines' would after
- * a drop_caches.
- */
-static int uf_write_all(int fd, uint64_t size)
-{
-	char *buf = bench_xcalloc(1, UF_LAYOUT_CHUNK);
-	uint64_t off = 0;
-	ssize_t n = 0;
-
-	run_fill_pattern(buf, UF_LAYOUT_CHUNK);
-	while (off < size) {
-		size_t len = size - off < UF_LAYOUT_CHUNK ?
-			     (size_t)(size - off) : UF_LAYOUT_CHUNK;
-
-		n = pwrite(fd, buf, len, (off_t)off);
-		if (n <= 0)
-			break;
-		off += (uint64_t)n;
-	}
-	free(buf);
-	if (n < 0)
-		return -errno;
-	return off < size ? -ENOSPC : 0;
-}
-
-/* uf_layout() - Give an open, empty file what file_kind= asks for. */
-static int uf_layout(const struct run_job *job, int fd)
-{
-	int ret = 0;
-
-	switch (job->file_kind) {
-	case RUN_FILE_NORMAL:
-		return uf_write_all(fd, job->filesize);
-	case RUN_FILE_FALLOCATED:
-		if (job->fallocate == RUN_FALLOC_POSIX)
-			return -posix_fallocate(fd, 0, (off_t)job->filesize);
-		ret = fallocate(fd, job->fallocate == RUN_FALLOC_KEEP ?
-				FALLOC_FL_KEEP_SIZE : 0, 0,
-				(off_t)job->filesize);
-		break;
-	case RUN_FILE_HOLE:
-		ret = ftruncate(fd, (off_t)job->filesize);
-		break;
-	case RUN_FILE_EMPTY:
-		break;
-	}
-	return ret ? -errno : 0;
-}
-
-/*
- * uf_prepare() - Open one file for the job: reuse an existing one that
- * already holds filesize= bytes of data, else create and lay it out.
- * Its size seeds i_size.
+ * uf_prepare() - Open one file for the job (run_file_open()); its size
+ * seeds i_size.
  */
 static int uf_prepare(const struct run_job *job, struct uf_file *f,
 		      char *err, size_t errlen)
 {
 	struct stat st;
-	int ret = 0;
+	int ret;
 
-	if (!stat(f->path, &st) && job->file_kind == RUN_FILE_NORMAL &&
-	    S_ISREG(st.st_mode) && (uint64_t)st.st_size >= job->filesize) {
-		f->fd = open(f->path, O_RDWR | O_CLOEXEC);
-	} else {
-		f->fd = open(f->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
-			     0644);
-		f->created = f->fd >= 0;
-	}
-	if (f->fd < 0) {
+	f->fd = run_file_open(job, f->path, &f->created, err, errlen);
+	if (f->fd < 0)
+		return f->fd;
+	if (fstat(f->fd, &st)) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", f->path, strerror(-ret));
-		return ret;
-	}
-	if (f->created)
-		ret = uf_layout(job, f->fd);
-	if (!ret && fstat(f->fd, &st))
-		ret = -errno;
-	if (ret) {
-		snprintf(err, errlen, "%s: laying out %llu bytes: %s", f->path,
-			 (unsigned long long)job->filesize, strerror(-ret));
 		return ret;
 	}
 	f->i_size = (int64_t)st.st_size;
@@ -568,7 +485,7 @@ static int uf_setup(const struct run_job *job, void **out, char *err,
 	for (i = 0; !ret && i < ctx->nr_files; i++) {
 		struct uf_file *f = &ctx->files[i];
 
-		f->path = uf_path(job, i);
+		f->path = run_file_path(job, i);
 		ret = uf_prepare(job, f, err, errlen);
 		if (ret)
 			break;

@@ -40,7 +40,6 @@
 #include "run_engine.h"
 #include "util.h"
 
-#define KERN_LAYOUT_CHUNK	(1UL << 20)
 
 enum kern_kind {
 	KERN_SYNC,
@@ -106,91 +105,16 @@ static const char *kern_skip(const struct run_job *job, char *buf,
 	return buf;
 }
 
-/* kern_path() - The path of file @i of @job (malloc()ed). */
-static char *kern_path(const struct run_job *job, unsigned int i)
-{
-	char buf[4096];
-
-	if (job->filename && job->filename[0] == '/')
-		snprintf(buf, sizeof(buf), "%s", job->filename);
-	else if (job->filename)
-		snprintf(buf, sizeof(buf), "%s/%s", job->directory,
-			 job->filename);
-	else
-		snprintf(buf, sizeof(buf), "%s/%s.%u.0", job->directory,
-			 job->name, i);
-	return bench_xstrdup(buf);
-}
-
-/* kern_write_all() - Write the whole file once (fio's layout). */
-static int kern_write_all(int fd, uint64_t size)
-{
-	char *buf = bench_xcalloc(1, KERN_LAYOUT_CHUNK);
-	uint64_t off;
-	ssize_t n = 0;
-
-	run_fill_pattern(buf, KERN_LAYOUT_CHUNK);
-	for (off = 0; off < size; off += (uint64_t)n) {
-		size_t len = size - off < KERN_LAYOUT_CHUNK ?
-			     (size_t)(size - off) : KERN_LAYOUT_CHUNK;
-
-		n = pwrite(fd, buf, len, (off_t)off);
-		if (n <= 0)
-			break;
-	}
-	free(buf);
-	if (n < 0)
-		return -errno;
-	return n == 0 && off < size ? -ENOSPC : 0;
-}
-
-/* kern_layout() - Give an open, empty file what file_kind= asks for. */
-static int kern_layout(const struct run_job *job, int fd)
-{
-	int ret = 0;
-
-	switch (job->file_kind) {
-	case RUN_FILE_NORMAL:
-		return kern_write_all(fd, job->filesize);
-	case RUN_FILE_FALLOCATED:
-		if (job->fallocate == RUN_FALLOC_POSIX)
-			return -posix_fallocate(fd, 0, (off_t)job->filesize);
-		ret = fallocate(fd, job->fallocate == RUN_FALLOC_KEEP ?
-				FALLOC_FL_KEEP_SIZE : 0, 0,
-				(off_t)job->filesize);
-		break;
-	case RUN_FILE_HOLE:
-		ret = ftruncate(fd, (off_t)job->filesize);
-		break;
-	case RUN_FILE_EMPTY:
-		break;
-	}
-	return ret ? -errno : 0;
-}
-
-/* kern_prepare() - Create or reuse one file. */
+/* kern_prepare() - Create or reuse one file; the clones open it later. */
 static int kern_prepare(const struct run_job *job, struct kern_file *f,
 			char *err, size_t errlen)
 {
-	struct stat st;
-	int fd, ret;
+	int fd = run_file_open(job, f->path, &f->created, err, errlen);
 
-	if (!stat(f->path, &st) && job->file_kind == RUN_FILE_NORMAL &&
-	    S_ISREG(st.st_mode) && (uint64_t)st.st_size >= job->filesize)
-		return 0;
-	fd = open(f->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", f->path, strerror(-ret));
-		return ret;
-	}
-	f->created = true;
-	ret = kern_layout(job, fd);
+	if (fd < 0)
+		return fd;
 	close(fd);
-	if (ret)
-		snprintf(err, errlen, "%s: laying out %llu bytes: %s", f->path,
-			 (unsigned long long)job->filesize, strerror(-ret));
-	return ret;
+	return 0;
 }
 
 /* kern_teardown() - Remove the files the run made (or as unlink= says). */
@@ -235,7 +159,7 @@ static int kern_setup(const struct run_job *job, enum kern_kind kind,
 	ctx->nr_files = job->filename ? 1 : job->numjobs;
 	ctx->files = bench_xcalloc(ctx->nr_files, sizeof(*ctx->files));
 	for (i = 0; i < ctx->nr_files; i++) {
-		ctx->files[i].path = kern_path(job, i);
+		ctx->files[i].path = run_file_path(job, i);
 		ret = kern_prepare(job, &ctx->files[i], err, errlen);
 		if (ret) {
 			kern_teardown(ctx);

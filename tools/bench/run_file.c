@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/bench/run_file.c - the real files of `upcache-bench run` jobs:
+ * where they are, and creating and laying them out as fio does.
+ *
+ * Shared by the engines that work on a real file: the kernel baselines
+ * (run_engine_kernel.c) and upcache-file (run_engine_file.c), so that a
+ * job's file is the same whichever engine reads it.  A file is
+ * directory=/NAME.CLONE.0 unless filename= names one; an existing
+ * regular file that already holds filesize= bytes is used as it is
+ * (file_kind=normal only), any other is created and laid out: written
+ * once with the pattern (normal), fallocate()d (fallocated) or
+ * ftruncate()d (hole), straight to the file.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "run_engine.h"
+#include "util.h"
+
+#define RUN_LAYOUT_CHUNK	(1UL << 20)
+
+char *run_file_path(const struct run_job *job, unsigned int i)
+{
+	char buf[4096];
+
+	if (job->filename && job->filename[0] == '/')
+		snprintf(buf, sizeof(buf), "%s", job->filename);
+	else if (job->filename)
+		snprintf(buf, sizeof(buf), "%s/%s", job->directory,
+			 job->filename);
+	else
+		snprintf(buf, sizeof(buf), "%s/%s.%u.0", job->directory,
+			 job->name, i);
+	return bench_xstrdup(buf);
+}
+
+/* Write the whole file once with the pattern (fio's layout). */
+static int run_file_write_all(int fd, uint64_t size)
+{
+	char *buf = bench_xcalloc(1, RUN_LAYOUT_CHUNK);
+	uint64_t off = 0;
+	ssize_t n = 0;
+
+	run_fill_pattern(buf, RUN_LAYOUT_CHUNK);
+	while (off < size) {
+		size_t len = size - off < RUN_LAYOUT_CHUNK ?
+			     (size_t)(size - off) : RUN_LAYOUT_CHUNK;
+
+		n = pwrite(fd, buf, len, (off_t)off);
+		if (n <= 0)
+			break;
+		off += (uint64_t)n;
+	}
+	free(buf);
+	if (n < 0)
+		return -errno;
+	return off < size ? -ENOSPC : 0;
+}
+
+/* Give an open, empty file what file_kind= asks for. */
+static int run_file_layout(const struct run_job *job, int fd)
+{
+	int ret = 0;
+
+	switch (job->file_kind) {
+	case RUN_FILE_NORMAL:
+		return run_file_write_all(fd, job->filesize);
+	case RUN_FILE_FALLOCATED:
+		if (job->fallocate == RUN_FALLOC_POSIX)
+			return -posix_fallocate(fd, 0, (off_t)job->filesize);
+		ret = fallocate(fd, job->fallocate == RUN_FALLOC_KEEP ?
+				FALLOC_FL_KEEP_SIZE : 0, 0,
+				(off_t)job->filesize);
+		break;
+	case RUN_FILE_HOLE:
+		ret = ftruncate(fd, (off_t)job->filesize);
+		break;
+	case RUN_FILE_EMPTY:
+		break;
+	}
+	return ret ? -errno : 0;
+}
+
+int run_file_open(const struct run_job *job, const char *path, bool *created,
+		  char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, ret;
+
+	*created = false;
+	if (!stat(path, &st) && job->file_kind == RUN_FILE_NORMAL &&
+	    S_ISREG(st.st_mode) && (uint64_t)st.st_size >= job->filesize) {
+		fd = open(path, O_RDWR | O_CLOEXEC);
+	} else {
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		*created = fd >= 0;
+	}
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = *created ? run_file_layout(job, fd) : 0;
+	if (ret) {
+		close(fd);
+		snprintf(err, errlen, "%s: laying out %llu bytes: %s", path,
+			 (unsigned long long)job->filesize, strerror(-ret));
+		return ret;
+	}
+	return fd;
+}
