@@ -224,9 +224,9 @@ static unsigned int grab_prep_new(struct grab_run *run, unsigned int i,
 
 /*
  * A new locked folio set up as __filemap_add_folio() would, or NULL.
- * Atomics even though the folio is not in the cache yet: a lockless
- * lookup that found this memory in an earlier life may still try to take
- * a reference or the lock on it (and then see it is not what it wanted).
+ * Its references are added atomically even though it is not in the
+ * cache yet: a lockless lookup that found this memory in an earlier life
+ * may still take a reference on it (and drop it when the recheck fails).
  */
 static struct folio *grab_new_folio(struct grab_run *run, unsigned int i,
 				    unsigned int order)
