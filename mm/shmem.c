@@ -577,8 +577,6 @@ static int shmem_populate(struct shmem_file *sf, int64_t pos, int64_t end,
 			struct folio *folio = folios[i];
 			int64_t to = folio_end_before(folio, end);
 
-			if (!folio_test_swapbacked(folio))
-				folio_set_swapbacked(folio);
 			ops->fill(folio, pos, to, arg);
 			folio_unlock(folio);
 			folio_put(folio);

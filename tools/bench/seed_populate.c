@@ -146,7 +146,6 @@ static int sp_before_write(struct shmem_file *sf, const unsigned char *data,
 		}
 		memcpy(addr + from, data, to - from);
 		data += to - from;
-		folio_set_swapbacked(folio);
 		folio_set_uptodate(folio);
 		folio_mark_dirty(folio);
 		index = folio_next_index(folio);
