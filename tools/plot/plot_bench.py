@@ -130,25 +130,32 @@ def has_kernel_refs(results):
                for _, data in results for row in data["rows"])
 
 
-def draw_speedup_panel(ax, names, results, labels, legend):
-    """Each pair's speedup per result, its target, and a line at 1."""
-    series = len(results)
+def draw_result_bars(ax, names, results, labels, key, series):
+    """One bar per row and result: KEY, with KEY_min..KEY_max as error bar.
+
+    SERIES is how many bars share a group (the results, and maybe more
+    drawn by the caller after them)."""
     width = 0.8 / series
     for s, ((_, data), label) in enumerate(zip(results, labels)):
         xs, ys, lo, hi = [], [], [], []
         for i, name in enumerate(names):
             row = find_row(data, name)
-            value = number(row.get("speedup")) if row else None
+            value = number(row.get(key)) if row else None
             if value is None:
                 continue
-            vmin = number(row.get("speedup_min"))
-            vmax = number(row.get("speedup_max"))
+            vmin = number(row.get(f"{key}_min"))
+            vmax = number(row.get(f"{key}_max"))
             xs.append(i + (s - (series - 1) / 2) * width)
             ys.append(value)
             lo.append(value - vmin if vmin is not None else 0)
             hi.append(vmax - value if vmax is not None else 0)
         ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2,
                label=f"upcache: {label}")
+
+
+def draw_speedup_panel(ax, names, results, labels, legend):
+    """Each pair's speedup per result, its target, and a line at 1."""
+    draw_result_bars(ax, names, results, labels, "speedup", len(results))
     targets = []
     for i, name in enumerate(names):
         for _, data in results:
@@ -174,21 +181,7 @@ def draw_panel(ax, unit, names, results, labels, log_scale, legend):
     """One unit's grouped bars: each result, then the kernel reference."""
     series = len(results) + 1
     width = 0.8 / series
-    for s, ((_, data), label) in enumerate(zip(results, labels)):
-        xs, ys, lo, hi = [], [], [], []
-        for i, name in enumerate(names):
-            row = find_row(data, name)
-            value = number(row.get("value")) if row else None
-            if value is None:
-                continue
-            vmin = number(row.get("value_min"))
-            vmax = number(row.get("value_max"))
-            xs.append(i + (s - (series - 1) / 2) * width)
-            ys.append(value)
-            lo.append(value - vmin if vmin is not None else 0)
-            hi.append(vmax - value if vmax is not None else 0)
-        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2,
-               label=f"upcache: {label}")
+    draw_result_bars(ax, names, results, labels, "value", series)
     refs = [(i, kernel_ref(results, n)) for i, n in enumerate(names)]
     refs = [(i, r) for i, r in refs if r is not None]
     if refs:
