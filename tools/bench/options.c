@@ -17,9 +17,7 @@
 
 #include "options.h"
 
-/* options_error() - Format a message into @err; returns -EINVAL. */
-__attribute__((format(printf, 3, 4)))
-static int options_error(char *err, size_t errlen, const char *fmt, ...)
+int bench_opt_error(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -125,11 +123,11 @@ static int options_rounds(const char *name, const char *value,
 	int ret = bench_parse_uint(value, 1, BENCH_MAX_ROUNDS, &v);
 
 	if (ret == -ERANGE)
-		return options_error(err, errlen,
+		return bench_opt_error(err, errlen,
 				     "%s: '%s' is out of range 1..%d",
 				     name, value, BENCH_MAX_ROUNDS);
 	if (ret)
-		return options_error(err, errlen, "%s: '%s' is not a number",
+		return bench_opt_error(err, errlen, "%s: '%s' is not a number",
 				     name, value);
 	opts->rounds = (unsigned int)v;
 	return 0;
@@ -143,12 +141,12 @@ static int options_size(const char *name, const char *value,
 				   &opts->size);
 
 	if (ret == -ERANGE)
-		return options_error(err, errlen,
+		return bench_opt_error(err, errlen,
 				     "%s: '%s' is out of range %luK..%luM",
 				     name, value, BENCH_MIN_SIZE >> 10,
 				     BENCH_MAX_SIZE >> 20);
 	if (ret)
-		return options_error(err, errlen,
+		return bench_opt_error(err, errlen,
 				     "%s: '%s' is not a size (N, NK or NM)",
 				     name, value);
 	return 0;
@@ -159,7 +157,7 @@ static int options_json(const char *name, const char *value,
 			struct bench_options *opts, char *err, size_t errlen)
 {
 	if (value && !*value)
-		return options_error(err, errlen, "%s: missing file name",
+		return bench_opt_error(err, errlen, "%s: missing file name",
 				     name);
 	opts->json = true;
 	opts->json_path = value && strcmp(value, "-") ? value : NULL;
@@ -248,24 +246,24 @@ static int options_arg(const char *arg, const char *next, bool *used_next,
 	char name[32];
 
 	if (arg[0] != '-' || !strcmp(arg, "-") || !strcmp(arg, "--"))
-		return options_error(err, errlen, "unexpected argument '%s'",
+		return bench_opt_error(err, errlen, "unexpected argument '%s'",
 				     arg);
 	if (len >= sizeof(name))
-		return options_error(err, errlen, "unknown option '%.40s'",
+		return bench_opt_error(err, errlen, "unknown option '%.40s'",
 				     arg);
 	memcpy(name, arg, len);
 	name[len] = '\0';
 	spec = options_find(name);
 	if (!spec)
-		return options_error(err, errlen, "unknown option '%s'", name);
+		return bench_opt_error(err, errlen, "unknown option '%s'", name);
 	if (value && spec->arg == OPT_NONE)
-		return options_error(err, errlen, "%s takes no value", name);
+		return bench_opt_error(err, errlen, "%s takes no value", name);
 	if (!value && options_next_is_value(spec->arg, next)) {
 		value = next;
 		*used_next = true;
 	}
 	if (!value && spec->arg == OPT_REQUIRED)
-		return options_error(err, errlen, "%s needs a value", name);
+		return bench_opt_error(err, errlen, "%s needs a value", name);
 	if (!spec->handle) {
 		*(bool *)((char *)opts + spec->flag) = true;
 		return 0;

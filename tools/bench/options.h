@@ -53,6 +53,17 @@ struct bench_options {
 };
 
 /**
+ * bench_opt_error() - Format an option error's message into @err.
+ * @err: Where the message goes (nothing is written if @errlen is 0).
+ * @errlen: Its size.
+ * @fmt: printf() format of the message.
+ *
+ * Return: -EINVAL, so a parser can return it directly.
+ */
+__attribute__((format(printf, 3, 4)))
+int bench_opt_error(char *err, size_t errlen, const char *fmt, ...);
+
+/**
  * bench_parse_uint() - Parse a decimal number within limits.
  * @s: The text: digits only, no sign, no spaces, no suffix.
  * @min: Smallest accepted value.

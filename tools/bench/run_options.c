@@ -13,27 +13,13 @@
  * buffer of the caller.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "options.h"
 #include "run_options.h"
 #include "util.h"
-
-/* opt_error() - Format a message into @err; returns -EINVAL. */
-__attribute__((format(printf, 3, 4)))
-static int opt_error(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 /*
  * enum opt_kind - what an option's value is.
@@ -356,41 +342,41 @@ static int check_value(const struct opt_spec *spec, const char *value,
 		return 0;
 	case OPT_SIZE:
 		if (value[0] == '-')
-			return opt_error(err, errlen, "%s=%s: negative size",
+			return bench_opt_error(err, errlen, "%s=%s: negative size",
 					 spec->name, value);
 		if (strchr(value, '%'))
-			return opt_error(err, errlen, "%s=%s: percentages are "
+			return bench_opt_error(err, errlen, "%s=%s: percentages are "
 					 "not supported", spec->name, value);
 		if (strchr(value, ',') || strchr(value, ':') ||
 		    strchr(value, '-'))
-			return opt_error(err, errlen, "%s=%s: only one value "
+			return bench_opt_error(err, errlen, "%s=%s: only one value "
 					 "is supported, not a list or range",
 					 spec->name, value);
 		ret = run_parse_size(value, 1024, &v);
 		if (ret == -ERANGE)
-			return opt_error(err, errlen, "%s=%s: too large",
+			return bench_opt_error(err, errlen, "%s=%s: too large",
 					 spec->name, value);
 		if (ret)
-			return opt_error(err, errlen, "%s=%s: not a size "
+			return bench_opt_error(err, errlen, "%s=%s: not a size "
 					 "(N with k/m/g/t/p, optionally i and b)",
 					 spec->name, value);
 		return 0;
 	case OPT_TIME:
 		if (value[0] == '-')
-			return opt_error(err, errlen, "%s=%s: negative time",
+			return bench_opt_error(err, errlen, "%s=%s: negative time",
 					 spec->name, value);
 		ret = run_parse_time(value, &v);
 		if (ret == -ERANGE)
-			return opt_error(err, errlen, "%s=%s: too long",
+			return bench_opt_error(err, errlen, "%s=%s: too long",
 					 spec->name, value);
 		if (ret)
-			return opt_error(err, errlen, "%s=%s: not a time "
+			return bench_opt_error(err, errlen, "%s=%s: not a time "
 					 "(N with us/ms/s/m/h/d; seconds by "
 					 "default)", spec->name, value);
 		return 0;
 	case OPT_BOOL:
 		if (strcmp(value, "0") && strcmp(value, "1"))
-			return opt_error(err, errlen, "%s=%s: must be 0 or 1",
+			return bench_opt_error(err, errlen, "%s=%s: must be 0 or 1",
 					 spec->name, value);
 		return 0;
 	case OPT_UINT:
@@ -398,7 +384,7 @@ static int check_value(const struct opt_spec *spec, const char *value,
 		ul = strtoul(value, &end, 10);
 		if (value[0] < '0' || value[0] > '9' || *end || errno ||
 		    ul < spec->min || ul > spec->max)
-			return opt_error(err, errlen, "%s=%s: must be a number "
+			return bench_opt_error(err, errlen, "%s=%s: must be a number "
 					 "in %lu..%lu", spec->name, value,
 					 spec->min, spec->max);
 		return 0;
@@ -406,9 +392,9 @@ static int check_value(const struct opt_spec *spec, const char *value,
 		if (enum_index(spec->values, value) >= 0)
 			return 0;
 		if (spec->id == RUN_OPT_RW && strchr(value, ':'))
-			return opt_error(err, errlen, "rw=%s: offset modifiers "
+			return bench_opt_error(err, errlen, "rw=%s: offset modifiers "
 					 "(':N') are not supported", value);
-		return opt_error(err, errlen, "%s=%s: not supported (one of "
+		return bench_opt_error(err, errlen, "%s=%s: not supported (one of "
 				 "%s)", spec->name, value, spec->help);
 	}
 	return 0;
@@ -431,16 +417,16 @@ int run_opts_set(struct run_opts *o, const char *name, const char *value,
 	int ret;
 
 	if (!spec && is_fio_option(name))
-		return opt_error(err, errlen, "fio option '%s' is not "
+		return bench_opt_error(err, errlen, "fio option '%s' is not "
 				 "supported by upcache-bench run", name);
 	if (!spec)
-		return opt_error(err, errlen, "unknown option '%s'", name);
+		return bench_opt_error(err, errlen, "unknown option '%s'", name);
 	if (!value && spec->kind == OPT_BOOL)
 		value = "1";
 	if (!value)
-		return opt_error(err, errlen, "%s needs a value", spec->name);
+		return bench_opt_error(err, errlen, "%s needs a value", spec->name);
 	if (!*value)
-		return opt_error(err, errlen, "%s: empty value", spec->name);
+		return bench_opt_error(err, errlen, "%s: empty value", spec->name);
 	ret = check_value(spec, value, err, errlen);
 	if (ret)
 		return ret;
@@ -597,34 +583,34 @@ static int resolve_sizes(const struct run_opts *o, struct run_job *job,
 	job->filesize = resolve_size(o, RUN_OPT_FILESIZE, kb, 0);
 	job->memory_limit = resolve_size(o, RUN_OPT_MEMORY_LIMIT, kb, 0);
 	if (!job->size && !job->filesize)
-		return opt_error(err, errlen, "job '%s': size= or filesize= "
+		return bench_opt_error(err, errlen, "job '%s': size= or filesize= "
 				 "is needed", job->name);
 	if (!job->size) {
 		if (job->offset >= job->filesize)
-			return opt_error(err, errlen, "job '%s': offset= is "
+			return bench_opt_error(err, errlen, "job '%s': offset= is "
 					 "past filesize=", job->name);
 		job->size = job->filesize - job->offset;
 	}
 	if (!job->filesize) {
 		if (job->offset > UINT64_MAX - job->size)
-			return opt_error(err, errlen, "job '%s': offset+size "
+			return bench_opt_error(err, errlen, "job '%s': offset+size "
 					 "too large", job->name);
 		job->filesize = job->offset + job->size;
 	}
 	if (job->offset > job->filesize ||
 	    job->size > job->filesize - job->offset)
-		return opt_error(err, errlen, "job '%s': offset+size (%llu) "
+		return bench_opt_error(err, errlen, "job '%s': offset+size (%llu) "
 				 "is past filesize= (%llu)", job->name,
 				 (unsigned long long)(job->offset + job->size),
 				 (unsigned long long)job->filesize);
 	if (job->filesize > (uint64_t)INT64_MAX)
-		return opt_error(err, errlen, "job '%s': filesize too large",
+		return bench_opt_error(err, errlen, "job '%s': filesize too large",
 				 job->name);
 	if (!job->bs || job->bs > RUN_MAX_BS)
-		return opt_error(err, errlen, "job '%s': bs= must be 1..1g",
+		return bench_opt_error(err, errlen, "job '%s': bs= must be 1..1g",
 				 job->name);
 	if (job->bs > job->size)
-		return opt_error(err, errlen, "job '%s': bs= (%llu) is larger "
+		return bench_opt_error(err, errlen, "job '%s': bs= (%llu) is larger "
 				 "than size= (%llu)", job->name,
 				 (unsigned long long)job->bs,
 				 (unsigned long long)job->size);
@@ -662,10 +648,10 @@ int run_job_resolve(const struct run_opts *o, const char *section,
 	job->ramp_ns = resolve_time(o, RUN_OPT_RAMP_TIME);
 	job->time_based = resolve_bool(o, RUN_OPT_TIME_BASED);
 	if (job->time_based && !job->runtime_ns)
-		return opt_error(err, errlen, "job '%s': time_based needs "
+		return bench_opt_error(err, errlen, "job '%s': time_based needs "
 				 "runtime=", job->name);
 	if (resolve_uint(o, RUN_OPT_IODEPTH, 1) != 1)
-		return opt_error(err, errlen, "job '%s': iodepth=%s: only 1 is "
+		return bench_opt_error(err, errlen, "job '%s': iodepth=%s: only 1 is "
 				 "supported (every engine is synchronous)",
 				 job->name, o->val[RUN_OPT_IODEPTH]);
 	resolve_file_kind(o, job);
@@ -676,7 +662,7 @@ int run_job_resolve(const struct run_opts *o, const char *section,
 	job->huge = (enum run_huge)resolve_enum(o, RUN_OPT_HUGE, 0);
 	if (o->val[RUN_OPT_FILENAME]) {
 		if (strchr(o->val[RUN_OPT_FILENAME], ':'))
-			return opt_error(err, errlen, "job '%s': filename= "
+			return bench_opt_error(err, errlen, "job '%s': filename= "
 					 "lists of files (':') are not "
 					 "supported", job->name);
 		job->filename = bench_xstrdup(o->val[RUN_OPT_FILENAME]);
