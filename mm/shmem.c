@@ -55,12 +55,11 @@
  * per-folio path and the kernel's tmpfs (tools/bench/shm_suite.c).
  * Seeks and zero-copy spans use the same walk (shmem_for_each_piece()).
  *
- * Historical note: the walk used to take a reference on every folio
- * (filemap_get_folios(), then folio_batch_release()), as the kernel's
- * lockless readers must.  Two atomic operations per folio were a third
- * of the cost of reading a fallocated 64 KiB in 4 KiB folios and made a
- * 4 KiB read of data no cheaper than the per-folio path; the shared lock
- * already keeps the folios alive (see Locking), so they were dropped.
+ * The walk takes no folio reference, unlike the kernel's lockless
+ * readers: the shared lock already keeps the folios alive (see
+ * Locking), and two atomic operations per folio would otherwise be a
+ * large part of reading fallocated or small-folio data, whose copy or
+ * memset is short.
  *
  * Write path.  Under the exclusive lock, the range is cut into runs that
  * do not cross a 2 MiB boundary, so that an aligned huge range is one
