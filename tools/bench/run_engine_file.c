@@ -32,8 +32,8 @@
  * dropping the cache, outside the measured phase, as fio's jobs do not
  * fsync by default.  A file teardown is about to remove is not written.
  *
- * The cache's size (i_size) is this engine's: the library leaves
- * address_space->size to its owner.  It starts as the file's size and
+ * The cache's size (address_space->size) is this engine's to keep: the
+ * library leaves it to the mapping's owner.  It starts as the file's size and
  * grows with writes, under the folio lock of the last folio written, so
  * that reclaim writing that folio back sees the size that covers it.
  */
@@ -66,14 +66,15 @@
  * @path: The file's path.
  * @fd: The file, open for the whole job.
  * @created: This run created (or re-laid out) the file.
- * @i_size: The file's size as the cache sees it (atomic).
+ *
+ * The file's size as the cache sees it is @mapping.size, read and grown
+ * atomically.
  */
 struct uf_file {
 	struct address_space mapping;
 	char *path;
 	int fd;
 	bool created;
-	int64_t i_size;
 };
 
 /**
@@ -92,16 +93,16 @@ struct uf_ctx {
 
 static inline int64_t uf_size(struct uf_file *f)
 {
-	return __atomic_load_n(&f->i_size, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&f->mapping.size, __ATOMIC_ACQUIRE);
 }
 
-/* uf_size_extend() - Grow i_size to @end if it is smaller (racing writers). */
+/* uf_size_extend() - Grow the size to @end if smaller (racing writers). */
 static void uf_size_extend(struct uf_file *f, int64_t end)
 {
 	int64_t old = uf_size(f);
 
 	while (old < end &&
-	       !__atomic_compare_exchange_n(&f->i_size, &old, end, false,
+	       !__atomic_compare_exchange_n(&f->mapping.size, &old, end, false,
 					    __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
 		;
 }
@@ -136,7 +137,7 @@ static int uf_fill(struct uf_file *f, struct folio *folio)
 
 /*
  * uf_write_out() - Write a locked folio to the file, no further than
- * i_size: a whole last folio would make the file longer than the data.
+ * the size: a whole last folio would make the file longer than the data.
  */
 static int uf_write_out(struct uf_file *f, struct folio *folio)
 {
@@ -222,7 +223,7 @@ static int uf_flush(struct uf_file *f)
 
 /* ---- operations ---------------------------------------------------------- */
 
-/* uf_read() - Copy [@off, @off + @len) out of the cache, up to i_size. */
+/* uf_read() - Copy [@off, @off + @len) out of the cache, up to the size. */
 static ssize_t uf_read(struct uf_file *f, char *buf, size_t len, uint64_t off)
 {
 	int64_t size = uf_size(f);
@@ -330,7 +331,7 @@ static ssize_t uf_write(struct uf_file *f, const char *buf, size_t len,
 
 /*
  * uf_prepare() - Open one file for the job (run_file_open()); its size
- * seeds i_size.
+ * is the cache's starting size.
  */
 static int uf_prepare(const struct run_job *job, struct uf_file *f,
 		      char *err, size_t errlen)
@@ -346,7 +347,7 @@ static int uf_prepare(const struct run_job *job, struct uf_file *f,
 		snprintf(err, errlen, "%s: %s", f->path, strerror(-ret));
 		return ret;
 	}
-	f->i_size = (int64_t)st.st_size;
+	f->mapping.size = (int64_t)st.st_size;
 	return 0;
 }
 
@@ -486,12 +487,9 @@ static int uf_setup(const struct run_job *job, void **out, char *err,
 		struct uf_file *f = &ctx->files[i];
 
 		f->path = run_file_path(job, i);
-		ret = uf_prepare(job, f, err, errlen);
-		if (ret)
-			break;
 		address_space_init(&f->mapping, ctx->arena, &uf_aops, 0);
 		f->mapping.host = f;
-		f->mapping.size = f->i_size;
+		ret = uf_prepare(job, f, err, errlen);
 	}
 	if (ret) {
 		uf_teardown(ctx);
