@@ -58,6 +58,7 @@ int upc_cache_create(const struct upc_cache_config *config,
 							 config->huge;
 	pthread_mutex_init(&cache->lock, NULL);
 	LIST_INIT(&cache->files);
+	cache->swap_fd = -1;
 	cache->magic = UPC_CACHE_MAGIC;
 	*out = cache;
 	return 0;
@@ -72,7 +73,11 @@ int upc_cache_destroy(struct upc_cache *cache)
 	/* Spans still held after their file closed pin arena memory too. */
 	lru_add_drain_all(cache->arena);
 	pthread_mutex_lock(&cache->lock);
-	busy = cache->nr_files || upc_arena_charged(cache->arena);
+	busy = cache->nr_files || cache->nr_anon ||
+	       upc_arena_charged(cache->arena);
+	/* No region is left, so no slot is in use. */
+	if (!busy)
+		upc_cache_swapoff(cache);
 	pthread_mutex_unlock(&cache->lock);
 	if (busy)
 		return -EBUSY;
@@ -112,6 +117,22 @@ static void upc_cache_reclaim_stats(struct upc_cache *cache,
 	out->shadow_nodes = rs.nr_shadow_nodes;
 	out->reclaim_scans = rs.pgscan;
 	out->writebacks = rs.nr_vmscan_write;
+	out->swapouts = rs.pswpout;
+}
+
+/* The swap figures of @cache into @out.  Holds @cache->lock. */
+static void upc_cache_swap_stats(struct upc_cache *cache,
+				 struct upc_cache_stats *out)
+{
+	struct swap_info_struct *si = cache->swap;
+
+	if (!si)
+		return;
+	upc_lock(&si->lock);
+	out->swap_used = (uint64_t)si->inuse_pages << UPC_PAGE_SHIFT;
+	upc_unlock(&si->lock);
+	out->swap_total = (uint64_t)si->max << UPC_PAGE_SHIFT;
+	out->swapins = __atomic_load_n(&si->pswpin, __ATOMIC_RELAXED);
 }
 
 int upc_cache_stats(struct upc_cache *cache, struct upc_cache_stats *out)
@@ -130,6 +151,8 @@ int upc_cache_stats(struct upc_cache *cache, struct upc_cache_stats *out)
 	LIST_FOREACH(file, &cache->files, link)
 		pages += upc_file_nrpages(file);
 	out->files = cache->nr_files;
+	out->anon_regions = cache->nr_anon;
+	upc_cache_swap_stats(cache, out);
 	pthread_mutex_unlock(&cache->lock);
 	out->pages_cached = pages;
 	out->memory_limit = cache->memory_limit;

@@ -23,10 +23,13 @@
 
 #include <upcache/upcache.h>
 
+#include <upcache/swap.h>
+
 #include "mm/shmem.h"
 
 #define UPC_CACHE_MAGIC		0x75704361u	/* "upCa" */
 #define UPC_FILE_MAGIC		0x75704669u	/* "upFi" */
+#define UPC_ANON_MAGIC		0x75704161u	/* "upAa" */
 #define UPC_HANDLE_POISON	0xdeadbeefu
 #define UPC_HANDLE_QUARANTINE	256
 
@@ -36,9 +39,12 @@
  * @arena: The memory its files' folios come from (fixed).
  * @memory_limit: Its size in bytes (fixed).
  * @huge: Default huge policy of its shmem files (fixed).
- * @lock: Guards @files and @nr_files.
+ * @lock: Guards @files, @nr_files, @nr_anon, @swap and @swap_fd.
  * @files: Open files.
  * @nr_files: How many.
+ * @nr_anon: Anonymous regions not yet destroyed.
+ * @swap: The swap device (upc_swapon()), or NULL.
+ * @swap_fd: Its file, or -1 (no device, or one in memory).
  */
 struct upc_cache {
 	unsigned int magic;
@@ -48,6 +54,9 @@ struct upc_cache {
 	pthread_mutex_t lock;
 	LIST_HEAD(upc_file_list, upc_file) files;
 	unsigned long nr_files;
+	unsigned long nr_anon;
+	struct swap_info_struct *swap;
+	int swap_fd;
 };
 
 /**
@@ -62,6 +71,18 @@ struct upc_file {
 	struct upc_cache *cache;
 	LIST_ENTRY(upc_file) link;
 	struct shmem_file shmem;
+};
+
+/**
+ * struct upc_anon - an anonymous region.
+ * @magic: UPC_ANON_MAGIC until it is destroyed.
+ * @cache: Its cache (fixed).
+ * @region: The memory.
+ */
+struct upc_anon {
+	unsigned int magic;
+	struct upc_cache *cache;
+	struct anon_region region;
 };
 
 /* upc_handle_ok() - Is @magic, read from a non-NULL handle, @want? */
@@ -80,6 +101,12 @@ static inline bool upc_handle_ok(const unsigned int *magic, unsigned int want)
 static inline bool upc_file_ok(const struct upc_file *file)
 {
 	return file && upc_handle_ok(&file->magic, UPC_FILE_MAGIC);
+}
+
+/* upc_anon_ok() - May @anon be used?  (NULL, or destroyed in debug builds.) */
+static inline bool upc_anon_ok(const struct upc_anon *anon)
+{
+	return anon && upc_handle_ok(&anon->magic, UPC_ANON_MAGIC);
 }
 
 /* upc_cache_ok() - May @cache be used? */
@@ -122,5 +149,14 @@ void upc_cache_add_file(struct upc_cache *cache, struct upc_file *file);
  * Context: Takes @cache->lock.
  */
 void upc_cache_del_file(struct upc_cache *cache, struct upc_file *file);
+
+/**
+ * upc_cache_swapoff() - Destroy a cache's swap device, if it has one.
+ * @cache: The cache.
+ *
+ * Context: Holds @cache->lock.
+ * Return: 0; -EBUSY if slots are in use.
+ */
+int upc_cache_swapoff(struct upc_cache *cache);
 
 #endif /* UPCACHE_API_INTERNAL_H */

@@ -76,7 +76,7 @@ typedef __typeof__(((struct upc_arena *)NULL)->pcp[0]) upc_pcp_t;
 /* Flags that must be clear when the last reference to a folio goes. */
 #define FOLIO_FLAGS_CHECK_AT_FREE					\
 	((1UL << PG_locked) | (1UL << PG_lru) | (1UL << PG_dirty) |	\
-	 (1UL << PG_writeback) | (1UL << PG_buddy))
+	 (1UL << PG_writeback) | (1UL << PG_swapcache) | (1UL << PG_buddy))
 
 static size_t memmap_bytes(unsigned long nr_pages)
 {

@@ -57,6 +57,8 @@ struct upc_arena;
  * @PG_swapbacked: Anonymous or shmem memory: backed by swap, not a file.
  * @PG_error: An I/O error happened.
  * @PG_dropbehind: Drop from the cache as soon as I/O completes.
+ * @PG_swapcache: In the swap cache; folio->private holds its swap entry
+ *	(upcache/swap.h).
  * @PG_buddy: Private to the allocator: the first page of a free block.
  *
  * PG_locked and PG_waiters are in the low 32 bits: folio_lock() sleeps
@@ -75,6 +77,7 @@ enum folio_flag_bit {
 	PG_swapbacked,
 	PG_error,
 	PG_dropbehind,
+	PG_swapcache,
 	PG_buddy,
 	NR_PAGEFLAGS
 };
@@ -424,6 +427,7 @@ UPC_FOLIO_FLAG(workingset)
 UPC_FOLIO_FLAG(swapbacked)
 UPC_FOLIO_FLAG(error)
 UPC_FOLIO_FLAG(dropbehind)
+UPC_FOLIO_FLAG(swapcache)
 
 /* folio_test_locked() - Is the folio locked? */
 static inline bool folio_test_locked(const struct folio *folio)

@@ -87,7 +87,8 @@ struct upc_cache_config {
  * @out: Receives the cache.
  *
  * The cache reclaims: when its memory is full, the least recently used
- * clean file data is evicted (shmem data stays, see upc_cache_stats).
+ * clean file data is evicted (shmem data stays, see upc_cache_stats;
+ * anonymous regions' pages go to swap once upc_swapon() gave it some).
  *
  * Context: Any thread.
  * Return: 0; -EINVAL if @config or @out is NULL, the limit is not a
@@ -126,9 +127,15 @@ int upc_cache_destroy(struct upc_cache *cache);
  * @shadow_nodes: Index nodes that hold only shadow entries.
  * @reclaim_scans: Folios reclaim looked at (pgscan).
  * @writebacks: Dirty pages reclaim wrote back before evicting them.
+ * @anon_regions: Anonymous regions not yet destroyed.
+ * @swap_total: Bytes of the swap device (0 without one).
+ * @swap_used: Bytes of it holding swapped-out pages.
+ * @swapins: Pages read back from swap.
+ * @swapouts: Pages written to swap by reclaim.
  *
  * The reclaim figures count from the cache's creation.  Shmem files are
- * never evicted: with no swap, their data lives only in the cache.
+ * never evicted: their data lives only in the cache.  Anonymous regions'
+ * pages are evicted to swap when the cache has a device.
  */
 struct upc_cache_stats {
 	uint64_t memory_limit;
@@ -144,6 +151,11 @@ struct upc_cache_stats {
 	uint64_t shadow_nodes;
 	uint64_t reclaim_scans;
 	uint64_t writebacks;
+	uint64_t anon_regions;
+	uint64_t swap_total;
+	uint64_t swap_used;
+	uint64_t swapins;
+	uint64_t swapouts;
 };
 
 /**
@@ -158,6 +170,119 @@ struct upc_cache_stats {
  * Return: 0; -EBADF if @cache is NULL; -EINVAL if @out is NULL.
  */
 int upc_cache_stats(struct upc_cache *cache, struct upc_cache_stats *out);
+
+/* ---- swap and anonymous memory ----------------------------------------- */
+
+struct upc_anon;
+
+/**
+ * struct upc_swap_config - what upc_swapon() needs.
+ * @path: Swap file to use, created if missing and sized to @size; NULL
+ *	for a device in memory (outside the cache's limit, like a
+ *	ramdisk).
+ * @size: Bytes of swap: a positive multiple of 2 MiB.
+ * @space_shift: log2 of the slots (4 KiB each) per swap cache tree, 6
+ *	to 30; 0 for the default, 14 (64 MiB per tree).
+ * @flags: Must be 0.
+ */
+struct upc_swap_config {
+	const char *path;
+	uint64_t size;
+	unsigned int space_shift;
+	unsigned int flags;
+};
+
+/**
+ * upc_swapon() - Give a cache a swap device.
+ * @cache: The cache.
+ * @config: The device.
+ *
+ * From now on reclaim also evicts anonymous regions' pages, writing
+ * them to swap; touching such a page reads it back.  Shmem files stay
+ * in memory.
+ *
+ * Context: Any thread.
+ * Return: 0; -EBADF if @cache is NULL; -EINVAL if @config is NULL, its
+ * size is not a positive multiple of 2 MiB, its shift is out of range or
+ * its flags are not 0; -EBUSY if the cache already has a device;
+ * -ENOSPC if the process has 32 devices; -ENOMEM; or the negative errno
+ * of opening or sizing @path.
+ */
+int upc_swapon(struct upc_cache *cache, const struct upc_swap_config *config);
+
+/**
+ * upc_swapoff() - Remove a cache's swap device.
+ * @cache: The cache.
+ *
+ * The swap file is closed, not deleted.  upc_cache_destroy() does this
+ * too.
+ *
+ * Context: Any thread.
+ * Return: 0; -EBADF if @cache is NULL; -EINVAL if it has no device;
+ * -EBUSY while an anonymous region exists (its swapped-out pages would
+ * be lost).
+ */
+int upc_swapoff(struct upc_cache *cache);
+
+/**
+ * upc_anon_create() - Create an anonymous region: zero-filled memory
+ * that swaps out under the cache's limit.
+ * @cache: The cache its memory comes from.
+ * @size: Its size in bytes, 1 up to UPC_MAX_FILE_SIZE.
+ * @out: Receives the region.
+ *
+ * Pages are allocated when first written.  Without a swap device they
+ * are never evicted, and a write that needs memory past the limit
+ * fails with -ENOMEM.
+ *
+ * Context: Any thread.
+ * Return: 0; -EBADF if @cache is NULL; -EINVAL if @out is NULL or @size
+ * is 0 or too large; -ENOMEM.
+ */
+int upc_anon_create(struct upc_cache *cache, uint64_t size,
+		    struct upc_anon **out);
+
+/**
+ * upc_anon_read() - Copy bytes out of an anonymous region.
+ * @anon: The region.
+ * @buf: Where they go.
+ * @count: How many; the read stops at the region's end.
+ * @offset: Offset of the first.
+ *
+ * Pages never written read as zeros; swapped-out pages are swapped in.
+ *
+ * Context: Any thread, any number at once.
+ * Return: Bytes read (0 at or past the end); -EBADF if @anon is NULL;
+ * -EINVAL if @offset is negative, or @buf is NULL and @count is not 0;
+ * -ENOMEM or -EIO if swapping in failed before any byte was read.
+ */
+ssize_t upc_anon_read(struct upc_anon *anon, void *buf, size_t count,
+		      int64_t offset);
+
+/**
+ * upc_anon_write() - Copy bytes into an anonymous region.
+ * @anon: The region.
+ * @buf: The bytes.
+ * @count: How many; the write stops at the region's end.
+ * @offset: Offset of the first.
+ *
+ * Context: Any thread, any number at once.
+ * Return: Bytes written (0 at or past the end); -EBADF if @anon is NULL;
+ * -EINVAL if @offset is negative, or @buf is NULL and @count is not 0;
+ * -ENOMEM (memory and swap are full) or -EIO if that happened before
+ * any byte was written.
+ */
+ssize_t upc_anon_write(struct upc_anon *anon, const void *buf, size_t count,
+		       int64_t offset);
+
+/**
+ * upc_anon_destroy() - Free a region, its memory and its swap slots.
+ * @anon: The region.
+ *
+ * Context: No other thread may use @anon.
+ * Return: 0; -EBADF if @anon is NULL.
+ */
+int upc_anon_destroy(struct upc_anon *anon);
 
 /* ---- shmem files ------------------------------------------------------- */
 

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mm/anon.c - anonymous regions: swappable memory a program reads and
+ * writes through upcache (what the kernel's anonymous faults and
+ * do_swap_page() do for a process's memory).
+ *
+ * A region is an address_space standing in for a page table: slot i
+ * holds the folio of page i, the swap entry (a value entry) of a page
+ * that was swapped out, or nothing for a page never written, which
+ * reads as zeros.  The mapping is swap-backed, so its folios go on the
+ * anon LRU lists and, once a swap device is installed, reclaim swaps
+ * them out and leaves their entries here (mm/swap_state.c).
+ *
+ * The value entries here are data, not shadows: a page is added only
+ * into an empty slot (anon_add_folio()), never over an entry as the page
+ * cache adds over a shadow, so a page that was swapped out meanwhile is
+ * swapped in rather than overwritten.
+ *
+ * Writes copy under the folio lock, which reclaim holds while it writes
+ * a folio to swap, so a page never reaches swap half written; reads
+ * copy under a reference only, which keeps reclaim from evicting the
+ * folio (it needs the reference count to freeze), like a load from
+ * memory racing a store.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <upcache/err.h>
+
+#include "filemap_internal.h"
+#include "swap_internal.h"
+
+void anon_region_init(struct anon_region *region, struct upc_arena *arena,
+		      uint64_t size)
+{
+	address_space_init(&region->mapping, arena, NULL,
+			   1UL << AS_SWAPBACKED);
+	region->size = size;
+}
+
+/*
+ * Put a new zeroed folio at @index if the slot is empty.  Return: 0;
+ * -EEXIST if anything is there (a folio or a swap entry); -ENOMEM.
+ */
+static int anon_add_folio(struct address_space *mapping, struct folio *folio,
+			  pgoff_t index)
+{
+	XA_STATE(xas, &mapping->i_pages, index);
+
+	folio->mapping = mapping;
+	folio->index = index;
+	folio_ref_add(folio, 1);
+	do {
+		xas_lock(&xas);
+		if (xas_load(&xas))
+			xas_set_err(&xas, -EEXIST);
+		else
+			xas_store(&xas, folio);
+		if (!xas_error(&xas))
+			mapping->nrpages++;
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, GFP_KERNEL));
+	if (xas_error(&xas)) {
+		folio->mapping = NULL;
+		folio_put_refs(folio, 1);
+		return xas_error(&xas);
+	}
+	filemap_folio_added(folio, NULL);
+	return 0;
+}
+
+/*
+ * The folio of page @index, with a reference: swapped in if it was
+ * swapped out, created zeroed with @create if never written.  Return:
+ * the folio; NULL (not @create, never written); or an ERR_PTR.
+ */
+static struct folio *anon_get_folio(struct anon_region *region, pgoff_t index,
+				    bool create)
+{
+	struct address_space *mapping = &region->mapping;
+
+	for (;;) {
+		void *entry = filemap_get_entry(mapping, index);
+		struct folio *folio;
+		int err;
+
+		if (entry && !xa_is_value(entry))
+			return entry;
+		if (entry) {
+			folio = swapin_folio(mapping, index, entry, GFP_KERNEL);
+			if (folio != ERR_PTR(-EAGAIN))
+				return folio;
+			continue;
+		}
+		if (!create)
+			return NULL;
+		folio = filemap_alloc_folio(mapping, GFP_KERNEL | __GFP_ZERO, 0);
+		if (!folio)
+			return ERR_PTR(-ENOMEM);
+		folio_set_uptodate(folio);
+		err = anon_add_folio(mapping, folio, index);
+		if (!err)
+			return folio;
+		folio_put(folio);
+		if (err != -EEXIST)
+			return ERR_PTR(err);
+	}
+}
+
+/* Copy between @buf and the region, a page at a time. */
+static ssize_t anon_region_copy(struct anon_region *region, char *buf,
+				size_t count, uint64_t pos, bool write)
+{
+	size_t done = 0;
+
+	if (pos >= region->size)
+		return 0;
+	if (count > region->size - pos)
+		count = (size_t)(region->size - pos);
+	while (done < count) {
+		uint64_t at = pos + done;
+		size_t off = (size_t)(at & (UPC_PAGE_SIZE - 1));
+		size_t n = UPC_PAGE_SIZE - off;
+		struct folio *folio;
+
+		if (n > count - done)
+			n = count - done;
+		folio = anon_get_folio(region, (pgoff_t)(at >> UPC_PAGE_SHIFT),
+				       write);
+		if (IS_ERR(folio))
+			return done ? (ssize_t)done : PTR_ERR(folio);
+		if (!folio) {
+			memset(buf + done, 0, n);
+		} else if (write) {
+			folio_lock(folio);
+			memcpy((char *)folio_address(folio) + off, buf + done, n);
+			folio_unlock(folio);
+		} else {
+			memcpy(buf + done, (char *)folio_address(folio) + off, n);
+		}
+		if (folio) {
+			folio_mark_accessed(folio);
+			folio_put(folio);
+		}
+		done += n;
+	}
+	return (ssize_t)done;
+}
+
+ssize_t anon_region_read(struct anon_region *region, void *buf, size_t count,
+			 uint64_t pos)
+{
+	return anon_region_copy(region, buf, count, pos, false);
+}
+
+ssize_t anon_region_write(struct anon_region *region, const void *buf,
+			  size_t count, uint64_t pos)
+{
+	return anon_region_copy(region, (char *)buf, count, pos, true);
+}
+
+/*
+ * Free what the region holds from @index on, one entry at a time: a swap
+ * entry is erased and its slot freed; a folio is taken out under its
+ * lock, which waits for a swap-out in flight (that swap-out then fails
+ * to freeze the reference we hold, and gives its slot back).  A folio
+ * evicted before we reach it has left its swap entry, which we find.
+ */
+void anon_region_destroy(struct anon_region *region)
+{
+	struct address_space *mapping = &region->mapping;
+	XA_STATE(xas, &mapping->i_pages, 0);
+	void *entry;
+
+	for (;;) {
+		struct folio *folio;
+		pgoff_t index;
+
+		xas_lock(&xas);
+		entry = xas_find(&xas, ULONG_MAX);
+		index = xas.xa_index;
+		if (!entry) {
+			xas_unlock(&xas);
+			break;
+		}
+		if (xa_is_value(entry)) {
+			xas_store(&xas, NULL);
+			xas_unlock(&xas);
+			swap_free_nr(radix_to_swp_entry(entry), 1);
+			xas_set(&xas, index);
+			continue;
+		}
+		/* Under the lock no reclaimer has its count frozen. */
+		folio = entry;
+		folio_get(folio);
+		xas_unlock(&xas);
+		folio_lock(folio);
+		if (folio->mapping == mapping) {
+			xa_lock(&mapping->i_pages);
+			__filemap_remove_folio(folio, NULL);
+			xa_unlock(&mapping->i_pages);
+		}
+		folio_unlock(folio);
+		folio_put(folio);
+		xas_set(&xas, index);
+	}
+	xa_destroy(&mapping->i_pages);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mm/swap_internal.h - what the swap files of mm/ share: the device
+ * file (mm/swapfile.c) and the swap cache (mm/swap_state.c).
+ */
+#ifndef UPCACHE_MM_SWAP_INTERNAL_H
+#define UPCACHE_MM_SWAP_INTERNAL_H
+
+#include <upcache/swap.h>
+#include <upcache/vmscan.h>
+
+/* The hooks swap_device_create() installs for reclaim (mm/swap_state.c). */
+extern const struct upc_swap_ops swap_reclaim_ops;
+
+/**
+ * swap_cache_clear_shadows() - Erase the shadows of freed slots.
+ * @si: The device.
+ * @entry: The first slot.
+ * @nr: How many.
+ *
+ * Context: Takes the space's i_pages lock.
+ */
+void swap_cache_clear_shadows(struct swap_info_struct *si, swp_entry_t entry,
+			      unsigned long nr);
+
+/**
+ * swap_cache_space_destroy() - Empty one swap cache space of its
+ * shadows and nodes.
+ * @space: The space; it holds no folio.
+ *
+ * Context: The device is being destroyed.
+ */
+void swap_cache_space_destroy(struct address_space *space);
+
+#endif /* UPCACHE_MM_SWAP_INTERNAL_H */

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mm/swap_state.c - the swap cache, and the two trips through it:
+ * swap-out (reclaim's hook) and swap-in.
+ *
+ * The swap cache maps a swap entry to the folio whose data is on its
+ * way to or from that slot.  It is split into spaces of 2^space_shift
+ * slots, each an address_space indexed by the offset inside its chunk
+ * (seed 003): a 64 MiB chunk needs a tree of 3 levels at most, where one
+ * tree for a device of 32 GiB would need 5, and every walk pays for the
+ * levels.  SWAP_SPACE_WHOLE keeps one tree indexed by the full offset,
+ * the layout before seed 003, for the benchmark to compare.
+ *
+ * A folio enters a space through filemap_lock_store(), the store helper
+ * of the page cache (seed 001): one locked conflict scan that also
+ * reads and, for a large folio, splits the shadow it lands on.  While in
+ * the swap cache a folio keeps its owner's mapping and index (it is
+ * still, or about to be, in its region); PG_swapcache and
+ * folio->private (its entry) say where it is in the swap cache.  The
+ * cache holds one reference per page, like a mapping.
+ *
+ * Swap-out (swap_reclaim_out(), called by reclaim with the folio locked
+ * and isolated): hand out slots, add the folio, write it, and take it
+ * out again leaving a shadow (workingset_eviction()); reclaim then puts
+ * the swap entry in the folio's place in its region.  The write is
+ * synchronous, so the folio is in the swap cache only while it is
+ * written.  If reclaim cannot evict the folio after all (someone took a
+ * reference), swap_reclaim_free() gives the slots back.
+ *
+ * Swap-in (swapin_folio()): look the entry up; a folio found is being
+ * swapped in by another thread, which holds its lock until the region
+ * has it, so wait for the lock and look at the region again.  Otherwise
+ * allocate, add (the shadow found goes to refault detection), read,
+ * and under the region's lock replace the entry by the folio; then take
+ * the folio out of the swap cache and free the slots.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "filemap_internal.h"
+#include "lru_internal.h"
+#include "swap_internal.h"
+
+/* ---- the cache ------------------------------------------------------------- */
+
+int add_to_swap_cache(struct swap_info_struct *si, struct folio *folio,
+		      swp_entry_t entry, gfp_t gfp, void **shadowp)
+{
+	struct address_space *space = swap_address_space(si, entry);
+	XA_STATE(xas, &space->i_pages, swap_cache_index(si, entry));
+	unsigned long nr = folio_nr_pages(folio);
+	int err;
+
+	xas_set_order(&xas, swap_cache_index(si, entry), folio_order(folio));
+	mapping_set_update(&xas, space);
+	folio->private = (void *)entry.val;
+	folio_set_swapcache(folio);
+	folio_ref_add(folio, (int)nr);
+
+	err = filemap_lock_store(&xas, folio, gfp, shadowp);
+	if (err) {
+		folio_clear_swapcache(folio);
+		folio->private = NULL;
+		folio_put_refs(folio, (int)nr);
+		return err;
+	}
+	space->nrpages += nr;
+	xas_unlock(&xas);
+	return 0;
+}
+
+void delete_from_swap_cache(struct swap_info_struct *si, struct folio *folio,
+			    void *shadow)
+{
+	swp_entry_t entry = folio_swap_entry(folio);
+	struct address_space *space = swap_address_space(si, entry);
+	pgoff_t index = swap_cache_index(si, entry);
+	XA_STATE_ORDER(xas, &space->i_pages, index, folio_order(folio));
+	unsigned long nr = folio_nr_pages(folio);
+
+	mapping_set_update(&xas, space);
+	xas_lock(&xas);
+	xas_store(&xas, shadow);
+	space->nrpages -= nr;
+	xas_unlock(&xas);
+	folio_clear_swapcache(folio);
+	folio->private = NULL;
+	folio_put_refs(folio, (int)nr);
+}
+
+struct folio *swap_cache_get_folio(struct swap_info_struct *si,
+				   swp_entry_t entry)
+{
+	struct folio *folio = filemap_get_entry(swap_address_space(si, entry),
+						swap_cache_index(si, entry));
+
+	return xa_is_value(folio) ? NULL : folio;
+}
+
+/* Erase every value entry of @space in [@first, @last]. */
+static void swap_space_erase_values(struct address_space *space,
+				    pgoff_t first, pgoff_t last)
+{
+	XA_STATE(xas, &space->i_pages, first);
+	void *entry;
+
+	mapping_set_update(&xas, space);
+	xas_lock(&xas);
+	xas_for_each(&xas, entry, last) {
+		if (xa_is_value(entry))
+			xas_store(&xas, NULL);
+	}
+	xas_unlock(&xas);
+}
+
+void swap_cache_clear_shadows(struct swap_info_struct *si, swp_entry_t entry,
+			      unsigned long nr)
+{
+	pgoff_t index = swap_cache_index(si, entry);
+
+	/* Allocations are aligned runs, so they never cross a chunk. */
+	swap_space_erase_values(swap_address_space(si, entry), index,
+				index + nr - 1);
+}
+
+void swap_cache_space_destroy(struct address_space *space)
+{
+	swap_space_erase_values(space, 0, ULONG_MAX);
+	xa_destroy(&space->i_pages);
+}
+
+/* Count the nodes under @entry, and the deepest level, into @info. */
+static void swap_cache_count(void *entry, unsigned int depth,
+			     struct swap_cache_info *info)
+{
+	struct xa_node *node;
+	unsigned int i;
+
+	if (!xa_is_node(entry)) {
+		if (entry && !xa_is_sibling(entry) && !xa_is_retry(entry))
+			info->nr_entries++;
+		return;
+	}
+	node = xa_to_node(entry);
+	info->nr_nodes++;
+	if (depth + 1 > info->max_height)
+		info->max_height = depth + 1;
+	for (i = 0; i < XA_CHUNK_SIZE; i++)
+		swap_cache_count(node->slots[i], depth + 1, info);
+}
+
+void swap_cache_info(struct swap_info_struct *si, struct swap_cache_info *info)
+{
+	unsigned long i;
+
+	memset(info, 0, sizeof(*info));
+	info->nr_spaces = si->nr_spaces;
+	for (i = 0; i < si->nr_spaces; i++) {
+		struct xarray *xa = &si->spaces[i].i_pages;
+
+		xa_lock(xa);
+		swap_cache_count(xa_head(xa), 0, info);
+		xa_unlock(xa);
+	}
+	info->node_bytes = (unsigned long long)info->nr_nodes *
+			   sizeof(struct xa_node);
+}
+
+/* ---- swap-out ---------------------------------------------------------------- */
+
+/* struct upc_swap_ops.swap_out: see the top of the file. */
+static int swap_reclaim_out(struct folio *folio, void **entryp, void *priv)
+{
+	struct swap_info_struct *si = priv;
+	swp_entry_t entry;
+	int err;
+
+	err = folio_alloc_swap(si, folio, &entry);
+	if (err)
+		return err;
+	err = add_to_swap_cache(si, folio, entry, GFP_NOWAIT, NULL);
+	if (err)
+		goto free;
+	err = swap_write_folio(si, folio, entry);
+	if (err) {
+		delete_from_swap_cache(si, folio, NULL);
+		goto free;
+	}
+	delete_from_swap_cache(si, folio, workingset_eviction(folio));
+	*entryp = swp_to_radix_entry(entry);
+	return 0;
+free:
+	swap_free_nr(entry, folio_nr_pages(folio));
+	return err;
+}
+
+/* struct upc_swap_ops.swap_free: the folio stayed, its copy is not needed. */
+static void swap_reclaim_free(void *value, void *priv)
+{
+	(void)priv;
+	swap_free_nr(radix_to_swp_entry(value), 1);
+}
+
+const struct upc_swap_ops swap_reclaim_ops = {
+	.swap_out = swap_reclaim_out,
+	.swap_free = swap_reclaim_free,
+};
+
+/* ---- swap-in ------------------------------------------------------------------ */
+
+/*
+ * Put a locked, read folio where @value still is in @mapping.  Return:
+ * true if it went in (the mapping then holds its references).
+ */
+static bool swapin_install(struct address_space *mapping, pgoff_t index,
+			   void *value, struct folio *folio)
+{
+	XA_STATE(xas, &mapping->i_pages, index);
+	unsigned long nr = folio_nr_pages(folio);
+
+	xas_lock(&xas);
+	if (xas_load(&xas) != value) {
+		xas_unlock(&xas);
+		return false;
+	}
+	folio->mapping = mapping;
+	folio->index = index;
+	folio_ref_add(folio, (int)nr);
+	xas_store(&xas, folio);
+	mapping->nrpages += nr;
+	xas_unlock(&xas);
+	return true;
+}
+
+/*
+ * A folio found in the swap cache: another thread is swapping the entry
+ * in.  Wait until it is done with it.  Return: ERR_PTR(-EAGAIN), so the
+ * caller looks at its mapping again.
+ */
+static struct folio *swapin_wait(struct folio *folio)
+{
+	folio_lock(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+	return ERR_PTR(-EAGAIN);
+}
+
+struct folio *swapin_folio(struct address_space *mapping, pgoff_t index,
+			   void *value, gfp_t gfp)
+{
+	swp_entry_t entry = radix_to_swp_entry(value);
+	struct swap_info_struct *si = swap_info_get(entry);
+	struct folio *folio;
+	void *shadow = NULL;
+	int err;
+
+	if (!si)
+		return ERR_PTR(-EINVAL);
+	folio = swap_cache_get_folio(si, entry);
+	if (folio)
+		return swapin_wait(folio);
+
+	folio = filemap_alloc_folio(mapping, gfp, 0);
+	if (!folio)
+		return ERR_PTR(-ENOMEM);
+	/* Nobody else can see it yet: the lock cannot be contended. */
+	folio_trylock(folio);
+	folio_set_swapbacked(folio);
+	err = add_to_swap_cache(si, folio, entry, gfp, &shadow);
+	if (err) {
+		folio_unlock(folio);
+		folio_put(folio);
+		/* -EEXIST: another thread got there first. */
+		return ERR_PTR(err == -EEXIST ? -EAGAIN : err);
+	}
+	err = swap_read_folio(si, folio, entry);
+	if (!err) {
+		folio_set_uptodate(folio);
+		if (!swapin_install(mapping, index, value, folio))
+			err = -EAGAIN;
+	}
+	delete_from_swap_cache(si, folio, err ? shadow : NULL);
+	folio_unlock(folio);
+	if (err) {
+		folio_put(folio);
+		return ERR_PTR(err);
+	}
+	swap_free_nr(entry, 1);
+	filemap_folio_added(folio, shadow);
+	return folio;
+}

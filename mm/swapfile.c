@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mm/swapfile.c - swap devices: their life, their slots and their I/O.
+ *
+ * A device is a file (or a buffer in memory) cut into 4 KiB slots.
+ * Slots are handed out from clusters of SWAPFILE_CLUSTER slots, as the
+ * kernel's cluster allocator does, so that what reclaim writes in one
+ * pass lands close together and a huge folio can find an aligned run:
+ *
+ *  - small allocations come from the current cluster, scanning forward
+ *    for an aligned free run;
+ *  - when it is used up, the next wholly free cluster (a stack) becomes
+ *    current;
+ *  - when no free cluster is left, partly used clusters are searched,
+ *    round robin from where the last search stopped, before -ENOSPC.
+ *
+ * swap_map holds one byte per slot (1: handed out).  An anonymous page
+ * has one owner here, so the kernel's share counts are not needed.
+ *
+ * Devices are registered in a process-wide table so that a swap entry
+ * (type, offset) finds its device without a pointer; the table has
+ * MAX_SWAPFILES places.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fault.h"
+#include "lru_internal.h"
+#include "swap_internal.h"
+
+static pthread_mutex_t swap_table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct swap_info_struct *swap_table[MAX_SWAPFILES];
+
+struct swap_info_struct *swap_info_get(swp_entry_t entry)
+{
+	unsigned int type = swp_type(entry);
+	struct swap_info_struct *si;
+
+	if (type >= MAX_SWAPFILES)
+		return NULL;
+	si = __atomic_load_n(&swap_table[type], __ATOMIC_ACQUIRE);
+	if (!si || swp_offset(entry) >= si->max)
+		return NULL;
+	return si;
+}
+
+/* ---- life ------------------------------------------------------------------ */
+
+static bool space_shift_valid(unsigned int shift)
+{
+	return shift == SWAP_SPACE_WHOLE ||
+	       (shift >= SWAP_SPACE_SHIFT_MIN && shift <= SWAP_SPACE_SHIFT_MAX);
+}
+
+static void swap_device_free(struct swap_info_struct *si)
+{
+	unsigned long i;
+
+	if (si->spaces)
+		for (i = 0; i < si->nr_spaces; i++)
+			swap_cache_space_destroy(&si->spaces[i]);
+	if (si->mem)
+		munmap(si->mem, si->max << UPC_PAGE_SHIFT);
+	free(si->spaces);
+	free(si->free_clusters);
+	free(si->cluster_used);
+	free(si->swap_map);
+	free(si);
+}
+
+/* Allocate the maps, the spaces and an in-memory device's buffer. */
+static int swap_device_alloc(struct swap_info_struct *si, int fd)
+{
+	unsigned long nr_clusters = si->max / SWAPFILE_CLUSTER;
+	unsigned long i;
+
+	if (upc_fault_should_fail())
+		return -ENOMEM;
+	si->swap_map = calloc(si->max, 1);
+	si->cluster_used = calloc(nr_clusters, sizeof(*si->cluster_used));
+	si->free_clusters = malloc(nr_clusters * sizeof(*si->free_clusters));
+	si->spaces = calloc(si->nr_spaces, sizeof(*si->spaces));
+	if (!si->swap_map || !si->cluster_used || !si->free_clusters ||
+	    !si->spaces)
+		return -ENOMEM;
+	if (fd < 0) {
+		void *mem = mmap(NULL, si->max << UPC_PAGE_SHIFT,
+				 PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				 -1, 0);
+
+		if (mem == MAP_FAILED)
+			return -ENOMEM;
+		si->mem = mem;
+	}
+	/* Popped from the top: cluster 0 first. */
+	for (i = 0; i < nr_clusters; i++)
+		si->free_clusters[i] = nr_clusters - 1 - i;
+	si->nr_free_clusters = nr_clusters;
+	for (i = 0; i < si->nr_spaces; i++)
+		address_space_init(&si->spaces[i], si->arena, NULL, 0);
+	return 0;
+}
+
+/* Take a free place in the device table.  Return: its type, or -ENOSPC. */
+static int swap_table_add(struct swap_info_struct *si)
+{
+	unsigned int type;
+
+	for (type = 0; type < MAX_SWAPFILES; type++) {
+		if (!swap_table[type]) {
+			si->type = type;
+			__atomic_store_n(&swap_table[type], si, __ATOMIC_RELEASE);
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+int swap_device_create(struct upc_arena *arena, int fd,
+		       unsigned long long size, unsigned int space_shift,
+		       struct swap_info_struct **out)
+{
+	unsigned long long slots = size >> UPC_PAGE_SHIFT;
+	struct lruvec *lruvec;
+	struct swap_info_struct *si;
+	int err;
+
+	if (!arena || !out || !space_shift_valid(space_shift) ||
+	    slots < SWAPFILE_CLUSTER || slots > (1ULL << SWP_OFFSET_BITS))
+		return -EINVAL;
+	lruvec = arena_lruvec(arena);
+	if (!lruvec)
+		return -EBUSY;
+	si = calloc(1, sizeof(*si));
+	if (!si)
+		return -ENOMEM;
+	upc_lock_init(&si->lock);
+	si->arena = arena;
+	si->fd = fd;
+	si->max = (unsigned long)(slots - slots % SWAPFILE_CLUSTER);
+	si->cur_cluster = ULONG_MAX;
+	si->space_shift = space_shift;
+	si->nr_spaces = space_shift == SWAP_SPACE_WHOLE ? 1 :
+		(si->max + (1UL << space_shift) - 1) >> space_shift;
+	err = swap_device_alloc(si, fd);
+	if (err)
+		goto fail;
+
+	pthread_mutex_lock(&swap_table_lock);
+	err = -EBUSY;
+	if (!__atomic_load_n(&lruvec->swap_ops, __ATOMIC_ACQUIRE))
+		err = swap_table_add(si);
+	if (!err)
+		err = upc_reclaim_set_swap(arena, &swap_reclaim_ops, si);
+	pthread_mutex_unlock(&swap_table_lock);
+	if (err)
+		goto fail;
+	*out = si;
+	return 0;
+fail:
+	swap_device_free(si);
+	return err;
+}
+
+int swap_device_destroy(struct swap_info_struct *si)
+{
+	pthread_mutex_lock(&swap_table_lock);
+	upc_lock(&si->lock);
+	if (si->inuse_pages) {
+		upc_unlock(&si->lock);
+		pthread_mutex_unlock(&swap_table_lock);
+		return -EBUSY;
+	}
+	upc_unlock(&si->lock);
+	upc_reclaim_set_swap(si->arena, NULL, NULL);
+	__atomic_store_n(&swap_table[si->type], NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&swap_table_lock);
+	swap_device_free(si);
+	return 0;
+}
+
+/* ---- slots ------------------------------------------------------------------ */
+
+/* Is [@offset, @offset + @nr) free?  Device lock held. */
+static bool slots_free(const struct swap_info_struct *si, unsigned long offset,
+		       unsigned long nr)
+{
+	unsigned long i;
+
+	for (i = 0; i < nr; i++)
+		if (si->swap_map[offset + i])
+			return false;
+	return true;
+}
+
+/*
+ * Find an aligned run of @nr free slots in @cluster.  Device lock held.
+ * Return: its first offset, or ULONG_MAX.
+ */
+static unsigned long cluster_find(const struct swap_info_struct *si,
+				  unsigned long cluster, unsigned long nr)
+{
+	unsigned long base = cluster * SWAPFILE_CLUSTER;
+	unsigned long off;
+
+	if (si->cluster_used[cluster] + nr > SWAPFILE_CLUSTER)
+		return ULONG_MAX;
+	for (off = base; off < base + SWAPFILE_CLUSTER; off += nr)
+		if (slots_free(si, off, nr))
+			return off;
+	return ULONG_MAX;
+}
+
+/* Search partly used clusters round robin.  Device lock held. */
+static unsigned long swap_scan_clusters(struct swap_info_struct *si,
+					unsigned long nr)
+{
+	unsigned long nr_clusters = si->max / SWAPFILE_CLUSTER;
+	unsigned long i;
+
+	for (i = 0; i < nr_clusters; i++) {
+		unsigned long cluster = (si->scan_cursor + i) % nr_clusters;
+		unsigned long off = cluster_find(si, cluster, nr);
+
+		if (off != ULONG_MAX) {
+			si->scan_cursor = cluster;
+			return off;
+		}
+	}
+	return ULONG_MAX;
+}
+
+/* Find @nr aligned free slots (see the top of the file).  Lock held. */
+static unsigned long swap_find_slots(struct swap_info_struct *si,
+				     unsigned long nr)
+{
+	unsigned long off = ULONG_MAX;
+
+	if (si->cur_cluster != ULONG_MAX)
+		off = cluster_find(si, si->cur_cluster, nr);
+	if (off == ULONG_MAX && si->nr_free_clusters) {
+		si->cur_cluster = si->free_clusters[--si->nr_free_clusters];
+		off = si->cur_cluster * SWAPFILE_CLUSTER;
+	}
+	if (off == ULONG_MAX)
+		off = swap_scan_clusters(si, nr);
+	return off;
+}
+
+int folio_alloc_swap(struct swap_info_struct *si, struct folio *folio,
+		     swp_entry_t *entry)
+{
+	unsigned long nr = folio_nr_pages(folio);
+	unsigned long off;
+
+	upc_lock(&si->lock);
+	off = swap_find_slots(si, nr);
+	if (off == ULONG_MAX) {
+		upc_unlock(&si->lock);
+		return -ENOSPC;
+	}
+	memset(si->swap_map + off, 1, nr);
+	si->cluster_used[off / SWAPFILE_CLUSTER] += (unsigned short)nr;
+	si->inuse_pages += nr;
+	upc_unlock(&si->lock);
+	*entry = swp_entry(si->type, off);
+	return 0;
+}
+
+/*
+ * A cluster left wholly free goes back on the free stack, unless it is
+ * the current one (which keeps serving small allocations).  A stacked
+ * cluster is never allocated from until popped, so it cannot become
+ * free a second time and be stacked twice.  Lock held.
+ */
+static void swap_cluster_put(struct swap_info_struct *si, unsigned long cluster)
+{
+	if (!si->cluster_used[cluster] && cluster != si->cur_cluster)
+		si->free_clusters[si->nr_free_clusters++] = cluster;
+}
+
+void swap_free_nr(swp_entry_t entry, unsigned long nr)
+{
+	struct swap_info_struct *si = swap_info_get(entry);
+	unsigned long off = swp_offset(entry);
+	unsigned long i;
+
+	if (!si || nr > si->max - off)
+		return;
+	swap_cache_clear_shadows(si, entry, nr);
+	upc_lock(&si->lock);
+	for (i = 0; i < nr; i++) {
+		unsigned long cluster = (off + i) / SWAPFILE_CLUSTER;
+
+		if (!si->swap_map[off + i])
+			continue;
+		si->swap_map[off + i] = 0;
+		si->cluster_used[cluster]--;
+		si->inuse_pages--;
+		swap_cluster_put(si, cluster);
+	}
+	upc_unlock(&si->lock);
+}
+
+/* ---- I/O -------------------------------------------------------------------- */
+
+/* Move @len bytes between @buf and the device at @pos.  Return: 0 or -EIO. */
+static int swap_io(struct swap_info_struct *si, void *buf, size_t len,
+		   off_t pos, bool write)
+{
+	size_t done = 0;
+
+	if (si->mem) {
+		if (write)
+			memcpy(si->mem + pos, buf, len);
+		else
+			memcpy(buf, si->mem + pos, len);
+		return 0;
+	}
+	while (done < len) {
+		ssize_t ret = write ?
+			pwrite(si->fd, (char *)buf + done, len - done,
+			       pos + (off_t)done) :
+			pread(si->fd, (char *)buf + done, len - done,
+			      pos + (off_t)done);
+
+		if (ret < 0 && errno == EINTR)
+			continue;
+		/* A short read past the file's end is a missing slot. */
+		if (ret <= 0)
+			return -EIO;
+		done += (size_t)ret;
+	}
+	return 0;
+}
+
+int swap_write_folio(struct swap_info_struct *si, struct folio *folio,
+		     swp_entry_t entry)
+{
+	int err = swap_io(si, folio_address(folio), folio_size(folio),
+			  (off_t)(swp_offset(entry) << UPC_PAGE_SHIFT), true);
+
+	if (!err)
+		__atomic_fetch_add(&si->pswpout, folio_nr_pages(folio),
+				   __ATOMIC_RELAXED);
+	return err;
+}
+
+int swap_read_folio(struct swap_info_struct *si, struct folio *folio,
+		    swp_entry_t entry)
+{
+	int err = swap_io(si, folio_address(folio), folio_size(folio),
+			  (off_t)(swp_offset(entry) << UPC_PAGE_SHIFT), false);
+
+	if (!err)
+		__atomic_fetch_add(&si->pswpin, folio_nr_pages(folio),
+				   __ATOMIC_RELAXED);
+	return err;
+}
