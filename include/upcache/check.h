@@ -61,6 +61,39 @@ struct address_space;
  */
 int upc_check_mapping(struct address_space *mapping);
 
+struct swap_info_struct;
+struct anon_region;
+
+/**
+ * upc_check_swap() - Verify a swap device and its swap cache.
+ * @si: The device (see upcache/swap.h).
+ *
+ * Recounts the slots in use (in all, and per cluster) against the
+ * device's counts; checks the free-cluster stack holds distinct unused
+ * clusters; runs upc_check_xarray() on every swap cache space and checks
+ * that each folio there is marked PG_swapcache with the entry of the
+ * slot it sits at, that its slots and those of every shadow are in use,
+ * and that each space's folios add up to its nrpages.
+ *
+ * Context: Takes each space's lock and the device's lock; the caller
+ * holds neither and should keep swapping quiet.
+ * Return: 0, or -EUCLEAN after printing the first violation to stderr.
+ */
+int upc_check_swap(struct swap_info_struct *si);
+
+/**
+ * upc_check_anon() - Verify an anonymous region.
+ * @region: The region (see upcache/swap.h).
+ *
+ * upc_check_mapping() on its mapping, then: every value entry is the
+ * swap entry of a live device's slot in use, and no folio lies past the
+ * region's end.
+ *
+ * Context: As upc_check_swap().
+ * Return: 0, or -EUCLEAN after printing the first violation to stderr.
+ */
+int upc_check_anon(struct anon_region *region);
+
 #ifdef __cplusplus
 }
 #endif
