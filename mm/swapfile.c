@@ -339,26 +339,27 @@ static int swap_io(struct swap_info_struct *si, void *buf, size_t len,
 	return 0;
 }
 
+/* swap_io() for a whole folio at its slots, counted in pswpin/pswpout. */
+static int swap_io_folio(struct swap_info_struct *si, struct folio *folio,
+			 swp_entry_t entry, bool write)
+{
+	int err = swap_io(si, folio_address(folio), folio_size(folio),
+			  (off_t)(swp_offset(entry) << UPC_PAGE_SHIFT), write);
+
+	if (!err)
+		__atomic_fetch_add(write ? &si->pswpout : &si->pswpin,
+				   folio_nr_pages(folio), __ATOMIC_RELAXED);
+	return err;
+}
+
 int swap_write_folio(struct swap_info_struct *si, struct folio *folio,
 		     swp_entry_t entry)
 {
-	int err = swap_io(si, folio_address(folio), folio_size(folio),
-			  (off_t)(swp_offset(entry) << UPC_PAGE_SHIFT), true);
-
-	if (!err)
-		__atomic_fetch_add(&si->pswpout, folio_nr_pages(folio),
-				   __ATOMIC_RELAXED);
-	return err;
+	return swap_io_folio(si, folio, entry, true);
 }
 
 int swap_read_folio(struct swap_info_struct *si, struct folio *folio,
 		    swp_entry_t entry)
 {
-	int err = swap_io(si, folio_address(folio), folio_size(folio),
-			  (off_t)(swp_offset(entry) << UPC_PAGE_SHIFT), false);
-
-	if (!err)
-		__atomic_fetch_add(&si->pswpin, folio_nr_pages(folio),
-				   __ATOMIC_RELAXED);
-	return err;
+	return swap_io_folio(si, folio, entry, false);
 }
