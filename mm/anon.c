@@ -16,11 +16,13 @@
  * cache adds over a shadow, so a page that was swapped out meanwhile is
  * swapped in rather than overwritten.
  *
- * Writes copy under the folio lock, which reclaim holds while it writes
- * a folio to swap, so a page never reaches swap half written; reads
- * copy under a reference only, which keeps reclaim from evicting the
- * folio (it needs the reference count to freeze), like a load from
- * memory racing a store.
+ * Reads and writes copy a page under its folio lock.  Reclaim holds that
+ * lock while it writes a folio to swap, so a page never reaches swap
+ * half written; and a read sees each page as it was before or after any
+ * one write to it, never torn, so a page-aligned page-sized write is
+ * atomic to readers.  A call spanning several pages is atomic per page
+ * only.  The reference taken by the lookup keeps reclaim from evicting
+ * the folio meanwhile (it must freeze the reference count).
  */
 #include <errno.h>
 #include <string.h>
@@ -131,17 +133,17 @@ static ssize_t anon_region_copy(struct anon_region *region, char *buf,
 			return done ? (ssize_t)done : PTR_ERR(folio);
 		if (!folio) {
 			memset(buf + done, 0, n);
-		} else if (write) {
-			folio_lock(folio);
+			done += n;
+			continue;
+		}
+		folio_lock(folio);
+		if (write)
 			memcpy((char *)folio_address(folio) + off, buf + done, n);
-			folio_unlock(folio);
-		} else {
+		else
 			memcpy(buf + done, (char *)folio_address(folio) + off, n);
-		}
-		if (folio) {
-			folio_mark_accessed(folio);
-			folio_put(folio);
-		}
+		folio_unlock(folio);
+		folio_mark_accessed(folio);
+		folio_put(folio);
 		done += n;
 	}
 	return (ssize_t)done;

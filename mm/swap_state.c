@@ -51,6 +51,16 @@ int add_to_swap_cache(struct swap_info_struct *si, struct folio *folio,
 	unsigned long nr = folio_nr_pages(folio);
 	int err;
 
+	/*
+	 * A folio larger than a chunk (a huge folio with space_shift below
+	 * 9) would need an entry in each space it spans; stored as one
+	 * entry in its first space, lookups of its other pages would miss
+	 * it and conflicts there would go unseen.  Refuse it: reclaim then
+	 * keeps the folio and gives its slots back.
+	 */
+	if (si->space_shift != SWAP_SPACE_WHOLE &&
+	    folio_order(folio) > si->space_shift)
+		return -EINVAL;
 	xas_set_order(&xas, swap_cache_index(si, entry), folio_order(folio));
 	mapping_set_update(&xas, space);
 	folio->private = (void *)entry.val;
@@ -116,11 +126,26 @@ static void swap_space_erase_values(struct address_space *space,
 void swap_cache_clear_shadows(struct swap_info_struct *si, swp_entry_t entry,
 			      unsigned long nr)
 {
-	pgoff_t index = swap_cache_index(si, entry);
+	unsigned long off = swp_offset(entry), end = off + nr;
 
-	/* Allocations are aligned runs, so they never cross a chunk. */
-	swap_space_erase_values(swap_address_space(si, entry), index,
-				index + nr - 1);
+	/*
+	 * A run crosses chunks when it is longer than one (a huge folio's
+	 * slots with space_shift below 9, or any caller's range): clear
+	 * each chunk's part in its own space, or the shadows of the later
+	 * chunks would outlive their slots.
+	 */
+	while (off < end) {
+		swp_entry_t at = swp_entry(si->type, off);
+		pgoff_t index = swap_cache_index(si, at);
+		unsigned long n = end - off;
+
+		if (si->space_shift != SWAP_SPACE_WHOLE &&
+		    n > (1UL << si->space_shift) - index)
+			n = (1UL << si->space_shift) - index;
+		swap_space_erase_values(swap_address_space(si, at), index,
+					index + n - 1);
+		off += n;
+	}
 }
 
 void swap_cache_space_destroy(struct address_space *space)
@@ -195,10 +220,10 @@ free:
 }
 
 /* struct upc_swap_ops.swap_free: the folio stayed, its copy is not needed. */
-static void swap_reclaim_free(void *value, void *priv)
+static void swap_reclaim_free(struct folio *folio, void *value, void *priv)
 {
 	(void)priv;
-	swap_free_nr(radix_to_swp_entry(value), 1);
+	swap_free_nr(radix_to_swp_entry(value), folio_nr_pages(folio));
 }
 
 const struct upc_swap_ops swap_reclaim_ops = {

@@ -155,8 +155,13 @@ int swap_device_create(struct upc_arena *arena, int fd,
 	err = -EBUSY;
 	if (!__atomic_load_n(&lruvec->swap_ops, __ATOMIC_ACQUIRE))
 		err = swap_table_add(si);
-	if (!err)
+	if (!err) {
 		err = upc_reclaim_set_swap(arena, &swap_reclaim_ops, si);
+		/* Nobody can have looked the device up: no slot exists yet. */
+		if (err)
+			__atomic_store_n(&swap_table[si->type], NULL,
+					 __ATOMIC_RELEASE);
+	}
 	pthread_mutex_unlock(&swap_table_lock);
 	if (err)
 		goto fail;

@@ -183,7 +183,7 @@ static enum folio_verdict swap_out_folio(struct lruvec *lruvec,
 			return FOLIO_FREED;
 		}
 		/* Used again while it was written: the copy is not needed. */
-		ops->swap_free(entry, priv);
+		ops->swap_free(folio, entry, priv);
 	}
 	if (dirty)
 		folio_mark_dirty(folio);

@@ -288,7 +288,9 @@ static inline pgoff_t swap_cache_index(const struct swap_info_struct *si,
  * one reference per page for the cache.
  *
  * Context: Takes the space's i_pages lock.
- * Return: 0; -EEXIST if another folio holds one of the slots; -ENOMEM.
+ * Return: 0; -EEXIST if another folio holds one of the slots; -EINVAL
+ * if the folio is larger than a swap cache chunk (it would span two
+ * spaces); -ENOMEM.
  */
 int add_to_swap_cache(struct swap_info_struct *si, struct folio *folio,
 		      swp_entry_t entry, gfp_t gfp, void **shadowp);
@@ -399,7 +401,8 @@ void anon_region_init(struct anon_region *region, struct upc_arena *arena,
  * @pos: Offset of the first byte.
  *
  * Pages never written read as zeros and are not allocated; swapped-out
- * pages are swapped in.
+ * pages are swapped in.  Each page is copied under its folio lock, so it
+ * is seen before or after any one write to it, never torn.
  *
  * Context: Any thread; may sleep.
  * Return: Bytes read (0 at or past the end); or, if nothing was read,

@@ -250,6 +250,8 @@ int upc_anon_create(struct upc_cache *cache, uint64_t size,
  * @offset: Offset of the first.
  *
  * Pages never written read as zeros; swapped-out pages are swapped in.
+ * Each 4 KiB page is read as it was before or after any one write to
+ * it, never half written; a read of several pages is atomic per page.
  *
  * Context: Any thread, any number at once.
  * Return: Bytes read (0 at or past the end); -EBADF if @anon is NULL;

@@ -189,15 +189,16 @@ struct upc_reclaim_stats {
  *	Must not take the folio's i_pages lock on return (reclaim takes it
  *	next).  Return 0, or a negative errno to keep the folio (reclaim
  *	marks it dirty again if it was).
- * @swap_free: Drop an entry @swap_out made that reclaim could not use:
- *	the folio was referenced or dirtied again before it could go.
+ * @swap_free: Drop an entry @swap_out made for @folio (still locked)
+ *	that reclaim could not use: the folio was referenced or dirtied
+ *	again before it could go.
  *
  * A hook point for the swap layer (mm/swap_state.c, mm/swapfile.c);
  * reclaim only scans the anon lists while one is installed.
  */
 struct upc_swap_ops {
 	int (*swap_out)(struct folio *folio, void **entryp, void *priv);
-	void (*swap_free)(void *entry, void *priv);
+	void (*swap_free)(struct folio *folio, void *entry, void *priv);
 };
 
 /* ---- setup ---------------------------------------------------------------- */

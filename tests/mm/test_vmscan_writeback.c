@@ -167,10 +167,11 @@ static int fake_swap_out(struct folio *folio, void **entryp, void *priv)
 	return 0;
 }
 
-static void fake_swap_free(void *entry, void *priv)
+static void fake_swap_free(struct folio *folio, void *entry, void *priv)
 {
 	struct fake_swap *sw = priv;
 
+	(void)folio;
 	(void)entry;
 	sw->frees++;
 }

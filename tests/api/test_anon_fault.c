@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/api/test_anon_fault.c - swap and anonymous regions when
+ * allocations fail (lib/fault.h).
+ *
+ * One scenario goes through the whole life of a swapping region: swapon,
+ * create a region larger than the memory left beside a shmem file that
+ * pins the rest of the cache (so that few allocations are needed before
+ * reclaim must swap, and a run stays short), write it in odd-sized pieces
+ * (reclaim swaps pages out: slots, swap cache nodes), read it all back
+ * (swap-in: folios, swap cache nodes, and reclaim again to make room),
+ * destroy it and swap off.  It runs with upc_fault_fail_nth(n) for n = 1,
+ * 2, 3 ... until the scenario makes fewer than n allocation attempts, so
+ * every allocation point along the way fails once, in every state it is
+ * reached in.  Whatever fails:
+ *   - every call returns success, a short count or -ENOMEM (the only
+ *     documented error an allocation can cause here); a failed swapon
+ *     or create is retried, as a program would;
+ *   - a model of the region records what each write reports written, and
+ *     every read must match it, so no byte written is lost or damaged;
+ *     a read that comes back short or failed is finished by a retry,
+ *     which must succeed (the single failure has been spent);
+ *   - upc_check_anon() and upc_check_swap() accept the region and the
+ *     device before it is destroyed, and afterwards the cache reports no
+ *     slot and no memory in use, swaps off and is destroyed.
+ * The runs whose caller saw the failure (an error or a short count) are
+ * counted and printed; the others absorbed it (reclaim kept a folio, the
+ * XArray allocated its node again outside the lock).
+ */
+#include <limits.h>
+
+#include "api_helpers.h"
+#include "fault.h"
+
+#define LIMIT		(2 * API_MIB)
+/* Shmem pins most of the cache, so a small region already swaps. */
+#define PINNED		(LIMIT - 64 * API_PAGE)
+#define REGION		(160 * API_PAGE)
+#define SWAP		(2 * API_MIB)
+#define PIECE		(5 * API_PAGE + 123)	/* writes straddle pages */
+#define MAX_NTH		100000
+
+/* What the runs saw, over one test. */
+struct af_counts {
+	unsigned long runs;
+	unsigned long seen;	/* a call reported the failure */
+	unsigned long swapouts;	/* pages swapped out, all runs */
+	unsigned long swapins;	/* and back in */
+};
+
+static unsigned char *af_model;
+/* The bytes written: pattern 2 for the region, 1 for the file. */
+static unsigned char *af_data, *af_pinned;
+
+/* A failure reported by a call: only -ENOMEM may come of one. */
+static void af_seen(struct af_counts *c, long ret)
+{
+	if (ret < 0)
+		assert_int_equal(ret, -ENOMEM);
+	c->seen++;
+}
+
+/* upc_swapon(), retried once if the failure hit it. */
+static void af_swapon(struct api_env *env, unsigned int shift,
+		      struct af_counts *c)
+{
+	struct upc_swap_config cfg = { .size = SWAP, .space_shift = shift };
+	int err = upc_swapon(env->cache, &cfg);
+
+	if (err) {
+		af_seen(c, err);
+		assert_int_equal(upc_swapoff(env->cache), -EINVAL);
+		assert_int_equal(upc_swapon(env->cache, &cfg), 0);
+	}
+}
+
+/* upc_anon_create(), retried once if the failure hit it. */
+static struct upc_anon *af_create(struct api_env *env, struct af_counts *c)
+{
+	struct upc_anon *anon = NULL;
+	int err = upc_anon_create(env->cache, REGION, &anon);
+
+	if (err) {
+		af_seen(c, err);
+		assert_null(anon);
+		assert_int_equal(upc_anon_create(env->cache, REGION, &anon), 0);
+	}
+	return anon;
+}
+
+/* Write the region in pieces; the model takes what each reports. */
+static void af_write(struct upc_anon *anon, struct af_counts *c)
+{
+	int64_t pos;
+
+	for (pos = 0; pos < REGION; pos += PIECE) {
+		size_t len = REGION - pos < PIECE ? (size_t)(REGION - pos) : PIECE;
+		ssize_t ret = upc_anon_write(anon, af_data + pos, len, pos);
+
+		if (ret < 0 || (size_t)ret < len)
+			af_seen(c, ret);
+		if (ret > 0)
+			memcpy(af_model + pos, af_data + pos, (size_t)ret);
+	}
+}
+
+/* Read [@pos, @pos + @len) and compare; return how much was read. */
+static size_t af_read_piece(struct upc_anon *anon, unsigned char *buf,
+			    int64_t pos, size_t len, struct af_counts *c)
+{
+	ssize_t ret = upc_anon_read(anon, buf, len, pos);
+
+	if (ret < 0 || (size_t)ret < len)
+		af_seen(c, ret);
+	if (ret <= 0)
+		return 0;
+	if (memcmp(buf, af_model + pos, (size_t)ret))
+		fail_msg("read at %" PRId64 " differs from what was written",
+			 pos);
+	return (size_t)ret;
+}
+
+/* Read the region back in pieces; a piece cut short is finished. */
+static void af_read(struct upc_anon *anon, struct af_counts *c)
+{
+	unsigned char *buf = malloc(PIECE);
+	int64_t pos;
+
+	assert_non_null(buf);
+	for (pos = 0; pos < REGION; pos += PIECE) {
+		size_t len = REGION - pos < PIECE ? (size_t)(REGION - pos) : PIECE;
+		size_t got = af_read_piece(anon, buf, pos, len, c);
+
+		if (got < len) {
+			struct af_counts again = { 0 };
+
+			got += af_read_piece(anon, buf, pos + (int64_t)got,
+					     len - got, &again);
+			assert_int_equal(again.seen, 0);
+		}
+		assert_int_equal(got, len);
+	}
+	free(buf);
+}
+
+/*
+ * One run with allocation @n failing (ULONG_MAX: none, only counting).
+ * Return: the allocation attempts the scenario made; *@injected says
+ * whether the failure happened.
+ */
+static unsigned long af_run(unsigned long n, unsigned int shift,
+			    struct af_counts *c, bool *injected)
+{
+	struct upc_cache_config cfg = { .memory_limit = LIMIT };
+	struct upc_cache_stats st;
+	struct upc_anon *anon;
+	struct api_env env = { 0 };
+	unsigned long attempts;
+
+	memset(af_model, 0, REGION);
+	assert_int_equal(upc_cache_create(&cfg, &env.cache), 0);
+	assert_int_equal(upc_shmem_create(env.cache, NULL, &env.file), 0);
+	assert_int_equal(upc_write(env.file, af_pinned, PINNED, 0), PINNED);
+	upc_fault_fail_nth(n);
+	af_swapon(&env, shift, c);
+	anon = af_create(&env, c);
+	af_write(anon, c);
+	af_read(anon, c);
+	assert_int_equal(upc_check_anon(&anon->region), 0);
+	assert_int_equal(upc_check_swap(env.cache->swap), 0);
+	assert_int_equal(upc_cache_stats(env.cache, &st), 0);
+	c->swapouts += st.swapouts;
+	c->swapins += st.swapins;
+	assert_int_equal(upc_anon_destroy(anon), 0);
+	attempts = upc_fault_attempts();
+	*injected = upc_fault_injected();
+	upc_fault_fail_nth(0);
+
+	assert_int_equal(upc_cache_stats(env.cache, &st), 0);
+	assert_int_equal(st.anon_regions, 0);
+	assert_int_equal(st.swap_used, 0);
+	assert_int_equal(st.memory_used, PINNED);
+	assert_int_equal(upc_swapoff(env.cache), 0);
+	/* The file is intact; closing it frees the rest; the cache goes. */
+	assert_int_equal(upc_read(env.file, af_model, PINNED, 0), PINNED);
+	assert_memory_equal(af_model, af_pinned, PINNED);
+	api_fini(&env);
+	c->runs++;
+	return attempts;
+}
+
+/* Fail each allocation of the scenario in turn, then check the tally. */
+static void af_fail_each(unsigned int shift)
+{
+	struct af_counts c = { 0 };
+	unsigned long total, n;
+	bool injected;
+
+	total = af_run(ULONG_MAX, shift, &c, &injected);
+	assert_false(injected);
+	assert_int_equal(c.seen, 0);
+	/* The scenario did swap: out under the limit, and back in. */
+	assert_true(c.swapouts > 0);
+	assert_true(c.swapins > 0);
+	assert_true(total > 0);
+	for (n = 1;; n++) {
+		unsigned long attempts;
+
+		assert_true(n < MAX_NTH);
+		attempts = af_run(n, shift, &c, &injected);
+		/* The n-th attempt, when there was one, failed. */
+		assert_true(injected == (attempts >= n));
+		if (!injected)
+			break;
+	}
+	/* Some failures were reported to the caller, not all absorbed. */
+	assert_true(c.seen > 0);
+	fprintf(stderr, "# shift %u: %lu allocation points (about %lu per "
+		"run unarmed), %lu failures seen by a caller\n", shift, n - 1,
+		total, c.seen);
+}
+
+static void test_anon_fault_default_shift(void **state)
+{
+	(void)state;
+	af_fail_each(0);
+}
+
+/* Small swap cache spaces: a tree per 64 slots, created as slots fill. */
+static void test_anon_fault_small_spaces(void **state)
+{
+	(void)state;
+	af_fail_each(SWAP_SPACE_SHIFT_MIN);
+}
+
+static int af_setup(void **state)
+{
+	(void)state;
+	af_model = malloc(PINNED);	/* PINNED > REGION: also the file's */
+	af_data = malloc(REGION);
+	af_pinned = malloc(PINNED);
+	if (!af_model || !af_data || !af_pinned)
+		return -1;
+	api_fill(af_data, REGION, 0, 2);
+	api_fill(af_pinned, PINNED, 0, 1);
+	return 0;
+}
+
+static int af_teardown(void **state)
+{
+	(void)state;
+	upc_fault_fail_nth(0);
+	free(af_model);
+	free(af_data);
+	free(af_pinned);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_anon_fault_default_shift),
+		cmocka_unit_test(test_anon_fault_small_spaces),
+	};
+
+	return cmocka_run_group_tests(tests, af_setup, af_teardown);
+}

@@ -1,0 +1,778 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/mm/test_anon.c - anonymous regions (mm/anon.c) and their trips
+ * through swap (mm/swap_state.c): swap-out by reclaim under the arena's
+ * limit, swap-in when a page is touched again, single threaded.
+ *
+ * Each test builds an arena that reclaims with a limit of 512 pages
+ * (vmscan_helpers.h), optionally a swap device, and a region, and keeps
+ * a model of the region's bytes: every write goes to both, and
+ * an_verify() reads the whole region back and compares.  an_fini()
+ * checks the region and the device with upc_check_anon() and
+ * upc_check_swap(), destroys the region and asserts that every slot and
+ * every page came back and that no shadow stayed in the swap cache.
+ * The I/O error cases use a swap file whose descriptor the test
+ * controls (read-only, or truncated under a swapped-out page).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "vmscan_helpers.h"
+
+#include <upcache/err.h>
+#include <upcache/swap.h>
+
+#include "fault.h"
+
+#define PAGE		UPC_PAGE_SIZE
+#define LIMIT		512UL		/* the smallest limit reclaim takes */
+#define CLUSTER_BYTES	((unsigned long long)SWAPFILE_CLUSTER * PAGE)
+
+/**
+ * struct an_env - a region, the arena it lives in, maybe a device.
+ * @f: The arena (and an unused file mapping).
+ * @si: The swap device, or NULL.
+ * @region: The region.
+ * @model: What the region must read as.
+ */
+struct an_env {
+	struct vm_fixture f;
+	struct swap_info_struct *si;
+	struct anon_region region;
+	unsigned char *model;
+};
+
+/* The byte @seed puts at @pos: never 0, so a lost write shows. */
+static unsigned char an_byte(uint64_t pos, unsigned int seed)
+{
+	uint64_t x = (pos + 1) * 0x9e3779b97f4a7c15ull ^ seed;
+
+	return (unsigned char)((x >> 32) ^ (x >> 17)) | 1;
+}
+
+/*
+ * an_init() - A region of @size bytes in an arena of LIMIT pages, with a
+ * swap device of @swap bytes on @fd (@swap 0: none).
+ */
+static void an_init_fd(struct an_env *env, uint64_t size,
+		       unsigned long long swap, int fd)
+{
+	memset(env, 0, sizeof(*env));
+	vm_setup(&env->f, 16, LIMIT, 0);
+	if (swap)
+		assert_int_equal(swap_device_create(env->f.arena, fd, swap,
+						    SWAP_ADDRESS_SPACE_SHIFT,
+						    &env->si), 0);
+	anon_region_init(&env->region, env->f.arena, size);
+	env->model = calloc(1, size);
+	assert_non_null(env->model);
+}
+
+static void an_init(struct an_env *env, uint64_t size, unsigned long long swap)
+{
+	an_init_fd(env, size, swap, -1);
+}
+
+static void an_check(struct an_env *env)
+{
+	assert_int_equal(upc_check_anon(&env->region), 0);
+	if (env->si)
+		assert_int_equal(upc_check_swap(env->si), 0);
+}
+
+/* an_destroy() - Destroy the region; every page and slot comes back. */
+static void an_destroy(struct an_env *env)
+{
+	struct swap_cache_info info;
+
+	an_check(env);
+	anon_region_destroy(&env->region);
+	assert_true(xa_empty(&env->region.mapping.i_pages));
+	assert_int_equal(env->region.mapping.nrpages, 0);
+	lru_add_drain_all(env->f.arena);
+	assert_int_equal(upc_arena_charged(env->f.arena), 0);
+	if (env->si) {
+		assert_int_equal(env->si->inuse_pages, 0);
+		swap_cache_info(env->si, &info);
+		assert_int_equal(info.nr_entries, 0);
+		assert_int_equal(upc_check_swap(env->si), 0);
+	}
+	free(env->model);
+	env->model = NULL;
+}
+
+static void an_fini(struct an_env *env)
+{
+	if (env->model)
+		an_destroy(env);
+	if (env->si)
+		assert_int_equal(swap_device_destroy(env->si), 0);
+	vm_teardown(&env->f);
+}
+
+/* Bytes of [@pos, @pos + @len) that lie inside the region. */
+static size_t an_clip(struct an_env *env, uint64_t pos, size_t len)
+{
+	if (pos >= env->region.size)
+		return 0;
+	return len < env->region.size - pos ? len :
+					      (size_t)(env->region.size - pos);
+}
+
+/*
+ * an_write_ret() - Write @len bytes of pattern @seed at @pos; apply what
+ * was written to the model.  Return: what the write returned.
+ */
+static ssize_t an_write_ret(struct an_env *env, uint64_t pos, size_t len,
+			    unsigned int seed)
+{
+	unsigned char *buf = malloc(len ? len : 1);
+	ssize_t ret;
+	size_t i;
+
+	assert_non_null(buf);
+	for (i = 0; i < len; i++)
+		buf[i] = an_byte(pos + i, seed);
+	ret = anon_region_write(&env->region, buf, len, pos);
+	if (ret > 0) {
+		assert_true((size_t)ret <= an_clip(env, pos, len));
+		memcpy(env->model + pos, buf, (size_t)ret);
+	}
+	free(buf);
+	return ret;
+}
+
+/* an_write() - an_write_ret() that must write everything in the region. */
+static void an_write(struct an_env *env, uint64_t pos, size_t len,
+		     unsigned int seed)
+{
+	assert_int_equal(an_write_ret(env, pos, len, seed),
+			 (ssize_t)an_clip(env, pos, len));
+}
+
+/* an_verify_range() - [@pos, @pos + @len) reads as the model says. */
+static void an_verify_range(struct an_env *env, uint64_t pos, size_t len)
+{
+	unsigned char *buf = malloc(len ? len : 1);
+	size_t i, want = an_clip(env, pos, len);
+
+	assert_non_null(buf);
+	memset(buf, 0xee, len);
+	assert_int_equal(anon_region_read(&env->region, buf, len, pos),
+			 (ssize_t)want);
+	for (i = 0; i < want; i++)
+		if (buf[i] != env->model[pos + i])
+			fail_msg("byte %lu: %#x, expected %#x",
+				 (unsigned long)(pos + i), buf[i],
+				 env->model[pos + i]);
+	free(buf);
+}
+
+/* an_verify() - The whole region, a chunk at a time. */
+static void an_verify(struct an_env *env)
+{
+	const size_t chunk = 61 * PAGE + 123;	/* not page-aligned */
+	uint64_t pos;
+
+	for (pos = 0; pos < env->region.size; pos += chunk)
+		an_verify_range(env, pos, chunk);
+}
+
+/* Count the region's pages by kind: in memory and swapped out. */
+static void an_count(struct an_env *env, unsigned long *resident,
+		     unsigned long *swapped)
+{
+	XA_STATE(xas, &env->region.mapping.i_pages, 0);
+	void *entry;
+
+	*resident = *swapped = 0;
+	xa_lock(&env->region.mapping.i_pages);
+	xas_for_each(&xas, entry, ULONG_MAX) {
+		if (xa_is_value(entry))
+			(*swapped)++;
+		else
+			*resident += folio_nr_pages(entry);
+	}
+	xa_unlock(&env->region.mapping.i_pages);
+}
+
+/* Write every page of the region with pattern @seed, a page at a time. */
+static void an_write_all(struct an_env *env, unsigned int seed)
+{
+	uint64_t pos;
+
+	for (pos = 0; pos < env->region.size; pos += PAGE)
+		an_write(env, pos, PAGE, seed);
+}
+
+/* ---- without swap ---------------------------------------------------------- */
+
+/* Pages never written read as zeros, and reading does not allocate. */
+static void test_anon_zero_reads(void **state)
+{
+	unsigned char buf[3 * PAGE];
+	struct an_env env;
+	size_t i;
+
+	(void)state;
+	an_init(&env, 10 * PAGE + 100, 0);
+	memset(buf, 0xee, sizeof(buf));
+	assert_int_equal(anon_region_read(&env.region, buf, sizeof(buf), 5),
+			 (ssize_t)sizeof(buf));
+	for (i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0);
+	an_verify(&env);
+	assert_int_equal(env.region.mapping.nrpages, 0);
+	assert_true(xa_empty(&env.region.mapping.i_pages));
+	assert_int_equal(upc_arena_charged(env.f.arena), 0);
+	/* Clipped at the end; nothing at or past it; nothing for 0 bytes. */
+	memset(buf, 0xee, sizeof(buf));
+	assert_int_equal(anon_region_read(&env.region, buf, sizeof(buf),
+					  10 * PAGE), 100);
+	assert_int_equal(buf[99], 0);
+	assert_int_equal(buf[100], 0xee);
+	assert_int_equal(anon_region_read(&env.region, buf, 1, 10 * PAGE + 100),
+			 0);
+	assert_int_equal(anon_region_read(&env.region, buf, 1, UINT64_MAX), 0);
+	assert_int_equal(anon_region_read(&env.region, buf, 0, 0), 0);
+	assert_int_equal(upc_arena_charged(env.f.arena), 0);
+	an_fini(&env);
+}
+
+/* Writes land where they were aimed, across pages, and nowhere else. */
+static void test_anon_write_read(void **state)
+{
+	unsigned long resident, swapped;
+	struct an_env env;
+
+	(void)state;
+	an_init(&env, 20 * PAGE + 100, 0);
+	an_write(&env, PAGE - 6, 10, 1);		/* straddles pages 0, 1 */
+	an_write(&env, 5 * PAGE + 100, 3 * PAGE, 2);	/* pages 5 to 8 */
+	an_write(&env, 6 * PAGE + 7, 9, 3);		/* over it */
+	an_write(&env, 12 * PAGE, PAGE, 4);		/* one whole page */
+	an_verify(&env);
+	an_count(&env, &resident, &swapped);
+	assert_int_equal(resident, 7);
+	assert_int_equal(swapped, 0);
+	assert_null(xa_load(&env.region.mapping.i_pages, 2));
+	assert_null(xa_load(&env.region.mapping.i_pages, 9));
+	assert_int_equal(upc_arena_charged(env.f.arena), 7);
+	/* Clipped at the end: the last, partial page is the region's. */
+	assert_int_equal(an_write_ret(&env, 20 * PAGE + 95, 20, 5), 5);
+	assert_int_equal(an_write_ret(&env, 20 * PAGE + 100, 20, 6), 0);
+	assert_int_equal(an_write_ret(&env, UINT64_MAX - 3, 2, 6), 0);
+	assert_int_equal(an_write_ret(&env, 0, 0, 6), 0);
+	an_count(&env, &resident, &swapped);
+	assert_int_equal(resident, 8);
+	an_verify(&env);
+	an_check(&env);
+	an_fini(&env);
+}
+
+/* Without swap, memory runs out: -ENOMEM, and nothing is corrupted. */
+static void test_anon_no_swap_enomem(void **state)
+{
+	unsigned long resident, swapped, pages = 0;
+	struct an_env env;
+	ssize_t ret;
+	uint64_t pos;
+
+	(void)state;
+	an_init(&env, 2 * LIMIT * PAGE, 0);
+	for (pos = 0; pos < env.region.size; pos += PAGE) {
+		ret = an_write_ret(&env, pos, PAGE, 1);
+		if (ret < 0) {
+			assert_int_equal(ret, -ENOMEM);
+			break;
+		}
+		assert_int_equal(ret, PAGE);
+		pages++;
+	}
+	/* Every page of the limit went to the region, and no more. */
+	assert_int_equal(pages, LIMIT);
+	assert_int_equal(upc_arena_charged(env.f.arena), LIMIT);
+	/* A write over written pages and into new ones is cut short. */
+	assert_int_equal(an_write_ret(&env, (LIMIT - 2) * PAGE + 1, 3 * PAGE, 2),
+			 2 * PAGE - 1);
+	assert_int_equal(an_write_ret(&env, LIMIT * PAGE, 1, 2), -ENOMEM);
+	/* Reads need no memory: all of it, holes included, is intact. */
+	an_verify(&env);
+	an_count(&env, &resident, &swapped);
+	assert_int_equal(resident, LIMIT);
+	assert_int_equal(swapped, 0);
+	an_fini(&env);
+}
+
+/* ---- swap-out and swap-in ---------------------------------------------------- */
+
+/*
+ * A region three times the limit: reclaim swaps out what does not fit,
+ * every page reads back, each swapped-out page exactly once as a slot.
+ */
+static void test_anon_swap_round_trip(void **state)
+{
+	unsigned long resident, swapped, pages = 3 * LIMIT;
+	struct upc_reclaim_stats st0, st1;
+	struct an_env env;
+
+	(void)state;
+	an_init(&env, pages * PAGE, 8 * CLUSTER_BYTES);
+	an_write_all(&env, 7);
+	st0 = vm_stats(env.f.arena);
+	an_count(&env, &resident, &swapped);
+	assert_int_equal(resident + swapped, pages);
+	assert_true(resident <= LIMIT);
+	assert_true(swapped >= pages - LIMIT);
+	/* One slot per swapped-out page; every write counted. */
+	assert_int_equal(env.si->inuse_pages, swapped);
+	assert_int_equal(env.si->pswpout, st0.pswpout);
+	assert_int_equal(st0.pswpout, swapped);
+	assert_int_equal(st0.pgsteal, st0.pswpout);
+	assert_true(upc_arena_charged(env.f.arena) <= LIMIT);
+	an_check(&env);
+
+	/* Reading swaps in; data intact; the slot goes back. */
+	an_verify(&env);
+	st1 = vm_stats(env.f.arena);
+	assert_true(env.si->pswpin >= swapped);
+	an_count(&env, &resident, &swapped);
+	assert_int_equal(env.si->inuse_pages, swapped);
+	assert_true(upc_arena_charged(env.f.arena) <= LIMIT);
+	/*
+	 * Every swap-in met its shadow, unless reclaim freed the node that
+	 * held it (more likely with a small XA_CHUNK_SHIFT: more nodes).
+	 */
+	if (st1.workingset_nodereclaim == st0.workingset_nodereclaim)
+		assert_int_equal(st1.workingset_refault - st0.workingset_refault,
+				 env.si->pswpin);
+	assert_true(st1.workingset_refault - st0.workingset_refault <=
+		    env.si->pswpin);
+	an_check(&env);
+
+	/* Overwrite part of every third page: swapped in, then changed. */
+	{
+		uint64_t pos;
+
+		for (pos = 0; pos < env.region.size; pos += 3 * PAGE)
+			an_write(&env, pos + 1000, 100, 8);
+	}
+	an_verify(&env);
+	an_fini(&env);
+}
+
+/* The shadow the swap cache holds for a swapped-out page, or NULL. */
+static void *an_shadow(struct an_env *env, pgoff_t index)
+{
+	void *value = xa_load(&env->region.mapping.i_pages, index);
+	swp_entry_t entry;
+
+	if (!xa_is_value(value))
+		return NULL;
+	entry = radix_to_swp_entry(value);
+	return xa_load(&swap_address_space(env->si, entry)->i_pages,
+		       swap_cache_index(env->si, entry));
+}
+
+/* Swapping in puts the folio in the region and frees the slot. */
+static void test_anon_swap_in_one(void **state)
+{
+	struct upc_reclaim_stats st0, st1;
+	unsigned long inuse;
+	swp_entry_t entry;
+	struct an_env env;
+	pgoff_t index;
+	void *value;
+
+	(void)state;
+	an_init(&env, 2 * LIMIT * PAGE, 4 * CLUSTER_BYTES);
+	an_write_all(&env, 2);
+	/* Room, so that the swap-in reclaims nothing (no shadow goes). */
+	assert_true(upc_reclaim_pages(env.f.arena, UPC_RECLAIM_BATCH) > 0);
+	st0 = vm_stats(env.f.arena);
+	/*
+	 * The last page swapped out: its shadow is the newest, the last
+	 * one reclaim would free to bound the shadow nodes.
+	 */
+	for (index = 2 * LIMIT - 1; index > 0; index--)
+		if (xa_is_value(xa_load(&env.region.mapping.i_pages, index)))
+			break;
+	value = xa_load(&env.region.mapping.i_pages, index);
+	assert_true(xa_is_value(value));
+	entry = radix_to_swp_entry(value);
+	assert_ptr_equal(swap_info_get(entry), env.si);
+	assert_int_equal(env.si->swap_map[swp_offset(entry)], 1);
+	/* Its shadow waits in the swap cache. */
+	assert_true(xa_is_value(an_shadow(&env, index)));
+	inuse = env.si->inuse_pages;
+
+	an_verify_range(&env, index * PAGE + 10, 20);
+	/* It met its shadow: one refault, one page read, nothing evicted. */
+	st1 = vm_stats(env.f.arena);
+	assert_int_equal(st1.workingset_refault - st0.workingset_refault, 1);
+	assert_int_equal(env.si->pswpin, 1);
+	assert_int_equal(st1.pgsteal, st0.pgsteal);
+	assert_false(xa_is_value(xa_load(&env.region.mapping.i_pages, index)));
+	assert_int_equal(env.si->swap_map[swp_offset(entry)], 0);
+	assert_null(xa_load(&swap_address_space(env.si, entry)->i_pages,
+			    swap_cache_index(env.si, entry)));
+	assert_int_equal(env.si->inuse_pages, inuse - 1);
+	an_check(&env);
+	an_verify(&env);
+	an_fini(&env);
+}
+
+/* swapin_folio() on its own: an entry of no device, a stale entry. */
+static void test_anon_swapin_folio_errors(void **state)
+{
+	unsigned long inuse;
+	swp_entry_t entry;
+	struct folio *folio;
+	struct an_env env;
+	void *value, *shadow;
+
+	(void)state;
+	an_init(&env, 2 * LIMIT * PAGE, 4 * CLUSTER_BYTES);
+	an_write_all(&env, 3);
+	folio = swapin_folio(&env.region.mapping, 0,
+			     swp_to_radix_entry(swp_entry(MAX_SWAPFILES - 1, 0)),
+			     GFP_KERNEL);
+	assert_ptr_equal(folio, ERR_PTR(-EINVAL));
+	folio = swapin_folio(&env.region.mapping, 0,
+			     swp_to_radix_entry(swp_entry(env.si->type,
+							  env.si->max)),
+			     GFP_KERNEL);
+	assert_ptr_equal(folio, ERR_PTR(-EINVAL));
+
+	/* Room, so that no reclaim takes the shadow looked at below. */
+	assert_true(upc_reclaim_pages(env.f.arena, UPC_RECLAIM_BATCH) > 0);
+	/* The entry of page 0, offered for page 1: not there, look again. */
+	value = xa_load(&env.region.mapping.i_pages, 0);
+	assert_true(xa_is_value(value));
+	entry = radix_to_swp_entry(value);
+	shadow = an_shadow(&env, 0);
+	inuse = env.si->inuse_pages;
+	folio = swapin_folio(&env.region.mapping, 1, value, GFP_KERNEL);
+	assert_ptr_equal(folio, ERR_PTR(-EAGAIN));
+	/* Nothing changed: the slot, its shadow, both pages. */
+	assert_int_equal(env.si->swap_map[swp_offset(entry)], 1);
+	assert_ptr_equal(an_shadow(&env, 0), shadow);
+	assert_ptr_equal(xa_load(&env.region.mapping.i_pages, 0), value);
+	assert_true(xa_is_value(xa_load(&env.region.mapping.i_pages, 1)));
+	assert_int_equal(env.si->inuse_pages, inuse);
+	an_check(&env);
+
+	/* The right index: the folio, in the region, referenced. */
+	folio = swapin_folio(&env.region.mapping, 0, value, GFP_KERNEL);
+	assert_false(IS_ERR(folio));
+	assert_ptr_equal(xa_load(&env.region.mapping.i_pages, 0), folio);
+	assert_ptr_equal(folio->mapping, &env.region.mapping);
+	assert_int_equal(folio->index, 0);
+	assert_false(folio_test_swapcache(folio));
+	assert_true(folio_test_swapbacked(folio));
+	assert_true(folio_test_uptodate(folio));
+	assert_int_equal(*(unsigned char *)folio_address(folio), env.model[0]);
+	folio_put(folio);
+	/* Again with the old value: the page is in memory now. */
+	assert_ptr_equal(swapin_folio(&env.region.mapping, 0, value, GFP_KERNEL),
+			 ERR_PTR(-EAGAIN));
+	an_verify(&env);
+	an_fini(&env);
+}
+
+/*
+ * Folios someone holds a reference on are written to swap by reclaim
+ * but cannot be evicted: they stay, and their slots go back (through
+ * struct upc_swap_ops.swap_free) with their shadows.
+ */
+static void test_anon_swap_out_held(void **state)
+{
+	struct upc_reclaim_stats st;
+	unsigned long resident, swapped;
+	struct folio *held[8];
+	struct an_env env;
+	unsigned int i;
+
+	(void)state;
+	an_init(&env, 64 * PAGE, 4 * CLUSTER_BYTES);
+	an_write_all(&env, 11);
+	for (i = 0; i < 8; i++) {
+		held[i] = filemap_get_entry(&env.region.mapping, i * 5);
+		assert_non_null(held[i]);
+		assert_false(xa_is_value(held[i]));
+	}
+	lru_add_drain_all(env.f.arena);
+	upc_reclaim_pages(env.f.arena, 64);
+	st = vm_stats(env.f.arena);
+	an_count(&env, &resident, &swapped);
+	assert_int_equal(resident, 8);
+	assert_int_equal(swapped, 56);
+	for (i = 0; i < 8; i++)
+		assert_ptr_equal(xa_load(&env.region.mapping.i_pages, i * 5),
+				 held[i]);
+	/* Written, but not evicted: only the evicted keep slots. */
+	assert_int_equal(st.pswpout, 56);
+	assert_true(env.si->pswpout >= 64);
+	assert_int_equal(env.si->inuse_pages, 56);
+	an_check(&env);
+	for (i = 0; i < 8; i++)
+		folio_put(held[i]);
+	/* Unheld, they go at the next reclaim like the others. */
+	upc_reclaim_pages(env.f.arena, 64);
+	an_count(&env, &resident, &swapped);
+	assert_int_equal(resident, 0);
+	assert_int_equal(env.si->inuse_pages, 64);
+	an_verify(&env);
+	an_fini(&env);
+}
+
+/* Memory and swap both full: writes fail; freeing space heals it. */
+static void test_anon_swap_full(void **state)
+{
+	struct anon_region other;
+	unsigned long pages = 0;
+	struct an_env env;
+	char byte = 'x';
+	uint64_t pos;
+	ssize_t ret;
+
+	(void)state;
+	an_init(&env, 4 * LIMIT * PAGE, CLUSTER_BYTES);
+	/* A small region written first: the oldest, so swapped out first. */
+	anon_region_init(&other, env.f.arena, 64 * PAGE);
+	for (pos = 0; pos < other.size; pos += PAGE)
+		assert_int_equal(anon_region_write(&other, &byte, 1, pos), 1);
+	for (pos = 0; pos < env.region.size; pos += PAGE) {
+		ret = an_write_ret(&env, pos, PAGE, 4);
+		if (ret < 0) {
+			assert_int_equal(ret, -ENOMEM);
+			break;
+		}
+		pages++;
+	}
+	/* Every page of memory and every slot is used, and no more. */
+	assert_true(pos < env.region.size);
+	assert_int_equal(env.si->inuse_pages, SWAPFILE_CLUSTER);
+	assert_int_equal(pages + 64, LIMIT + SWAPFILE_CLUSTER);
+	assert_int_equal(upc_arena_charged(env.f.arena), LIMIT);
+	an_check(&env);
+	assert_int_equal(upc_check_anon(&other), 0);
+	/* The other region's memory and slots make room to swap in. */
+	anon_region_destroy(&other);
+	an_verify(&env);
+	an_fini(&env);
+}
+
+/* ---- I/O errors (a swap file) ---------------------------------------------- */
+
+static int an_tmpfile(void)
+{
+	char path[] = "/tmp/upc_test_anon_XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(unlink(path), 0);
+	return fd;
+}
+
+/* Swap-out cannot write: the folios stay, and no slot leaks. */
+static void test_anon_swap_out_write_error(void **state)
+{
+	unsigned long resident, swapped;
+	struct an_env env;
+	char path[64];
+	int fd = an_tmpfile(), ro;
+	uint64_t pos;
+	ssize_t ret = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ro = open(path, O_RDONLY);
+	assert_true(ro >= 0);
+	an_init_fd(&env, 2 * LIMIT * PAGE, 4 * CLUSTER_BYTES, ro);
+	for (pos = 0; pos < env.region.size && ret >= 0; pos += PAGE)
+		ret = an_write_ret(&env, pos, PAGE, 5);
+	assert_int_equal(ret, -ENOMEM);
+	assert_int_equal(env.si->inuse_pages, 0);
+	assert_int_equal(env.si->pswpout, 0);
+	assert_int_equal(vm_stats(env.f.arena).pswpout, 0);
+	an_count(&env, &resident, &swapped);
+	assert_int_equal(resident, LIMIT);
+	assert_int_equal(swapped, 0);
+	an_verify(&env);
+	an_fini(&env);
+	close(ro);
+	close(fd);
+}
+
+/*
+ * Swap-in cannot read (the file was cut short): -EIO, and the page stays
+ * swapped out, so once the file is whole again its data reads back.
+ */
+static void test_anon_swap_in_read_error(void **state)
+{
+	unsigned long resident, swapped;
+	unsigned char *saved, buf[2 * PAGE];
+	struct an_env env;
+	struct stat st;
+	int fd = an_tmpfile();
+	void *value;
+
+	(void)state;
+	an_init_fd(&env, 2 * LIMIT * PAGE, 4 * CLUSTER_BYTES, fd);
+	an_write_all(&env, 6);
+	/*
+	 * Room for the swap-ins below, so that they swap nothing out: a
+	 * write to the cut file would refill it with holes, read as zeros.
+	 */
+	assert_true(upc_reclaim_pages(env.f.arena, 4 * UPC_RECLAIM_BATCH) > 0);
+	value = xa_load(&env.region.mapping.i_pages, 0);
+	assert_true(xa_is_value(value));
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_true(st.st_size > 0);
+	saved = malloc((size_t)st.st_size);
+	assert_non_null(saved);
+	assert_int_equal(pread(fd, saved, (size_t)st.st_size, 0), st.st_size);
+	assert_int_equal(ftruncate(fd, 0), 0);
+
+	assert_int_equal(anon_region_read(&env.region, buf, 10, 0), -EIO);
+	assert_int_equal(anon_region_write(&env.region, buf, 10, 0), -EIO);
+	assert_ptr_equal(xa_load(&env.region.mapping.i_pages, 0), value);
+	an_count(&env, &resident, &swapped);
+	assert_int_equal(env.si->inuse_pages, swapped);
+	an_check(&env);
+
+	assert_int_equal(pwrite(fd, saved, (size_t)st.st_size, 0), st.st_size);
+	free(saved);
+	an_verify(&env);
+	an_fini(&env);
+	close(fd);
+}
+
+/* A read that reaches a page it cannot swap in stops there. */
+static void test_anon_short_read_on_error(void **state)
+{
+	unsigned char buf[2 * PAGE];
+	struct an_env env;
+	int fd = an_tmpfile();
+
+	(void)state;
+	an_init_fd(&env, 2 * LIMIT * PAGE, 4 * CLUSTER_BYTES, fd);
+	an_write_all(&env, 9);
+	/* Room for the swap-in, as in test_anon_swap_in_read_error. */
+	assert_true(upc_reclaim_pages(env.f.arena, 4 * UPC_RECLAIM_BATCH) > 0);
+	/* The oldest pages went first; bring page 0 back, leave page 1 out. */
+	an_verify_range(&env, 0, 1);
+	assert_false(xa_is_value(xa_load(&env.region.mapping.i_pages, 0)));
+	assert_true(xa_is_value(xa_load(&env.region.mapping.i_pages, 1)));
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(anon_region_read(&env.region, buf, sizeof(buf), 8),
+			 PAGE - 8);
+	assert_memory_equal(buf, env.model + 8, PAGE - 8);
+	assert_true(xa_is_value(xa_load(&env.region.mapping.i_pages, 1)));
+	/* Likewise a write: the bytes up to the page it could not get. */
+	assert_int_equal(an_write_ret(&env, PAGE - 3, 10, 10), 3);
+	/* The swapped-out data is gone from the file: forget it. */
+	an_check(&env);
+	anon_region_destroy(&env.region);
+	free(env.model);
+	env.model = NULL;
+	assert_int_equal(env.si->inuse_pages, 0);
+	an_fini(&env);
+	close(fd);
+}
+
+/* ---- destroying ---------------------------------------------------------- */
+
+/* Holes, resident and swapped-out pages: all freed, shadows too. */
+static void test_anon_destroy_frees_all(void **state)
+{
+	unsigned long resident, swapped;
+	struct an_env env;
+	uint64_t pos;
+
+	(void)state;
+	an_init(&env, 4 * LIMIT * PAGE, 4 * CLUSTER_BYTES);
+	for (pos = 0; pos < env.region.size; pos += 3 * PAGE)
+		an_write(&env, pos, PAGE, 1);
+	an_verify_range(&env, 0, 10 * PAGE);	/* some swapped back in */
+	an_count(&env, &resident, &swapped);
+	assert_true(resident > 0);
+	assert_true(swapped > 0);
+	assert_true(env.si->inuse_pages > 0);
+	an_destroy(&env);	/* asserts slots, pages and shadows are gone */
+	/* The device serves a new region from scratch. */
+	anon_region_init(&env.region, env.f.arena, 2 * LIMIT * PAGE);
+	env.model = calloc(1, env.region.size);
+	assert_non_null(env.model);
+	an_write_all(&env, 2);
+	an_verify(&env);
+	an_fini(&env);
+}
+
+/* ---- allocation failures --------------------------------------------------- */
+
+/* Swap-in that cannot allocate: -ENOMEM, and the page stays swapped. */
+static void test_anon_swap_in_enomem(void **state)
+{
+	unsigned long n, failed = 0;
+	struct an_env env;
+	unsigned char buf[16];
+
+	(void)state;
+	an_init(&env, 2 * LIMIT * PAGE, 4 * CLUSTER_BYTES);
+	an_write_all(&env, 4);
+	for (n = 1;; n++) {
+		void *value = xa_load(&env.region.mapping.i_pages, n);
+		ssize_t ret;
+		bool injected;
+
+		assert_true(xa_is_value(value));
+		upc_fault_fail_nth(n);
+		ret = anon_region_read(&env.region, buf, sizeof(buf), n * PAGE);
+		injected = upc_fault_injected();
+		upc_fault_fail_nth(0);
+		if (ret < 0) {
+			assert_int_equal(ret, -ENOMEM);
+			assert_true(injected);
+			assert_ptr_equal(xa_load(&env.region.mapping.i_pages, n),
+					 value);
+			failed++;
+		} else {
+			assert_int_equal(ret, sizeof(buf));
+			assert_memory_equal(buf, env.model + n * PAGE,
+					    sizeof(buf));
+		}
+		an_check(&env);
+		if (!injected)
+			break;
+	}
+	/* The folio allocation at least was failed and reported. */
+	assert_true(failed > 0);
+	an_verify(&env);
+	an_fini(&env);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_anon_zero_reads),
+		cmocka_unit_test(test_anon_write_read),
+		cmocka_unit_test(test_anon_no_swap_enomem),
+		cmocka_unit_test(test_anon_swap_round_trip),
+		cmocka_unit_test(test_anon_swap_in_one),
+		cmocka_unit_test(test_anon_swapin_folio_errors),
+		cmocka_unit_test(test_anon_swap_out_held),
+		cmocka_unit_test(test_anon_swap_full),
+		cmocka_unit_test(test_anon_swap_out_write_error),
+		cmocka_unit_test(test_anon_swap_in_read_error),
+		cmocka_unit_test(test_anon_short_read_on_error),
+		cmocka_unit_test(test_anon_destroy_frees_all),
+		cmocka_unit_test(test_anon_swap_in_enomem),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

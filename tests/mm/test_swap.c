@@ -1,0 +1,1123 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/mm/test_swap.c - swap devices, their slot allocator and the swap
+ * cache (include/upcache/swap.h; mm/swapfile.c, mm/swap_state.c), one
+ * kernel-layer function at a time, single threaded.
+ *
+ * Every test builds an arena that reclaims (vmscan_helpers.h) and a
+ * device on it, drives the functions directly with folios taken from
+ * the arena, and ends with sw_fini(): upc_check_swap() recounts the
+ * slot maps and walks every swap cache space, the device is destroyed
+ * (which needs every slot back) and vm_teardown() checks that no page
+ * stayed charged.  Expected offsets follow the allocator's documented
+ * policy (mm/swapfile.c's opening comment), computed from
+ * SWAPFILE_CLUSTER; tree heights are computed from XA_CHUNK_SHIFT, so
+ * the tests hold in a build with a small chunk shift too.
+ *
+ * Two tests are regressions for chunks smaller than a huge folio
+ * (space_shift 6 to 8): test_swap_free_clears_shadows_across_chunks
+ * (swap_free_nr() cleared only the first chunk's shadows) and
+ * test_swap_cache_folio_vs_chunk (a huge folio was stored in its first
+ * chunk alone, invisible from the others; it is now refused).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "vmscan_helpers.h"
+
+#include <upcache/stats.h>
+#include <upcache/swap.h>
+
+#include "../../mm/lru_internal.h"
+#include "../../mm/swap_internal.h"
+#include "fault.h"
+
+#define CLUSTER		SWAPFILE_CLUSTER
+#define CLUSTER_BYTES	((unsigned long long)CLUSTER << UPC_PAGE_SHIFT)
+
+/* An arena that reclaims, and a swap device on it. */
+struct sw_env {
+	struct vm_fixture f;
+	struct swap_info_struct *si;
+	struct folio *small;	/* order 0, for slot allocations */
+	struct folio *huge;	/* order 9, likewise */
+};
+
+/* sw_init_fd() - A device of @bytes with @shift on @fd (-1: in memory). */
+static void sw_init_fd(struct sw_env *env, int fd, unsigned long long bytes,
+		       unsigned int shift)
+{
+	memset(env, 0, sizeof(*env));
+	vm_setup(&env->f, 16, 2048, 0);
+	assert_int_equal(swap_device_create(env->f.arena, fd, bytes, shift,
+					    &env->si), 0);
+	assert_non_null(env->si);
+	env->small = upc_arena_alloc_folio(env->f.arena, GFP_KERNEL, 0);
+	env->huge = upc_arena_alloc_folio(env->f.arena, GFP_KERNEL,
+					  UPC_MAX_ORDER);
+	assert_non_null(env->small);
+	assert_non_null(env->huge);
+}
+
+static void sw_init(struct sw_env *env, unsigned long long bytes,
+		    unsigned int shift)
+{
+	sw_init_fd(env, -1, bytes, shift);
+}
+
+/* sw_fini() - Check the device, destroy it, check that nothing leaked. */
+static void sw_fini(struct sw_env *env)
+{
+	assert_int_equal(upc_check_swap(env->si), 0);
+	folio_put(env->small);
+	folio_put(env->huge);
+	assert_int_equal(swap_device_destroy(env->si), 0);
+	vm_teardown(&env->f);
+}
+
+/* sw_alloc() - Hand out slots for @folio.  Return: the first offset. */
+static unsigned long sw_alloc(struct sw_env *env, struct folio *folio)
+{
+	swp_entry_t entry;
+
+	assert_int_equal(folio_alloc_swap(env->si, folio, &entry), 0);
+	assert_int_equal(swp_type(entry), env->si->type);
+	/* Aligned to the folio's size, as add_to_swap_cache() needs. */
+	assert_int_equal(swp_offset(entry) & (folio_nr_pages(folio) - 1), 0);
+	return swp_offset(entry);
+}
+
+static void sw_free(struct sw_env *env, unsigned long offset, unsigned long nr)
+{
+	swap_free_nr(swp_entry(env->si->type, offset), nr);
+}
+
+/* sw_entry() - The entry of slot @offset of @env's device. */
+static swp_entry_t sw_entry(struct sw_env *env, unsigned long offset)
+{
+	return swp_entry(env->si->type, offset);
+}
+
+/* sw_folio() - A new locked folio of @order, as swap-in makes one. */
+static struct folio *sw_folio(struct sw_env *env, unsigned int order)
+{
+	struct folio *folio = upc_arena_alloc_folio(env->f.arena, GFP_KERNEL,
+						    order);
+
+	assert_non_null(folio);
+	assert_true(folio_trylock(folio));
+	return folio;
+}
+
+static void sw_unlock_put(struct folio *folio)
+{
+	folio_unlock(folio);
+	folio_put(folio);
+}
+
+/* What the swap cache holds for slot @offset (no reference taken). */
+static void *sw_cache_load(struct sw_env *env, unsigned long offset)
+{
+	swp_entry_t entry = sw_entry(env, offset);
+
+	return xa_load(&swap_address_space(env->si, entry)->i_pages,
+		       swap_cache_index(env->si, entry));
+}
+
+/* Levels a tree needs to hold index @index (0: the head holds it). */
+static unsigned int tree_height(unsigned long index)
+{
+	unsigned int height = 0;
+
+	while (index) {
+		height++;
+		index >>= XA_CHUNK_SHIFT;
+	}
+	return height;
+}
+
+/* A temporary file, already unlinked. */
+static int sw_tmpfile(void)
+{
+	char path[] = "/tmp/upc_test_swap_XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(unlink(path), 0);
+	return fd;
+}
+
+/* ---- entries ------------------------------------------------------------- */
+
+static void test_swap_entry_encoding(void **state)
+{
+	static const unsigned int types[] = { 0, 1, 7, MAX_SWAPFILES - 1 };
+	static const unsigned long offsets[] = {
+		0, 1, 511, 512, 123456789, (1UL << SWP_OFFSET_BITS) - 1,
+	};
+	unsigned int t, o;
+
+	(void)state;
+	for (t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		for (o = 0; o < sizeof(offsets) / sizeof(offsets[0]); o++) {
+			swp_entry_t e = swp_entry(types[t], offsets[o]);
+			void *value = swp_to_radix_entry(e);
+
+			assert_int_equal(swp_type(e), types[t]);
+			assert_int_equal(swp_offset(e), offsets[o]);
+			assert_int_equal(e.val, ((unsigned long)types[t] <<
+						 SWP_OFFSET_BITS) | offsets[o]);
+			/* A value entry, never a pointer or internal entry. */
+			assert_true(xa_is_value(value));
+			assert_int_equal(radix_to_swp_entry(value).val, e.val);
+		}
+	}
+	/* The type lies wholly above the offset: neighbours differ in one. */
+	assert_int_not_equal(swp_entry(1, 0).val,
+			     swp_entry(0, (1UL << SWP_OFFSET_BITS) - 1).val);
+}
+
+/* ---- device life --------------------------------------------------------- */
+
+static void test_swap_create_errors(void **state)
+{
+	static const unsigned int bad_shifts[] = {
+		1, SWAP_SPACE_SHIFT_MIN - 1, SWAP_SPACE_SHIFT_MAX + 1, UINT_MAX,
+	};
+	struct swap_info_struct *si = NULL, *other;
+	struct upc_arena *bare;
+	struct vm_fixture f;
+	unsigned int i;
+
+	(void)state;
+	vm_setup(&f, 8, 1024, 0);
+	assert_int_equal(swap_device_create(NULL, -1, CLUSTER_BYTES, 0, &si),
+			 -EINVAL);
+	assert_int_equal(swap_device_create(f.arena, -1, CLUSTER_BYTES, 0,
+					    NULL), -EINVAL);
+	assert_int_equal(swap_device_create(f.arena, -1, 0, 0, &si), -EINVAL);
+	assert_int_equal(swap_device_create(f.arena, -1, CLUSTER_BYTES - 1, 0,
+					    &si), -EINVAL);
+	/* One slot over 2^SWP_OFFSET_BITS: refused before allocating. */
+	assert_int_equal(swap_device_create(f.arena, -1,
+					    ((1ULL << SWP_OFFSET_BITS) + 1) <<
+					    UPC_PAGE_SHIFT, 0, &si), -EINVAL);
+	for (i = 0; i < sizeof(bad_shifts) / sizeof(bad_shifts[0]); i++)
+		assert_int_equal(swap_device_create(f.arena, -1, CLUSTER_BYTES,
+						    bad_shifts[i], &si),
+				 -EINVAL);
+	assert_null(si);
+
+	/* An arena that does not reclaim has nothing to swap from. */
+	assert_int_equal(upc_arena_create(4 * MiB, &bare), 0);
+	assert_int_equal(swap_device_create(bare, -1, CLUSTER_BYTES, 0, &si),
+			 -EBUSY);
+	upc_arena_destroy(bare);
+
+	/* The shifts at the ends of the range are good. */
+	assert_int_equal(swap_device_create(f.arena, -1, CLUSTER_BYTES,
+					    SWAP_SPACE_SHIFT_MAX, &si), 0);
+	assert_int_equal(si->nr_spaces, 1);
+	/* One device per arena; the first one stays installed. */
+	other = NULL;
+	assert_int_equal(swap_device_create(f.arena, -1, CLUSTER_BYTES,
+					    SWAP_SPACE_SHIFT_MIN, &other),
+			 -EBUSY);
+	assert_null(other);
+	assert_ptr_equal(arena_lruvec(f.arena)->swap_priv, si);
+	assert_int_equal(swap_device_destroy(si), 0);
+	assert_int_equal(swap_device_create(f.arena, -1, CLUSTER_BYTES,
+					    SWAP_SPACE_SHIFT_MIN, &si), 0);
+	assert_int_equal(si->nr_spaces, CLUSTER >> SWAP_SPACE_SHIFT_MIN);
+	assert_int_equal(swap_device_destroy(si), 0);
+
+	/* The one allocation point of creation fails cleanly. */
+	upc_fault_fail_nth(1);
+	assert_int_equal(swap_device_create(f.arena, -1, CLUSTER_BYTES, 0, &si),
+			 -ENOMEM);
+	assert_true(upc_fault_injected());
+	upc_fault_fail_nth(0);
+	assert_null(arena_lruvec(f.arena)->swap_ops);
+	vm_teardown(&f);
+}
+
+/* Sizes round down to clusters; the device is registered and hooked. */
+static void test_swap_create_registers(void **state)
+{
+	struct swap_info_struct *si;
+	struct sw_env env;
+	unsigned int type;
+
+	(void)state;
+	sw_init(&env, 3 * CLUSTER_BYTES - 1, SWAP_SPACE_WHOLE);
+	si = env.si;
+	type = si->type;
+	assert_int_equal(si->max, 2 * CLUSTER);
+	assert_int_equal(si->nr_spaces, 1);
+	assert_int_equal(si->inuse_pages, 0);
+	assert_int_equal(si->fd, -1);
+	assert_non_null(si->mem);
+	assert_ptr_equal(arena_lruvec(env.f.arena)->swap_ops, &swap_reclaim_ops);
+	assert_ptr_equal(arena_lruvec(env.f.arena)->swap_priv, si);
+	assert_ptr_equal(swap_info_get(swp_entry(type, 0)), si);
+	assert_ptr_equal(swap_info_get(swp_entry(type, si->max - 1)), si);
+	assert_null(swap_info_get(swp_entry(type, si->max)));
+	assert_null(swap_info_get(swp_entry(MAX_SWAPFILES, 0)));
+	assert_null(swap_info_get(swp_entry(type + 1, 0)));
+	sw_fini(&env);
+	/* Gone from the table and from reclaim. */
+	assert_null(swap_info_get(swp_entry(type, 0)));
+
+	/* Chunks of the default shift: a partial last chunk is a space. */
+	sw_init(&env, (1ULL << (SWAP_ADDRESS_SPACE_SHIFT + 1)) *
+		UPC_PAGE_SIZE + CLUSTER_BYTES, SWAP_ADDRESS_SPACE_SHIFT);
+	assert_int_equal(env.si->nr_spaces, 3);
+	sw_fini(&env);
+}
+
+/* MAX_SWAPFILES devices at once, then -ENOSPC. */
+static void test_swap_create_table_full(void **state)
+{
+	struct upc_arena *arenas[MAX_SWAPFILES + 1];
+	struct swap_info_struct *sis[MAX_SWAPFILES + 1];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i <= MAX_SWAPFILES; i++) {
+		assert_int_equal(upc_arena_create(2 * MiB, &arenas[i]), 0);
+		assert_int_equal(upc_reclaim_init(arenas[i]), 0);
+	}
+	for (i = 0; i < MAX_SWAPFILES; i++) {
+		assert_int_equal(swap_device_create(arenas[i], -1,
+						    CLUSTER_BYTES, 0, &sis[i]),
+				 0);
+		assert_ptr_equal(swap_info_get(swp_entry(sis[i]->type, 0)),
+				 sis[i]);
+	}
+	assert_int_equal(swap_device_create(arenas[MAX_SWAPFILES], -1,
+					    CLUSTER_BYTES, 0,
+					    &sis[MAX_SWAPFILES]), -ENOSPC);
+	/* The failure left no hook behind: after a swapoff it fits. */
+	assert_null(arena_lruvec(arenas[MAX_SWAPFILES])->swap_ops);
+	assert_int_equal(swap_device_destroy(sis[3]), 0);
+	assert_int_equal(swap_device_create(arenas[MAX_SWAPFILES], -1,
+					    CLUSTER_BYTES, 0,
+					    &sis[MAX_SWAPFILES]), 0);
+	/* The freed place in the table is reused. */
+	assert_ptr_equal(swap_info_get(swp_entry(sis[MAX_SWAPFILES]->type, 0)),
+			 sis[MAX_SWAPFILES]);
+	for (i = 0; i <= MAX_SWAPFILES; i++) {
+		if (i != 3)
+			assert_int_equal(swap_device_destroy(sis[i]), 0);
+		upc_reclaim_destroy(arenas[i]);
+		upc_arena_destroy(arenas[i]);
+	}
+}
+
+static void test_swap_destroy_busy(void **state)
+{
+	struct sw_env env;
+	unsigned long off;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, 0);
+	off = sw_alloc(&env, env.small);
+	assert_int_equal(swap_device_destroy(env.si), -EBUSY);
+	/* Nothing changed: still registered, still reclaim's hook. */
+	assert_ptr_equal(swap_info_get(sw_entry(&env, off)), env.si);
+	assert_ptr_equal(arena_lruvec(env.f.arena)->swap_priv, env.si);
+	assert_int_equal(env.si->inuse_pages, 1);
+	off = sw_alloc(&env, env.huge);
+	assert_int_equal(swap_device_destroy(env.si), -EBUSY);
+	sw_free(&env, off, CLUSTER);
+	assert_int_equal(swap_device_destroy(env.si), -EBUSY);
+	sw_free(&env, 0, 1);
+	assert_int_equal(env.si->inuse_pages, 0);
+	sw_fini(&env);
+}
+
+/* ---- I/O ------------------------------------------------------------------- */
+
+/* Fill @folio with bytes naming @seed and their position. */
+static void sw_fill(struct folio *folio, unsigned int seed)
+{
+	unsigned char *p = folio_address(folio);
+	size_t i;
+
+	for (i = 0; i < folio_size(folio); i++)
+		p[i] = (unsigned char)(i * 7 + seed + (i >> 12));
+}
+
+static bool sw_matches(struct folio *folio, unsigned int seed)
+{
+	unsigned char *p = folio_address(folio);
+	size_t i;
+
+	for (i = 0; i < folio_size(folio); i++)
+		if (p[i] != (unsigned char)(i * 7 + seed + (i >> 12)))
+			return false;
+	return true;
+}
+
+/* Write a small and a huge folio to their slots and read them back. */
+static void sw_round_trip(struct sw_env *env)
+{
+	struct folio *back_small = sw_folio(env, 0);
+	struct folio *back_huge = sw_folio(env, UPC_MAX_ORDER);
+	unsigned long off_small = sw_alloc(env, env->small);
+	unsigned long off_huge = sw_alloc(env, env->huge);
+
+	sw_fill(env->small, 3);
+	sw_fill(env->huge, 11);
+	assert_int_equal(swap_write_folio(env->si, env->small,
+					  sw_entry(env, off_small)), 0);
+	assert_int_equal(swap_write_folio(env->si, env->huge,
+					  sw_entry(env, off_huge)), 0);
+	assert_int_equal(env->si->pswpout, 1 + CLUSTER);
+	assert_int_equal(swap_read_folio(env->si, back_huge,
+					 sw_entry(env, off_huge)), 0);
+	assert_int_equal(swap_read_folio(env->si, back_small,
+					 sw_entry(env, off_small)), 0);
+	assert_int_equal(env->si->pswpin, 1 + CLUSTER);
+	assert_true(sw_matches(back_small, 3));
+	assert_true(sw_matches(back_huge, 11));
+	/* Page 1 of the huge run is slot off_huge + 1. */
+	assert_int_equal(swap_read_folio(env->si, back_small,
+					 sw_entry(env, off_huge + 1)), 0);
+	assert_memory_equal(folio_address(back_small),
+			    (char *)folio_address(env->huge) + UPC_PAGE_SIZE,
+			    UPC_PAGE_SIZE);
+	sw_unlock_put(back_small);
+	sw_unlock_put(back_huge);
+	sw_free(env, off_small, 1);
+	sw_free(env, off_huge, CLUSTER);
+}
+
+static void test_swap_memory_device_io(void **state)
+{
+	struct sw_env env;
+
+	(void)state;
+	sw_init(&env, 4 * CLUSTER_BYTES, 0);
+	sw_round_trip(&env);
+	sw_fini(&env);
+}
+
+static void test_swap_file_device_io(void **state)
+{
+	struct folio *folio;
+	struct sw_env env;
+	struct stat st;
+	int fd = sw_tmpfile(), ro;
+	char path[64];
+
+	(void)state;
+	sw_init_fd(&env, fd, 4 * CLUSTER_BYTES, 0);
+	assert_null(env.si->mem);
+	assert_int_equal(env.si->fd, fd);
+	sw_round_trip(&env);
+	/* Written with pwrite: the file grew to cover the huge run. */
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, 2 * CLUSTER_BYTES);
+	/* A slot past the file's end reads short: -EIO, not counted. */
+	folio = sw_folio(&env, 0);
+	assert_int_equal(swap_read_folio(env.si, folio,
+					 sw_entry(&env, 3 * CLUSTER)), -EIO);
+	assert_int_equal(env.si->pswpin, 2 + CLUSTER);
+	sw_unlock_put(folio);
+	sw_fini(&env);
+
+	/* A descriptor that cannot be written: -EIO, not counted. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ro = open(path, O_RDONLY);
+	assert_true(ro >= 0);
+	sw_init_fd(&env, ro, 4 * CLUSTER_BYTES, 0);
+	assert_int_equal(swap_write_folio(env.si, env.small,
+					  sw_entry(&env, 0)), -EIO);
+	assert_int_equal(env.si->pswpout, 0);
+	/* What is in the file still reads. */
+	folio = sw_folio(&env, 0);
+	assert_int_equal(swap_read_folio(env.si, folio, sw_entry(&env, 0)), 0);
+	assert_true(sw_matches(folio, 3));
+	sw_unlock_put(folio);
+	sw_fini(&env);
+	close(ro);
+	close(fd);
+}
+
+/* ---- slots ----------------------------------------------------------------- */
+
+/* Order-0 slots come from the first cluster, in order. */
+static void test_swap_alloc_in_order(void **state)
+{
+	struct sw_env env;
+	unsigned long i;
+
+	(void)state;
+	sw_init(&env, 4 * CLUSTER_BYTES, 0);
+	for (i = 0; i < 100; i++) {
+		assert_int_equal(sw_alloc(&env, env.small), i);
+		assert_int_equal(env.si->inuse_pages, i + 1);
+	}
+	assert_int_equal(env.si->cluster_used[0], 100);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	sw_free(&env, 0, 100);
+	assert_int_equal(env.si->inuse_pages, 0);
+	sw_fini(&env);
+}
+
+/*
+ * A huge folio takes a wholly free, aligned cluster; small ones keep to
+ * the current cluster; when no cluster is wholly free, partly used ones
+ * serve small allocations and huge ones fail.
+ */
+static void test_swap_alloc_huge_and_partial(void **state)
+{
+	struct sw_env env;
+	swp_entry_t entry;
+	unsigned long i;
+
+	(void)state;
+	sw_init(&env, 4 * CLUSTER_BYTES, 0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(sw_alloc(&env, env.small), i);
+	/* Cluster 0 is partly used: the huge run goes to cluster 1. */
+	assert_int_equal(sw_alloc(&env, env.huge), CLUSTER);
+	assert_int_equal(env.si->inuse_pages, 3 + CLUSTER);
+	/* The current cluster (1) is full: the next free one becomes it. */
+	assert_int_equal(sw_alloc(&env, env.small), 2 * CLUSTER);
+	assert_int_equal(sw_alloc(&env, env.huge), 3 * CLUSTER);
+	assert_int_equal(env.si->nr_free_clusters, 0);
+	/* No wholly free cluster is left for another huge run. */
+	assert_int_equal(folio_alloc_swap(env.si, env.huge, &entry), -ENOSPC);
+	assert_int_equal(env.si->inuse_pages, 4 + 2 * CLUSTER);
+	/* Small ones fill the partly used clusters, cluster 0 first. */
+	assert_int_equal(sw_alloc(&env, env.small), 3);
+	assert_int_equal(upc_check_swap(env.si), 0);
+
+	/* Freeing a whole cluster makes it free for a huge run again. */
+	sw_free(&env, CLUSTER, CLUSTER);
+	assert_int_equal(env.si->nr_free_clusters, 1);
+	assert_int_equal(sw_alloc(&env, env.huge), CLUSTER);
+	sw_free(&env, 0, 4 * CLUSTER);
+	assert_int_equal(env.si->inuse_pages, 0);
+	sw_fini(&env);
+}
+
+/* Freed slots are handed out again, lowest first within a cluster. */
+static void test_swap_free_reuse(void **state)
+{
+	struct sw_env env;
+	unsigned long i;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, 0);
+	for (i = 0; i < 10; i++)
+		sw_alloc(&env, env.small);
+	sw_free(&env, 4, 1);
+	sw_free(&env, 7, 2);
+	assert_int_equal(env.si->inuse_pages, 7);
+	/* Freeing a free slot again changes nothing. */
+	sw_free(&env, 4, 1);
+	assert_int_equal(env.si->inuse_pages, 7);
+	assert_int_equal(env.si->cluster_used[0], 7);
+	assert_int_equal(sw_alloc(&env, env.small), 4);
+	assert_int_equal(sw_alloc(&env, env.small), 7);
+	assert_int_equal(sw_alloc(&env, env.small), 8);
+	assert_int_equal(sw_alloc(&env, env.small), 10);
+	/* Entries past the end or of no device are ignored. */
+	swap_free_nr(sw_entry(&env, env.si->max), 1);
+	swap_free_nr(sw_entry(&env, env.si->max - 1), 2);
+	swap_free_nr(swp_entry(MAX_SWAPFILES - 1, 0), 1);
+	assert_int_equal(env.si->inuse_pages, 11);
+	sw_free(&env, 0, 11);
+	sw_fini(&env);
+}
+
+/* A full device says -ENOSPC, until a slot comes back. */
+static void test_swap_full(void **state)
+{
+	struct sw_env env;
+	swp_entry_t entry;
+	unsigned long i;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, 0);
+	for (i = 0; i < 2 * CLUSTER; i++)
+		assert_int_equal(sw_alloc(&env, env.small), i);
+	assert_int_equal(env.si->inuse_pages, 2 * CLUSTER);
+	assert_int_equal(folio_alloc_swap(env.si, env.small, &entry), -ENOSPC);
+	assert_int_equal(folio_alloc_swap(env.si, env.huge, &entry), -ENOSPC);
+	assert_int_equal(env.si->inuse_pages, 2 * CLUSTER);
+
+	/* The free-cluster stack is empty: partly used clusters are searched. */
+	sw_free(&env, 600, 1);
+	sw_free(&env, 7, 1);
+	assert_int_equal(sw_alloc(&env, env.small), 600);
+	assert_int_equal(sw_alloc(&env, env.small), 7);
+	assert_int_equal(folio_alloc_swap(env.si, env.small, &entry), -ENOSPC);
+	/* One free slot is not a huge run; a free cluster is. */
+	sw_free(&env, 5, 1);
+	assert_int_equal(folio_alloc_swap(env.si, env.huge, &entry), -ENOSPC);
+	sw_free(&env, 0, CLUSTER);
+	assert_int_equal(sw_alloc(&env, env.huge), 0);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	sw_free(&env, 0, 2 * CLUSTER);
+	assert_int_equal(env.si->inuse_pages, 0);
+	assert_int_equal(env.si->nr_free_clusters + (env.si->cur_cluster !=
+						     ULONG_MAX), 2);
+	sw_fini(&env);
+}
+
+/* ---- the swap cache -------------------------------------------------------- */
+
+static void test_swap_cache_add_get_delete(void **state)
+{
+	void *shadow = xa_mk_value(0x5ad0), *found = NULL;
+	struct folio *folio, *got, *again;
+	struct address_space *space;
+	swp_entry_t entry;
+	struct sw_env env;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, 0);
+	sw_alloc(&env, env.small);
+	entry = sw_entry(&env, sw_alloc(&env, env.small));
+	space = swap_address_space(env.si, entry);
+	folio = sw_folio(&env, 0);
+
+	assert_int_equal(add_to_swap_cache(env.si, folio, entry, GFP_KERNEL,
+					   &found), 0);
+	assert_null(found);
+	assert_true(folio_test_swapcache(folio));
+	assert_int_equal(folio_swap_entry(folio).val, entry.val);
+	assert_int_equal(folio_ref_count(folio), 2);
+	assert_int_equal(space->nrpages, 1);
+	assert_ptr_equal(sw_cache_load(&env, 1), folio);
+	got = swap_cache_get_folio(env.si, entry);
+	assert_ptr_equal(got, folio);
+	assert_int_equal(folio_ref_count(folio), 3);
+	folio_put(got);
+	assert_null(swap_cache_get_folio(env.si, sw_entry(&env, 0)));
+	assert_int_equal(upc_check_swap(env.si), 0);
+
+	/* Leaving, it leaves the shadow; the lookup sees no folio. */
+	delete_from_swap_cache(env.si, folio, shadow);
+	assert_false(folio_test_swapcache(folio));
+	assert_null(folio->private);
+	assert_int_equal(folio_ref_count(folio), 1);
+	assert_int_equal(space->nrpages, 0);
+	assert_ptr_equal(sw_cache_load(&env, 1), shadow);
+	assert_null(swap_cache_get_folio(env.si, entry));
+	assert_int_equal(upc_check_swap(env.si), 0);
+
+	/* The next folio at the slot gets the shadow handed back. */
+	again = sw_folio(&env, 0);
+	assert_int_equal(add_to_swap_cache(env.si, again, entry, GFP_KERNEL,
+					   &found), 0);
+	assert_ptr_equal(found, shadow);
+	delete_from_swap_cache(env.si, again, NULL);
+	assert_null(sw_cache_load(&env, 1));
+	sw_unlock_put(again);
+	sw_unlock_put(folio);
+	sw_free(&env, 0, 2);
+	sw_fini(&env);
+}
+
+static void test_swap_cache_eexist(void **state)
+{
+	struct folio *first, *second;
+	swp_entry_t entry;
+	struct sw_env env;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, 0);
+	entry = sw_entry(&env, sw_alloc(&env, env.small));
+	first = sw_folio(&env, 0);
+	second = sw_folio(&env, 0);
+	assert_int_equal(add_to_swap_cache(env.si, first, entry, GFP_KERNEL,
+					   NULL), 0);
+	assert_int_equal(add_to_swap_cache(env.si, second, entry, GFP_KERNEL,
+					   NULL), -EEXIST);
+	/* The loser is untouched; the winner stays. */
+	assert_false(folio_test_swapcache(second));
+	assert_null(second->private);
+	assert_int_equal(folio_ref_count(second), 1);
+	assert_ptr_equal(sw_cache_load(&env, swp_offset(entry)), first);
+	assert_int_equal(swap_address_space(env.si, entry)->nrpages, 1);
+	delete_from_swap_cache(env.si, first, NULL);
+	sw_unlock_put(first);
+	sw_unlock_put(second);
+	sw_free(&env, swp_offset(entry), 1);
+	sw_fini(&env);
+}
+
+/* A huge folio is one multi-index entry, and so is the shadow it leaves. */
+static void test_swap_cache_large_folio(void **state)
+{
+	void *shadow = xa_mk_value(0x1a29e), *found = (void *)1;
+	struct swap_cache_info info;
+	struct folio *huge, *small;
+	unsigned long base, i;
+	struct sw_env env;
+
+	(void)state;
+	sw_init(&env, 4 * CLUSTER_BYTES, 0);
+	sw_alloc(&env, env.small);
+	base = sw_alloc(&env, env.huge);
+	assert_int_equal(base, CLUSTER);
+	huge = sw_folio(&env, UPC_MAX_ORDER);
+	assert_int_equal(add_to_swap_cache(env.si, huge, sw_entry(&env, base),
+					   GFP_KERNEL, &found), 0);
+	assert_null(found);
+	assert_int_equal(folio_ref_count(huge), 1 + CLUSTER);
+	assert_int_equal(swap_address_space(env.si, sw_entry(&env, base))->nrpages,
+			 CLUSTER);
+	swap_cache_info(env.si, &info);
+	assert_int_equal(info.nr_entries, 1);
+	for (i = 0; i < CLUSTER; i += 37) {
+		struct folio *got = swap_cache_get_folio(env.si,
+							 sw_entry(&env, base + i));
+
+		assert_ptr_equal(got, huge);
+		folio_put(got);
+	}
+	assert_null(swap_cache_get_folio(env.si, sw_entry(&env, base - 1)));
+	assert_null(swap_cache_get_folio(env.si, sw_entry(&env, base + CLUSTER)));
+	/* A small folio in the middle of it conflicts. */
+	small = sw_folio(&env, 0);
+	assert_int_equal(add_to_swap_cache(env.si, small,
+					   sw_entry(&env, base + 100),
+					   GFP_KERNEL, NULL), -EEXIST);
+	assert_int_equal(upc_check_swap(env.si), 0);
+
+	delete_from_swap_cache(env.si, huge, shadow);
+	assert_int_equal(folio_ref_count(huge), 1);
+	swap_cache_info(env.si, &info);
+	assert_int_equal(info.nr_entries, 1);
+	assert_ptr_equal(sw_cache_load(&env, base), shadow);
+	assert_ptr_equal(sw_cache_load(&env, base + CLUSTER - 1), shadow);
+
+	/* A small folio inside the shadow splits it and gets it back. */
+	assert_int_equal(add_to_swap_cache(env.si, small,
+					   sw_entry(&env, base + 100),
+					   GFP_KERNEL, &found), 0);
+	assert_ptr_equal(found, shadow);
+	assert_ptr_equal(sw_cache_load(&env, base + 100), small);
+	assert_ptr_equal(sw_cache_load(&env, base + 101), shadow);
+	assert_ptr_equal(sw_cache_load(&env, base), shadow);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	delete_from_swap_cache(env.si, small, NULL);
+
+	/* Freeing the run erases every shadow piece. */
+	sw_free(&env, base, CLUSTER);
+	swap_cache_info(env.si, &info);
+	assert_int_equal(info.nr_entries, 0);
+	assert_int_equal(info.nr_nodes, 0);
+	sw_unlock_put(small);
+	sw_unlock_put(huge);
+	sw_free(&env, 0, 1);
+	sw_fini(&env);
+}
+
+/*
+ * One add is one walk, small or large (the shared store helper), when
+ * the space's tree already reaches the slot.  An add that must grow the
+ * tree (a first add at a non-zero index, or past what the top node
+ * covers) restarts from the root to add the levels: the XArray counts
+ * that as a second descent.  Heights come from XA_CHUNK_SHIFT.
+ */
+static void test_swap_cache_add_one_walk(void **state)
+{
+	static const struct { unsigned int order; unsigned long off; } cases[] = {
+		{ 0, 0 },			/* empty: the head */
+		{ 0, 77 },			/* grows */
+		{ 0, 76 },
+		{ 0, 3 * CLUSTER + 5 },
+		{ UPC_MAX_ORDER, CLUSTER },	/* one multi-index entry */
+		{ 4, 2 * CLUSTER + 64 },
+	};
+	enum { NR = sizeof(cases) / sizeof(cases[0]) };
+	struct upc_thread_stats st;
+	struct folio *folios[NR];
+	unsigned int i, height = 0;
+	struct sw_env env;
+
+	(void)state;
+	sw_init(&env, 4 * CLUSTER_BYTES, 0);
+	/* Allocate every slot, so the check accepts the entries. */
+	for (i = 0; i < 4; i++)
+		sw_alloc(&env, env.huge);
+	for (i = 0; i < NR; i++) {
+		unsigned long last = cases[i].off + (1UL << cases[i].order) - 1;
+		unsigned int walks = 1;
+
+		if (tree_height(last) > height) {
+			walks = 2;
+			height = tree_height(last);
+		}
+		folios[i] = sw_folio(&env, cases[i].order);
+		upc_stats_thread_reset();
+		assert_int_equal(add_to_swap_cache(env.si, folios[i],
+						   sw_entry(&env, cases[i].off),
+						   GFP_KERNEL, NULL), 0);
+		upc_stats_thread(&st);
+		if (st.xa_walks != walks)
+			fail_msg("add %u (order %u at %lu): %lu walks, not %u", i,
+				 cases[i].order, cases[i].off,
+				 (unsigned long)st.xa_walks, walks);
+	}
+	assert_int_equal(upc_check_swap(env.si), 0);
+	/* Leaving over a shadow is one walk too. */
+	for (i = 0; i < NR; i++) {
+		upc_stats_thread_reset();
+		delete_from_swap_cache(env.si, folios[i], xa_mk_value(i));
+		upc_stats_thread(&st);
+		assert_int_equal(st.xa_walks, 1);
+		sw_unlock_put(folios[i]);
+	}
+	/* A lookup is one walk. */
+	upc_stats_thread_reset();
+	assert_null(swap_cache_get_folio(env.si, sw_entry(&env, 77)));
+	upc_stats_thread(&st);
+	assert_int_equal(st.xa_walks, 1);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	sw_free(&env, 0, 4 * CLUSTER);
+	sw_fini(&env);
+}
+
+/* Slot @target lands in the space of its chunk, at its offset in it. */
+static void sw_space_case(unsigned int shift, unsigned long slots,
+			  unsigned long target)
+{
+	unsigned long space = shift ? target >> shift : 0;
+	unsigned long index = shift ? target & ((1UL << shift) - 1) : target;
+	swp_entry_t entry;
+	struct folio *folio;
+	struct sw_env env;
+	unsigned long off, i;
+
+	sw_init(&env, (unsigned long long)slots << UPC_PAGE_SHIFT, shift);
+	assert_int_equal(env.si->nr_spaces,
+			 shift ? (slots + (1UL << shift) - 1) >> shift : 1);
+	/* Huge runs from slot 0 up, until one covers @target. */
+	do
+		off = sw_alloc(&env, env.huge);
+	while (off + CLUSTER <= target);
+	entry = sw_entry(&env, target);
+	assert_ptr_equal(swap_address_space(env.si, entry),
+			 &env.si->spaces[space]);
+	assert_int_equal(swap_cache_index(env.si, entry), index);
+
+	folio = sw_folio(&env, 0);
+	assert_int_equal(add_to_swap_cache(env.si, folio, entry, GFP_KERNEL,
+					   NULL), 0);
+	assert_ptr_equal(xa_load(&env.si->spaces[space].i_pages, index), folio);
+	for (i = 0; i < env.si->nr_spaces; i++)
+		if (i != space)
+			assert_true(xa_empty(&env.si->spaces[i].i_pages));
+	assert_int_equal(env.si->spaces[space].nrpages, 1);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	delete_from_swap_cache(env.si, folio, NULL);
+	assert_true(xa_empty(&env.si->spaces[space].i_pages));
+	sw_unlock_put(folio);
+	sw_free(&env, 0, env.si->max);
+	sw_fini(&env);
+}
+
+static void test_swap_cache_spaces(void **state)
+{
+	(void)state;
+	/* 2^15 slots: two chunks of the default shift. */
+	sw_space_case(SWAP_ADDRESS_SPACE_SHIFT, 1UL << 15, 20000);
+	sw_space_case(SWAP_SPACE_WHOLE, 1UL << 15, 20000);
+	/* Chunks smaller than a cluster: 8 per cluster. */
+	sw_space_case(SWAP_SPACE_SHIFT_MIN, 2 * CLUSTER, 100);
+	sw_space_case(SWAP_SPACE_SHIFT_MIN, 2 * CLUSTER, 2 * CLUSTER - 1);
+}
+
+/* Measure a 2^20-slot device holding one folio at slot @off. */
+static void sw_info_case(unsigned int shift, unsigned long off,
+			 struct swap_cache_info *info)
+{
+	int fd = sw_tmpfile();	/* no 4 GiB buffer: nothing is written */
+	struct folio *folio;
+	struct sw_env env;
+	unsigned long got;
+
+	sw_init_fd(&env, fd, (1ULL << 20) << UPC_PAGE_SHIFT, shift);
+	swap_cache_info(env.si, info);
+	assert_int_equal(info->nr_nodes, 0);
+	assert_int_equal(info->max_height, 0);
+	assert_int_equal(info->nr_entries, 0);
+	do
+		got = sw_alloc(&env, env.huge);
+	while (got + CLUSTER <= off);
+	folio = sw_folio(&env, 0);
+	assert_int_equal(add_to_swap_cache(env.si, folio, sw_entry(&env, off),
+					   GFP_KERNEL, NULL), 0);
+	swap_cache_info(env.si, info);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	delete_from_swap_cache(env.si, folio, NULL);
+	sw_unlock_put(folio);
+	sw_free(&env, 0, got + CLUSTER);
+	sw_fini(&env);
+	close(fd);
+}
+
+static void test_swap_cache_info_heights(void **state)
+{
+	const unsigned long high = (1UL << 20) - 1;
+	const unsigned long in_chunk = high & ((1UL << SWAP_ADDRESS_SPACE_SHIFT) - 1);
+	struct swap_cache_info whole, chunked, low;
+
+	(void)state;
+	sw_info_case(SWAP_SPACE_WHOLE, high, &whole);
+	sw_info_case(SWAP_ADDRESS_SPACE_SHIFT, high, &chunked);
+	assert_int_equal(whole.nr_spaces, 1);
+	assert_int_equal(chunked.nr_spaces,
+			 1UL << (20 - SWAP_ADDRESS_SPACE_SHIFT));
+	/* One entry: one node per level on its path. */
+	assert_int_equal(whole.max_height, tree_height(high));
+	assert_int_equal(chunked.max_height, tree_height(in_chunk));
+	assert_true(whole.max_height > chunked.max_height);
+	assert_int_equal(whole.nr_nodes, whole.max_height);
+	assert_int_equal(chunked.nr_nodes, chunked.max_height);
+	assert_int_equal(whole.node_bytes, whole.nr_nodes * sizeof(struct xa_node));
+	assert_int_equal(chunked.node_bytes,
+			 chunked.nr_nodes * sizeof(struct xa_node));
+	assert_int_equal(whole.nr_entries, 1);
+	assert_int_equal(chunked.nr_entries, 1);
+	/* Slot 0 of a chunk is the head: no node at all. */
+	sw_info_case(SWAP_ADDRESS_SPACE_SHIFT, 1UL << SWAP_ADDRESS_SPACE_SHIFT,
+		     &low);
+	assert_int_equal(low.max_height, 0);
+	assert_int_equal(low.nr_nodes, 0);
+	assert_int_equal(low.nr_entries, 1);
+}
+
+/* Freeing slots erases their shadows, and only theirs. */
+static void test_swap_free_clears_shadows(void **state)
+{
+	struct swap_cache_info info;
+	struct folio *folios[4];
+	struct sw_env env;
+	unsigned int i;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, 0);
+	for (i = 0; i < 4; i++) {
+		unsigned long off = sw_alloc(&env, env.small);
+
+		folios[i] = sw_folio(&env, 0);
+		assert_int_equal(add_to_swap_cache(env.si, folios[i],
+						   sw_entry(&env, off),
+						   GFP_KERNEL, NULL), 0);
+		/* Folio 3 stays in the cache; the others leave shadows. */
+		if (i != 3)
+			delete_from_swap_cache(env.si, folios[i],
+					       xa_mk_value(100 + i));
+	}
+	swap_cache_info(env.si, &info);
+	assert_int_equal(info.nr_entries, 4);
+	sw_free(&env, 1, 2);
+	assert_ptr_equal(sw_cache_load(&env, 0), xa_mk_value(100));
+	assert_null(sw_cache_load(&env, 1));
+	assert_null(sw_cache_load(&env, 2));
+	swap_cache_info(env.si, &info);
+	assert_int_equal(info.nr_entries, 2);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	/* A reused slot hands no stranger's shadow to its next folio. */
+	assert_int_equal(sw_alloc(&env, env.small), 1);
+	{
+		void *found = (void *)1;
+		struct folio *f = sw_folio(&env, 0);
+
+		assert_int_equal(add_to_swap_cache(env.si, f, sw_entry(&env, 1),
+						   GFP_KERNEL, &found), 0);
+		assert_null(found);
+		delete_from_swap_cache(env.si, f, NULL);
+		sw_unlock_put(f);
+	}
+	delete_from_swap_cache(env.si, folios[3], NULL);
+	sw_free(&env, 0, 4);
+	swap_cache_info(env.si, &info);
+	assert_int_equal(info.nr_entries, 0);
+	for (i = 0; i < 4; i++)
+		sw_unlock_put(folios[i]);
+	sw_fini(&env);
+}
+
+/*
+ * Chunks smaller than a run: freeing the run clears the shadows in every
+ * chunk it covers (regression: only the first chunk's were cleared, the
+ * others outlived their slots and upc_check_swap() failed).
+ */
+static void test_swap_free_clears_shadows_across_chunks(void **state)
+{
+	static const unsigned long offs[] = { 10, 100, 700, 2 * CLUSTER - 1 };
+	enum { NR = sizeof(offs) / sizeof(offs[0]) };
+	struct swap_cache_info info;
+	struct sw_env env;
+	unsigned int i;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, SWAP_SPACE_SHIFT_MIN);
+	sw_alloc(&env, env.huge);
+	sw_alloc(&env, env.huge);
+	for (i = 0; i < NR; i++) {
+		struct folio *folio = sw_folio(&env, 0);
+
+		assert_int_equal(add_to_swap_cache(env.si, folio,
+						   sw_entry(&env, offs[i]),
+						   GFP_KERNEL, NULL), 0);
+		delete_from_swap_cache(env.si, folio, xa_mk_value(i + 1));
+		sw_unlock_put(folio);
+	}
+	swap_cache_info(env.si, &info);
+	assert_int_equal(info.nr_entries, NR);
+	/* One call over both clusters: sixteen chunks. */
+	sw_free(&env, 0, 2 * CLUSTER);
+	for (i = 0; i < NR; i++)
+		assert_null(sw_cache_load(&env, offs[i]));
+	swap_cache_info(env.si, &info);
+	assert_int_equal(info.nr_entries, 0);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	sw_fini(&env);
+}
+
+/*
+ * A folio fits the swap cache only within one chunk: up to the chunk's
+ * size it is one multi-index entry every page finds; a larger one is
+ * refused (regression: it was stored in its first chunk alone, where
+ * lookups of its other pages missed it).
+ */
+static void test_swap_cache_folio_vs_chunk(void **state)
+{
+	struct folio *folio, *got;
+	struct sw_env env;
+	unsigned long i;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, SWAP_SPACE_SHIFT_MIN);
+	sw_alloc(&env, env.huge);
+	folio = sw_folio(&env, UPC_MAX_ORDER);
+	assert_int_equal(add_to_swap_cache(env.si, folio, sw_entry(&env, 0),
+					   GFP_KERNEL, NULL), -EINVAL);
+	assert_false(folio_test_swapcache(folio));
+	assert_null(folio->private);
+	assert_int_equal(folio_ref_count(folio), 1);
+	sw_unlock_put(folio);
+	/* A chunk's worth (order 6) at chunk 2: one entry, all pages. */
+	folio = sw_folio(&env, SWAP_SPACE_SHIFT_MIN);
+	assert_int_equal(add_to_swap_cache(env.si, folio, sw_entry(&env, 128),
+					   GFP_KERNEL, NULL), 0);
+	assert_int_equal(env.si->spaces[2].nrpages, 64);
+	for (i = 128; i < 192; i += 9) {
+		got = swap_cache_get_folio(env.si, sw_entry(&env, i));
+		assert_ptr_equal(got, folio);
+		folio_put(got);
+	}
+	assert_null(swap_cache_get_folio(env.si, sw_entry(&env, 192)));
+	assert_int_equal(upc_check_swap(env.si), 0);
+	delete_from_swap_cache(env.si, folio, NULL);
+	sw_unlock_put(folio);
+	sw_free(&env, 0, CLUSTER);
+	sw_fini(&env);
+
+	/* Chunks of a cluster: a huge folio is exactly one. */
+	sw_init(&env, 2 * CLUSTER_BYTES, UPC_MAX_ORDER);
+	assert_int_equal(sw_alloc(&env, env.huge), 0);
+	assert_int_equal(sw_alloc(&env, env.huge), CLUSTER);
+	folio = sw_folio(&env, UPC_MAX_ORDER);
+	assert_int_equal(add_to_swap_cache(env.si, folio,
+					   sw_entry(&env, CLUSTER),
+					   GFP_KERNEL, NULL), 0);
+	got = swap_cache_get_folio(env.si, sw_entry(&env, 2 * CLUSTER - 1));
+	assert_ptr_equal(got, folio);
+	folio_put(got);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	delete_from_swap_cache(env.si, folio, NULL);
+	sw_unlock_put(folio);
+	sw_free(&env, 0, 2 * CLUSTER);
+	sw_fini(&env);
+}
+
+/*
+ * Each allocation of an add fails in turn: the add either absorbs it
+ * (the node is allocated again outside the lock) or fails with -ENOMEM
+ * and leaves the folio out and unchanged.
+ */
+static void test_swap_cache_add_enomem(void **state)
+{
+	struct folio *folio;
+	struct sw_env env;
+	unsigned long n;
+	bool injected;
+	int err;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, 0);
+	sw_alloc(&env, env.huge);
+	folio = sw_folio(&env, 0);
+	for (n = 1;; n++) {
+		assert_true(n < 100);
+		upc_fault_fail_nth(n);
+		err = add_to_swap_cache(env.si, folio, sw_entry(&env, 300),
+					GFP_KERNEL, NULL);
+		injected = upc_fault_injected();
+		upc_fault_fail_nth(0);
+		if (err) {
+			assert_int_equal(err, -ENOMEM);
+			assert_true(injected);
+			assert_false(folio_test_swapcache(folio));
+			assert_null(folio->private);
+			assert_int_equal(folio_ref_count(folio), 1);
+			assert_null(sw_cache_load(&env, 300));
+		} else {
+			assert_ptr_equal(sw_cache_load(&env, 300), folio);
+			delete_from_swap_cache(env.si, folio, NULL);
+		}
+		assert_int_equal(upc_check_swap(env.si), 0);
+		if (!injected)
+			break;
+	}
+	/* The add into an empty tree allocates (two levels of nodes). */
+	assert_true(n > 1);
+	sw_unlock_put(folio);
+	sw_free(&env, 0, CLUSTER);
+	sw_fini(&env);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_swap_entry_encoding),
+		cmocka_unit_test(test_swap_create_errors),
+		cmocka_unit_test(test_swap_create_registers),
+		cmocka_unit_test(test_swap_create_table_full),
+		cmocka_unit_test(test_swap_destroy_busy),
+		cmocka_unit_test(test_swap_memory_device_io),
+		cmocka_unit_test(test_swap_file_device_io),
+		cmocka_unit_test(test_swap_alloc_in_order),
+		cmocka_unit_test(test_swap_alloc_huge_and_partial),
+		cmocka_unit_test(test_swap_free_reuse),
+		cmocka_unit_test(test_swap_full),
+		cmocka_unit_test(test_swap_cache_add_get_delete),
+		cmocka_unit_test(test_swap_cache_eexist),
+		cmocka_unit_test(test_swap_cache_large_folio),
+		cmocka_unit_test(test_swap_cache_add_one_walk),
+		cmocka_unit_test(test_swap_cache_spaces),
+		cmocka_unit_test(test_swap_cache_info_heights),
+		cmocka_unit_test(test_swap_free_clears_shadows),
+		cmocka_unit_test(test_swap_free_clears_shadows_across_chunks),
+		cmocka_unit_test(test_swap_cache_folio_vs_chunk),
+		cmocka_unit_test(test_swap_cache_add_enomem),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
