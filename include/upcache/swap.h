@@ -128,6 +128,8 @@ static inline swp_entry_t folio_swap_entry(const struct folio *folio)
  * @free_clusters: Stack of wholly free clusters.
  * @nr_free_clusters: Height of the stack.
  * @cur_cluster: Cluster small allocations come from, or ULONG_MAX.
+ * @cur_next: Where the next search of @cur_cluster starts (the slot
+ *	after the last one handed out there).
  * @scan_cursor: Where the search for a partly used cluster resumes.
  * @fd: The swap file, or -1 for a device in memory.
  * @mem: The device in memory, or NULL.
@@ -152,6 +154,7 @@ struct swap_info_struct {
 	unsigned long *free_clusters;
 	unsigned long nr_free_clusters;
 	unsigned long cur_cluster;
+	unsigned long cur_next;
 	unsigned long scan_cursor;
 	int fd;
 	unsigned char *mem;

@@ -508,7 +508,11 @@ static void test_swap_alloc_huge_and_partial(void **state)
 	sw_fini(&env);
 }
 
-/* Freed slots are handed out again, lowest first within a cluster. */
+/*
+ * Freed slots are handed out again: the current cluster's cursor goes on
+ * after the last slot it handed out and, at the cluster's end, wraps to
+ * the freed slots, lowest first, before a new cluster is taken.
+ */
 static void test_swap_free_reuse(void **state)
 {
 	struct sw_env env;
@@ -525,16 +529,22 @@ static void test_swap_free_reuse(void **state)
 	sw_free(&env, 4, 1);
 	assert_int_equal(env.si->inuse_pages, 7);
 	assert_int_equal(env.si->cluster_used[0], 7);
+	/* The cursor does not go back to a hole behind it... */
+	assert_int_equal(sw_alloc(&env, env.small), 10);
+	for (i = 11; i < CLUSTER; i++)
+		assert_int_equal(sw_alloc(&env, env.small), i);
+	/* ...until it wraps. */
 	assert_int_equal(sw_alloc(&env, env.small), 4);
 	assert_int_equal(sw_alloc(&env, env.small), 7);
 	assert_int_equal(sw_alloc(&env, env.small), 8);
-	assert_int_equal(sw_alloc(&env, env.small), 10);
+	/* Cluster 0 is full: the next slot opens cluster 1. */
+	assert_int_equal(sw_alloc(&env, env.small), CLUSTER);
 	/* Entries past the end or of no device are ignored. */
 	swap_free_nr(sw_entry(&env, env.si->max), 1);
 	swap_free_nr(sw_entry(&env, env.si->max - 1), 2);
 	swap_free_nr(swp_entry(MAX_SWAPFILES - 1, 0), 1);
-	assert_int_equal(env.si->inuse_pages, 11);
-	sw_free(&env, 0, 11);
+	assert_int_equal(env.si->inuse_pages, CLUSTER + 1);
+	sw_free(&env, 0, CLUSTER + 1);
 	sw_fini(&env);
 }
 
@@ -931,7 +941,13 @@ static void test_swap_free_clears_shadows(void **state)
 	swap_cache_info(env.si, &info);
 	assert_int_equal(info.nr_entries, 2);
 	assert_int_equal(upc_check_swap(env.si), 0);
-	/* A reused slot hands no stranger's shadow to its next folio. */
+	/*
+	 * A reused slot hands no stranger's shadow to its next folio.  The
+	 * cluster's cursor hands out the rest of the cluster first, then
+	 * wraps to the freed slot 1.
+	 */
+	for (i = 4; i < CLUSTER; i++)
+		assert_int_equal(sw_alloc(&env, env.small), i);
 	assert_int_equal(sw_alloc(&env, env.small), 1);
 	{
 		void *found = (void *)1;
@@ -944,7 +960,8 @@ static void test_swap_free_clears_shadows(void **state)
 		sw_unlock_put(f);
 	}
 	delete_from_swap_cache(env.si, folios[3], NULL);
-	sw_free(&env, 0, 4);
+	sw_free(&env, 0, CLUSTER);
+	assert_int_equal(env.si->inuse_pages, 0);
 	swap_cache_info(env.si, &info);
 	assert_int_equal(info.nr_entries, 0);
 	for (i = 0; i < 4; i++)
