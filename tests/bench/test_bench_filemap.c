@@ -8,10 +8,12 @@
  * counters the design is argued with (one walk and one lock round trip
  * to add over an order-0 shadow, at least three for the baseline, two
  * walks to add inside an order-9 shadow, one lock round trip per grab
- * of 512 indices), that each baseline builds exactly the page cache its
- * new path builds (add scenarios with every kind of conflict, grab,
- * contiguous lookup), and that a leaked folio reference ends the run
- * with exit status 2 and a message.
+ * of 512 indices, two walks for a swap cache add and delete), that each
+ * baseline builds exactly the page cache its new path builds (add
+ * scenarios with every kind of conflict, grab, contiguous lookup, swap
+ * cache add over shadows and empty slots, small and large folios), and
+ * that a leaked folio reference ends the run with exit status 2 and a
+ * message.
  *
  * Linked with the benchmark's sources (all of tools/bench/ but main.c;
  * see cmake/UpcacheTests.cmake).
@@ -21,6 +23,8 @@
 #include <upcache/check.h>
 #include <upcache/filemap.h>
 #include <upcache/stats.h>
+#include <upcache/swap.h>
+#include <upcache/vmscan.h>
 
 #include "../../tools/bench/fm_baseline.h"
 #include "../../tools/bench/fm_cases.h"
@@ -34,7 +38,7 @@ static const char *const suite_rows[] = {
 	"add_shadow0", "add_shadow0_baseline", "add_split9",
 	"add_split9_baseline", "grab_order0", "grab_order0_loop",
 	"grab_order9", "grab_order9_loop", "contig_order9",
-	"contig_order9_baseline",
+	"contig_order9_baseline", "swapcache_add", "swapcache_add_baseline",
 };
 
 #define NR_SUITE_ROWS	BT_ARRAY_SIZE(suite_rows)
@@ -172,6 +176,17 @@ static void test_suite_counters(void **state)
 	assert_near(num("contig_order9_baseline", "walks_per_op"), 1, 0);
 	assert_true(num("contig_order9", "walks_per_op") < 0.01);
 	assert_near(num("contig_order9", "locks_per_op"), 0, 0);
+
+	/*
+	 * A swap cache add over a shadow and its delete: a walk and a lock
+	 * round trip each, through the helper as through the old loop (seed
+	 * 001: the helper costs the swap cache nothing); no node allocated.
+	 */
+	assert_near(num("swapcache_add", "walks_per_op"), 2, 0);
+	assert_near(num("swapcache_add", "locks_per_op"), 2, 0);
+	assert_near(num("swapcache_add_baseline", "walks_per_op"), 2, 0);
+	assert_near(num("swapcache_add_baseline", "locks_per_op"), 2, 0);
+	assert_near(num("swapcache_add", "node_allocs_per_op"), 0, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -439,6 +454,89 @@ static void test_contig_same_batches(void **state)
 	twin_fini(&t);
 }
 
+/*
+ * Swap cache add: the old per-page loop puts the same folio at every
+ * slot the library's multi-index store covers and hands back the same
+ * shadow, over shadows and over empty slots, for order-0 and order-2
+ * folios, and delete_from_swap_cache() takes either out again.  One
+ * device per path (an arena has one), in one tree (the library indexes
+ * the same way whatever the path).
+ */
+static void test_swapcache_same_entries(void **state)
+{
+	static const struct {
+		unsigned long offset;
+		unsigned int order;
+		bool shadow;
+	} cases[] = {
+		{ 0, 0, true }, { 7, 0, false }, { 64, 2, true },
+		{ 1000, 2, false }, { 2047, 0, true },
+	};
+	struct upc_arena *arena[2];
+	struct swap_info_struct *si[2];
+	size_t c;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(upc_arena_create(8UL << 20, &arena[k]), 0);
+		assert_int_equal(upc_reclaim_init(arena[k]), 0);
+		assert_int_equal(swap_device_create(arena[k], -1, 8UL << 20,
+						    SWAP_SPACE_WHOLE, &si[k]),
+				 0);
+	}
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		unsigned long nr = 1UL << cases[c].order, i;
+		void *want = cases[c].shadow ? xa_mk_value(c + 1) : NULL;
+		struct folio *folio[2];
+
+		for (k = 0; k < 2; k++) {
+			swp_entry_t entry = swp_entry(si[k]->type,
+						      cases[c].offset);
+			struct address_space *space =
+				swap_address_space(si[k], entry);
+			void *shadow = (void *)1;
+
+			for (i = 0; want && i < nr; i++)
+				fmb_store_value(space, cases[c].offset + i, 0,
+						want, "test");
+			folio[k] = upc_arena_alloc_folio(arena[k], GFP_KERNEL,
+							 cases[c].order);
+			assert_non_null(folio[k]);
+			folio_trylock(folio[k]);
+			assert_int_equal(k ? fmb_before_add_to_swap_cache(
+						si[k], folio[k], entry,
+						GFP_KERNEL, &shadow) :
+					 add_to_swap_cache(si[k], folio[k],
+						entry, GFP_KERNEL, &shadow), 0);
+			assert_ptr_equal(shadow, want);
+			assert_true(folio_test_swapcache(folio[k]));
+			assert_int_equal(folio_swap_entry(folio[k]).val,
+					 entry.val);
+			assert_int_equal(folio_ref_count(folio[k]), 1 + nr);
+			assert_int_equal(space->nrpages, nr);
+			for (i = 0; i < nr; i++)
+				assert_ptr_equal(xa_load(&space->i_pages,
+						 cases[c].offset + i),
+						 folio[k]);
+			delete_from_swap_cache(si[k], folio[k], NULL);
+			assert_false(folio_test_swapcache(folio[k]));
+			assert_int_equal(folio_ref_count(folio[k]), 1);
+			assert_int_equal(space->nrpages, 0);
+			assert_true(xa_empty(&space->i_pages));
+			folio_unlock(folio[k]);
+			folio_put(folio[k]);
+		}
+	}
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(swap_device_destroy(si[k]), 0);
+		lru_add_drain_all(arena[k]);
+		assert_int_equal(upc_arena_charged(arena[k]), 0);
+		upc_reclaim_destroy(arena[k]);
+		upc_arena_destroy(arena[k]);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* A leak ends the run                                                 */
 /* ------------------------------------------------------------------ */
@@ -482,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_add_walks),
 		cmocka_unit_test(test_grab_same_trees),
 		cmocka_unit_test(test_contig_same_batches),
+		cmocka_unit_test(test_swapcache_same_entries),
 		cmocka_unit_test(test_leak_dies),
 	};
 

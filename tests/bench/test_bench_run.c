@@ -3,15 +3,20 @@
  * tests/bench/test_bench_run.c - `upcache-bench run` and `compare`,
  * end to end but tiny.
  *
- * Runs small jobs in-process: upcache-shmem, upcache-file and the kernel
- * baselines move exactly size= bytes in size/bs operations per clone and
- * record a latency per operation; random patterns visit every block once
- * per pass; files a kernel job created are removed; what an upcache-file
- * write job wrote is in the real file afterwards, also when the file is
- * larger than memory_limit= (dirty folios written back by reclaim) and
- * when clones share it; the JSON has fio's figures; the example job file
- * runs unchanged; bad input (unknown option, bad size, negative runtime,
- * missing job file or directory, an engine whose layer is missing) is
+ * Runs small jobs in-process: upcache-shmem, upcache-file, upcache-anon
+ * and the kernel baselines move exactly size= bytes in size/bs
+ * operations per clone and record a latency per operation; every engine
+ * reads the layout's pattern and reads back what it wrote (driven
+ * directly, blocks straddling pages, upcache-anon through swap in memory
+ * and in a file); random patterns visit every block once per pass;
+ * files a kernel job created are removed; what an upcache-file write job
+ * wrote is in the real file afterwards, also when the file is larger
+ * than memory_limit= (dirty folios written back by reclaim) and when
+ * clones share it; upcache-anon runs memhog (a region four times its
+ * limit) and a mixed job over swap, and removes the swap file it made;
+ * the JSON has fio's figures; the example job file runs unchanged; bad
+ * input (unknown option, bad size, negative runtime, missing job file
+ * or directory, swap options that are wrong or on the wrong engine) is
  * exit status 2; a baseline this
  * machine cannot run fairly is skipped with a reason; Ctrl-C stops a
  * time-based job with status 130; compare pairs rounds and reports
@@ -175,6 +180,7 @@ static void test_run_engines_same_bytes(void **state)
 	static const char *const engines[] = {
 		"--ioengine=kernel-sync", "--ioengine=kernel-mmap",
 		"--ioengine=upcache-shmem", "--ioengine=upcache-file",
+		"--ioengine=upcache-anon",
 	};
 	static const char *const kinds[] = {
 		"--file_kind=normal", "--file_kind=fallocated",
@@ -185,7 +191,7 @@ static void test_run_engines_same_bytes(void **state)
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
-	for (e = 0; e < 4; e++) {
+	for (e = 0; e < sizeof(engines) / sizeof(engines[0]); e++) {
 		for (k = 0; k < 3; k++) {
 			char *argv[] = { "--name=e", (char *)engines[e],
 					 (char *)kinds[k], "--size=512k",
@@ -199,6 +205,163 @@ static void test_run_engines_same_bytes(void **state)
 			run_outcome_free(&res);
 		}
 	}
+}
+
+/* want_byte() - Byte @off after a write of generation @gen (0: layout). */
+static unsigned char want_byte(const unsigned char *pattern, uint64_t off,
+			       int gen)
+{
+	if (!gen)
+		return pattern[off % RUN_LAYOUT_CHUNK];
+	return (unsigned char)((off * 7 + 1) ^ 0xa5);
+}
+
+/*
+ * verify_engine() - Drive the engine of the job @argv describes
+ * directly: read every block and compare it with the layout's pattern,
+ * write every other block with bytes of its own, then read everything
+ * back: written blocks hold the new bytes, the others the pattern.
+ */
+static void verify_engine(int argc, char **argv)
+{
+	unsigned char *pattern = bench_xcalloc(1, RUN_LAYOUT_CHUNK);
+	const struct run_engine *eng;
+	const struct run_job *job;
+	unsigned char *buf;
+	char err[300];
+	void *ctx, *h;
+	uint64_t off;
+	int pass;
+
+	run_fill_pattern(pattern, RUN_LAYOUT_CHUNK);
+	spec_drop();
+	cur_spec = bench_xcalloc(1, sizeof(*cur_spec));
+	if (run_parse_args(argc, argv, cur_spec, err, sizeof(err)))
+		fail_msg("parse: %s", err);
+	job = &cur_spec->jobs[0];
+	eng = run_engine_find(job->engine);
+	assert_non_null(eng);
+	assert_null(eng->needs);
+	if (eng->setup(job, &ctx, err, sizeof(err)))
+		fail_msg("%s: setup: %s", job->engine, err);
+	assert_int_equal(eng->open(ctx, 0, &h), 0);
+	buf = bench_xcalloc(1, job->bs);
+	for (pass = 0; pass < 3; pass++) {
+		for (off = 0; off < job->filesize; off += job->bs) {
+			uint64_t len = job->filesize - off < job->bs ?
+				       job->filesize - off : job->bs;
+			bool odd = (off / job->bs) & 1;
+			uint64_t i;
+
+			if (pass == 1) {
+				if (!odd)
+					continue;
+				for (i = 0; i < len; i++)
+					buf[i] = want_byte(pattern, off + i, 1);
+				assert_int_equal(eng->io(h, true, buf, len,
+							 off), len);
+				continue;
+			}
+			memset(buf, 0, len);
+			assert_int_equal(eng->io(h, false, buf, len, off), len);
+			for (i = 0; i < len; i++)
+				if (buf[i] != want_byte(pattern, off + i,
+							pass == 2 && odd))
+					fail_msg("%s: byte %llu is %#x, expected "
+						 "%#x (pass %d)", job->engine,
+						 (unsigned long long)(off + i),
+						 buf[i], want_byte(pattern,
+						 off + i, pass == 2 && odd),
+						 pass);
+		}
+	}
+	eng->close(h);
+	eng->teardown(ctx);
+	free(buf);
+	free(pattern);
+}
+
+/*
+ * Every engine reads the layout's bytes and reads back what it wrote,
+ * in blocks of 6000 bytes (straddling pages); upcache-anon also over
+ * swap: a region four times its memory limit, so most of the reads and
+ * the read-back come from swap, in memory and in a swap file.
+ */
+static void test_run_engines_verify_data(void **state)
+{
+	static const char *const engines[] = {
+		"--ioengine=kernel-psync", "--ioengine=kernel-mmap",
+		"--ioengine=upcache-shmem", "--ioengine=upcache-file",
+		"--ioengine=upcache-anon",
+	};
+	char dir[64], path[128];
+	char *tight[] = { "--name=va", "--ioengine=upcache-anon",
+			  "--size=8m", "--bs=6000", "--memory_limit=2m", dir };
+	char *file[] = { "--name=va", "--ioengine=upcache-anon",
+			 "--size=8m", "--bs=6000", "--memory_limit=2m",
+			 "--swap_file=va.swap", dir };
+	struct stat st;
+	size_t e;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	for (e = 0; e < sizeof(engines) / sizeof(engines[0]); e++) {
+		char *argv[] = { "--name=v", (char *)engines[e],
+				 "--size=600000", "--bs=6000", dir };
+
+		verify_engine(5, argv);
+	}
+	verify_engine(6, tight);
+	verify_engine(7, file);
+	/* The job made the swap file, so the job removed it. */
+	snprintf(path, sizeof(path), "%s/va.swap", tmpdir);
+	assert_int_not_equal(stat(path, &st), 0);
+}
+
+/*
+ * upcache-anon over swap through the runner: memhog (a region written
+ * once, four times the limit) and then a mixed random job on a laid-out
+ * region, both moving exactly size= bytes; the swap file they ask for is
+ * kept with unlink=0.
+ */
+static void test_run_anon_over_memory_limit(void **state)
+{
+	char dir[64], path[128];
+	char *memhog[] = { "--name=memhog", "--ioengine=upcache-anon",
+			   "--rw=write", "--bs=4k", "--size=16m",
+			   "--memory_limit=4m", dir };
+	char *mixed[] = { "--name=mix", "--ioengine=upcache-anon",
+			  "--rw=randrw", "--bs=16k", "--size=8m",
+			  "--memory_limit=2m", "--numjobs=2",
+			  "--swap_file=mix.swap", "--swap_space_shift=8",
+			  "--unlink=0", dir };
+	const struct run_stats *st;
+	struct run_outcome res;
+	size_t i;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	execute(7, memhog, &res);
+	st = &res.results[0].st;
+	assert_int_equal(st->bytes[RUN_DIR_WRITE], 16 * MiB);
+	assert_int_equal(st->ops[RUN_DIR_WRITE], 4096);
+	assert_true(res.results[0].upcache);
+	/* At least the region's lookup and add per page. */
+	assert_true(st->counts.walks >= 2 * 4096);
+	run_outcome_free(&res);
+
+	execute(11, mixed, &res);
+	assert_int_equal(res.nr_results, 2);
+	for (i = 0; i < 2; i++) {
+		st = &res.results[i].st;
+		assert_int_equal(st->bytes[RUN_DIR_READ] +
+				 st->bytes[RUN_DIR_WRITE], 8 * MiB);
+		assert_true(st->ops[RUN_DIR_READ] && st->ops[RUN_DIR_WRITE]);
+	}
+	run_outcome_free(&res);
+	snprintf(path, sizeof(path), "%s/mix.swap", tmpdir);
+	assert_int_equal(stat(path, &(struct stat){ 0 }), 0);
+	assert_int_equal(unlink(path), 0);
 }
 
 static void test_run_write_job(void **state)
@@ -450,9 +613,23 @@ static void test_run_bad_input_exit_2(void **state)
 	assert_int_equal(run_status("--name=a", "--size=1m",
 				    "--directory=/nonexistent/dir", NULL),
 			 BENCH_EXIT_ERROR);
+	/* Swap options: wrong values, too little swap, the wrong engine. */
 	assert_int_equal(run_status("--name=a", "--size=1m",
-				    "--ioengine=upcache-anon", NULL),
+				    "--ioengine=upcache-anon", "--swap_size=0",
+				    NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--name=a", "--size=1m",
+				    "--ioengine=upcache-anon",
+				    "--swap_space_shift=5", NULL),
 			 BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--name=a", "--size=8m",
+				    "--ioengine=upcache-anon",
+				    "--memory_limit=2m", "--swap_size=2m",
+				    NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--name=a", "--size=1m",
+				    "--ioengine=upcache-shmem",
+				    "--swap_size=4m", NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--name=a", "--size=1m",
+				    "--swap_file=x", NULL), BENCH_EXIT_ERROR);
 	assert_int_equal(run_status("--name=a", "--size=1m", "--direct=1",
 				    NULL), BENCH_EXIT_ERROR);
 	assert_int_equal(run_status("--name=a", "--size=1m", "--iodepth=8",
@@ -585,6 +762,8 @@ int main(void)
 		cmocka_unit_test(test_run_shmem_moves_size),
 		cmocka_unit_test(test_run_kernel_psync_and_cleanup),
 		cmocka_unit_test(test_run_engines_same_bytes),
+		cmocka_unit_test(test_run_engines_verify_data),
+		cmocka_unit_test(test_run_anon_over_memory_limit),
 		cmocka_unit_test(test_run_write_job),
 		cmocka_unit_test(test_run_file_moves_size),
 		cmocka_unit_test(test_run_file_write_reaches_file),

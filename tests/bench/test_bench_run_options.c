@@ -8,8 +8,9 @@
  * (seconds by default, us/ms/s/m/h/d), enumerations, fio's defaults and
  * how size, filesize and offset derive from one another, job files
  * ([global] inheritance, comments, bare flags, errors with file:line),
- * the command line's --name grammar, and that every option that is not
- * supported is an error naming it.
+ * the command line's --name grammar, upcache-anon's swap options (their
+ * values, and that another engine refuses them), and that every option
+ * that is not supported is an error naming it.
  *
  * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
  */
@@ -289,6 +290,53 @@ static void test_run_job_bad_combinations(void **state)
 	run_job_free(&job);
 }
 
+/* upcache-anon's swap options: read, defaulted, and only for it. */
+static void test_run_job_swap_options(void **state)
+{
+	struct run_job job;
+	char err[200];
+
+	(void)state;
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "8m",
+				 "ioengine", "upcache-anon", NULL), 0);
+	assert_int_equal(job.swap_size, 0);
+	assert_null(job.swap_file);
+	assert_int_equal(job.swap_space_shift, 0);
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "8m",
+				 "ioengine", "upcache-anon", "memory_limit",
+				 "2m", "swap_size", "6m", "swap_file", "sw",
+				 "swap_space_shift", "8", NULL), 0);
+	assert_int_equal(job.swap_size, 6 * MiB);
+	assert_string_equal(job.swap_file, "sw");
+	assert_int_equal(job.swap_space_shift, 8);
+	run_job_free(&job);
+	/* A swap option on another engine would run without swap: error. */
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "8m",
+				 "swap_size", "6m", NULL), -EINVAL);
+	assert_non_null(strstr(err, "swap_size= is an option of "
+			       "ioengine=upcache-anon"));
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "8m",
+				 "ioengine", "upcache-file", "swap_file", "x",
+				 NULL), -EINVAL);
+	assert_non_null(strstr(err, "swap_file="));
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "8m",
+				 "ioengine", "upcache-anon", "swap_size", "0",
+				 NULL), -EINVAL);
+	assert_non_null(strstr(err, "swap_size=0"));
+	run_job_free(&job);
+	/* The shift is upc_swapon()'s range, 6..30. */
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "8m",
+				 "ioengine", "upcache-anon", "swap_space_shift",
+				 "31", NULL), -EINVAL);
+	assert_non_null(strstr(err, "6..30"));
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "8m",
+				 "ioengine", "upcache-anon", "swap_size",
+				 "-1m", NULL), -EINVAL);
+}
+
 static const char jobfile[] =
 	"; a comment\n"
 	"# another\n"
@@ -445,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_run_job_defaults),
 		cmocka_unit_test(test_run_job_sizes_derive),
 		cmocka_unit_test(test_run_job_bad_combinations),
+		cmocka_unit_test(test_run_job_swap_options),
 		cmocka_unit_test(test_run_jobfile_inherits_global),
 		cmocka_unit_test(test_run_jobfile_errors_name_line),
 		cmocka_unit_test(test_run_cmdline_jobs),

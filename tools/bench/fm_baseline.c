@@ -9,6 +9,8 @@
  * @folio a folio, @index a page index, @xas a cursor on i_pages.
  */
 #include <upcache/filemap.h>
+#include <upcache/swap.h>
+#include <upcache/vmscan.h>
 #include <upcache/xarray.h>
 
 #include "fm_baseline.h"
@@ -208,4 +210,62 @@ unsigned int fmb_before_get_folios_contig(struct address_space *mapping,
 	if (nr)
 		*start = folio_next_index(fbatch->folios[nr - 1]);
 	return nr;
+}
+
+/**
+ * fmb_before_add_to_swap_cache() - add_to_swap_cache() as it was before
+ * seed 001.
+ * @si: The device of @entry.
+ * @folio: A locked folio, not in the swap cache.
+ * @entry: Its first slot.
+ * @gfp: Allocation flags for tree nodes.
+ * @shadowp: If not NULL, receives the shadow met, or NULL.
+ *
+ * Context: May sleep if @gfp allows.  Takes the space's i_pages lock.
+ * Return: 0; -ENOMEM.
+ */
+int fmb_before_add_to_swap_cache(struct swap_info_struct *si,
+				 struct folio *folio, swp_entry_t entry,
+				 gfp_t gfp, void **shadowp)
+{
+	struct address_space *space = swap_address_space(si, entry);
+	pgoff_t first = swap_cache_index(si, entry);
+	XA_STATE_ORDER(xas, &space->i_pages, first, folio_order(folio));
+	unsigned long nr = folio_nr_pages(folio), i;
+	int err;
+
+	/*
+	 * A device's arena always reclaims (swap_device_create() needs it),
+	 * so the library's spaces always report node changes: so does this.
+	 */
+	xas_set_update(&xas, workingset_update_node);
+	folio->private = (void *)entry.val;
+	folio_set_swapcache(folio);
+	folio_ref_add(folio, (int)nr);
+	if (shadowp)
+		*shadowp = NULL;
+	do {
+		xas_lock(&xas);
+		xas_create_range(&xas);
+		if (!xas_error(&xas)) {
+			for (i = 0; i < nr; i++) {
+				void *old = xas_load(&xas);
+
+				if (shadowp && xa_is_value(old))
+					*shadowp = old;
+				xas_store(&xas, folio);
+				xas_next(&xas);
+			}
+			space->nrpages += nr;
+		}
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, gfp));
+
+	err = xas_error(&xas);
+	if (err) {
+		folio_clear_swapcache(folio);
+		folio->private = NULL;
+		folio_put_refs(folio, (int)nr);
+	}
+	return err;
 }

@@ -17,7 +17,10 @@
  *		(guest_memfd's population loop);
  *	fmb_before_get_folios_contig()
  *		before seed 002: one lookup per page index, duplicates of a
- *		large folio dropped (shmem's old read loop).
+ *		large folio dropped (shmem's old read loop);
+ *	fmb_before_add_to_swap_cache()
+ *		before seed 001: the swap cache's own store loop, a slot
+ *		per page, instead of the page cache's locked store helper.
  *
  * They are never used by the library and produce exactly what the new
  * paths produce (the suite checks the trees after every round), so any
@@ -29,6 +32,7 @@
 #include <stddef.h>
 
 #include <upcache/filemap.h>
+#include <upcache/swap.h>
 
 /**
  * fmb_before_add_folio() - __filemap_add_folio() as it was before seed 000.
@@ -111,5 +115,33 @@ int fmb_before_grab_folios(struct address_space *mapping, pgoff_t index,
 unsigned int fmb_before_get_folios_contig(struct address_space *mapping,
 					  pgoff_t *start, pgoff_t end,
 					  struct folio_batch *fbatch);
+
+/**
+ * fmb_before_add_to_swap_cache() - add_to_swap_cache() as it was before
+ * seed 001.
+ * @si: The device of @entry.
+ * @folio: A locked folio, not in the swap cache.
+ * @entry: Its first slot.
+ * @gfp: Allocation flags for tree nodes.
+ * @shadowp: If not NULL, receives the shadow the slots held (the last
+ *	one met), or NULL.
+ *
+ * Under the lock, xas_create_range() makes a leaf slot for every page
+ * (the walk), then each page's slot is read (a shadow is handed back)
+ * and given the folio, moving right with xas_next(): one entry per page,
+ * where the library stores a large folio as one multi-index entry.  Like
+ * the kernel's, it does not look for a folio already there: the caller
+ * owns the slots (the kernel's SWAP_HAS_CACHE bit).  Sets PG_swapcache,
+ * folio->private and the cache's references as add_to_swap_cache()
+ * does, so delete_from_swap_cache() takes the folio out again.  Node
+ * changes go to workingset_update_node(), as the library's do (a
+ * device's arena always reclaims).
+ *
+ * Context: May sleep if @gfp allows.  Takes the space's i_pages lock.
+ * Return: 0; -ENOMEM.
+ */
+int fmb_before_add_to_swap_cache(struct swap_info_struct *si,
+				 struct folio *folio, swp_entry_t entry,
+				 gfp_t gfp, void **shadowp);
 
 #endif /* UPCACHE_TOOLS_BENCH_FM_BASELINE_H */

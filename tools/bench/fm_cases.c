@@ -22,6 +22,7 @@
  * @grab: Get or create a run of locked folios (filemap_grab_folios()),
  *	with the preferred folio size of the "before" loop.
  * @contig: Contiguous folios from an index (filemap_get_folios_contig()).
+ * @swap_add: Put a locked folio in the swap cache (add_to_swap_cache()).
  */
 struct fmb_path {
 	int (*add)(struct address_space *mapping, struct folio *folio,
@@ -30,6 +31,8 @@ struct fmb_path {
 		    unsigned int nr, struct folio **folios, size_t size);
 	unsigned int (*contig)(struct address_space *mapping, pgoff_t *start,
 			       pgoff_t end, struct folio_batch *fbatch);
+	int (*swap_add)(struct swap_info_struct *si, struct folio *folio,
+			swp_entry_t entry, gfp_t gfp, void **shadowp);
 };
 
 /* new_grab_folios() - filemap_grab_folios(), which needs no size hint. */
@@ -42,9 +45,10 @@ static int new_grab_folios(struct address_space *mapping, pgoff_t index,
 
 /* By fmb_case.before: the library's paths, then the ones they replaced. */
 static const struct fmb_path fmb_paths[2] = {
-	{ __filemap_add_folio, new_grab_folios, filemap_get_folios_contig },
+	{ __filemap_add_folio, new_grab_folios, filemap_get_folios_contig,
+	  add_to_swap_cache },
 	{ fmb_before_add_folio, fmb_before_grab_folios,
-	  fmb_before_get_folios_contig },
+	  fmb_before_get_folios_contig, fmb_before_add_to_swap_cache },
 };
 
 /* fmb_path_of() - The functions row @fc calls. */
@@ -520,4 +524,102 @@ void fmb_contig_teardown(void *arg)
 	fmb_expect_nrpages(fc, fc->b->scale.file_pages);
 	fmb_check_round(fc);
 	fmb_reset(fc->b, fc->row);
+}
+
+/* ---- swapcache_add ------------------------------------------------------ */
+
+/* fmb_swap_entry() - The swap entry of slot @offset of the rows' device. */
+static inline swp_entry_t fmb_swap_entry(const struct fm_bench *b,
+					 unsigned long offset)
+{
+	return swp_entry(b->si->type, offset);
+}
+
+/* fmb_swap_space() - The swap cache tree slot @offset falls in. */
+static inline struct address_space *fmb_swap_space(const struct fm_bench *b,
+						   unsigned long offset)
+{
+	return swap_address_space(b->si, fmb_swap_entry(b, offset));
+}
+
+/**
+ * fmb_swap_setup() - A shadow in every slot's swap cache entry, as
+ * swap-out leaves them: a round adds over each.
+ * @arg: The struct fmb_case.
+ *
+ * The body puts every shadow back, so after the first round this only
+ * rewrites what is there.
+ */
+void fmb_swap_setup(void *arg)
+{
+	struct fmb_case *fc = arg;
+	struct fm_bench *b = fc->b;
+	unsigned long i;
+
+	for (i = 0; i < b->scale.file_pages; i++)
+		fmb_store_value(fmb_swap_space(b, i),
+				swap_cache_index(b->si, fmb_swap_entry(b, i)),
+				0, fmb_shadow(i), fc->row);
+}
+
+/**
+ * fmb_swap_body() - swapcache_add: for every slot, in random order, add
+ * the folio to the swap cache over the slot's shadow (a swap-in's add)
+ * and delete it again leaving the shadow (a swap-out's delete).
+ * @arg: The struct fmb_case.
+ *
+ * Return: The adds (each with its delete).
+ */
+uint64_t fmb_swap_body(void *arg)
+{
+	struct fmb_case *fc = arg;
+	struct fm_bench *b = fc->b;
+	const struct fmb_path *path = fmb_path_of(fc);
+	struct folio *folio = b->swap_folio;
+	unsigned long j, n = b->scale.file_pages;
+
+	for (j = 0; j < n; j++) {
+		unsigned long offset = b->perm[j];
+		void *shadow;
+		int err;
+
+		err = path->swap_add(b->si, folio, fmb_swap_entry(b, offset),
+				     GFP_KERNEL, &shadow);
+		fmb_added(fc, offset, err, shadow, fmb_shadow(offset));
+		delete_from_swap_cache(b->si, folio, shadow);
+	}
+	return n;
+}
+
+/**
+ * fmb_swap_teardown() - Check the folio left the swap cache with only
+ * the caller's reference, every slot holds its shadow and the trees are
+ * the new path's.
+ * @arg: The struct fmb_case.
+ */
+void fmb_swap_teardown(void *arg)
+{
+	struct fmb_case *fc = arg;
+	struct fm_bench *b = fc->b;
+	struct folio *folio = b->swap_folio;
+	unsigned long i;
+
+	if (folio_test_swapcache(folio) || folio_ref_count(folio) != 1)
+		bench_die("filemap %s: the folio is %sin the swap cache with "
+			  "%d references after the round, expected out of it "
+			  "with 1", fc->row,
+			  folio_test_swapcache(folio) ? "" : "not ",
+			  folio_ref_count(folio));
+	for (i = 0; i < b->scale.file_pages; i++) {
+		struct address_space *space = fmb_swap_space(b, i);
+		pgoff_t index = swap_cache_index(b->si, fmb_swap_entry(b, i));
+
+		if (xa_load(&space->i_pages, index) != fmb_shadow(i) ||
+		    space->nrpages)
+			bench_die("filemap %s: slot %lu holds %p (its tree %lu "
+				  "pages), expected shadow %p and none",
+				  fc->row, i, xa_load(&space->i_pages, index),
+				  space->nrpages, fmb_shadow(i));
+	}
+	fmb_check_round(fc);
 }

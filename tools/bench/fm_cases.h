@@ -10,7 +10,10 @@
  * They share one struct fm_bench: an arena, one mapping that every row
  * fills inside its round and empties after it (truncate_inode_pages(),
  * xa_destroy(), an RCU barrier; the arena's charge must then be 0), and
- * the index sequences that drive the rows.  Sizes (struct fm_scale) come
+ * the index sequences that drive the rows.  The swap cache rows work on
+ * a swap device of their own instead (an in-memory device over a small
+ * arena that reclaims, as swap_device_create() needs; its slots are never
+ * written), one slot per page of the file.  Sizes (struct fm_scale) come
  * from the mode:
  *
  *	mode	file	adds	splits	arena	rounds
@@ -38,6 +41,7 @@
 
 #include <upcache/filemap.h>
 #include <upcache/folio.h>
+#include <upcache/swap.h>
 
 #include "measure.h"
 #include "options.h"
@@ -56,6 +60,8 @@
  * @FMB_GRAB_ORDER0: populate a file with order-0 folios.
  * @FMB_GRAB_ORDER9: populate a file with order-9 folios.
  * @FMB_CONTIG_ORDER9: look up a file of order-9 folios in batches.
+ * @FMB_SWAPCACHE_ADD: add an order-0 folio to the swap cache over its
+ *	slot's shadow and delete it again, leaving the shadow.
  * @FMB_NR_PAIRS: how many.
  */
 enum fmb_pair {
@@ -64,6 +70,7 @@ enum fmb_pair {
 	FMB_GRAB_ORDER0,
 	FMB_GRAB_ORDER9,
 	FMB_CONTIG_ORDER9,
+	FMB_SWAPCACHE_ADD,
 	FMB_NR_PAIRS
 };
 
@@ -124,6 +131,9 @@ struct fmb_digest {
  * @want: Per pair, the digest its "new" row left last.
  * @have_want: Per pair, whether @want is set.
  * @compared: Per pair, rounds whose trees were compared.
+ * @swap_arena: The swap cache rows' arena (it reclaims).
+ * @si: Their swap device: one slot per page of the file.
+ * @swap_folio: The locked order-0 folio they add and delete.
  */
 struct fm_bench {
 	struct fm_scale scale;
@@ -137,6 +147,9 @@ struct fm_bench {
 	struct fmb_digest want[FMB_NR_PAIRS];
 	bool have_want[FMB_NR_PAIRS];
 	unsigned long compared[FMB_NR_PAIRS];
+	struct upc_arena *swap_arena;
+	struct swap_info_struct *si;
+	struct folio *swap_folio;
 };
 
 /**
@@ -213,9 +226,10 @@ bool fmb_digest_equal(const struct fmb_digest *a, const struct fmb_digest *b);
  * fmb_check_round() - The checks after every round of a row.
  * @fc: The row.
  *
- * upc_check_mapping(), then the digest: a "new" row records it for its
- * pair, a "before" row compares it with that record.  Dies on a
- * difference, printing both digests.
+ * upc_check_mapping(), then the digest (of the swap cache's trees for
+ * the swap cache rows): a "new" row records it for its pair, a "before"
+ * row compares it with that record.  Dies on a difference, printing
+ * both digests.
  */
 void fmb_check_round(struct fmb_case *fc);
 
@@ -236,8 +250,9 @@ void fmb_store_value(struct address_space *mapping, pgoff_t index,
 
 /*
  * The hooks of struct bench_case; @arg is a struct fmb_case.  Bodies
- * return the operations they ran: folios added (add rows) or pages
- * looked up (contig rows).  The grab rows are @run hooks that time each
+ * return the operations they ran: folios added (add rows; the swap cache
+ * rows count an add and its delete as one) or pages looked up (contig
+ * rows).  The grab rows are @run hooks that time each
  * grab call and leave the unlocking and putting of its folios untimed;
  * their operations are folios.
  */
@@ -251,6 +266,9 @@ void fmb_grab_run(void *arg, struct bench_sample *s);
 void fmb_contig_setup(void *arg);
 uint64_t fmb_contig_body(void *arg);
 void fmb_contig_teardown(void *arg);
+void fmb_swap_setup(void *arg);
+uint64_t fmb_swap_body(void *arg);
+void fmb_swap_teardown(void *arg);
 
 /**
  * fmb_grab_calls() - Grab calls per round of a grab row.

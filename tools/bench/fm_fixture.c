@@ -14,6 +14,7 @@
 
 #include <upcache/check.h>
 #include <upcache/rcu.h>
+#include <upcache/vmscan.h>
 
 #include "fm_cases.h"
 #include "rng.h"
@@ -25,21 +26,18 @@
 
 /* Headroom past the file: the allocator's per-CPU caches hold pages. */
 #define FMB_ARENA_SLACK	(16UL << 20)
+/* The swap cache rows' arena: it only holds their one folio. */
+#define FMB_SWAP_ARENA	(4UL << 20)
 
-/**
- * struct fm_mode - the file size of one mode.
- * @name: The mode, as bench_scale_from_options() names it.
- * @file_pages: Pages of the file.
- */
-struct fm_mode {
-	const char *name;
-	unsigned long file_pages;
+static const struct bench_mode_pages fm_modes[] = {
+	{ "full", 1UL << 18, 0 },	/* 1 GiB */
+	{ "quick", 1UL << 15, 0 },	/* 128 MiB */
+	{ "tiny", 1UL << 10, 0 },	/* 4 MiB */
 };
 
-static const struct fm_mode fm_modes[] = {
-	{ "full", 1UL << 18 },		/* 1 GiB */
-	{ "quick", 1UL << 15 },		/* 128 MiB */
-	{ "tiny", 1UL << 10 },		/* 4 MiB */
+static const struct bench_pages_spec fm_pages = {
+	"filemap", "file", fm_modes, sizeof(fm_modes) / sizeof(fm_modes[0]),
+	FMB_MAX_FILE_PAGES, FMB_ORDER_PAGES,
 };
 
 /**
@@ -51,25 +49,8 @@ void fmb_scale_from_options(const struct bench_options *opts,
 			    struct fm_scale *scale)
 {
 	struct bench_scale common;
-	unsigned long pages = 0;
-	size_t i;
+	unsigned long pages = bench_scale_pages(opts, &fm_pages, &common);
 
-	/* The mode, rounds and warm-ups are every suite's. */
-	bench_scale_from_options(opts, &common);
-	for (i = 0; i < sizeof(fm_modes) / sizeof(fm_modes[0]); i++)
-		if (!strcmp(fm_modes[i].name, common.mode))
-			pages = fm_modes[i].file_pages;
-	if (!pages)
-		bench_die("filemap: no file size for mode '%s'", common.mode);
-	if (opts->size) {
-		if (opts->size > FMB_MAX_FILE_PAGES)
-			bench_die("filemap: --size %lu pages is a %lu MiB file;"
-				  " at most %lu pages (%lu MiB)", opts->size,
-				  opts->size >> 8, FMB_MAX_FILE_PAGES,
-				  FMB_MAX_FILE_PAGES >> 8);
-		pages = (opts->size + FMB_ORDER_PAGES - 1) &
-			~(FMB_ORDER_PAGES - 1);
-	}
 	scale->mode = common.mode;
 	scale->file_pages = pages;
 	scale->nr_splits = pages / 32;
@@ -77,6 +58,48 @@ void fmb_scale_from_options(const struct bench_options *opts,
 	scale->arena_bytes = (pages << UPC_PAGE_SHIFT) + FMB_ARENA_SLACK;
 	scale->rounds = common.rounds;
 	scale->warmups = common.warmups;
+}
+
+/*
+ * fmb_swap_init() - The swap cache rows' device: one slot per page of
+ * the file, in memory (never written: the rows only move folios in and
+ * out of the swap cache), over an arena that reclaims, and their folio.
+ */
+static void fmb_swap_init(struct fm_bench *b)
+{
+	unsigned long long bytes =
+		(unsigned long long)b->scale.file_pages << UPC_PAGE_SHIFT;
+	int err;
+
+	err = upc_arena_create(FMB_SWAP_ARENA, &b->swap_arena);
+	if (!err)
+		err = upc_reclaim_init(b->swap_arena);
+	if (!err)
+		err = swap_device_create(b->swap_arena, -1, bytes,
+					 SWAP_ADDRESS_SPACE_SHIFT, &b->si);
+	if (err)
+		bench_die("filemap: cannot create a %llu MiB swap device: %s",
+			  bytes >> 20, strerror(-err));
+	b->swap_folio = upc_arena_alloc_folio(b->swap_arena, GFP_KERNEL, 0);
+	if (!b->swap_folio)
+		bench_die("filemap: no folio for the swap cache rows");
+	folio_trylock(b->swap_folio);
+}
+
+/* fmb_swap_free() - Destroy the device (and its shadows), the folio, the arena. */
+static void fmb_swap_free(struct fm_bench *b)
+{
+	if (swap_device_destroy(b->si))
+		bench_die("filemap: the swap cache rows' device has slots in "
+			  "use");
+	folio_unlock(b->swap_folio);
+	folio_put(b->swap_folio);
+	lru_add_drain_all(b->swap_arena);
+	if (upc_arena_charged(b->swap_arena))
+		bench_die("filemap: %lu pages still charged to the swap cache "
+			  "rows' arena", upc_arena_charged(b->swap_arena));
+	upc_reclaim_destroy(b->swap_arena);
+	upc_arena_destroy(b->swap_arena);
 }
 
 /**
@@ -103,6 +126,7 @@ void fmb_init(struct fm_bench *b, const struct fm_scale *scale)
 		b->split_at[k] = (k << FMB_ORDER) +
 			bench_rng_below(&rng, FMB_ORDER_PAGES);
 	b->folios = bench_xcalloc(scale->file_pages, sizeof(*b->folios));
+	fmb_swap_init(b);
 }
 
 /**
@@ -112,6 +136,7 @@ void fmb_init(struct fm_bench *b, const struct fm_scale *scale)
 void fmb_free(struct fm_bench *b)
 {
 	fmb_reset(b, "cleanup");
+	fmb_swap_free(b);
 	upc_arena_destroy(b->arena);
 	free(b->perm);
 	free(b->split_at);
@@ -217,6 +242,32 @@ bool fmb_digest_equal(const struct fmb_digest *a, const struct fmb_digest *b)
 		a->nrpages == b->nrpages && a->hash == b->hash;
 }
 
+/*
+ * fmb_check_swap() - upc_check_mapping() on every swap cache tree of the
+ * swap cache rows' device, and one digest of them all.
+ */
+static void fmb_check_swap(struct fmb_case *fc, struct fmb_digest *d)
+{
+	struct swap_info_struct *si = fc->b->si;
+	unsigned long i;
+
+	memset(d, 0, sizeof(*d));
+	for (i = 0; i < si->nr_spaces; i++) {
+		struct fmb_digest one;
+
+		if (upc_check_mapping(&si->spaces[i]))
+			bench_die("filemap %s: upc_check_mapping() failed on "
+				  "swap cache tree %lu (above)", fc->row, i);
+		fmb_digest(&si->spaces[i], &one);
+		d->entries += one.entries;
+		d->folios += one.folios;
+		d->shadows += one.shadows;
+		d->pages += one.pages;
+		d->nrpages += one.nrpages;
+		d->hash = digest_mix(d->hash, one.hash);
+	}
+}
+
 /**
  * fmb_check_round() - The checks after every round of a row.
  * @fc: The row.
@@ -227,10 +278,14 @@ void fmb_check_round(struct fmb_case *fc)
 	const struct fmb_digest *want = &b->want[fc->pair];
 	struct fmb_digest d;
 
-	if (upc_check_mapping(&b->mapping))
-		bench_die("filemap %s: upc_check_mapping() failed (above)",
-			  fc->row);
-	fmb_digest(&b->mapping, &d);
+	if (fc->pair == FMB_SWAPCACHE_ADD) {
+		fmb_check_swap(fc, &d);
+	} else {
+		if (upc_check_mapping(&b->mapping))
+			bench_die("filemap %s: upc_check_mapping() failed "
+				  "(above)", fc->row);
+		fmb_digest(&b->mapping, &d);
+	}
 	if (!fc->before) {
 		b->want[fc->pair] = d;
 		b->have_want[fc->pair] = true;

@@ -18,6 +18,10 @@
  *	grab_order9	the same creating order-9 folios
  *	contig_order9	filemap_get_folios_contig() over order-9 folios
  *			vs a lookup per page index (seed 002)
+ *	swapcache_add	add_to_swap_cache() over a slot's shadow, then
+ *			delete_from_swap_cache(): the swap cache through
+ *			the page cache's locked store helper vs its own
+ *			store loop (seed 001)
  *
  * A pair's speedup is the median over rounds of (before ns / new ns) of
  * the same round, so a slow phase of the machine hits both sides of one
@@ -35,7 +39,8 @@
 
 #define BASELINE_SOURCE \
 	"tools/bench/fm_baseline.c: the paths before seeds 000 (add), " \
-	"004 (grab) and 002 (contiguous lookup), on this machine"
+	"004 (grab), 002 (contiguous lookup) and 001 (swap cache add), on " \
+	"this machine"
 
 /**
  * struct fm_row - one row of the suite.
@@ -75,6 +80,8 @@ static const struct fm_row fm_rows[] = {
 	     FMB_GRAB_ORDER9, NAN, .run = fmb_grab_run),
 	PAIR("contig_order9", "contig_order9_baseline", "ns/page",
 	     FMB_CONTIG_ORDER9, NAN, HOOKS(contig)),
+	PAIR("swapcache_add", "swapcache_add_baseline", "ns/op",
+	     FMB_SWAPCACHE_ADD, NAN, HOOKS(swap)),
 };
 
 #define NR_ROWS	(sizeof(fm_rows) / sizeof(fm_rows[0]))
@@ -256,8 +263,10 @@ static void fm_print_header(FILE *out, const struct fm_scale *scale)
 		"before the next\n"
 		"speedup: baseline ns / new ns of the same round, median "
 		"[min..max] over rounds;\n"
-		"  baselines are the paths before seeds 000, 004 and 002 "
+		"  baselines are the paths before seeds 000, 004, 002 and 001 "
 		"(tools/bench/fm_baseline.c)\n"
+		"swapcache_add: an add to the swap cache over a slot's shadow "
+		"and its delete, one op\n"
 		"walks/op, locks/op, allocs/op: XArray walks from the root, "
 		"i_pages lock round\n"
 		"  trips and tree nodes allocated, per operation (upcache's "
@@ -303,7 +312,8 @@ static void fm_print_notes(FILE *out, const struct bench_report *rep)
 			fprintf(out, "%s %.0f", i > 1 ? "," : "",
 				bench_row_num(&rep->rows[i], "trees_compared"));
 	fputs("\n  every round ended with an empty mapping and nothing charged "
-	      "to the arena\n", out);
+	      "to the arena (the swap\n    cache rows' trees keep a shadow "
+	      "per slot from round to round)\n", out);
 }
 
 /* fm_report_rows() - Report rows, table and notes from the measurements. */

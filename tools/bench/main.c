@@ -3,6 +3,7 @@
  * tools/bench/main.c - upcache-bench: parse the command line, run a suite.
  *
  *	upcache-bench <suite> [--quick] [--json [FILE]] [--rounds N] [--size N]
+ *	upcache-bench swap ... [--swap-file PATH]
  *	upcache-bench run [fio job options] [jobfile ...]
  *	upcache-bench compare [--rounds N] -- <options A> -- <options B>
  *
@@ -39,6 +40,8 @@ static void usage(FILE *out)
 		" (figures are medians of rounds)\n"
 		"  --size N       entries of the main array: N, NK or NM,"
 		" %luK..%luM\n"
+		"  --swap-file PATH  swap: swap to files PATH and PATH.whole"
+		" instead of memory\n"
 		"  -h, --help     this text\n"
 		"\nrun and compare take fio's job options instead:"
 		" 'upcache-bench run --help'.\n"

@@ -9,6 +9,10 @@
  *	--rounds N	rounds per figure, 1..BENCH_MAX_ROUNDS (also --rounds=N)
  *	--size N	entries of the main array: N, NK or NM (binary units),
  *			BENCH_MIN_SIZE..BENCH_MAX_SIZE (also --size=N)
+ *	--swap-file PATH
+ *			the swap suite only: swap to files (PATH and
+ *			PATH.whole) instead of devices in memory; any other
+ *			suite refuses it rather than ignore it
  *	--tiny		hidden: test-suite sizes, about a second per suite
  *	-h, --help	usage
  *
@@ -41,6 +45,7 @@
  * @help: -h or --help was given.
  * @rounds: Rounds per figure; 0 means the suite's default.
  * @size: Entries of the main array; 0 means the mode's default.
+ * @swap_file: --swap-file's path (the swap suite's), or NULL.
  */
 struct bench_options {
 	bool json;
@@ -50,6 +55,7 @@ struct bench_options {
 	bool help;
 	unsigned int rounds;
 	unsigned long size;
+	const char *swap_file;
 };
 
 /**
@@ -112,7 +118,9 @@ int bench_parse_options(int argc, char **argv, struct bench_options *opts,
  * @opts: The result.
  * @errf: Where the message goes (stderr in the tool).
  *
- * Prints "upcache-bench SUITE: MESSAGE (try --help)" on bad input.
+ * Prints "upcache-bench SUITE: MESSAGE (try --help)" on bad input,
+ * which includes an option of another suite (--swap-file outside the
+ * swap suite).
  *
  * Return: 0, or BENCH_EXIT_ERROR for bad input: the exit status.
  */

@@ -54,20 +54,15 @@ static uint64_t rc_stamp(pgoff_t index)
 
 static const char *const rc_names[RC_NR_WORKLOADS] = { "randread", "thp" };
 
-/**
- * struct rc_mode - the file size of one mode.
- * @name: The mode, as bench_scale_from_options() names it.
- * @file_pages: Pages of the file.
- */
-struct rc_mode {
-	const char *name;
-	unsigned long file_pages;
+static const struct bench_mode_pages rc_modes[] = {
+	{ "full", 1UL << 17, 0 },	/* 512 MiB */
+	{ "quick", 1UL << 15, 0 },	/* 128 MiB */
+	{ "tiny", 1UL << 11, 0 },	/* 8 MiB */
 };
 
-static const struct rc_mode rc_modes[] = {
-	{ "full", 1UL << 17 },		/* 512 MiB */
-	{ "quick", 1UL << 15 },		/* 128 MiB */
-	{ "tiny", 1UL << 11 },		/* 8 MiB */
+static const struct bench_pages_spec rc_pages = {
+	"reclaim", "file", rc_modes, sizeof(rc_modes) / sizeof(rc_modes[0]),
+	RC_MAX_FILE_PAGES, RC_FILE_ALIGN,
 };
 
 /**
@@ -79,24 +74,9 @@ void rc_scale_from_options(const struct bench_options *opts,
 			   struct rc_scale *scale)
 {
 	struct bench_scale common;
-	unsigned long pages = 0;
+	unsigned long pages = bench_scale_pages(opts, &rc_pages, &common);
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t i;
 
-	bench_scale_from_options(opts, &common);
-	for (i = 0; i < sizeof(rc_modes) / sizeof(rc_modes[0]); i++)
-		if (!strcmp(rc_modes[i].name, common.mode))
-			pages = rc_modes[i].file_pages;
-	if (!pages)
-		bench_die("reclaim: no file size for mode '%s'", common.mode);
-	if (opts->size) {
-		if (opts->size > RC_MAX_FILE_PAGES)
-			bench_die("reclaim: --size %lu pages is a %lu MiB file;"
-				  " at most %lu pages (%lu MiB)", opts->size,
-				  opts->size >> 8, RC_MAX_FILE_PAGES,
-				  RC_MAX_FILE_PAGES >> 8);
-		pages = (opts->size + RC_FILE_ALIGN - 1) & ~(RC_FILE_ALIGN - 1);
-	}
 	scale->mode = common.mode;
 	scale->file_pages = pages;
 	scale->limit_pages = pages / 2;

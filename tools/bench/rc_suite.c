@@ -179,27 +179,18 @@ static void rc_report_pair(struct bench_row *row, const struct rc_run *run,
 			   size_t i)
 {
 	const struct rc_row *spec = &rc_rows[i];
-	struct bench_summary speedup = { 0 }, gain = { 0 };
+	struct bench_summary speedup = { 0 };
 	bool is_new = !spec->baseline;
+	double gain;
 
 	if (is_new && bench_ratio_summary(run->iops[i], run->iops[i + 1],
 					  run->b.scale.rounds, &speedup))
 		bench_die("reclaim %s: cannot summarise its gain", spec->name);
-	if (is_new) {
-		gain.median = (speedup.median - 1) * 100;
-		gain.min = (speedup.min - 1) * 100;
-		gain.max = (speedup.max - 1) * 100;
-	}
-	bench_row_set_summary(row, "speedup", "speedup_min", "speedup_max",
-			      is_new ? &speedup : NULL);
-	bench_row_set_summary(row, "gain_pct", "gain_pct_min", "gain_pct_max",
-			      is_new ? &gain : NULL);
-	bench_row_set_num(row, "target_gain_pct", spec->target_pct);
+	gain = bench_row_set_gain(row, is_new ? &speedup : NULL,
+				  spec->target_pct);
 	bench_row_set_num(row, "aim_gain_pct", spec->target_pct * 2);
-	bench_row_set_str(row, "target_met", !is_new ? NULL :
-			  gain.median >= spec->target_pct ? "yes" : "no");
 	bench_row_set_str(row, "aim_met", !is_new ? NULL :
-			  gain.median >= spec->target_pct * 2 ? "yes" : "no");
+			  gain >= spec->target_pct * 2 ? "yes" : "no");
 }
 
 /* rc_report_row() - Fill the report row of row @i. */

@@ -155,6 +155,37 @@ void bench_row_set_summary(struct bench_row *row, const char *key,
 }
 
 /**
+ * bench_row_set_gain() - Set a pair's speedup and the gain it means.
+ * @row: The row.
+ * @speedup: The new row's per-round speedups over its baseline,
+ *	summarised; NULL for the baseline row (its fields are null).
+ * @target_pct: The gain the seed measured, in percent; NaN for none.
+ *
+ * Return: The median gain in percent, NaN for a baseline row.
+ */
+double bench_row_set_gain(struct bench_row *row,
+			  const struct bench_summary *speedup,
+			  double target_pct)
+{
+	struct bench_summary gain;
+
+	if (speedup) {
+		gain.median = (speedup->median - 1) * 100;
+		gain.min = (speedup->min - 1) * 100;
+		gain.max = (speedup->max - 1) * 100;
+		gain.n = speedup->n;
+	}
+	bench_row_set_summary(row, "speedup", "speedup_min", "speedup_max",
+			      speedup);
+	bench_row_set_summary(row, "gain_pct", "gain_pct_min", "gain_pct_max",
+			      speedup ? &gain : NULL);
+	bench_row_set_num(row, "target_gain_pct", speedup ? target_pct : NAN);
+	bench_row_set_str(row, "target_met", !speedup || isnan(target_pct) ?
+			  NULL : gain.median >= target_pct ? "yes" : "no");
+	return speedup ? gain.median : NAN;
+}
+
+/**
  * bench_meta_set_rounds() - Record how a run was timed in its facts.
  * @meta: The report's @meta row.
  * @rounds: Timed rounds.

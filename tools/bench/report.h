@@ -150,6 +150,25 @@ void bench_row_set_summary(struct bench_row *row, const char *key,
 			   const struct bench_summary *s);
 
 /**
+ * bench_row_set_gain() - Set a pair's speedup and the gain it means.
+ * @row: The row.
+ * @speedup: The new row's speedups over its baseline (baseline time /
+ *	new time, or new rate / baseline rate, per round), summarised;
+ *	NULL for the baseline row, whose fields are then null.
+ * @target_pct: The gain the seed measured, in percent; NaN for none.
+ *
+ * Sets, in this order: speedup, speedup_min, speedup_max, gain_pct,
+ * gain_pct_min, gain_pct_max (the speedup's, minus one, in percent),
+ * target_gain_pct and target_met ("yes" when the median gain reaches the
+ * target, "no", or null without a speedup or a target).
+ *
+ * Return: The median gain in percent; NaN for a baseline row.
+ */
+double bench_row_set_gain(struct bench_row *row,
+			  const struct bench_summary *speedup,
+			  double target_pct);
+
+/**
  * bench_meta_set_rounds() - Record how a run was timed in its facts.
  * @meta: The report's @meta row.
  * @rounds: Timed rounds.

@@ -3,8 +3,8 @@
  * tools/bench/run_engine.h - the I/O engines of `upcache-bench run`.
  *
  * An engine is the thing a job's operations go through: upcache's own
- * caches (upcache-shmem, upcache-file; upcache-anon once its layer
- * exists) or the kernel's page cache through a real file
+ * caches (upcache-shmem, upcache-file, upcache-anon) or the kernel's
+ * page cache through a real file
  * (kernel-sync, kernel-psync, kernel-mmap), all driven by the same
  * runner in the same process, so their figures differ only by the
  * engine.  Engines are synchronous: one operation at a time per thread
@@ -69,9 +69,11 @@ struct run_engine {
  */
 const struct run_engine *run_engine_find(const char *name);
 
-/* The engines (run_engine_shmem.c, run_engine_file.c, run_engine_kernel.c). */
+/* The engines (run_engine_shmem.c, run_engine_file.c, run_engine_anon.c,
+ * run_engine_kernel.c). */
 extern const struct run_engine run_engine_shmem;
 extern const struct run_engine run_engine_file;
+extern const struct run_engine run_engine_anon;
 extern const struct run_engine run_engine_kernel_sync;
 extern const struct run_engine run_engine_kernel_psync;
 extern const struct run_engine run_engine_kernel_mmap;
@@ -84,6 +86,28 @@ extern const struct run_engine run_engine_kernel_mmap;
  * Not zeros, so a written page is never mistaken for a hole.
  */
 void run_fill_pattern(void *buf, size_t len);
+
+/* The piece the layout writes at a time: the pattern's period too. */
+#define RUN_LAYOUT_CHUNK	(1UL << 20)
+
+/**
+ * run_layout_pattern() - Write the pattern over [0, @size) of something,
+ * in RUN_LAYOUT_CHUNK pieces (fio's "laying out IO file").
+ * @write: Writes @len bytes at @off of @h; returns the bytes written or
+ *	-errno, like pwrite().
+ * @h: What is written.
+ * @size: Bytes to write.
+ *
+ * Byte @off of the result is byte @off % RUN_LAYOUT_CHUNK of
+ * run_fill_pattern(RUN_LAYOUT_CHUNK): every engine lays out the same
+ * bytes, which a reader can check.
+ *
+ * Return: 0; the first error @write returned; -ENOSPC if it wrote
+ * nothing.
+ */
+int run_layout_pattern(ssize_t (*write)(void *h, const void *buf, size_t len,
+					uint64_t off),
+		       void *h, uint64_t size);
 
 /**
  * run_file_path() - The path of file @i of @job (run_file.c).

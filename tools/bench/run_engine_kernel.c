@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernel_env.h"
 #include "run_engine.h"
 #include "util.h"
 
@@ -99,9 +100,7 @@ static const char *kern_skip(const struct run_job *job, char *buf,
 		 "cache to memory_limit= (%llu MiB) below the files' %llu "
 		 "MiB; %s", (unsigned long long)(job->memory_limit >> 20),
 		 (unsigned long long)(files >> 20),
-		 access("/sys/fs/cgroup/cgroup.subtree_control", W_OK) ?
-		 "this machine gives no writable cgroup" :
-		 "running a baseline in one is not implemented yet");
+		 bench_memcg_state());
 	return buf;
 }
 

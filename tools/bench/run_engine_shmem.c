@@ -4,10 +4,11 @@
  *
  * Owns running a job on upcache's in-memory files through the public
  * upc_ API: one cache per job, sized to hold all of the job's files (so
- * nothing is reclaimed: reclaim of shmem needs swap, which does not
- * exist yet), one file per clone or one shared with filename=, laid out
- * as file_kind= says (written, upc_fallocate()d, or truncated up to one
- * hole).  Operations are upc_read() and upc_write().
+ * nothing is reclaimed: the swap layer takes anonymous regions only, so
+ * shmem cannot be swapped out yet), one file per clone or one shared
+ * with filename=, laid out as file_kind= says (written, upc_fallocate()d,
+ * or truncated up to one hole).  Operations are upc_read() and
+ * upc_write().
  */
 #include <errno.h>
 #include <linux/falloc.h>
@@ -23,7 +24,6 @@
 #define SHM_ALIGN	(2ULL << 20)	/* upc_cache_create()'s granule */
 /* Headroom past the files: the allocator's per-CPU caches hold pages. */
 #define SHM_SLACK	(16ULL << 20)
-#define SHM_LAYOUT_CHUNK	(1UL << 20)
 
 /**
  * struct shm_ctx - one job's cache and files.
@@ -44,24 +44,10 @@ static const enum upc_huge shm_huge[] = {
 	[RUN_HUGE_ADVISE] = UPC_HUGE_ADVISE,
 };
 
-/* shm_write_all() - Write the whole file once (fio's layout). */
-static int shm_write_all(struct upc_file *f, uint64_t size)
+/* shm_pwrite() - upc_write() as run_layout_pattern() calls it. */
+static ssize_t shm_pwrite(void *h, const void *buf, size_t len, uint64_t off)
 {
-	char *buf = bench_xcalloc(1, SHM_LAYOUT_CHUNK);
-	uint64_t off;
-	ssize_t n = 0;
-
-	run_fill_pattern(buf, SHM_LAYOUT_CHUNK);
-	for (off = 0; off < size; off += (uint64_t)n) {
-		size_t len = size - off < SHM_LAYOUT_CHUNK ?
-			     (size_t)(size - off) : SHM_LAYOUT_CHUNK;
-
-		n = upc_write(f, buf, len, (int64_t)off);
-		if (n <= 0)
-			break;
-	}
-	free(buf);
-	return n < 0 ? (int)n : (n == 0 ? -ENOSPC : 0);
+	return upc_write(h, buf, len, (int64_t)off);
 }
 
 /* shm_layout() - Give one file what file_kind= asks for. */
@@ -71,7 +57,7 @@ static int shm_layout(const struct run_job *job, struct upc_file *f)
 
 	switch (job->file_kind) {
 	case RUN_FILE_NORMAL:
-		return shm_write_all(f, job->filesize);
+		return run_layout_pattern(shm_pwrite, f, job->filesize);
 	case RUN_FILE_FALLOCATED:
 		return upc_fallocate(f, mode, 0, (int64_t)job->filesize);
 	case RUN_FILE_HOLE:
@@ -109,7 +95,8 @@ static uint64_t shm_limit(const struct run_job *job, unsigned int nr_files,
 	if (job->memory_limit && job->memory_limit < need) {
 		snprintf(err, errlen, "engine upcache-shmem: memory_limit= "
 			 "below the files' size: not yet implemented: needs "
-			 "swap (mm/swap_state.c, mm/swapfile.c)");
+			 "shmem swap-out (swap takes anonymous regions only: "
+			 "ioengine=upcache-anon)");
 		return 0;
 	}
 	if (job->memory_limit)

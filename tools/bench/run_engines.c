@@ -2,20 +2,20 @@
 /*
  * tools/bench/run_engines.c - the table of `upcache-bench run`'s engines.
  *
- * Owns which engines exist and which can run yet.  An engine whose layer
- * has not landed is listed with what it needs, so a job that names it
- * fails with "engine X: not yet implemented: needs <layer>" instead of
- * being skipped silently; it plugs in by getting its functions.
+ * Owns which engines exist and which can run yet, and what every engine
+ * writes: the pattern and the layout that spreads it over a file.  An
+ * engine whose layer has not landed is listed with what it needs (its
+ * @needs), so a job that names it fails with "engine X: not yet
+ * implemented: needs <layer>" instead of being skipped silently; it
+ * plugs in by getting its functions.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "run_engine.h"
+#include "util.h"
 
-static const struct run_engine run_engine_anon = {
-	.name = "upcache-anon",
-	.needs = "anonymous regions and the swap layer "
-		 "(upc_anon_create, mm/swap_state.c, mm/swapfile.c)",
-};
+#include "run_engine.h"
 
 static const struct run_engine *const run_engines[] = {
 	&run_engine_shmem,
@@ -54,4 +54,36 @@ void run_fill_pattern(void *buf, size_t len)
 
 	for (i = 0; i < len; i++)
 		p[i] = (unsigned char)(0x5a ^ (i * 131 >> 3));
+}
+
+/**
+ * run_layout_pattern() - Write the pattern over [0, @size) in pieces.
+ * @write: The write function.
+ * @h: Its target.
+ * @size: Bytes to write.
+ *
+ * Return: 0, the first error, or -ENOSPC if a write wrote nothing.
+ */
+int run_layout_pattern(ssize_t (*write)(void *h, const void *buf, size_t len,
+					uint64_t off),
+		       void *h, uint64_t size)
+{
+	char *buf = bench_xcalloc(1, RUN_LAYOUT_CHUNK);
+	uint64_t off = 0;
+	ssize_t n = 0;
+
+	run_fill_pattern(buf, RUN_LAYOUT_CHUNK);
+	while (off < size) {
+		size_t len = size - off < RUN_LAYOUT_CHUNK ?
+			     (size_t)(size - off) : RUN_LAYOUT_CHUNK;
+
+		n = write(h, buf, len, off);
+		if (n <= 0)
+			break;
+		off += (uint64_t)n;
+	}
+	free(buf);
+	if (n < 0)
+		return (int)n;
+	return off < size ? -ENOSPC : 0;
 }

@@ -24,8 +24,6 @@
 #include "run_engine.h"
 #include "util.h"
 
-#define RUN_LAYOUT_CHUNK	(1UL << 20)
-
 char *run_file_path(const struct run_job *job, unsigned int i)
 {
 	char buf[4096];
@@ -41,27 +39,13 @@ char *run_file_path(const struct run_job *job, unsigned int i)
 	return bench_xstrdup(buf);
 }
 
-/* Write the whole file once with the pattern (fio's layout). */
-static int run_file_write_all(int fd, uint64_t size)
+/* pwrite() on a descriptor, as run_layout_pattern() calls it. */
+static ssize_t run_file_pwrite(void *h, const void *buf, size_t len,
+			       uint64_t off)
 {
-	char *buf = bench_xcalloc(1, RUN_LAYOUT_CHUNK);
-	uint64_t off = 0;
-	ssize_t n = 0;
+	ssize_t n = pwrite(*(int *)h, buf, len, (off_t)off);
 
-	run_fill_pattern(buf, RUN_LAYOUT_CHUNK);
-	while (off < size) {
-		size_t len = size - off < RUN_LAYOUT_CHUNK ?
-			     (size_t)(size - off) : RUN_LAYOUT_CHUNK;
-
-		n = pwrite(fd, buf, len, (off_t)off);
-		if (n <= 0)
-			break;
-		off += (uint64_t)n;
-	}
-	free(buf);
-	if (n < 0)
-		return -errno;
-	return off < size ? -ENOSPC : 0;
+	return n < 0 ? -errno : n;
 }
 
 /* Give an open, empty file what file_kind= asks for. */
@@ -71,7 +55,8 @@ static int run_file_layout(const struct run_job *job, int fd)
 
 	switch (job->file_kind) {
 	case RUN_FILE_NORMAL:
-		return run_file_write_all(fd, job->filesize);
+		return run_layout_pattern(run_file_pwrite, &fd,
+					  job->filesize);
 	case RUN_FILE_FALLOCATED:
 		if (job->fallocate == RUN_FALLOC_POSIX)
 			return -posix_fallocate(fd, 0, (off_t)job->filesize);

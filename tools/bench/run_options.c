@@ -127,6 +127,12 @@ static const struct opt_spec opt_specs[] = {
 	  "upcache-shmem: never|always|within_size|advise (never)"),
 	S(MEMORY_LIMIT, "memory_limit", NULL, SIZE,
 	  "upcache engines' memory limit (sized to the files)"),
+	S(SWAP_SIZE, "swap_size", NULL, SIZE,
+	  "upcache-anon: bytes of swap (the regions' size if swap is wanted)"),
+	S(SWAP_FILE, "swap_file", NULL, STR,
+	  "upcache-anon: swap to this file, not memory (under directory)"),
+	U(SWAP_SPACE_SHIFT, "swap_space_shift", 6, 30,
+	  "upcache-anon: log2 slots per swap cache tree (14: 64 MiB)"),
 };
 
 #define NR_OPT_SPECS	(sizeof(opt_specs) / sizeof(opt_specs[0]))
@@ -582,6 +588,7 @@ static int resolve_sizes(const struct run_opts *o, struct run_job *job,
 	job->size = resolve_size(o, RUN_OPT_SIZE, kb, 0);
 	job->filesize = resolve_size(o, RUN_OPT_FILESIZE, kb, 0);
 	job->memory_limit = resolve_size(o, RUN_OPT_MEMORY_LIMIT, kb, 0);
+	job->swap_size = resolve_size(o, RUN_OPT_SWAP_SIZE, kb, 0);
 	if (!job->size && !job->filesize)
 		return bench_opt_error(err, errlen, "job '%s': size= or filesize= "
 				 "is needed", job->name);
@@ -614,6 +621,34 @@ static int resolve_sizes(const struct run_opts *o, struct run_job *job,
 				 "than size= (%llu)", job->name,
 				 (unsigned long long)job->bs,
 				 (unsigned long long)job->size);
+	return 0;
+}
+
+/*
+ * resolve_swap() - The swap options: upcache-anon's only, so that a job
+ * on another engine never silently runs without the swap it asked for.
+ */
+static int resolve_swap(const struct run_opts *o, struct run_job *job,
+			char *err, size_t errlen)
+{
+	static const enum run_opt_id ids[] = {
+		RUN_OPT_SWAP_SIZE, RUN_OPT_SWAP_FILE, RUN_OPT_SWAP_SPACE_SHIFT,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (o->val[ids[i]] && strcmp(job->engine, "upcache-anon"))
+			return bench_opt_error(err, errlen, "job '%s': %s= is an "
+					 "option of ioengine=upcache-anon, not "
+					 "%s", job->name,
+					 opt_spec_of(ids[i])->name,
+					 job->engine);
+	if (o->val[RUN_OPT_SWAP_SIZE] && !job->swap_size)
+		return bench_opt_error(err, errlen, "job '%s': swap_size=0: "
+				 "leave it out for no swap", job->name);
+	job->swap_space_shift = resolve_uint(o, RUN_OPT_SWAP_SPACE_SHIFT, 0);
+	if (o->val[RUN_OPT_SWAP_FILE])
+		job->swap_file = bench_xstrdup(o->val[RUN_OPT_SWAP_FILE]);
 	return 0;
 }
 
@@ -669,7 +704,7 @@ int run_job_resolve(const struct run_opts *o, const char *section,
 	}
 	job->directory = bench_xstrdup(o->val[RUN_OPT_DIRECTORY] ?
 				       o->val[RUN_OPT_DIRECTORY] : "/dev/shm");
-	return 0;
+	return resolve_swap(o, job, err, errlen);
 }
 
 /**
@@ -680,8 +715,10 @@ void run_job_free(struct run_job *job)
 {
 	free(job->filename);
 	free(job->directory);
+	free(job->swap_file);
 	job->filename = NULL;
 	job->directory = NULL;
+	job->swap_file = NULL;
 }
 
 /**

@@ -15,7 +15,7 @@
  * Option names, value spellings and units are fio's (fio's HOWTO, "Job
  * file parameters"):
  *
- *	size-like (bs, size, filesize, offset, memory_limit): an integer
+ *	size-like (bs, size, filesize, offset, memory_limit, swap_size): an integer
  *	with an optional suffix k, m, g, t or p, any case, optionally
  *	followed by 'b': powers of 1024 with the default kb_base=1024.
  *	fio's compatibility mode gives IEC suffixes (KiB, MiB ...) the
@@ -72,6 +72,9 @@ enum run_opt_id {
 	RUN_OPT_KB_BASE,
 	RUN_OPT_HUGE,
 	RUN_OPT_MEMORY_LIMIT,
+	RUN_OPT_SWAP_SIZE,
+	RUN_OPT_SWAP_FILE,
+	RUN_OPT_SWAP_SPACE_SHIFT,
 	RUN_NR_OPTS,
 };
 
@@ -158,6 +161,13 @@ enum run_huge {
  * @memory_limit: The cache's memory limit for upcache engines, and the
  *	page-cache limit a kernel baseline would need; 0 sizes the cache to
  *	hold the files.
+ * @swap_size: upcache-anon: bytes of swap; 0 for the default (the
+ *	regions' size when swap is wanted: a @memory_limit below them, a
+ *	@swap_file or a @swap_space_shift; otherwise no swap).
+ * @swap_file: upcache-anon: swap to this file (under @directory unless
+ *	absolute); NULL for a device in memory.
+ * @swap_space_shift: upcache-anon: log2 of the slots per swap cache
+ *	tree; 0 for the library's default.
  */
 struct run_job {
 	char name[RUN_NAME_MAX];
@@ -182,6 +192,9 @@ struct run_job {
 	unsigned int kb_base;
 	enum run_huge huge;
 	uint64_t memory_limit;
+	uint64_t swap_size;
+	char *swap_file;
+	unsigned int swap_space_shift;
 };
 
 /**
@@ -249,7 +262,9 @@ void run_opts_free(struct run_opts *o);
  * Fills in fio's defaults and checks the combination: size or filesize
  * is needed; size defaults to filesize - offset and filesize to offset
  * + size; bs must fit in size; time_based needs runtime; iodepth must be
- * 1 (every engine is synchronous); an unknown ioengine is an error.
+ * 1 (every engine is synchronous); an unknown ioengine is an error; the
+ * swap options belong to ioengine=upcache-anon and are an error on any
+ * other engine.
  *
  * Return: 0; -EINVAL with a message in @err.
  */

@@ -3,9 +3,13 @@
  * tools/bench/scale.c - how big a run is: full, --quick or --tiny.
  *
  * Owns the mode table and the sizes derived from the entry count (see
- * scale.h for why each is what it is).
+ * scale.h for why each is what it is), and how a suite with a size of
+ * its own in pages (a file, a region) picks it from the mode or --size.
  */
+#include <string.h>
+
 #include "scale.h"
+#include "util.h"
 
 /**
  * struct scale_mode - the defaults of one mode.
@@ -55,4 +59,38 @@ void bench_scale_from_options(const struct bench_options *opts,
 	scale->nr_conflicts = scale_at_least(n, 512, 8);
 	scale->rounds = opts->rounds ? opts->rounds : mode->rounds;
 	scale->warmups = 1;
+}
+
+/**
+ * bench_scale_pages() - The common scale, and a suite's main size.
+ * @opts: The parsed options.
+ * @spec: The suite's sizes.
+ * @scale: The common scale.
+ *
+ * Return: The pages.
+ */
+unsigned long bench_scale_pages(const struct bench_options *opts,
+				const struct bench_pages_spec *spec,
+				struct bench_scale *scale)
+{
+	const struct bench_mode_pages *mode = NULL;
+	size_t i;
+
+	bench_scale_from_options(opts, scale);
+	for (i = 0; i < spec->nr_modes; i++)
+		if (!strcmp(spec->modes[i].name, scale->mode))
+			mode = &spec->modes[i];
+	if (!mode)
+		bench_die("%s: no %s size for mode '%s'", spec->suite,
+			  spec->what, scale->mode);
+	if (mode->rounds && !opts->rounds)
+		scale->rounds = mode->rounds;
+	if (!opts->size)
+		return mode->pages;
+	if (opts->size > spec->max_pages)
+		bench_die("%s: --size %lu pages is a %lu MiB %s; at most %lu "
+			  "pages (%lu MiB)", spec->suite, opts->size,
+			  opts->size >> 8, spec->what, spec->max_pages,
+			  spec->max_pages >> 8);
+	return (opts->size + spec->align - 1) & ~(spec->align - 1);
 }

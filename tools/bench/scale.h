@@ -61,4 +61,52 @@ struct bench_scale {
 void bench_scale_from_options(const struct bench_options *opts,
 			      struct bench_scale *scale);
 
+/**
+ * struct bench_mode_pages - a suite's main size (and rounds) in one mode.
+ * @name: The mode, as bench_scale_from_options() names it.
+ * @pages: Pages of the suite's file or region.
+ * @rounds: Timed rounds; 0 keeps the common default.
+ */
+struct bench_mode_pages {
+	const char *name;
+	unsigned long pages;
+	unsigned int rounds;
+};
+
+/**
+ * struct bench_pages_spec - how a suite sizes its main file or region.
+ * @suite: The suite's name, for messages.
+ * @what: What the pages make ("file", "region"), for messages.
+ * @modes: Its size in each mode.
+ * @nr_modes: Number of @modes.
+ * @max_pages: The most --size may ask for.
+ * @align: --size is rounded up to a multiple of this many pages (a
+ *	power of two).
+ */
+struct bench_pages_spec {
+	const char *suite;
+	const char *what;
+	const struct bench_mode_pages *modes;
+	size_t nr_modes;
+	unsigned long max_pages;
+	unsigned long align;
+};
+
+/**
+ * bench_scale_pages() - The common scale, and a suite's main size.
+ * @opts: The parsed options.
+ * @spec: The suite's sizes.
+ * @scale: The common scale (bench_scale_from_options()); its rounds
+ *	become the mode's own where @spec gives them and --rounds does not
+ *	say otherwise.
+ *
+ * Dies (exit status 2) for a mode @spec lacks or a --size over its
+ * @max_pages.
+ *
+ * Return: The mode's pages, or --size's rounded up to @spec->align.
+ */
+unsigned long bench_scale_pages(const struct bench_options *opts,
+				const struct bench_pages_spec *spec,
+				struct bench_scale *scale);
+
 #endif /* UPCACHE_TOOLS_BENCH_SCALE_H */

@@ -12,7 +12,8 @@
  * IOPS, -10.3% time), the kernel's figure for the same work on this
  * machine where there is one, and upcache's speed over the kernel's.
  * The measuring is the suites' (rc_suite.c, fm_suite.c, shm_suite.c,
- * seed_populate.c): this file only runs them and reads their reports.
+ * sw_suite.c, seed_populate.c): this file only runs them and reads their
+ * reports.
  *
  * For each experiment it writes DIR/seed-NNN.json (one object in the
  * suites' shape, {"benchmark": "seed-NNN", ..., "rows": [...]}, every row
@@ -39,6 +40,20 @@
 #define SEEDS_DEFAULT_DIR	"results"
 
 /**
+ * struct seed_extra - a counter a seed's row carries besides its main one.
+ * @key: The field both suite rows have.
+ * @before_key: The seed row's field for the baseline row's value.
+ * @after_key: The seed row's field for the library row's value.
+ *
+ * Keys are string literals: report rows keep them by reference.
+ */
+struct seed_extra {
+	const char *key;
+	const char *before_key;
+	const char *after_key;
+};
+
+/**
  * struct seed_map - one row of a seed's table, read from a suite's rows.
  * @name: The seed row's name; NULL takes every suite row that has
  *	@after_key (the suite's row names are kept).
@@ -58,6 +73,8 @@
  *	what the suites compare by: a slow phase of the machine hits both
  *	sides of one round.
  * @vs_kernel_key: The same for after over the kernel, or NULL.
+ * @extras: More counters both rows carry, copied into the seed's row
+ *	(JSON only), ended by an all-NULL entry; or NULL.
  */
 struct seed_map {
 	const char *name;
@@ -72,6 +89,7 @@ struct seed_map {
 	const char *before_counter;
 	const char *speedup_key;
 	const char *vs_kernel_key;
+	const struct seed_extra *extras;
 };
 
 /**
@@ -108,42 +126,69 @@ static int seed_populate_suite(const struct bench_options *opts,
 static const struct seed_map seed000_rows[] = {
 	{ "randread_4k", "IOPS", true, "randread_4k", "iops",
 	  "randread_4k_baseline", "iops", NULL, "walks_per_add", NULL,
-	  "speedup", NULL },
+	  "speedup", NULL, NULL },
 	{ "thp_split_4k", "IOPS", true, "thp_split_4k", "iops",
 	  "thp_split_4k_baseline", "iops", NULL, "walks_per_add", NULL,
-	  "speedup", NULL },
-	{ NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
+	  "speedup", NULL, NULL },
+	{ NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  NULL },
 };
 
 static const struct seed_map seed001_rows[] = {
 	{ "add_shadow0", "ns/op", false, "add_shadow0", "ns_per_op",
 	  "add_shadow0_baseline", "ns_per_op", NULL, "walks_per_op", NULL,
-	  "speedup", NULL },
+	  "speedup", NULL, NULL },
 	{ "add_split9", "ns/op", false, "add_split9", "ns_per_op",
 	  "add_split9_baseline", "ns_per_op", NULL, "walks_per_op", NULL,
-	  "speedup", NULL },
-	{ NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
+	  "speedup", NULL, NULL },
+	{ "swapcache_add", "ns/op", false, "swapcache_add", "ns_per_op",
+	  "swapcache_add_baseline", "ns_per_op", NULL, "walks_per_op", NULL,
+	  "speedup", NULL, NULL },
+	{ NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  NULL },
 };
 
 static const struct seed_map seed002_rows[] = {
 	{ NULL, "GiB/s", true, NULL, "gib_per_s_batched", NULL,
 	  "gib_per_s_per_folio", "gib_per_s_kernel", NULL, NULL,
-	  "vs_per_folio", "vs_kernel" },
-	{ NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
+	  "vs_per_folio", "vs_kernel", NULL },
+	{ NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  NULL },
+};
+
+/*
+ * Seed 003 changed the swap cache's shape, so next to memhog's time the
+ * seed's table has the trees' height (the main counter: 3 levels per
+ * chunk against 4 or more for the whole device) and their memory (the
+ * seed's "radix tree node slab usage").
+ */
+static const struct seed_extra seed003_extras[] = {
+	{ "walks_per_swapout", "walks_per_swapout_before",
+	  "walks_per_swapout_after" },
+	{ "tree_nodes", "tree_nodes_before", "tree_nodes_after" },
+	{ "swapouts", "swapouts_before", "swapouts_after" },
+	{ NULL, NULL, NULL },
 };
 
 static const struct seed_map seed003_rows[] = {
-	{ NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
+	{ "memhog", "ms", false, "memhog", "ms", "memhog_baseline", "ms", NULL,
+	  "max_height", NULL, "speedup", NULL, seed003_extras },
+	{ "swap_cache_nodes", "KiB", false, "memhog", "node_kib",
+	  "memhog_baseline", "node_kib", NULL, "tree_nodes", NULL, NULL, NULL,
+	  NULL },
+	{ NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  NULL },
 };
 
 static const struct seed_map seed004_rows[] = {
 	{ "populate_small", "ms", false, "populate_small", "ms_after", NULL,
 	  "ms_before", "ms_kernel", "walks_per_write",
-	  "walks_per_write_before", "speedup", "vs_kernel" },
+	  "walks_per_write_before", "speedup", "vs_kernel", NULL },
 	{ "populate_large", "ms", false, "populate_large", "ms_after", NULL,
 	  "ms_before", "ms_kernel", "walks_per_write",
-	  "walks_per_write_before", "speedup", "vs_kernel" },
-	{ NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
+	  "walks_per_write_before", "speedup", "vs_kernel", NULL },
+	{ NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  NULL },
 };
 
 static const struct seed_experiment seed_experiments[] = {
@@ -154,11 +199,12 @@ static const struct seed_experiment seed_experiments[] = {
 	  "the kernel side needs a memory cgroup holding its page cache at "
 	  "half the file", NULL },
 	{ "001", "one locked store helper for the page cache and the swap "
-	  "cache: the add path's cost",
+	  "cache: the add paths' cost (page cache add over a shadow, swap "
+	  "cache add and delete)",
 	  "same performance as before the helper", NULL, bench_suite_filemap,
 	  "upcache-bench filemap", seed001_rows,
-	  "filemap_add_folio() has no userspace entry point in the kernel",
-	  "the swap cache's use of the helper: needs mm/swap_state.c (swap)" },
+	  "filemap_add_folio() and add_to_swap_cache() have no userspace "
+	  "entry point in the kernel", NULL },
 	{ "002", "shmem sequential reads, 4k/64k/1M, normal/fallocated/hole, "
 	  "huge never/always: batched vs per-folio vs tmpfs pread",
 	  "faster reads on every file kind; v2 lost ~14% on holes",
@@ -167,8 +213,8 @@ static const struct seed_experiment seed_experiments[] = {
 	  "memory limit",
 	  "memhog 128G in an 8G cgroup +1.8%; radix node slab 303952K -> "
 	  "302224K",
-	  "mm/swap_state.c and mm/swapfile.c (swap)", NULL, NULL,
-	  seed003_rows, NULL, NULL },
+	  NULL, bench_suite_swap, "upcache-bench swap", seed003_rows, NULL,
+	  NULL },
 	{ "004", "populate a shmem file through writes (guest_memfd restore): "
 	  "per-folio grab vs filemap_grab_folios()",
 	  "3 GiB guest_memfd population 708 -> 635 ms (-10.3%)",
@@ -327,6 +373,26 @@ static const struct bench_table_col seed_cols[] = {
 #define SEED_NR_COLS	(sizeof(seed_cols) / sizeof(seed_cols[0]))
 
 /*
+ * Why a row of @e has no kernel figure: the reason its suite gave for
+ * skipping the kernel side (the "kernel_skipped" string of the row it
+ * came from, seed_skip_of()), else the experiment's.
+ */
+static const char *seed_skip_of(const struct bench_row *row)
+{
+	const struct bench_field *f = bench_row_get(row, "kernel_skipped");
+
+	return f && f->kind == BENCH_FIELD_STR ? f->str : NULL;
+}
+
+static const char *seed_kernel_note(const struct seed_experiment *e,
+				    const struct bench_row *after)
+{
+	if (seed_skip_of(after))
+		return seed_skip_of(after);
+	return e->no_kernel ? e->no_kernel : "no kernel figure";
+}
+
+/*
  * Add one seed row from the suite's rows @after and @before, and print
  * it.  The change is in the figure's own unit, as the seeds print it:
  * +7.3% IOPS, -10.3% time; it comes from the speedup (see struct
@@ -354,6 +420,7 @@ static void seed_add_row(const struct seed_experiment *e,
 		seed_speed(a, k, m->higher_better);
 	char cells[SEED_NR_COLS][40];
 	const char *cellp[SEED_NR_COLS];
+	const struct seed_extra *x;
 	struct bench_row *row;
 	unsigned int i;
 
@@ -374,12 +441,17 @@ static void seed_add_row(const struct seed_experiment *e,
 	bench_row_set_num(row, "before_vs_kernel",
 			  seed_speed(b, k, m->higher_better));
 	if (isnan(k))
-		bench_row_set_str(row, "kernel_note", e->no_kernel ?
-				  e->no_kernel : "no kernel figure");
+		bench_row_set_str(row, "kernel_note", seed_kernel_note(e, after));
 	if (m->counter) {
 		bench_row_set_str(row, "counter", m->counter);
 		bench_row_set_num(row, "counter_before", cb);
 		bench_row_set_num(row, "counter_after", ca);
+	}
+	for (x = m->extras; x && x->key; x++) {
+		bench_row_set_num(row, x->before_key,
+				  bench_row_num(before, x->key));
+		bench_row_set_num(row, x->after_key,
+				  bench_row_num(after, x->key));
 	}
 
 	snprintf(cells[0], sizeof(cells[0]), "%s", name);
@@ -498,6 +570,9 @@ static void seed_run(const struct seeds_args *a,
 			seed_map_rows(e, m, &src, &rep, &t);
 		if (e->no_kernel)
 			printf("  kernel: none: %s\n", e->no_kernel);
+		else if (src.nr_rows && seed_skip_of(&src.rows[0]))
+			printf("  kernel: skipped: %s\n",
+			       seed_skip_of(&src.rows[0]));
 		bench_report_free(&src);
 	}
 	if (e->pending) {

@@ -27,24 +27,19 @@
 /* An odd constant: the pattern's word at byte offset o is (o + 1) * it. */
 #define SHMB_PATTERN_MUL	0x9e3779b97f4a7c15ULL
 
-/**
- * struct shm_mode - the file size and rounds of one mode.
- * @name: The mode, as bench_scale_from_options() names it.
- * @file_pages: Pages of the file.
- * @rounds: Timed rounds: fewer than the other suites' defaults, since a
- *	round here reads the file 9 times and copies it 3 times, in each
- *	of 6 groups.
+/*
+ * Rounds: fewer than the other suites' defaults, since a round here
+ * reads the file 9 times and copies it 3 times, in each of 6 groups.
  */
-struct shm_mode {
-	const char *name;
-	unsigned long file_pages;
-	unsigned int rounds;
-};
-
-static const struct shm_mode shm_modes[] = {
+static const struct bench_mode_pages shm_modes[] = {
 	{ "full", 1UL << 18, 9 },	/* 1 GiB */
 	{ "quick", 1UL << 16, 7 },	/* 256 MiB */
 	{ "tiny", 1UL << 10, 3 },	/* 4 MiB */
+};
+
+static const struct bench_pages_spec shm_pages = {
+	"shmem", "file", shm_modes, sizeof(shm_modes) / sizeof(shm_modes[0]),
+	SHMB_MAX_FILE_PAGES, SHMB_HUGE_BYTES >> UPC_PAGE_SHIFT,
 };
 
 /**
@@ -55,31 +50,13 @@ static const struct shm_mode shm_modes[] = {
 void shmb_scale_from_options(const struct bench_options *opts,
 			     struct shm_scale *scale)
 {
-	const unsigned long huge_pages = SHMB_HUGE_BYTES >> UPC_PAGE_SHIFT;
-	const struct shm_mode *mode = NULL;
 	struct bench_scale common;
-	unsigned long pages;
-	size_t i;
+	unsigned long pages = bench_scale_pages(opts, &shm_pages, &common);
 
-	bench_scale_from_options(opts, &common);
-	for (i = 0; i < sizeof(shm_modes) / sizeof(shm_modes[0]); i++)
-		if (!strcmp(shm_modes[i].name, common.mode))
-			mode = &shm_modes[i];
-	if (!mode)
-		bench_die("shmem: no file size for mode '%s'", common.mode);
-	pages = mode->file_pages;
-	if (opts->size) {
-		if (opts->size > SHMB_MAX_FILE_PAGES)
-			bench_die("shmem: --size %lu pages is a %lu MiB file; "
-				  "at most %lu pages (%lu MiB)", opts->size,
-				  opts->size >> 8, SHMB_MAX_FILE_PAGES,
-				  SHMB_MAX_FILE_PAGES >> 8);
-		pages = (opts->size + huge_pages - 1) & ~(huge_pages - 1);
-	}
 	scale->mode = common.mode;
 	scale->file_bytes = (size_t)pages << UPC_PAGE_SHIFT;
 	scale->arena_bytes = scale->file_bytes + SHMB_ARENA_SLACK;
-	scale->rounds = opts->rounds ? opts->rounds : mode->rounds;
+	scale->rounds = common.rounds;
 	scale->warmups = common.warmups;
 }
 

@@ -87,6 +87,8 @@ int bench_suite_shmem(const struct bench_options *opts,
 		      struct bench_output *out, struct bench_report *rep);
 int bench_suite_reclaim(const struct bench_options *opts,
 			struct bench_output *out, struct bench_report *rep);
+int bench_suite_swap(const struct bench_options *opts,
+		     struct bench_output *out, struct bench_report *rep);
 
 /* The suites with their own arguments (run_suite.c, cmp_suite.c,
  * seed_suite.c). */

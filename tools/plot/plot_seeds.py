@@ -7,7 +7,8 @@ into PNG charts: for each experiment, a group of bars per row with the
 seed's "before" (the path it replaced), "after" (upcache's path) and,
 where the experiment has one, the kernel doing the same work on this
 machine; each "after" bar is labelled with its change as the seed reports
-it (+7.3% IOPS, -10.3% ms).  An experiment whose layer has not landed
+it (+7.3% IOPS, -10.3% ms).  Rows in different units (seed 003: ms and
+KiB) get a panel each.  An experiment whose layer has not landed
 has no chart; the script says so.
 
     tools/plot/plot_seeds.py results/seed-*.json --out-dir results
@@ -36,27 +37,23 @@ def load_seed(path):
     return data
 
 
-def plot_seed(data, out_path, plt):
-    """Draw one experiment's chart into OUT_PATH."""
-    rows = [r for r in data["rows"] if number(r.get("after")) is not None]
-    figure = rows[0].get("figure", "") if rows else ""
-    higher = rows and rows[0].get("direction") == "higher_is_better"
+def plot_panel(ax, rows, figure):
+    """Draw the bars of ROWS, whose figures are all in unit FIGURE."""
+    higher = rows[0].get("direction") == "higher_is_better"
     width = 0.27
-    fig, ax = plt.subplots(figsize=(min(12.0, max(6.0, 0.6 * len(rows) + 2)),
-                                    5.0))
     for k, (key, label, colour) in enumerate(SIDES):
-        xs, ys = [], []
+        xs, ys, shown = [], [], []
         for i, row in enumerate(rows):
             value = number(row.get(key))
             if value is not None:
                 xs.append(i + (k - 1) * width)
                 ys.append(value)
+                shown.append(row)
         if not xs:
             continue
         bars = ax.bar(xs, ys, width, label=label, color=colour)
         if key == "after":
-            for bar, row in zip(bars, [r for r in rows
-                                       if number(r.get("after")) is not None]):
+            for bar, row in zip(bars, shown):
                 change = number(row.get("change_pct"))
                 if change is not None:
                     ax.annotate(f"{change:+.1f}%",
@@ -66,12 +63,39 @@ def plot_seed(data, out_path, plt):
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels([r["name"] for r in rows], rotation=35, ha="right",
                        fontsize=7)
+    # A lone row would otherwise stretch its bars across the panel.
+    ax.set_xlim(-0.6, len(rows) - 0.4)
     better = "higher is better" if higher else "lower is better"
     ax.set_ylabel(f"{figure} ({better})")
-    ax.set_title(textwrap.fill(f"seed {data['seed']}: "
-                               f"{data.get('title', '')}", 90), fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+
+
+def plot_seed(data, out_path, plt):
+    """Draw one experiment's chart into OUT_PATH: a panel per unit.
+
+    Most experiments measure one unit; seed 003 has memhog's time (ms)
+    and the swap cache's node memory (KiB), which share no axis.
+    """
+    rows = [r for r in data["rows"] if number(r.get("after")) is not None]
+    figures = []
+    for row in rows:
+        if row.get("figure", "") not in figures:
+            figures.append(row.get("figure", ""))
+    panels = [[r for r in rows if r.get("figure", "") == f] for f in figures]
+    fig, axes = plt.subplots(
+        1, max(1, len(panels)), squeeze=False,
+        figsize=(min(12.0, max(6.0, 0.6 * len(rows) + 2 * len(panels))), 5.0),
+        gridspec_kw={"width_ratios": [len(p) + 1 for p in panels] or [1]})
+    for ax, figure, panel in zip(axes[0], figures, panels):
+        plot_panel(ax, panel, figure)
+    title = textwrap.fill(f"seed {data['seed']}: {data.get('title', '')}",
+                          90)
+    fig.suptitle(title, fontsize=9)
+    # One legend for all panels, under the title, clear of the bars.
+    below = 0.93 - 0.035 * title.count("\n")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=len(labels) or 1,
+               fontsize=7, bbox_to_anchor=(0.5, below))
+    fig.tight_layout(rect=(0, 0, 1, below - 0.05))
     fig.savefig(out_path, dpi=110)
     plt.close(fig)
 

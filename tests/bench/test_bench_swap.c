@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/bench/test_bench_swap.c - upcache-bench's swap suite (seed 003).
+ *
+ * Runs the suite in-process at its tiny size and checks its JSON (the
+ * common shape, the two rows, every field they promise), that the
+ * figures hold together (every page past the limit swapped out, a
+ * shadow in the swap cache for each, the walks reclaim makes per
+ * swap-out: the swap cache's add and delete and the region's store, the
+ * per-chunk trees at most 3 levels and never deeper than the whole
+ * device's, node memory = nodes x node size, one tree per 64 MiB chunk
+ * against one), the swap-file variant (files created and removed), and
+ * the option's errors: --swap-file outside the swap suite and a --size
+ * too large end with exit status 2.
+ *
+ * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
+ */
+#include <sys/stat.h>
+
+#include <upcache/swap.h>
+
+#include "../../tools/bench/options.h"
+#include "../../tools/bench/sw_cases.h"
+#include "bench_helpers.h"
+
+static const char *const suite_rows[] = { "memhog", "memhog_baseline" };
+
+#define NR_SUITE_ROWS	BT_ARRAY_SIZE(suite_rows)
+
+static struct bt_suite suite;
+
+static int suite_setup(void **state)
+{
+	*state = &suite;
+	return bt_suite_run(&suite, bench_suite_swap, "swap");
+}
+
+/* num() - A numeric field of the suite's row @name (bt_num()). */
+static double num(const char *name, const char *key)
+{
+	return bt_num(&suite.rep, name, key);
+}
+
+/* meta() - A numeric fact of the run. */
+static double meta(const char *key)
+{
+	return bench_row_num(&suite.rep.meta, key);
+}
+
+/* The common shape, strict JSON, both rows with every promised field. */
+static void test_swap_json_shape(void **state)
+{
+	static const char *const top[] = {
+		"mode", "limit_pages", "limit_mib", "region_pages",
+		"region_mib", "swap_mib", "swap_device", "space_shift",
+		"space_shift_baseline", "pages_checked_per_round", "rounds",
+		"warmup_rounds", "cpus", "baseline_source", "kernel_skipped",
+	};
+	static const char *const numbers[] = {
+		"ms", "ms_min", "ms_max", "walks_per_swapout",
+		"walks_per_page", "walks_per_page_no_reclaim",
+		"node_allocs_per_swapout", "locks_per_page", "swapouts",
+		"swap_used_mib", "tree_nodes", "node_bytes", "node_kib",
+		"max_height", "swap_cache_entries", "swap_cache_trees",
+		"space_shift", "pages_per_round", "rounds",
+	};
+	static const char *const keys[] = {
+		"unit", "speedup", "speedup_min", "speedup_max", "gain_pct",
+		"gain_pct_min", "gain_pct_max", "target_gain_pct",
+		"target_met", "role", "pair", "kernel_skipped", "note",
+	};
+	struct jread *jr;
+
+	(void)state;
+	jr = bt_parse_suite(suite.json, "swap", top, BT_ARRAY_SIZE(top));
+	bt_check_rows(jr, suite_rows, NR_SUITE_ROWS);
+	bt_rows_have(jr, numbers, BT_ARRAY_SIZE(numbers), true);
+	bt_rows_have(jr, keys, BT_ARRAY_SIZE(keys), false);
+	free(jr);
+	assert_string_equal(bench_row_get(&suite.rep.meta, "mode")->str,
+			    "tiny");
+	assert_string_equal(bench_row_get(&suite.rep.meta,
+					  "swap_device")->str, "memory");
+}
+
+/* Times and the gain: medians inside their ranges, the gain from them. */
+static void test_swap_times(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < NR_SUITE_ROWS; i++) {
+		const char *name = suite_rows[i];
+
+		assert_string_equal(bt_str(&suite.rep, name, "unit"), "ms");
+		assert_true(num(name, "ms") > 0);
+		assert_true(num(name, "ms_min") <= num(name, "ms"));
+		assert_true(num(name, "ms") <= num(name, "ms_max"));
+		assert_near(num(name, "rounds"), meta("rounds"), 0);
+		assert_string_equal(bt_str(&suite.rep, name, "pair"),
+				    suite_rows[!i]);
+		/* The kernel side is not run here, and says why. */
+		assert_non_null(strstr(bt_str(&suite.rep, name,
+					      "kernel_skipped"),
+				       "memory cgroup"));
+	}
+	assert_string_equal(bt_str(&suite.rep, "memhog", "role"), "new");
+	assert_string_equal(bt_str(&suite.rep, "memhog_baseline", "role"),
+			    "baseline");
+	assert_true(num("memhog", "speedup") > 0);
+	assert_true(num("memhog", "speedup_min") <= num("memhog", "speedup"));
+	assert_true(num("memhog", "speedup") <= num("memhog", "speedup_max"));
+	assert_near(num("memhog", "gain_pct"),
+		    (num("memhog", "speedup") - 1) * 100, 1e-9);
+	assert_near(num("memhog", "target_gain_pct"), 1.8, 1e-9);
+	/* The baseline has no gain of its own: null. */
+	assert_true(isnan(bench_row_num(bt_row(&suite.rep, "memhog_baseline"),
+					"speedup")));
+}
+
+/* The counters and the swap cache's shape agree with each other. */
+static void test_swap_counters(void **state)
+{
+	double region = meta("region_pages"), limit = meta("limit_pages");
+	size_t i;
+
+	(void)state;
+	assert_near(region, 4 * limit, 0);
+	for (i = 0; i < NR_SUITE_ROWS; i++) {
+		const char *name = suite_rows[i];
+		double out = num(name, "swapouts");
+
+		/* memhog: every page once; what is past the limit went out. */
+		assert_near(num(name, "pages_per_round"), region, 0);
+		assert_true(out >= region - limit - 16 * 256);
+		assert_true(out <= region);
+		assert_near(num(name, "swap_used_mib"), out / 256, 1e-9);
+		/* Each swapped-out page left a shadow in the swap cache. */
+		assert_true(num(name, "swap_cache_entries") > 0);
+		assert_true(num(name, "swap_cache_entries") <= out);
+		/*
+		 * Reclaim's walks per swap-out: the swap cache's add and
+		 * delete, and the region's store of the swap entry.
+		 */
+		assert_true(num(name, "walks_per_swapout") > 2.5);
+		assert_true(num(name, "walks_per_swapout") < 3.5);
+		/* A touch alone: the region's lookup and its add. */
+		assert_true(num(name, "walks_per_page_no_reclaim") >= 2);
+		assert_true(num(name, "walks_per_page") >
+			    num(name, "walks_per_page_no_reclaim"));
+		assert_true(num(name, "tree_nodes") > 0);
+		assert_near(num(name, "node_bytes"),
+			    num(name, "tree_nodes") * sizeof(struct xa_node),
+			    0);
+		assert_near(num(name, "node_kib") * 1024,
+			    num(name, "node_bytes"), 1e-6);
+	}
+	/* Both sides do the same work: the same pages go out. */
+	assert_near(num("memhog", "swapouts"),
+		    num("memhog_baseline", "swapouts"), 0);
+	/* A 64 MiB chunk needs 3 levels at most; the whole device more. */
+	assert_true(num("memhog", "max_height") >= 1);
+	assert_true(num("memhog", "max_height") <= 3);
+	assert_true(num("memhog_baseline", "max_height") >=
+		    num("memhog", "max_height"));
+	assert_near(num("memhog", "space_shift"), SWAP_ADDRESS_SPACE_SHIFT, 0);
+	assert_near(num("memhog_baseline", "space_shift"), SWAP_SPACE_WHOLE,
+		    0);
+	assert_near(num("memhog_baseline", "swap_cache_trees"), 1, 0);
+	/* One tree per 2^14 slots of the device, counting a partial one. */
+	assert_near(num("memhog", "swap_cache_trees"),
+		    ceil(meta("swap_mib") * 256 / (1 << SWAP_ADDRESS_SPACE_SHIFT)),
+		    0);
+	/* Under 64^3 slots in use the heights are the same; the note says. */
+	assert_non_null(strstr(bt_str(&suite.rep, "memhog", "note"),
+			       "same height"));
+}
+
+/*
+ * The walks-per-swap-out arithmetic: the touch's own walks, measured
+ * before reclaim started, are taken out per page.
+ */
+static void test_swap_walks_formula(void **state)
+{
+	struct sw_sample s = {
+		.pages = 1000, .calib_pages = 100, .calib_walks = 200,
+		.walks = 2000 + 3 * 600, .swapouts = 600,
+	};
+
+	(void)state;
+	assert_near(sw_walks_per_swapout(&s), 3, 1e-12);
+	s.calib_pages = 0;
+	assert_true(isnan(sw_walks_per_swapout(&s)));
+	s.calib_pages = 100;
+	s.swapouts = 0;
+	assert_true(isnan(sw_walks_per_swapout(&s)));
+}
+
+/* --swap-file: both devices in files, which the run removes. */
+static void test_swap_files(void **state)
+{
+	char dir[] = "/tmp/upc-bench-swap-XXXXXX", path[128], whole[160];
+	struct bench_options opts = { .tiny = true, .rounds = 1 };
+	struct bench_output out = { .table = fopen("/dev/null", "w") };
+	struct bench_report rep;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(out.table);
+	snprintf(path, sizeof(path), "%s/swap", dir);
+	snprintf(whole, sizeof(whole), "%s.whole", path);
+	opts.swap_file = path;
+	bench_report_init(&rep, "swap");
+	assert_int_equal(bench_suite_swap(&opts, &out, &rep), 0);
+	fclose(out.table);
+	assert_string_equal(bench_row_get(&rep.meta, "swap_device")->str,
+			    "file");
+	assert_true(bt_num(&rep, "memhog", "swapouts") > 0);
+	assert_true(bt_num(&rep, "memhog", "walks_per_swapout") > 2.5);
+	bench_report_free(&rep);
+	assert_int_not_equal(stat(path, &st), 0);
+	assert_int_not_equal(stat(whole, &st), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* --swap-file belongs to the swap suite; elsewhere it is an error. */
+static void test_swap_file_option(void **state)
+{
+	char *good[] = { "--swap-file", "/tmp/x", "--tiny" };
+	char *bad[] = { "--swap-file=" };
+	struct bench_options opts;
+	FILE *devnull = fopen("/dev/null", "w");
+
+	(void)state;
+	assert_non_null(devnull);
+	assert_int_equal(bench_options_from_argv("swap", 3, good, &opts,
+						 devnull), 0);
+	assert_string_equal(opts.swap_file, "/tmp/x");
+	assert_true(opts.tiny);
+	assert_int_equal(bench_options_from_argv("reclaim", 3, good, &opts,
+						 devnull), BENCH_EXIT_ERROR);
+	assert_int_equal(bench_options_from_argv("swap", 1, bad, &opts,
+						 devnull), BENCH_EXIT_ERROR);
+	assert_int_equal(bench_options_from_argv("swap", 1, good, &opts,
+						 devnull), BENCH_EXIT_ERROR);
+	fclose(devnull);
+}
+
+/* too_big() - In the child: ask for a region past the largest. */
+static void too_big(void *arg)
+{
+	struct bench_options opts = { .tiny = true,
+				      .size = SW_MAX_REGION_PAGES + 1 };
+	struct sw_scale scale;
+
+	(void)arg;
+	sw_scale_from_options(&opts, &scale);
+}
+
+static void test_swap_size_too_big(void **state)
+{
+	struct bench_options opts = { .tiny = true, .size = 5000 };
+	struct sw_scale scale;
+
+	(void)state;
+	/* Rounded up to whole 8 MiB: a limit of whole 2 MiB. */
+	sw_scale_from_options(&opts, &scale);
+	assert_int_equal(scale.region_pages, 6144);
+	assert_int_equal(scale.limit_pages, 1536);
+	assert_int_equal(scale.swap_bytes, 6144ULL << 12);
+	bt_expect_exit2(too_big, NULL, "swap: --size");
+}
+
+int main(void)
+{
+	const struct CMUnitTest suite_tests[] = {
+		cmocka_unit_test(test_swap_json_shape),
+		cmocka_unit_test(test_swap_times),
+		cmocka_unit_test(test_swap_counters),
+	};
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_swap_walks_formula),
+		cmocka_unit_test(test_swap_files),
+		cmocka_unit_test(test_swap_file_option),
+		cmocka_unit_test(test_swap_size_too_big),
+	};
+
+	return cmocka_run_group_tests(suite_tests, suite_setup,
+				      bt_suite_teardown) |
+		cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/bench/sw_cases.c - the swap suite's caches, swap devices and
+ * memhog rounds (sw_cases.h).
+ *
+ * Owns the mode table, creating each side's arena (with reclaim held to
+ * the limit) and swap device (in memory, or a swap file), the timed touch
+ * of the region and the checks around it, and the reason the kernel side
+ * is not measured.
+ *
+ * Conventions: @b is the shared state, @c one side's cache.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <upcache/stats.h>
+#include <upcache/vmscan.h>
+
+#include "clock.h"
+#include "kernel_env.h"
+#include "scale.h"
+#include "sw_cases.h"
+#include "util.h"
+
+/* Regions are whole 8 MiB: the limit, a quarter, is whole 2 MiB. */
+#define SW_REGION_ALIGN	2048UL
+/* Headroom past the limit: the allocator's per-CPU caches hold pages. */
+#define SW_ARENA_SLACK	(16UL << 20)
+/* Pages read back after a round to check them (and the last page). */
+#define SW_CHECK_PAGES	1024UL
+
+/* The words each page carries: its index, and its complement at the end. */
+#define SW_STAMP	0x7377706d656d686fULL	/* "swpmemho" */
+#define SW_WORDS	(UPC_PAGE_SIZE / sizeof(uint64_t))
+
+static uint64_t sw_stamp(pgoff_t index)
+{
+	return SW_STAMP ^ index;
+}
+
+static const char *const sw_side_names[SW_NR_SIDES] = { "after", "before" };
+
+/*
+ * More than 1 GiB of swap in use (64^3 slots) takes the whole-device
+ * tree to 4 levels while every 64 MiB chunk keeps 3: full swaps out
+ * 1.5 GiB, quick 1.1 GiB, the least that shows it (most of a quick run
+ * is the warm-up's first touch of the devices' memory).  tiny's trees
+ * have 3 levels or fewer either way.
+ */
+static const struct bench_mode_pages sw_modes[] = {
+	{ "full", 1UL << 19, 11 },	/* 2 GiB region, 512 MiB limit */
+	{ "quick", 3UL << 17, 5 },	/* 1.5 GiB region, 384 MiB limit */
+	{ "tiny", 1UL << 12, 3 },	/* 16 MiB region, 4 MiB limit */
+};
+
+static const struct bench_pages_spec sw_pages = {
+	"swap", "region", sw_modes, sizeof(sw_modes) / sizeof(sw_modes[0]),
+	SW_MAX_REGION_PAGES, SW_REGION_ALIGN,
+};
+
+/**
+ * sw_scale_from_options() - Pick the sizes the options ask for.
+ * @opts: The parsed options.
+ * @scale: The result.
+ */
+void sw_scale_from_options(const struct bench_options *opts,
+			   struct sw_scale *scale)
+{
+	struct bench_scale common;
+	unsigned long pages = bench_scale_pages(opts, &sw_pages, &common);
+
+	scale->mode = common.mode;
+	scale->region_pages = pages;
+	scale->limit_pages = pages / 4;
+	scale->swap_bytes = (unsigned long long)pages << UPC_PAGE_SHIFT;
+	scale->swap_file = opts->swap_file;
+	scale->rounds = common.rounds;
+	scale->warmups = 1;
+}
+
+/**
+ * sw_space_shift() - The swap cache layout of a side.
+ * @side: The side.
+ *
+ * Return: SWAP_ADDRESS_SPACE_SHIFT or SWAP_SPACE_WHOLE.
+ */
+unsigned int sw_space_shift(enum sw_side side)
+{
+	return side == SW_AFTER ? SWAP_ADDRESS_SPACE_SHIFT : SWAP_SPACE_WHOLE;
+}
+
+/* ---- caches and devices ------------------------------------------------- */
+
+/*
+ * Open (or create, sized to the device) the swap file of side @side.
+ * An existing file is used as it is: the device only reads slots it
+ * wrote.
+ */
+static void sw_swap_file_open(struct sw_bench *b, struct sw_cache *c,
+			      enum sw_side side)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s%s", b->scale.swap_file,
+		 side == SW_AFTER ? "" : ".whole");
+	c->path = bench_xstrdup(path);
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		bench_die("swap: --swap-file %s: not a regular file", path);
+	c->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (c->fd < 0 && errno == ENOENT) {
+		c->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+			     0600);
+		c->created = c->fd >= 0;
+		if (c->created &&
+		    ftruncate(c->fd, (off_t)b->scale.swap_bytes))
+			bench_die("swap: sizing %s to %llu MiB: %s", path,
+				  b->scale.swap_bytes >> 20, strerror(errno));
+	}
+	if (c->fd < 0)
+		bench_die("swap: --swap-file %s: %s", path, strerror(errno));
+}
+
+static void sw_cache_init(struct sw_bench *b, enum sw_side side)
+{
+	struct sw_cache *c = &b->side[side];
+	size_t bytes = (b->scale.limit_pages << UPC_PAGE_SHIFT) +
+		       SW_ARENA_SLACK;
+	int err;
+
+	c->fd = -1;
+	err = upc_arena_create(bytes, &c->arena);
+	if (!err)
+		err = upc_reclaim_init(c->arena);
+	if (!err)
+		err = upc_reclaim_set_limit(c->arena, b->scale.limit_pages);
+	if (err)
+		bench_die("swap: cannot create a %zu MiB cache: %s",
+			  bytes >> 20, strerror(-err));
+	if (b->scale.swap_file)
+		sw_swap_file_open(b, c, side);
+	err = swap_device_create(c->arena, c->fd, b->scale.swap_bytes,
+				 sw_space_shift(side), &c->si);
+	if (err)
+		bench_die("swap: cannot create a %llu MiB swap device (%s): "
+			  "%s", b->scale.swap_bytes >> 20, sw_side_names[side],
+			  strerror(-err));
+	/*
+	 * A device in memory stands for the seed's ramdisk, whose pages the
+	 * kernel copies through its huge direct map.  Mapped in 4 KiB pages
+	 * it would cost a page fault per slot on first use (11 us each on
+	 * this machine: seconds per GiB, in the warm-up round) and a TLB
+	 * miss per swap-out in every round; in 2 MiB pages neither.
+	 */
+	if (c->si->mem)
+		(void)madvise(c->si->mem, c->si->max << UPC_PAGE_SHIFT,
+			      MADV_HUGEPAGE);
+}
+
+static void sw_cache_free(struct sw_cache *c, enum sw_side side)
+{
+	int err = swap_device_destroy(c->si);
+
+	if (err)
+		bench_die("swap %s: the device still has %lu slots in use",
+			  sw_side_names[side], c->si->inuse_pages);
+	lru_add_drain_all(c->arena);
+	if (upc_arena_charged(c->arena))
+		bench_die("swap %s: %lu pages still charged (a leaked folio "
+			  "reference)", sw_side_names[side],
+			  upc_arena_charged(c->arena));
+	upc_reclaim_destroy(c->arena);
+	upc_arena_destroy(c->arena);
+	if (c->fd >= 0)
+		close(c->fd);
+	if (c->created)
+		unlink(c->path);
+	free(c->path);
+}
+
+/**
+ * sw_init() - Create both caches and their swap devices.
+ * @b: The state to fill.
+ * @scale: The sizes.
+ */
+void sw_init(struct sw_bench *b, const struct sw_scale *scale)
+{
+	unsigned int side;
+
+	memset(b, 0, sizeof(*b));
+	b->scale = *scale;
+	b->page = bench_xcalloc(1, UPC_PAGE_SIZE);
+	/* memhog writes a constant; the stamps go over it. */
+	memset(b->page, 0x6d, UPC_PAGE_SIZE);
+	for (side = 0; side < SW_NR_SIDES; side++)
+		sw_cache_init(b, side);
+}
+
+/**
+ * sw_free() - Destroy the devices and caches and remove their files.
+ * @b: The state.
+ */
+void sw_free(struct sw_bench *b)
+{
+	unsigned int side;
+
+	for (side = 0; side < SW_NR_SIDES; side++)
+		sw_cache_free(&b->side[side], side);
+	free(b->page);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- a round ------------------------------------------------------------ */
+
+/* Write page @index of @region: the page buffer, stamped with @index. */
+static void sw_touch(struct sw_bench *b, struct anon_region *region,
+		     pgoff_t index, enum sw_side side)
+{
+	ssize_t n;
+
+	b->page[0] = sw_stamp(index);
+	b->page[SW_WORDS - 1] = ~sw_stamp(index);
+	n = anon_region_write(region, b->page, UPC_PAGE_SIZE,
+			      (uint64_t)index << UPC_PAGE_SHIFT);
+	if (n != (ssize_t)UPC_PAGE_SIZE)
+		bench_die("swap %s: writing page %lu: %s", sw_side_names[side],
+			  index, n < 0 ? strerror((int)-n) : "short write");
+}
+
+/**
+ * struct sw_pass - one side's region during a round.
+ * @region: The region.
+ * @out0: The device's swap-outs when the round began.
+ * @calibrating: Every part so far lay below the calibration mark with
+ *	nothing swapped out: the walks counted are a touch's own.
+ */
+struct sw_pass {
+	struct anon_region region;
+	uint64_t out0;
+	bool calibrating;
+};
+
+/*
+ * sw_touch_part() - memhog's touch of part @part of a side's region:
+ * its pages once, in order, timed and counted.  Parts that lie in the
+ * first half of the limit, where nothing is swapped out yet, also count
+ * as the calibration: what a touch costs without reclaim.
+ */
+static void sw_touch_part(struct sw_bench *b, struct sw_pass *p,
+			  enum sw_side side, unsigned int part,
+			  struct sw_sample *s)
+{
+	struct swap_info_struct *si = b->side[side].si;
+	unsigned long pages = b->scale.region_pages;
+	pgoff_t first = (pgoff_t)(pages * part / SW_PARTS);
+	pgoff_t last = (pgoff_t)(pages * (part + 1) / SW_PARTS);
+	struct upc_thread_stats t0, t1;
+	uint64_t start, walks;
+	pgoff_t index;
+
+	upc_stats_thread(&t0);
+	start = bench_now_ns();
+	for (index = first; index < last; index++)
+		sw_touch(b, &p->region, index, side);
+	s->ns += bench_now_ns() - start;
+	upc_stats_thread(&t1);
+	walks = t1.xa_walks - t0.xa_walks;
+	s->pages += last - first;
+	s->walks += walks;
+	s->node_allocs += t1.xa_node_allocs - t0.xa_node_allocs;
+	s->locks += t1.lock_acquires - t0.lock_acquires;
+	p->calibrating = p->calibrating && last <= b->scale.limit_pages / 2 &&
+		__atomic_load_n(&si->pswpout, __ATOMIC_RELAXED) == p->out0;
+	if (p->calibrating) {
+		s->calib_pages += last - first;
+		s->calib_walks += walks;
+	}
+}
+
+/* Read page @index back and check it is its own. */
+static void sw_check_page(struct sw_bench *b, struct anon_region *region,
+			  pgoff_t index, enum sw_side side, uint64_t *buf)
+{
+	ssize_t n = anon_region_read(region, buf, UPC_PAGE_SIZE,
+				     (uint64_t)index << UPC_PAGE_SHIFT);
+
+	if (n != (ssize_t)UPC_PAGE_SIZE)
+		bench_die("swap %s: reading page %lu back: %s",
+			  sw_side_names[side], index,
+			  n < 0 ? strerror((int)-n) : "short read");
+	if (buf[0] != sw_stamp(index) || buf[SW_WORDS - 1] != ~sw_stamp(index) ||
+	    buf[1] != b->page[1])
+		bench_die("swap %s: page %lu read back %#llx..%#llx, not its "
+			  "own data", sw_side_names[side], index,
+			  (unsigned long long)buf[0],
+			  (unsigned long long)buf[SW_WORDS - 1]);
+}
+
+/* The distance between two pages sw_check_region() reads back. */
+static unsigned long sw_check_step(const struct sw_scale *scale)
+{
+	unsigned long step = scale->region_pages / SW_CHECK_PAGES;
+
+	return step ? step : 1;
+}
+
+/**
+ * sw_pages_checked() - Pages a round reads back to check them.
+ * @scale: The sizes.
+ *
+ * Return: The count.
+ */
+unsigned long sw_pages_checked(const struct sw_scale *scale)
+{
+	unsigned long step = sw_check_step(scale);
+
+	return (scale->region_pages + step - 1) / step + 1;
+}
+
+/*
+ * sw_check_region() - Read a spread of pages back, most of them from
+ * swap (the first three quarters of the region were swapped out), and
+ * the last page, which is in memory.
+ */
+static void sw_check_region(struct sw_bench *b, struct anon_region *region,
+			    enum sw_side side)
+{
+	unsigned long pages = b->scale.region_pages;
+	unsigned long step = sw_check_step(&b->scale);
+	uint64_t *buf = bench_xcalloc(1, UPC_PAGE_SIZE);
+	pgoff_t index;
+
+	for (index = 0; index < pages; index += step)
+		sw_check_page(b, region, index, side, buf);
+	sw_check_page(b, region, pages - 1, side, buf);
+	free(buf);
+}
+
+/* After the region is gone: no slot, no swap cache entry, no charge. */
+static void sw_check_empty(struct sw_cache *c, enum sw_side side)
+{
+	struct swap_cache_info info;
+
+	lru_add_drain_all(c->arena);
+	if (c->si->inuse_pages)
+		bench_die("swap %s: %lu slots still in use after the region "
+			  "was destroyed", sw_side_names[side],
+			  c->si->inuse_pages);
+	swap_cache_info(c->si, &info);
+	if (info.nr_entries || info.nr_nodes)
+		bench_die("swap %s: the swap cache still holds %lu entries in "
+			  "%lu nodes after every slot was freed",
+			  sw_side_names[side], info.nr_entries, info.nr_nodes);
+	if (upc_arena_charged(c->arena))
+		bench_die("swap %s: %lu pages still charged after the region "
+			  "was destroyed", sw_side_names[side],
+			  upc_arena_charged(c->arena));
+}
+
+/**
+ * sw_round() - One round: both sides' regions touched part by part.
+ * @b: The state.
+ * @round: The round's number: which side goes first in each part.
+ * @s: The round's figures, by side.
+ */
+void sw_round(struct sw_bench *b, unsigned int round,
+	      struct sw_sample s[SW_NR_SIDES])
+{
+	struct sw_pass pass[SW_NR_SIDES];
+	unsigned int side, part, k;
+
+	for (side = 0; side < SW_NR_SIDES; side++) {
+		struct sw_cache *c = &b->side[side];
+
+		memset(&s[side], 0, sizeof(s[side]));
+		anon_region_init(&pass[side].region, c->arena,
+				 (uint64_t)b->scale.region_pages <<
+				 UPC_PAGE_SHIFT);
+		pass[side].out0 = __atomic_load_n(&c->si->pswpout,
+						  __ATOMIC_RELAXED);
+		pass[side].calibrating = true;
+	}
+	for (part = 0; part < SW_PARTS; part++)
+		for (k = 0; k < SW_NR_SIDES; k++) {
+			side = k ^ ((part + round) & 1);
+			sw_touch_part(b, &pass[side], side, part, &s[side]);
+		}
+	for (side = 0; side < SW_NR_SIDES; side++) {
+		struct sw_cache *c = &b->side[side];
+
+		s[side].swapouts = __atomic_load_n(&c->si->pswpout,
+						   __ATOMIC_RELAXED) -
+				   pass[side].out0;
+		swap_cache_info(c->si, &s[side].info);
+		sw_check_region(b, &pass[side].region, side);
+		anon_region_destroy(&pass[side].region);
+		sw_check_empty(c, side);
+	}
+}
+
+/**
+ * sw_walks_per_swapout() - XArray walks reclaim made per swap-out.
+ * @s: A round's figures.
+ *
+ * Return: The walks per swap-out; NaN without swap-outs or calibration.
+ */
+double sw_walks_per_swapout(const struct sw_sample *s)
+{
+	double touch;
+
+	if (!s->swapouts || !s->calib_pages)
+		return NAN;
+	touch = (double)s->calib_walks / (double)s->calib_pages;
+	return ((double)s->walks - touch * (double)s->pages) /
+	       (double)s->swapouts;
+}
+
+/* Does this machine have a swap device (a line past /proc/swaps' title)? */
+static bool sw_kernel_has_swap(void)
+{
+	FILE *f = fopen("/proc/swaps", "r");
+	char line[256];
+	int lines = 0;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		lines++;
+	fclose(f);
+	return lines > 1;
+}
+
+/**
+ * sw_kernel_skip() - Why the kernel side is not measured here.
+ * @buf: Where the text goes.
+ * @len: Its size.
+ *
+ * Return: @buf.
+ */
+const char *sw_kernel_skip(char *buf, size_t len)
+{
+	bool cgroup = bench_memcg_writable();
+	bool swap = sw_kernel_has_swap();
+
+	snprintf(buf, len, "the kernel side (memhog in a memory cgroup with "
+		 "swap) needs a writable memory cgroup and a swap device; %s",
+		 !cgroup && !swap ? "this machine has neither" :
+		 !cgroup ? "this machine gives no writable memory cgroup" :
+		 !swap ? "this machine has a memory cgroup but no swap "
+			 "device (/proc/swaps)" :
+		 "running memhog in one is not implemented yet");
+	return buf;
+}
