@@ -195,7 +195,7 @@ static void test_seed003_swap_rows(void **state)
 	for (i = 0; i < sizeof(top) / sizeof(top[0]); i++)
 		assert_true(jread_has_top(jr, top[i]));
 	assert_false(jread_has_top(jr, "needs"));
-	assert_int_equal(jr->nr_rows, 2);
+	assert_int_equal(jr->nr_rows, 3);
 
 	row = jread_find_row(jr, "memhog");
 	assert_non_null(row);
@@ -215,6 +215,15 @@ static void test_seed003_swap_rows(void **state)
 	assert_int_equal(jread_row_kind(row, "kernel_note"), 0);
 	assert_true(has_text("\"kernel_note\":\"the kernel side (memhog in "
 			     "a memory cgroup with swap)"));
+
+	/* The walk seed 003 shortens, timed alone. */
+	row = jread_find_row(jr, "swapcache_lookup");
+	assert_non_null(row);
+	check_row(row, false);
+	assert_true(has_text("\"name\":\"swapcache_lookup\",\"unit\":"
+			     "\"ns/op\""));
+	assert_true(jread_row_num(row, "after") > 0);
+	assert_true(jread_row_num(row, "before") > 0);
 
 	row = jread_find_row(jr, "swap_cache_nodes");
 	assert_non_null(row);

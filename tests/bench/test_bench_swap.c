@@ -62,7 +62,8 @@ static void test_swap_json_shape(void **state)
 		"node_allocs_per_swapout", "locks_per_page", "swapouts",
 		"swap_used_mib", "tree_nodes", "node_bytes", "node_kib",
 		"max_height", "swap_cache_entries", "swap_cache_trees",
-		"space_shift", "pages_per_round", "rounds",
+		"space_shift", "pages_per_round", "rounds", "lookup_ns",
+		"lookup_ns_min", "lookup_ns_max", "lookup_walks_per_op",
 	};
 	static const char *const keys[] = {
 		"unit", "speedup", "speedup_min", "speedup_max", "gain_pct",
@@ -154,7 +155,17 @@ static void test_swap_counters(void **state)
 			    0);
 		assert_near(num(name, "node_kib") * 1024,
 			    num(name, "node_bytes"), 1e-6);
+		/* A lookup of a slot in use is one walk, to its shadow. */
+		assert_near(num(name, "lookup_walks_per_op"), 1, 0);
+		assert_true(num(name, "lookup_ns") > 0);
+		assert_true(num(name, "lookup_ns_min") <=
+			    num(name, "lookup_ns"));
+		assert_true(num(name, "lookup_ns") <=
+			    num(name, "lookup_ns_max"));
 	}
+	/* The new row's lookup gain is its per-round speedup's median. */
+	assert_near(num("memhog", "lookup_gain_pct"),
+		    (num("memhog", "lookup_speedup") - 1) * 100, 1e-9);
 	/* Both sides do the same work: the same pages go out. */
 	assert_near(num("memhog", "swapouts"),
 		    num("memhog_baseline", "swapouts"), 0);

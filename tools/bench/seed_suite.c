@@ -173,6 +173,9 @@ static const struct seed_extra seed003_extras[] = {
 static const struct seed_map seed003_rows[] = {
 	{ "memhog", "ms", false, "memhog", "ms", "memhog_baseline", "ms", NULL,
 	  "max_height", NULL, "speedup", NULL, seed003_extras },
+	{ "swapcache_lookup", "ns/op", false, "memhog", "lookup_ns",
+	  "memhog_baseline", "lookup_ns", NULL, "max_height", NULL,
+	  "lookup_speedup", NULL, NULL },
 	{ "swap_cache_nodes", "KiB", false, "memhog", "node_kib",
 	  "memhog_baseline", "node_kib", NULL, "tree_nodes", NULL, NULL, NULL,
 	  NULL },

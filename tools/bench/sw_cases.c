@@ -25,6 +25,7 @@
 
 #include "clock.h"
 #include "kernel_env.h"
+#include "rng.h"
 #include "scale.h"
 #include "sw_cases.h"
 #include "util.h"
@@ -197,6 +198,7 @@ void sw_init(struct sw_bench *b, const struct sw_scale *scale)
 	memset(b, 0, sizeof(*b));
 	b->scale = *scale;
 	b->page = bench_xcalloc(1, UPC_PAGE_SIZE);
+	b->offs = bench_xcalloc(SW_LOOKUPS, sizeof(*b->offs));
 	/* memhog writes a constant; the stamps go over it. */
 	memset(b->page, 0x6d, UPC_PAGE_SIZE);
 	for (side = 0; side < SW_NR_SIDES; side++)
@@ -214,6 +216,7 @@ void sw_free(struct sw_bench *b)
 	for (side = 0; side < SW_NR_SIDES; side++)
 		sw_cache_free(&b->side[side], side);
 	free(b->page);
+	free(b->offs);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -364,6 +367,60 @@ static void sw_check_empty(struct sw_cache *c, enum sw_side side)
 			  upc_arena_charged(c->arena));
 }
 
+/*
+ * sw_lookup_part() - Look up part @part of @offs (slots in use) in side
+ * @side's swap cache, timed and counted.  Every slot holds a shadow, so
+ * each lookup is one walk to a leaf and finds no folio.
+ */
+static void sw_lookup_part(struct sw_bench *b, const unsigned long *offs,
+			   enum sw_side side, unsigned int part,
+			   struct sw_sample *s)
+{
+	struct swap_info_struct *si = b->side[side].si;
+	unsigned long i, first = SW_LOOKUPS * part / SW_PARTS;
+	unsigned long last = SW_LOOKUPS * (part + 1) / SW_PARTS;
+	struct upc_thread_stats t0, t1;
+	uint64_t start;
+
+	upc_stats_thread(&t0);
+	start = bench_now_ns();
+	for (i = first; i < last; i++) {
+		struct folio *folio = swap_cache_get_folio(si,
+				swp_entry(si->type, offs[i]));
+
+		if (folio)
+			bench_die("swap %s: slot %lu holds a folio after the "
+				  "touch", sw_side_names[side], offs[i]);
+	}
+	s->lookup_ns += bench_now_ns() - start;
+	upc_stats_thread(&t1);
+	s->lookup_walks += t1.xa_walks - t0.xa_walks;
+}
+
+/*
+ * sw_lookups() - Both sides look up the same random slots, below the
+ * fewer slots either side has in use, alternating part by part as the
+ * touch does.
+ */
+static void sw_lookups(struct sw_bench *b, unsigned int round,
+		       struct sw_sample s[SW_NR_SIDES])
+{
+	uint64_t in_use = s[SW_AFTER].swapouts < s[SW_BEFORE].swapouts ?
+			  s[SW_AFTER].swapouts : s[SW_BEFORE].swapouts;
+	struct bench_rng rng = { 0x5eed0003ULL + round };
+	unsigned int part, k;
+	unsigned long i;
+
+	if (!in_use)
+		return;
+	for (i = 0; i < SW_LOOKUPS; i++)
+		b->offs[i] = (unsigned long)bench_rng_below(&rng, in_use);
+	for (part = 0; part < SW_PARTS; part++)
+		for (k = 0; k < SW_NR_SIDES; k++)
+			sw_lookup_part(b, b->offs, k ^ ((part + round) & 1),
+				       part, &s[k ^ ((part + round) & 1)]);
+}
+
 /**
  * sw_round() - One round: both sides' regions touched part by part.
  * @b: The state.
@@ -399,6 +456,11 @@ void sw_round(struct sw_bench *b, unsigned int round,
 						   __ATOMIC_RELAXED) -
 				   pass[side].out0;
 		swap_cache_info(c->si, &s[side].info);
+	}
+	sw_lookups(b, round, s);
+	for (side = 0; side < SW_NR_SIDES; side++) {
+		struct sw_cache *c = &b->side[side];
+
 		sw_check_region(b, &pass[side].region, side);
 		anon_region_destroy(&pass[side].region);
 		sw_check_empty(c, side);

@@ -46,6 +46,15 @@
  *
  * Every page written carries its index (first and last word), so a page
  * read back from swap is checked to be its own.
+ *
+ * After the touch, while the swap cache holds a shadow for every slot in
+ * use, each side also times SW_LOOKUPS swap cache lookups
+ * (swap_cache_get_folio()) of the same random slots in use, in parts
+ * alternating between the sides like the touch: one walk each, from the
+ * root of a 3-level tree or of a 4-level one.  That isolates what seed
+ * 003 changes, the depth of every swap cache walk, from the rest of a
+ * swap-out (allocation, the page copy, the region's update), which
+ * dominates memhog's time.
  */
 #ifndef UPCACHE_TOOLS_BENCH_SW_CASES_H
 #define UPCACHE_TOOLS_BENCH_SW_CASES_H
@@ -61,6 +70,8 @@
 #define SW_MAX_REGION_PAGES	(1UL << 20)
 /* The parts a round's touch is cut into, alternating between the sides. */
 #define SW_PARTS		16
+/* Swap cache lookups timed per side and round. */
+#define SW_LOOKUPS		(1UL << 17)
 
 /**
  * enum sw_side - the two swap cache layouts.
@@ -109,6 +120,8 @@ struct sw_scale {
  * @node_allocs: Tree nodes allocated during the touch.
  * @locks: Lock acquisitions during the touch.
  * @swapouts: Pages written to swap during the touch.
+ * @lookup_ns: Nanoseconds of the SW_LOOKUPS swap cache lookups.
+ * @lookup_walks: XArray walks they made.
  * @info: The swap cache's shape right after the touch.
  */
 struct sw_sample {
@@ -120,6 +133,8 @@ struct sw_sample {
 	uint64_t node_allocs;
 	uint64_t locks;
 	uint64_t swapouts;
+	uint64_t lookup_ns;
+	uint64_t lookup_walks;
 	struct swap_cache_info info;
 };
 
@@ -144,11 +159,13 @@ struct sw_cache {
  * @scale: The sizes.
  * @side: The two caches, by enum sw_side.
  * @page: One page of data, stamped before each write.
+ * @offs: The SW_LOOKUPS slots a round looks up.
  */
 struct sw_bench {
 	struct sw_scale scale;
 	struct sw_cache side[SW_NR_SIDES];
 	uint64_t *page;
+	unsigned long *offs;
 };
 
 /**

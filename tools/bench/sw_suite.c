@@ -72,6 +72,8 @@ static const struct bench_table_col sw_cols[] = {
 	{ "node KiB", 8, false },
 	{ "height", 6, false },
 	{ "swapouts", 8, false },
+	{ "lookup ns", 9, false },
+	{ "gain%", 6, false },
 };
 
 #define NR_COLS	(sizeof(sw_cols) / sizeof(sw_cols[0]))
@@ -81,12 +83,14 @@ static const struct bench_table_col sw_cols[] = {
  * @b: The shared state.
  * @s: Each side's timed rounds.
  * @ms: Each side's milliseconds by round.
+ * @lookup_ns: Each side's nanoseconds per swap cache lookup by round.
  * @kernel_skip: Why the kernel side is not measured.
  */
 struct sw_run {
 	struct sw_bench b;
 	struct sw_sample s[SW_NR_SIDES][BENCH_MAX_ROUNDS];
 	double ms[SW_NR_SIDES][BENCH_MAX_ROUNDS];
+	double lookup_ns[SW_NR_SIDES][BENCH_MAX_ROUNDS];
 	char kernel_skip[256];
 };
 
@@ -109,6 +113,8 @@ static void sw_measure(struct sw_run *run, FILE *progress)
 			run->s[side][r - scale->warmups] = s[side];
 			run->ms[side][r - scale->warmups] =
 				(double)s[side].ns / 1e6;
+			run->lookup_ns[side][r - scale->warmups] =
+				(double)s[side].lookup_ns / SW_LOOKUPS;
 		}
 	}
 	if (progress)
@@ -136,6 +142,7 @@ static void sw_total(const struct sw_run *run, enum sw_side side,
 		t->node_allocs += s->node_allocs;
 		t->locks += s->locks;
 		t->swapouts += s->swapouts;
+		t->lookup_walks += s->lookup_walks;
 	}
 	t->info = run->s[side][rounds - 1].info;
 	for (r = 0; r < rounds; r++)
@@ -158,6 +165,33 @@ static void sw_report_gain(struct bench_row *row, const struct sw_run *run,
 				run->b.scale.rounds, &speedup))
 		bench_die("swap: cannot summarise memhog's gain");
 	bench_row_set_gain(row, &speedup, SW_SEED_GAIN_PCT);
+}
+
+/*
+ * sw_report_lookups() - Side @side's swap cache lookup time and, for the
+ * new row, its speedup and gain over the baseline's (per-round ratios).
+ */
+static void sw_report_lookups(struct bench_row *row, const struct sw_run *run,
+			      enum sw_side side, const struct sw_sample *t)
+{
+	unsigned int rounds = run->b.scale.rounds;
+	struct bench_summary ns, speedup;
+	bool after = side == SW_AFTER;
+
+	if (bench_summarize(run->lookup_ns[side], rounds, &ns) ||
+	    (after && bench_ratio_summary(run->lookup_ns[SW_BEFORE],
+					  run->lookup_ns[SW_AFTER], rounds,
+					  &speedup)))
+		bench_die("swap: cannot summarise the swap cache lookups");
+	bench_row_set_summary(row, "lookup_ns", "lookup_ns_min",
+			      "lookup_ns_max", &ns);
+	bench_row_set_summary(row, "lookup_speedup", "lookup_speedup_min",
+			      "lookup_speedup_max", after ? &speedup : NULL);
+	bench_row_set_num(row, "lookup_gain_pct",
+			  after ? (speedup.median - 1) * 100 : NAN);
+	bench_row_set_num(row, "lookup_walks_per_op",
+			  bench_per_op(t->lookup_walks,
+				       (uint64_t)SW_LOOKUPS * rounds));
 }
 
 /*
@@ -202,6 +236,7 @@ static void sw_report_row(struct bench_row *row, const struct sw_run *run,
 	bench_row_set_str(row, "unit", "ms");
 	bench_row_set_summary(row, "ms", "ms_min", "ms_max", &ms);
 	sw_report_gain(row, run, side);
+	sw_report_lookups(row, run, side, &t);
 	bench_row_set_num(row, "walks_per_swapout", sw_walks_per_swapout(&t));
 	bench_row_set_num(row, "walks_per_page",
 			  bench_per_op(t.walks, t.pages));
@@ -238,6 +273,7 @@ static void sw_print_row(const struct bench_table *t,
 	static const char *const num_keys[NR_COLS] = {
 		NULL, "ms", NULL, "gain_pct", NULL, "walks_per_swapout",
 		"tree_nodes", "node_kib", "max_height", "swapouts",
+		"lookup_ns", "lookup_gain_pct",
 	};
 	char cells[NR_COLS][BENCH_CELL_LEN];
 	const char *cell[NR_COLS];
@@ -296,7 +332,11 @@ static void sw_print_header(FILE *out, const struct sw_scale *s)
 		"  delete, the region's store of the swap entry)\n"
 		"nodes, node KiB, height: the swap cache's trees right after "
 		"the touch (all of them;\n"
-		"  height: the deepest)\n\n",
+		"  height: the deepest)\n"
+		"lookup ns: one swap cache lookup of a random slot in use "
+		"after the touch (one walk to\n"
+		"  a shadow), median over rounds; its gain%%: baseline / "
+		"memhog of the same round - 1\n\n",
 		s->mode, s->region_pages >> (20 - UPC_PAGE_SHIFT),
 		s->limit_pages >> (20 - UPC_PAGE_SHIFT), s->swap_bytes >> 20,
 		s->swap_file ? s->swap_file : "in memory", s->rounds,
