@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fault.h"
@@ -28,16 +29,26 @@ static bool upc_swap_config_valid(const struct upc_swap_config *config)
 			   shift <= SWAP_SPACE_SHIFT_MAX));
 }
 
-/* Open and size the swap file.  Return: the descriptor, or -errno. */
+/*
+ * Open the swap file, and grow it to @size if it is shorter.  It is
+ * never shrunk: a wrong path must not cost a file its tail.  Only a
+ * regular file will do.  Return: the descriptor, or -errno.
+ */
 static int upc_swap_open(const char *path, uint64_t size)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	struct stat st;
+	int err = 0;
 
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)size)) {
-		int err = -errno;
-
+	if (fstat(fd, &st))
+		err = -errno;
+	else if (!S_ISREG(st.st_mode))
+		err = -EINVAL;
+	else if ((uint64_t)st.st_size < size && ftruncate(fd, (off_t)size))
+		err = -errno;
+	if (err) {
 		close(fd);
 		return err;
 	}

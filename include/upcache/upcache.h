@@ -177,9 +177,10 @@ struct upc_anon;
 
 /**
  * struct upc_swap_config - what upc_swapon() needs.
- * @path: Swap file to use, created if missing and sized to @size; NULL
- *	for a device in memory (outside the cache's limit, like a
- *	ramdisk).
+ * @path: Swap file to use: a regular file, created if missing and grown
+ *	to @size if shorter (never shrunk; its first @size bytes are
+ *	overwritten as pages go out); NULL for a device in memory (outside
+ *	the cache's limit, like a ramdisk).
  * @size: Bytes of swap: a positive multiple of 2 MiB.
  * @space_shift: log2 of the slots (4 KiB each) per swap cache tree, 6
  *	to 30; 0 for the default, 14 (64 MiB per tree).
@@ -205,8 +206,8 @@ struct upc_swap_config {
  * Return: 0; -EBADF if @cache is NULL; -EINVAL if @config is NULL, its
  * size is not a positive multiple of 2 MiB, its shift is out of range or
  * its flags are not 0; -EBUSY if the cache already has a device;
- * -ENOSPC if the process has 32 devices; -ENOMEM; or the negative errno
- * of opening or sizing @path.
+ * -ENOSPC if the process has 32 devices; -ENOMEM; -EINVAL if @path is
+ * not a regular file; or the negative errno of opening or growing @path.
  */
 int upc_swapon(struct upc_cache *cache, const struct upc_swap_config *config);
 

@@ -177,6 +177,9 @@ static void test_swapon_errors(void **state)
 	assert_int_equal(upc_swapon(env.cache, &cfg), -ENOENT);
 	cfg.path = "/";
 	assert_int_equal(upc_swapon(env.cache, &cfg), -EISDIR);
+	/* Not a regular file: refused, not truncated or written. */
+	cfg.path = "/dev/null";
+	assert_int_equal(upc_swapon(env.cache, &cfg), -EINVAL);
 	assert_int_equal(upc_swapoff(env.cache), -EINVAL);
 	/* Out of memory making the device. */
 	cfg.path = NULL;
@@ -205,7 +208,10 @@ static void test_swapon_errors(void **state)
 	aa_fini(&env);	/* destroying the cache swaps off too */
 }
 
-/* A swap file is created at its size and kept after swapoff. */
+/*
+ * A swap file is created at its size and kept after swapoff; an existing
+ * one is grown when too short and never shrunk.
+ */
 static void test_swapon_file(void **state)
 {
 	struct aa_path path;
@@ -228,10 +234,15 @@ static void test_swapon_file(void **state)
 	assert_int_equal(upc_swapoff(env.cache), 0);
 	assert_int_equal(stat(path.name, &st), 0);
 	assert_int_equal(st.st_size, 6 * API_MIB);
-	/* An existing file is reused (and resized). */
+	/* An existing longer file is reused as it is... */
 	aa_swapon(&env, path.name, 4 * API_MIB, 0);
 	assert_int_equal(stat(path.name, &st), 0);
-	assert_int_equal(st.st_size, 4 * API_MIB);
+	assert_int_equal(st.st_size, 6 * API_MIB);
+	assert_int_equal(upc_swapoff(env.cache), 0);
+	/* ...and a shorter one grown. */
+	aa_swapon(&env, path.name, 8 * API_MIB, 0);
+	assert_int_equal(stat(path.name, &st), 0);
+	assert_int_equal(st.st_size, 8 * API_MIB);
 	aa_fini(&env);
 	aa_unlink(&path);
 }
