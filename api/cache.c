@@ -75,9 +75,9 @@ int upc_cache_destroy(struct upc_cache *cache)
 	pthread_mutex_lock(&cache->lock);
 	busy = cache->nr_files || cache->nr_anon ||
 	       upc_arena_charged(cache->arena);
-	/* No region is left, so no slot is in use. */
+	/* No region is left, so no slot should be in use. */
 	if (!busy)
-		upc_cache_swapoff(cache);
+		busy = upc_cache_swapoff(cache) != 0;
 	pthread_mutex_unlock(&cache->lock);
 	if (busy)
 		return -EBUSY;

@@ -121,14 +121,15 @@ static ssize_t anon_region_copy(struct anon_region *region, char *buf,
 		count = (size_t)(region->size - pos);
 	while (done < count) {
 		uint64_t at = pos + done;
+		pgoff_t index = (pgoff_t)(at >> UPC_PAGE_SHIFT);
 		size_t off = (size_t)(at & (UPC_PAGE_SIZE - 1));
 		size_t n = UPC_PAGE_SIZE - off;
 		struct folio *folio;
+		char *page;
 
 		if (n > count - done)
 			n = count - done;
-		folio = anon_get_folio(region, (pgoff_t)(at >> UPC_PAGE_SHIFT),
-				       write);
+		folio = anon_get_folio(region, index, write);
 		if (IS_ERR(folio))
 			return done ? (ssize_t)done : PTR_ERR(folio);
 		if (!folio) {
@@ -137,10 +138,13 @@ static ssize_t anon_region_copy(struct anon_region *region, char *buf,
 			continue;
 		}
 		folio_lock(folio);
+		/* The page's place in its folio (a large one holds several). */
+		page = (char *)folio_address(folio) +
+		       ((index - folio->index) << UPC_PAGE_SHIFT);
 		if (write)
-			memcpy((char *)folio_address(folio) + off, buf + done, n);
+			memcpy(page + off, buf + done, n);
 		else
-			memcpy(buf + done, (char *)folio_address(folio) + off, n);
+			memcpy(buf + done, page + off, n);
 		folio_unlock(folio);
 		folio_mark_accessed(folio);
 		folio_put(folio);

@@ -200,6 +200,13 @@ static int swap_reclaim_out(struct folio *folio, void **entryp, void *priv)
 	swp_entry_t entry;
 	int err;
 
+	/*
+	 * Swap-in brings back single pages (swapin_folio()): a large folio
+	 * left as a multi-index swap entry would come back as its first
+	 * page.  Such folios stay in memory.
+	 */
+	if (folio_order(folio))
+		return -EINVAL;
 	err = folio_alloc_swap(si, folio, &entry);
 	if (err)
 		return err;
@@ -304,13 +311,18 @@ struct folio *swapin_folio(struct address_space *mapping, pgoff_t index,
 		if (!swapin_install(mapping, index, value, folio))
 			err = -EAGAIN;
 	}
-	delete_from_swap_cache(si, folio, err ? shadow : NULL);
+	/*
+	 * The shadow is not put back on failure: the slot may have been
+	 * freed meanwhile (@value was stale), and a shadow must not outlive
+	 * its slot.  A lost shadow only costs one refault's accounting.
+	 */
+	delete_from_swap_cache(si, folio, NULL);
 	folio_unlock(folio);
 	if (err) {
 		folio_put(folio);
 		return ERR_PTR(err);
 	}
-	swap_free_nr(entry, 1);
+	swap_slots_release(si, swp_offset(entry), 1);
 	filemap_folio_added(folio, shadow);
 	return folio;
 }

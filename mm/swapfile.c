@@ -312,11 +312,18 @@ void swap_free_nr(swp_entry_t entry, unsigned long nr)
 {
 	struct swap_info_struct *si = swap_info_get(entry);
 	unsigned long off = swp_offset(entry);
-	unsigned long i;
 
 	if (!si || nr > si->max - off)
 		return;
 	swap_cache_clear_shadows(si, entry, nr);
+	swap_slots_release(si, off, nr);
+}
+
+void swap_slots_release(struct swap_info_struct *si, unsigned long off,
+			unsigned long nr)
+{
+	unsigned long i;
+
 	upc_lock(&si->lock);
 	for (i = 0; i < nr; i++) {
 		unsigned long cluster = (off + i) / SWAPFILE_CLUSTER;

@@ -50,13 +50,13 @@
  * allows no I/O error to turn into lost data, so the data waits in the
  * cache for the next writeback, which can report the error.
  *
- * Swap (swap_out_folio()).  A hook point only, for the swap layer that
- * comes later: with struct upc_swap_ops installed
- * (upc_reclaim_set_swap()), reclaim also scans the anon lists and hands
- * each swap-backed folio to @swap_out, which writes it and returns the
- * swap entry that replaces it in its mapping; if the eviction then
- * fails, the entry goes back through @swap_free.  Without the hook
- * swap-backed folios are never evicted (their data exists nowhere else).
+ * Swap (swap_out_folio()).  With struct upc_swap_ops installed
+ * (upc_reclaim_set_swap(); the swap layer's swap_device_create() does
+ * it), reclaim also scans the anon lists and hands each swap-backed
+ * folio to @swap_out, which writes it and returns the swap entry that
+ * replaces it in its mapping; if the eviction then fails, the entry
+ * goes back through @swap_free.  Without the hook swap-backed folios are
+ * never evicted (their data exists nowhere else).
  */
 #include <errno.h>
 #include <sched.h>
@@ -690,7 +690,12 @@ int upc_reclaim_set_swap(struct upc_arena *arena,
 
 	if (!lruvec || (ops && (!ops->swap_out || !ops->swap_free)))
 		return -EINVAL;
-	lruvec->swap_priv = priv;
+	/*
+	 * Stopping leaves the old @priv in place: a reclaimer that loaded
+	 * the old hooks just before must still find their argument.
+	 */
+	if (ops)
+		lruvec->swap_priv = priv;
 	/* Pairs with the acquire in swap_out_folio(): @priv is set first. */
 	__atomic_store_n(&lruvec->swap_ops, ops, __ATOMIC_RELEASE);
 	return 0;

@@ -23,7 +23,8 @@
  * Anonymous regions (struct anon_region, mm/anon.c) are memory a program
  * reads and writes through upcache: an address_space whose folios are
  * swap-backed, and whose evicted folios are replaced by their swap
- * entries.  With a device installed, reclaim sends their folios to swap
+ * entries.  Swap-out takes single-page folios only (swap-in brings back
+ * single pages); a large swap-backed folio stays in memory.  With a device installed, reclaim sends their folios to swap
  * (swap_out_folio() through struct upc_swap_ops); touching a swapped-out
  * page swaps it in through the swap cache.
  *

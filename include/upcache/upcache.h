@@ -99,13 +99,14 @@ int upc_cache_create(const struct upc_cache_config *config,
 		     struct upc_cache **out);
 
 /**
- * upc_cache_destroy() - Destroy a cache whose files are all closed.
+ * upc_cache_destroy() - Destroy a cache whose files and anonymous
+ * regions are all gone, and its swap device if it has one.
  * @cache: The cache.
  *
  * Context: No other thread may use @cache.
- * Return: 0; -EBADF if @cache is NULL; -EBUSY if a file is still open
- * or spans from upc_get_spans() still hold memory (nothing is freed
- * then).
+ * Return: 0; -EBADF if @cache is NULL; -EBUSY if a file is still open,
+ * an anonymous region still exists or spans from upc_get_spans() still
+ * hold memory (nothing is freed then).
  */
 int upc_cache_destroy(struct upc_cache *cache);
 
@@ -131,7 +132,8 @@ int upc_cache_destroy(struct upc_cache *cache);
  * @swap_total: Bytes of the swap device (0 without one).
  * @swap_used: Bytes of it holding swapped-out pages.
  * @swapins: Pages read back from swap.
- * @swapouts: Pages written to swap by reclaim.
+ * @swapouts: Pages reclaim swapped out: written to swap and evicted (a
+ *	page written but used again before it could go is not counted).
  *
  * The reclaim figures count from the cache's creation.  Shmem files are
  * never evicted: their data lives only in the cache.  Anonymous regions'
