@@ -9,6 +9,11 @@
  * 2, 3 ... until upc_fault_attempts() stays below n fails every
  * allocation point in turn.
  *
+ * upc_fault_fail_from(n) makes the failure stick: the n-th attempt and
+ * every later one fail, until the injector is disarmed.  That reaches the
+ * paths a single failure cannot, where a caller retries an allocation
+ * (xas_nomem(), reclaim) and a lone failure is absorbed by the retry.
+ *
  * Disarmed (the default), the check is one relaxed load of a global flag.
  */
 #ifndef UPCACHE_LIB_FAULT_H
@@ -25,6 +30,16 @@
  * Context: Any thread; the count is global across threads.
  */
 void upc_fault_fail_nth(unsigned long n);
+
+/**
+ * upc_fault_fail_from() - Arm the injector to fail from an attempt on.
+ * @n: The first attempt that fails, counting from 1; every later one
+ *	fails too.  0 disarms the injector.
+ *
+ * Resets the attempt counter, as upc_fault_fail_nth() does.
+ * Context: Any thread; the count is global across threads.
+ */
+void upc_fault_fail_from(unsigned long n);
 
 /**
  * upc_fault_attempts() - Allocation attempts since upc_fault_fail_nth().

@@ -26,6 +26,13 @@
  * The runs whose caller saw the failure (an error or a short count) are
  * counted and printed; the others absorbed it (reclaim kept a folio, the
  * XArray allocated its node again outside the lock).
+ *
+ * A second scenario makes the failure stick (upc_fault_fail_from(n)):
+ * from the n-th attempt on every allocation fails, so the retries that
+ * absorb a single failure fail too and the error paths behind them run.
+ * Each call must still return success, a short count or -ENOMEM; once
+ * the injector is disarmed everything reported written reads back, the
+ * checkers accept the region and the device, and all is freed.
  */
 #include <limits.h>
 
@@ -220,6 +227,69 @@ static void af_fail_each(unsigned int shift)
 		total, c.seen);
 }
 
+/* Write, read back and verify with the failure sticking from @n on. */
+static bool af_run_sticky(unsigned long n, struct af_counts *c)
+{
+	struct upc_swap_config scfg = { .size = SWAP };
+	struct upc_cache_config cfg = { .memory_limit = LIMIT };
+	struct upc_cache_stats st;
+	struct upc_anon *anon = NULL;
+	struct api_env env = { 0 };
+	bool injected;
+	int err, swap;
+
+	memset(af_model, 0, REGION);
+	assert_int_equal(upc_cache_create(&cfg, &env.cache), 0);
+	assert_int_equal(upc_shmem_create(env.cache, NULL, &env.file), 0);
+	assert_int_equal(upc_write(env.file, af_pinned, PINNED, 0), PINNED);
+	upc_fault_fail_from(n);
+	swap = upc_swapon(env.cache, &scfg);
+	if (swap)
+		af_seen(c, swap);
+	err = upc_anon_create(env.cache, REGION, &anon);
+	if (!err)
+		af_write(anon, c);
+	else
+		af_seen(c, err);
+	injected = upc_fault_injected();
+	upc_fault_fail_nth(0);
+
+	if (anon) {
+		unsigned char *buf = malloc(REGION);
+
+		assert_non_null(buf);
+		assert_int_equal(upc_anon_read(anon, buf, REGION, 0), REGION);
+		assert_memory_equal(buf, af_model, REGION);
+		free(buf);
+		assert_int_equal(upc_check_anon(&anon->region), 0);
+		if (!swap)
+			assert_int_equal(upc_check_swap(env.cache->swap), 0);
+		assert_int_equal(upc_anon_destroy(anon), 0);
+	}
+	assert_int_equal(upc_cache_stats(env.cache, &st), 0);
+	assert_int_equal(st.swap_used, 0);
+	assert_int_equal(st.memory_used, PINNED);
+	assert_int_equal(upc_swapoff(env.cache), swap ? -EINVAL : 0);
+	api_fini(&env);
+	c->runs++;
+	return injected;
+}
+
+/* Fail every allocation from the n-th on, for n = 1, 2, 3 ... */
+static void test_anon_fault_sticky(void **state)
+{
+	struct af_counts c = { 0 };
+	unsigned long n;
+
+	(void)state;
+	for (n = 1; af_run_sticky(n, &c); n++)
+		assert_true(n < MAX_NTH);
+	/* Some runs failed early enough for a caller to see it. */
+	assert_true(c.seen > 0);
+	fprintf(stderr, "# sticky: %lu runs, %lu failures seen by a caller\n",
+		c.runs, c.seen);
+}
+
 static void test_anon_fault_default_shift(void **state)
 {
 	(void)state;
@@ -261,6 +331,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_anon_fault_default_shift),
 		cmocka_unit_test(test_anon_fault_small_spaces),
+		cmocka_unit_test(test_anon_fault_sticky),
 	};
 
 	return cmocka_run_group_tests(tests, af_setup, af_teardown);
