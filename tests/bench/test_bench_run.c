@@ -41,6 +41,7 @@
 #include <cmocka.h>
 
 #include "../../tools/bench/clock.h"
+#include "../../tools/bench/kernel_env.h"
 #include "../../tools/bench/run_engine.h"
 #include "../../tools/bench/run_exec.h"
 #include "../../tools/bench/run_hist.h"
@@ -637,18 +638,43 @@ static void test_run_bad_input_exit_2(void **state)
 	assert_int_equal(run_status("--help", NULL), 0);
 }
 
+/*
+ * A kernel baseline held below its files is skipped, saying why: in
+ * tmpfs (/dev/shm, the default) its pages could only go to swap;
+ * elsewhere it would take a memory cgroup for the whole process.
+ */
 static void test_run_baseline_skipped(void **state)
 {
 	char *argv[] = { "--name=big", "--ioengine=kernel-psync",
-			 "--size=4m", "--memory_limit=2m" };
+			 "--size=4m", "--memory_limit=2m", NULL };
 	struct run_outcome res;
+	char dir[] = "/tmp/upc-skip-XXXXXX";
 
 	(void)state;
 	execute(4, argv, &res);
 	assert_int_equal(res.nr_results, 1);
 	assert_non_null(res.results[0].skipped);
-	assert_non_null(strstr(res.results[0].skipped, "memory cgroup"));
+	assert_non_null(strstr(res.results[0].skipped,
+			       "held to memory_limit= (2 MiB) below the "
+			       "files' 4 MiB"));
+	if (bench_is_tmpfs("/dev/shm"))
+		assert_non_null(strstr(res.results[0].skipped, "tmpfs"));
 	run_outcome_free(&res);
+
+	/* A directory that is not tmpfs (when /tmp is not). */
+	assert_non_null(mkdtemp(dir));
+	if (!bench_is_tmpfs(dir)) {
+		char opt[64];
+
+		snprintf(opt, sizeof(opt), "--directory=%s", dir);
+		argv[4] = opt;
+		execute(5, argv, &res);
+		assert_non_null(res.results[0].skipped);
+		assert_non_null(strstr(res.results[0].skipped,
+				       "memory cgroup"));
+		run_outcome_free(&res);
+	}
+	assert_int_equal(rmdir(dir), 0);
 }
 
 /* interrupter() - Ctrl-C after a short while, from another thread. */

@@ -3,8 +3,10 @@
  * tools/bench/kernel_env.c - probing the machine for what the kernel
  * baselines would need (kernel_env.h).
  */
+#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "kernel_env.h"
@@ -40,9 +42,24 @@ bool bench_memcg_writable(void)
 	       !access("/sys/fs/cgroup/memory", W_OK);
 }
 
-const char *bench_memcg_state(void)
+bool bench_has_swap(void)
 {
-	return bench_memcg_writable() ?
-		"running it in one is not implemented yet" :
-		"this machine gives no writable memory cgroup";
+	FILE *f = fopen("/proc/swaps", "r");
+	char line[256];
+	int lines = 0;
+
+	if (!f)
+		return false;
+	/* A title line, then one per device. */
+	while (fgets(line, sizeof(line), f))
+		lines++;
+	fclose(f);
+	return lines > 1;
+}
+
+bool bench_is_tmpfs(const char *dir)
+{
+	struct statfs st;
+
+	return !statfs(dir, &st) && st.f_type == TMPFS_MAGIC;
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/bench/kernel_env.h - what this machine offers the kernel
- * baselines: a memory cgroup to hold the kernel's caches to a limit.
+ * baselines: a memory cgroup to hold the kernel's caches to a limit, a
+ * swap device, and which filesystems can give pages back at all.
  *
- * A kernel baseline that needs one is skipped with a reason, and the
- * reason must say truly why: that the machine has no writable memory
- * cgroup, or that it has one and the benchmark does not use it yet.
+ * A kernel baseline that needs what is missing is skipped with a reason,
+ * and the reason must say truly why: what this machine lacks, or what it
+ * has and the benchmark does not use.
  */
 #ifndef UPCACHE_TOOLS_BENCH_KERNEL_ENV_H
 #define UPCACHE_TOOLS_BENCH_KERNEL_ENV_H
@@ -22,11 +23,17 @@
 bool bench_memcg_writable(void);
 
 /**
- * bench_memcg_state() - The end of a skip reason about memory cgroups.
- *
- * Return: "this machine gives no writable memory cgroup" or "running it
- * in one is not implemented yet".
+ * bench_has_swap() - Has this machine a swap device (/proc/swaps)?
  */
-const char *bench_memcg_state(void);
+bool bench_has_swap(void);
+
+/**
+ * bench_is_tmpfs() - Is @dir on tmpfs, whose pages leave memory only
+ * for swap?
+ * @dir: A directory.
+ *
+ * Return: true if statfs() says tmpfs; false otherwise or on error.
+ */
+bool bench_is_tmpfs(const char *dir);
 
 #endif /* UPCACHE_TOOLS_BENCH_KERNEL_ENV_H */

@@ -88,19 +88,41 @@ struct kern_handle {
 	size_t map_len;
 };
 
-/* kern_skip() - A baseline held below its files' size needs a cgroup. */
+/*
+ * kern_skip() - A baseline held below its files' size needs the
+ * kernel's page cache held to memory_limit=: say what stands in the way
+ * here.  Files in tmpfs leave memory only for swap; elsewhere it would
+ * take moving this process into a memory cgroup, which would charge
+ * every other job of the run as well, so upcache-bench does not.
+ */
 static const char *kern_skip(const struct run_job *job, char *buf,
 			     size_t len)
 {
 	uint64_t files = job->filesize * (job->filename ? 1 : job->numjobs);
+	const char *dir = job->filename && job->filename[0] == '/' ?
+			  NULL : job->directory;
+	int n;
 
 	if (!job->memory_limit || job->memory_limit >= files)
 		return NULL;
-	snprintf(buf, len, "needs a memory cgroup to hold the kernel's page "
-		 "cache to memory_limit= (%llu MiB) below the files' %llu "
-		 "MiB; %s", (unsigned long long)(job->memory_limit >> 20),
-		 (unsigned long long)(files >> 20),
-		 bench_memcg_state());
+	n = snprintf(buf, len, "needs the kernel's page cache held to "
+		     "memory_limit= (%llu MiB) below the files' %llu MiB; ",
+		     (unsigned long long)(job->memory_limit >> 20),
+		     (unsigned long long)(files >> 20));
+	if (n < 0 || (size_t)n >= len)
+		return buf;
+	if (dir && bench_is_tmpfs(dir))
+		snprintf(buf + n, len - (size_t)n, "the files are in tmpfs, "
+			 "whose pages leave memory only for swap, and %s",
+			 bench_has_swap() ? "running a baseline in a memory "
+			 "cgroup with swap is not implemented" :
+			 "this machine has no swap device");
+	else
+		snprintf(buf + n, len - (size_t)n, "that takes moving this "
+			 "process into a memory cgroup (%s), which would "
+			 "charge every other job of the run too: not done",
+			 bench_memcg_writable() ? "this machine has one" :
+			 "this machine gives none");
 	return buf;
 }
 

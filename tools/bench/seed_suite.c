@@ -199,8 +199,11 @@ static const struct seed_experiment seed_experiments[] = {
 	  "a file twice the memory limit (every read evicts and refaults)",
 	  "fio mmap 4K randread +7.3% IOPS; THP split case +10.4%",
 	  NULL, bench_suite_reclaim, "upcache-bench reclaim", seed000_rows,
-	  "the kernel side needs a memory cgroup holding its page cache at "
-	  "half the file", NULL },
+	  "the kernel side needs its page cache held at half the file by a "
+	  "memory cgroup, over a ramdisk as in the seed (brd) so a miss "
+	  "costs a copy from memory as upcache's backing store does; "
+	  "upcache-bench neither makes a ramdisk nor moves itself into a "
+	  "cgroup", NULL },
 	{ "001", "one locked store helper for the page cache and the swap "
 	  "cache: the add paths' cost (page cache add over a shadow, swap "
 	  "cache add and delete)",

@@ -484,21 +484,6 @@ double sw_walks_per_swapout(const struct sw_sample *s)
 	       (double)s->swapouts;
 }
 
-/* Does this machine have a swap device (a line past /proc/swaps' title)? */
-static bool sw_kernel_has_swap(void)
-{
-	FILE *f = fopen("/proc/swaps", "r");
-	char line[256];
-	int lines = 0;
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		lines++;
-	fclose(f);
-	return lines > 1;
-}
-
 /**
  * sw_kernel_skip() - Why the kernel side is not measured here.
  * @buf: Where the text goes.
@@ -509,7 +494,7 @@ static bool sw_kernel_has_swap(void)
 const char *sw_kernel_skip(char *buf, size_t len)
 {
 	bool cgroup = bench_memcg_writable();
-	bool swap = sw_kernel_has_swap();
+	bool swap = bench_has_swap();
 
 	snprintf(buf, len, "the kernel side (memhog in a memory cgroup with "
 		 "swap) needs a writable memory cgroup and a swap device; %s",
