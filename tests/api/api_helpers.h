@@ -137,18 +137,15 @@ static API_UNUSED void api_write_pattern(struct upc_file *file, int64_t pos,
 }
 
 /*
- * api_expect() - Reading [@pos, @pos + @len) gives pattern @seed, or
- * zeros with @seed 0.
+ * api_check_pattern() - @buf, read from [@pos, @pos + @len), holds
+ * pattern @seed, or zeros with @seed 0.
  */
-static API_UNUSED void api_expect(struct upc_file *file, int64_t pos,
-				  size_t len, unsigned int seed)
+static API_UNUSED void api_check_pattern(const unsigned char *buf,
+					 int64_t pos, size_t len,
+					 unsigned int seed)
 {
-	unsigned char *buf = malloc(len ? len : 1);
 	size_t i;
 
-	assert_non_null(buf);
-	memset(buf, 0xee, len);
-	assert_int_equal(upc_read(file, buf, len, pos), (ssize_t)len);
 	for (i = 0; i < len; i++) {
 		unsigned char want = seed ? api_byte(pos + (int64_t)i, seed) : 0;
 
@@ -156,6 +153,21 @@ static API_UNUSED void api_expect(struct upc_file *file, int64_t pos,
 			fail_msg("byte %" PRId64 ": %#x, expected %#x",
 				 pos + (int64_t)i, buf[i], want);
 	}
+}
+
+/*
+ * api_expect() - Reading [@pos, @pos + @len) gives pattern @seed, or
+ * zeros with @seed 0.
+ */
+static API_UNUSED void api_expect(struct upc_file *file, int64_t pos,
+				  size_t len, unsigned int seed)
+{
+	unsigned char *buf = malloc(len ? len : 1);
+
+	assert_non_null(buf);
+	memset(buf, 0xee, len);
+	assert_int_equal(upc_read(file, buf, len, pos), (ssize_t)len);
+	api_check_pattern(buf, pos, len, seed);
 	free(buf);
 }
 

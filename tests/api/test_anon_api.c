@@ -123,18 +123,11 @@ static void aa_expect(struct upc_anon *anon, int64_t pos, size_t len,
 		      unsigned int seed)
 {
 	unsigned char *buf = malloc(len ? len : 1);
-	size_t i;
 
 	assert_non_null(buf);
 	memset(buf, 0xee, len);
 	assert_int_equal(upc_anon_read(anon, buf, len, pos), (ssize_t)len);
-	for (i = 0; i < len; i++) {
-		unsigned char want = seed ? api_byte(pos + (int64_t)i, seed) : 0;
-
-		if (buf[i] != want)
-			fail_msg("byte %" PRId64 ": %#x, expected %#x",
-				 pos + (int64_t)i, buf[i], want);
-	}
+	api_check_pattern(buf, pos, len, seed);
 	free(buf);
 }
 
