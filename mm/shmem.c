@@ -6,8 +6,10 @@
  *
  * This file owns a shmem file's data and size: reading, writing,
  * fallocate, punching holes, truncation and SEEK_DATA/SEEK_HOLE.
- * Omitted until their layers exist: swap (the mapping is swap-backed
- * and unevictable; a full arena is -ENOSPC, as a full tmpfs), mmap.
+ * Omitted: swap (the mapping is swap-backed but unevictable, so a full
+ * arena is -ENOSPC, as a full tmpfs without swap; the swap layer,
+ * mm/swap_state.c, serves anonymous regions only so far), and mmap,
+ * which has no layer yet.
  *
  * Semantics, as tmpfs:
  *  - Sparse: a hole has no folio and reads as zeros.
