@@ -80,11 +80,13 @@
  * under the shared rwsem the page cache's own reference keeps each folio
  * found alive and in the file until the read is done.  The RCU read
  * lock around the walk is kept for the tree's nodes, as the XArray's
- * lockless readers require.  When shmem gets swap, reclaim will remove
- * folios without the rwsem: the read walk must then take references
- * again (or swap-out must take the rwsem).  Spans take their own
- * reference (folio_get(), safe on a folio the file holds) to keep a
- * folio past the walk.
+ * lockless readers require.  This is also why shmem has no swap yet:
+ * reclaim would remove folios without the rwsem, so the read walk would
+ * have to take references again; and swap-out cannot take the rwsem
+ * instead, since a writer holds it exclusive across allocation and could
+ * then never swap out its own file's pages to make room.  Spans take
+ * their own reference (folio_get(), safe on a folio the file holds) to
+ * keep a folio past the walk.
  */
 #define _GNU_SOURCE
 #include <errno.h>
