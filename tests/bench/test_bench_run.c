@@ -347,8 +347,12 @@ static void test_run_anon_over_memory_limit(void **state)
 	assert_int_equal(st->bytes[RUN_DIR_WRITE], 16 * MiB);
 	assert_int_equal(st->ops[RUN_DIR_WRITE], 4096);
 	assert_true(res.results[0].upcache);
-	/* At least the region's lookup and add per page. */
-	assert_true(st->counts.walks >= 2 * 4096);
+	/*
+	 * The region's lookup and add per page, and for each of the 3072
+	 * pages past the limit reclaim's three: the swap cache's add and
+	 * delete and the region's store of the swap entry.
+	 */
+	assert_true(st->counts.walks >= 2 * 4096 + 3 * (4096 - 1024));
 	run_outcome_free(&res);
 
 	execute(11, mixed, &res);
@@ -626,6 +630,21 @@ static void test_run_bad_input_exit_2(void **state)
 				    "--ioengine=upcache-anon",
 				    "--memory_limit=2m", "--swap_size=2m",
 				    NULL), BENCH_EXIT_ERROR);
+	/* Exactly the overflow: no slot to spare for a swap-in's room. */
+	assert_int_equal(run_status("--name=a", "--size=8m",
+				    "--ioengine=upcache-anon",
+				    "--memory_limit=2m", "--swap_size=6m",
+				    NULL), BENCH_EXIT_ERROR);
+	/* Two jobs at once on one swap file would share its slots. */
+	assert_int_equal(run_status("--name=a", "--size=8m",
+				    "--ioengine=upcache-anon",
+				    "--memory_limit=2m", "--swap_file=/tmp/"
+				    "upc-run-shared.swap", "--name=b",
+				    "--size=8m", "--ioengine=upcache-anon",
+				    "--memory_limit=2m", "--swap_file=/tmp/"
+				    "upc-run-shared.swap", NULL),
+			 BENCH_EXIT_ERROR);
+	assert_int_equal(access("/tmp/upc-run-shared.swap", F_OK), -1);
 	assert_int_equal(run_status("--name=a", "--size=1m",
 				    "--ioengine=upcache-shmem",
 				    "--swap_size=4m", NULL), BENCH_EXIT_ERROR);
@@ -657,6 +676,13 @@ static void test_run_baseline_skipped(void **state)
 	assert_non_null(strstr(res.results[0].skipped,
 			       "held to memory_limit= (2 MiB) below the "
 			       "files' 4 MiB"));
+	if (bench_is_tmpfs("/dev/shm"))
+		assert_non_null(strstr(res.results[0].skipped, "tmpfs"));
+	run_outcome_free(&res);
+	/* The same, named by an absolute filename=. */
+	argv[4] = "--filename=/dev/shm/upc-skip-test";
+	execute(5, argv, &res);
+	assert_non_null(res.results[0].skipped);
 	if (bench_is_tmpfs("/dev/shm"))
 		assert_non_null(strstr(res.results[0].skipped, "tmpfs"));
 	run_outcome_free(&res);

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define BENCH_ROW_MAX_FIELDS	40
+#define BENCH_ROW_MAX_FIELDS	64
 
 struct bench_summary;
 

@@ -31,9 +31,11 @@
  * reads as zeros until then, so there is nothing to fallocate.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,6 +47,12 @@
 #define ANON_ALIGN	(2ULL << 20)	/* upc_cache_create()'s granule */
 /* Headroom past the regions: the allocator's per-CPU caches hold pages. */
 #define ANON_SLACK	(16ULL << 20)
+/*
+ * Swap a job needs beyond what memory cannot hold: a swap-in needs a
+ * free page, and making one needs a free slot for the page it swaps
+ * out, so a device exactly as large as the overflow runs dry mid-job.
+ */
+#define ANON_SWAP_HEADROOM	ANON_ALIGN
 
 /**
  * struct anon_ctx - one job's cache, swap and regions.
@@ -54,6 +62,9 @@
  * @nr_regions: Number of @regions.
  * @swap_path: The swap file's path (malloc()ed), or NULL.
  * @swap_created: The job created the swap file.
+ * @swap_lock_fd: The swap file, opened to hold an exclusive flock() on
+ *	it while the job runs (two devices on one file would write over
+ *	each other's slots), or -1.
  */
 struct anon_ctx {
 	const struct run_job *job;
@@ -62,6 +73,7 @@ struct anon_ctx {
 	unsigned int nr_regions;
 	char *swap_path;
 	bool swap_created;
+	int swap_lock_fd;
 };
 
 static uint64_t anon_round_up(uint64_t bytes)
@@ -87,6 +99,8 @@ static void anon_teardown(void *arg)
 	rm = ctx->job->unlink < 0 ? ctx->swap_created : ctx->job->unlink;
 	if (ctx->swap_path && rm)
 		unlink(ctx->swap_path);
+	if (ctx->swap_lock_fd >= 0)
+		close(ctx->swap_lock_fd);
 	free(ctx->swap_path);
 	free(ctx->regions);
 	free(ctx);
@@ -110,12 +124,14 @@ static int anon_sizes(const struct run_job *job, uint64_t need,
 		*swap = anon_round_up(job->swap_size);
 	else if (tight || job->swap_file || job->swap_space_shift)
 		*swap = anon_round_up(need);
-	if (tight && *limit + *swap < need) {
+	if (tight && *limit + *swap < need + ANON_SWAP_HEADROOM) {
 		snprintf(err, errlen, "upcache-anon: memory_limit= (%llu MiB) "
 			 "and swap_size= (%llu MiB) cannot hold the regions' "
-			 "%llu MiB", (unsigned long long)(*limit >> 20),
+			 "%llu MiB with %llu MiB of swap to spare",
+			 (unsigned long long)(*limit >> 20),
 			 (unsigned long long)(*swap >> 20),
-			 (unsigned long long)(need >> 20));
+			 (unsigned long long)(need >> 20),
+			 (unsigned long long)(ANON_SWAP_HEADROOM >> 20));
 		return -EINVAL;
 	}
 	return 0;
@@ -142,6 +158,15 @@ static int anon_swapon(struct anon_ctx *ctx, uint64_t bytes, char *err,
 		ctx->swap_path = bench_xstrdup(path);
 		ctx->swap_created = stat(path, &st) != 0;
 		sc.path = ctx->swap_path;
+		ctx->swap_lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC,
+					 0600);
+		if (ctx->swap_lock_fd < 0 ||
+		    flock(ctx->swap_lock_fd, LOCK_EX | LOCK_NB)) {
+			snprintf(err, errlen, "upcache-anon: swap_file %s: %s",
+				 path, errno == EWOULDBLOCK ?
+				 "in use by another job" : strerror(errno));
+			return -EBUSY;
+		}
 	}
 	ret = upc_swapon(ctx->cache, &sc);
 	if (ret)
@@ -169,6 +194,7 @@ static int anon_setup(const struct run_job *job, void **out, char *err,
 	int ret;
 
 	ctx->job = job;
+	ctx->swap_lock_fd = -1;
 	ctx->nr_regions = job->filename ? 1 : job->numjobs;
 	ctx->regions = bench_xcalloc(ctx->nr_regions, sizeof(*ctx->regions));
 	ret = anon_sizes(job, job->filesize * ctx->nr_regions, &limit, &swap,

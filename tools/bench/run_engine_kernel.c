@@ -29,6 +29,7 @@
 #define _GNU_SOURCE	/* fallocate() */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <linux/falloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,19 +100,24 @@ static const char *kern_skip(const struct run_job *job, char *buf,
 			     size_t len)
 {
 	uint64_t files = job->filesize * (job->filename ? 1 : job->numjobs);
-	const char *dir = job->filename && job->filename[0] == '/' ?
-			  NULL : job->directory;
+	char name[4096];
+	const char *where = job->directory;
 	int n;
 
 	if (!job->memory_limit || job->memory_limit >= files)
 		return NULL;
+	/* The directory the files are in: an absolute filename= says. */
+	if (job->filename && job->filename[0] == '/') {
+		snprintf(name, sizeof(name), "%s", job->filename);
+		where = dirname(name);
+	}
 	n = snprintf(buf, len, "needs the kernel's page cache held to "
 		     "memory_limit= (%llu MiB) below the files' %llu MiB; ",
 		     (unsigned long long)(job->memory_limit >> 20),
 		     (unsigned long long)(files >> 20));
 	if (n < 0 || (size_t)n >= len)
 		return buf;
-	if (dir && bench_is_tmpfs(dir))
+	if (bench_is_tmpfs(where))
 		snprintf(buf + n, len - (size_t)n, "the files are in tmpfs, "
 			 "whose pages leave memory only for swap, and %s",
 			 bench_has_swap() ? "running a baseline in a memory "

@@ -100,26 +100,68 @@ unsigned int sw_space_shift(enum sw_side side)
 /* ---- caches and devices ------------------------------------------------- */
 
 /*
+ * Swap files this run created and has not removed yet, by side.  A run
+ * that dies (bench_die() exits) leaves none behind: sw_remove_created()
+ * runs at exit.
+ */
+static char *sw_created[SW_NR_SIDES];
+
+static void sw_remove_created(void)
+{
+	unsigned int side;
+
+	for (side = 0; side < SW_NR_SIDES; side++)
+		if (sw_created[side])
+			unlink(sw_created[side]);
+}
+
+/* The swap file of side @side: --swap-file, or it with ".whole". */
+static void sw_swap_file_path(const struct sw_bench *b, enum sw_side side,
+			      char *path, size_t len)
+{
+	snprintf(path, len, "%s%s", b->scale.swap_file,
+		 side == SW_AFTER ? "" : ".whole");
+}
+
+/* Both sides' paths are regular files or missing, before either is made. */
+static void sw_swap_files_check(const struct sw_bench *b)
+{
+	unsigned int side;
+
+	for (side = 0; side < SW_NR_SIDES; side++) {
+		char path[4096];
+		struct stat st;
+
+		sw_swap_file_path(b, side, path, sizeof(path));
+		if (!stat(path, &st) && !S_ISREG(st.st_mode))
+			bench_die("swap: --swap-file %s: not a regular file",
+				  path);
+	}
+}
+
+/*
  * Open (or create, sized to the device) the swap file of side @side.
- * An existing file is used as it is: the device only reads slots it
- * wrote.
+ * An existing file is used and kept, but its first swap_bytes are
+ * overwritten: the device only reads slots it wrote.
  */
 static void sw_swap_file_open(struct sw_bench *b, struct sw_cache *c,
 			      enum sw_side side)
 {
+	static bool at_exit;
 	char path[4096];
-	struct stat st;
 
-	snprintf(path, sizeof(path), "%s%s", b->scale.swap_file,
-		 side == SW_AFTER ? "" : ".whole");
+	sw_swap_file_path(b, side, path, sizeof(path));
 	c->path = bench_xstrdup(path);
-	if (!stat(path, &st) && !S_ISREG(st.st_mode))
-		bench_die("swap: --swap-file %s: not a regular file", path);
 	c->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (c->fd < 0 && errno == ENOENT) {
 		c->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
 			     0600);
 		c->created = c->fd >= 0;
+		if (c->created) {
+			if (!at_exit)
+				at_exit = !atexit(sw_remove_created);
+			sw_created[side] = c->path;
+		}
 		if (c->created &&
 		    ftruncate(c->fd, (off_t)b->scale.swap_bytes))
 			bench_die("swap: sizing %s to %llu MiB: %s", path,
@@ -147,22 +189,13 @@ static void sw_cache_init(struct sw_bench *b, enum sw_side side)
 			  bytes >> 20, strerror(-err));
 	if (b->scale.swap_file)
 		sw_swap_file_open(b, c, side);
+	/* A device in memory is in huge pages (mm/swapfile.c asks). */
 	err = swap_device_create(c->arena, c->fd, b->scale.swap_bytes,
 				 sw_space_shift(side), &c->si);
 	if (err)
 		bench_die("swap: cannot create a %llu MiB swap device (%s): "
 			  "%s", b->scale.swap_bytes >> 20, sw_side_names[side],
 			  strerror(-err));
-	/*
-	 * A device in memory stands for the seed's ramdisk, whose pages the
-	 * kernel copies through its huge direct map.  Mapped in 4 KiB pages
-	 * it would cost a page fault per slot on first use (11 us each on
-	 * this machine: seconds per GiB, in the warm-up round) and a TLB
-	 * miss per swap-out in every round; in 2 MiB pages neither.
-	 */
-	if (c->si->mem)
-		(void)madvise(c->si->mem, c->si->max << UPC_PAGE_SHIFT,
-			      MADV_HUGEPAGE);
 }
 
 static void sw_cache_free(struct sw_cache *c, enum sw_side side)
@@ -183,6 +216,7 @@ static void sw_cache_free(struct sw_cache *c, enum sw_side side)
 		close(c->fd);
 	if (c->created)
 		unlink(c->path);
+	sw_created[side] = NULL;
 	free(c->path);
 }
 
@@ -201,6 +235,8 @@ void sw_init(struct sw_bench *b, const struct sw_scale *scale)
 	b->offs = bench_xcalloc(SW_LOOKUPS, sizeof(*b->offs));
 	/* memhog writes a constant; the stamps go over it. */
 	memset(b->page, 0x6d, UPC_PAGE_SIZE);
+	if (b->scale.swap_file)
+		sw_swap_files_check(b);
 	for (side = 0; side < SW_NR_SIDES; side++)
 		sw_cache_init(b, side);
 }
@@ -391,34 +427,67 @@ static void sw_lookup_part(struct sw_bench *b, const unsigned long *offs,
 		if (folio)
 			bench_die("swap %s: slot %lu holds a folio after the "
 				  "touch", sw_side_names[side], offs[i]);
+
 	}
 	s->lookup_ns += bench_now_ns() - start;
 	upc_stats_thread(&t1);
 	s->lookup_walks += t1.xa_walks - t0.xa_walks;
 }
 
+/* Is slot @off in use on both sides' devices?  (Nothing runs meanwhile.) */
+static bool sw_slot_in_use(const struct sw_bench *b, unsigned long off)
+{
+	unsigned int side;
+
+	for (side = 0; side < SW_NR_SIDES; side++) {
+		const struct swap_info_struct *si = b->side[side].si;
+
+		if (off >= si->max || !si->swap_map[off])
+			return false;
+	}
+	return true;
+}
+
 /*
- * sw_lookups() - Both sides look up the same random slots, below the
- * fewer slots either side has in use, alternating part by part as the
- * touch does.
+ * sw_lookups() - Both sides look up the same random slots, each in use
+ * on both devices (so each lookup walks to a shadow: the slots in use
+ * are not always the lowest ones, since rounds free and take clusters
+ * in different orders), alternating part by part as the touch does.
  */
 static void sw_lookups(struct sw_bench *b, unsigned int round,
 		       struct sw_sample s[SW_NR_SIDES])
 {
-	uint64_t in_use = s[SW_AFTER].swapouts < s[SW_BEFORE].swapouts ?
-			  s[SW_AFTER].swapouts : s[SW_BEFORE].swapouts;
+	unsigned long max = b->side[SW_AFTER].si->max, i, tries = 0;
 	struct bench_rng rng = { 0x5eed0003ULL + round };
 	unsigned int part, k;
-	unsigned long i;
 
-	if (!in_use)
+	if (!s[SW_AFTER].swapouts || !s[SW_BEFORE].swapouts)
 		return;
-	for (i = 0; i < SW_LOOKUPS; i++)
-		b->offs[i] = (unsigned long)bench_rng_below(&rng, in_use);
+	for (i = 0; i < SW_LOOKUPS; tries++) {
+		unsigned long off = (unsigned long)bench_rng_below(&rng, max);
+
+		if (tries > 64 * SW_LOOKUPS)
+			bench_die("swap: too few slots in use on both devices "
+				  "to sample lookups from");
+		if (sw_slot_in_use(b, off))
+			b->offs[i++] = off;
+	}
 	for (part = 0; part < SW_PARTS; part++)
 		for (k = 0; k < SW_NR_SIDES; k++)
 			sw_lookup_part(b, b->offs, k ^ ((part + round) & 1),
 				       part, &s[k ^ ((part + round) & 1)]);
+	/* Untimed: how many of the slots looked up held no shadow. */
+	for (k = 0; k < SW_NR_SIDES; k++) {
+		struct swap_info_struct *si = b->side[k].si;
+
+		for (i = 0; i < SW_LOOKUPS; i++) {
+			swp_entry_t e = swp_entry(si->type, b->offs[i]);
+
+			s[k].lookup_misses += !xa_is_value(xa_load(
+				&swap_address_space(si, e)->i_pages,
+				swap_cache_index(si, e)));
+		}
+	}
 }
 
 /**

@@ -42,7 +42,7 @@
  *	mode	limit	region	rounds	whole-device tree
  *	full	512M	2G	11	4 levels (1.5 GiB of swap in use)
  *	quick	384M	1.5G	5	4 levels (1.1 GiB of swap in use)
- *	tiny	4M	16M	3	3 levels, like every chunk's
+ *	tiny	4M	16M	3	2 levels, as every chunk's
  *
  * Every page written carries its index (first and last word), so a page
  * read back from swap is checked to be its own.
@@ -122,6 +122,8 @@ struct sw_scale {
  * @swapouts: Pages written to swap during the touch.
  * @lookup_ns: Nanoseconds of the SW_LOOKUPS swap cache lookups.
  * @lookup_walks: XArray walks they made.
+ * @lookup_misses: Slots looked up that held no shadow (0 unless the
+ *	shadow shrinker took some).
  * @info: The swap cache's shape right after the touch.
  */
 struct sw_sample {
@@ -135,6 +137,7 @@ struct sw_sample {
 	uint64_t swapouts;
 	uint64_t lookup_ns;
 	uint64_t lookup_walks;
+	uint64_t lookup_misses;
 	struct swap_cache_info info;
 };
 

@@ -143,6 +143,7 @@ static void sw_total(const struct sw_run *run, enum sw_side side,
 		t->locks += s->locks;
 		t->swapouts += s->swapouts;
 		t->lookup_walks += s->lookup_walks;
+		t->lookup_misses += s->lookup_misses;
 	}
 	t->info = run->s[side][rounds - 1].info;
 	for (r = 0; r < rounds; r++)
@@ -192,6 +193,7 @@ static void sw_report_lookups(struct bench_row *row, const struct sw_run *run,
 	bench_row_set_num(row, "lookup_walks_per_op",
 			  bench_per_op(t->lookup_walks,
 				       (uint64_t)SW_LOOKUPS * rounds));
+	bench_row_set_num(row, "lookup_misses", (double)t->lookup_misses);
 }
 
 /*
