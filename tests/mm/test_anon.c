@@ -26,6 +26,7 @@
 #include <upcache/swap.h>
 
 #include "fault.h"
+#include "rand.h"
 
 #define PAGE		UPC_PAGE_SIZE
 #define LIMIT		512UL		/* the smallest limit reclaim takes */
@@ -798,6 +799,44 @@ static void test_anon_large_folio_stays(void **state)
 	an_fini(&env);
 }
 
+/*
+ * The swap cache's shadows are bounded like the page cache's: nodes
+ * holding only shadows are trimmed once there are more than an eighth of
+ * the limit's pages.  A region of 16 times the limit in random order
+ * spreads shadows over far more nodes than that (slots are handed out in
+ * order, so sequential writes would fill few).  Trimming drops shadows
+ * only: the region's swap entries (its data) are untouched, every page
+ * reads back and every slot stays accounted for.
+ */
+static void test_anon_swap_shadows_bounded(void **state)
+{
+	unsigned long max_nodes = LIMIT / 8, peak = 0, i, n;
+	struct upc_reclaim_stats st;
+	struct swap_cache_info info;
+	struct an_env env;
+	struct upc_rand rng;
+
+	(void)state;
+	upc_rand_seed(&rng, 7);
+	an_init(&env, 16 * LIMIT * PAGE, 16 * LIMIT * PAGE);
+	n = 16 * LIMIT;
+	for (i = 0; i < 4 * n; i++) {
+		an_write(&env, upc_rand_below(&rng, n) * PAGE, PAGE,
+			 (unsigned int)(i + 1));
+		assert_int_equal(upc_reclaim_stats_read(env.f.arena, &st), 0);
+		if (st.nr_shadow_nodes > peak)
+			peak = st.nr_shadow_nodes;
+	}
+	assert_true(st.workingset_nodereclaim > 0);
+	/* Between two reclaims at most a high watermark of evictions. */
+	assert_true(peak <= max_nodes + 2 * UPC_RECLAIM_BATCH);
+	swap_cache_info(env.si, &info);
+	assert_true(info.nr_entries < env.si->inuse_pages);
+	an_verify(&env);
+	an_check(&env);
+	an_fini(&env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -815,6 +854,7 @@ int main(void)
 		cmocka_unit_test(test_anon_destroy_frees_all),
 		cmocka_unit_test(test_anon_swap_in_enomem),
 		cmocka_unit_test(test_anon_large_folio_stays),
+		cmocka_unit_test(test_anon_swap_shadows_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
