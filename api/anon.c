@@ -16,7 +16,7 @@
 #include "fault.h"
 #include "internal.h"
 
-/* ---- swap ------------------------------------------------------------------ */
+/* ---- swap ---------------------------------------------------------------- */
 
 static bool upc_swap_config_valid(const struct upc_swap_config *config)
 {

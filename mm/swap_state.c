@@ -41,7 +41,7 @@
 #include "lru_internal.h"
 #include "swap_internal.h"
 
-/* ---- the cache ------------------------------------------------------------- */
+/* ---- the cache ----------------------------------------------------------- */
 
 int add_to_swap_cache(struct swap_info_struct *si, struct folio *folio,
 		      swp_entry_t entry, gfp_t gfp, void **shadowp)
@@ -191,7 +191,7 @@ void swap_cache_info(struct swap_info_struct *si, struct swap_cache_info *info)
 			   sizeof(struct xa_node);
 }
 
-/* ---- swap-out ---------------------------------------------------------------- */
+/* ---- swap-out ------------------------------------------------------------ */
 
 /* struct upc_swap_ops.swap_out: see the top of the file. */
 static int swap_reclaim_out(struct folio *folio, void **entryp, void *priv)
@@ -238,7 +238,7 @@ const struct upc_swap_ops swap_reclaim_ops = {
 	.swap_free = swap_reclaim_free,
 };
 
-/* ---- swap-in ------------------------------------------------------------------ */
+/* ---- swap-in ------------------------------------------------------------- */
 
 /*
  * Put a locked, read folio where @value still is in @mapping.  Return:

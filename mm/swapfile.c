@@ -50,7 +50,7 @@ struct swap_info_struct *swap_info_get(swp_entry_t entry)
 	return si;
 }
 
-/* ---- life ------------------------------------------------------------------ */
+/* ---- life ---------------------------------------------------------------- */
 
 static bool space_shift_valid(unsigned int shift)
 {
@@ -197,7 +197,7 @@ int swap_device_destroy(struct swap_info_struct *si)
 	return 0;
 }
 
-/* ---- slots ------------------------------------------------------------------ */
+/* ---- slots --------------------------------------------------------------- */
 
 /* Is [@offset, @offset + @nr) free?  Device lock held. */
 static bool slots_free(const struct swap_info_struct *si, unsigned long offset,
@@ -338,7 +338,7 @@ void swap_slots_release(struct swap_info_struct *si, unsigned long off,
 	upc_unlock(&si->lock);
 }
 
-/* ---- I/O -------------------------------------------------------------------- */
+/* ---- I/O ----------------------------------------------------------------- */
 
 /* Move @len bytes between @buf and the device at @pos.  Return: 0 or -EIO. */
 static int swap_io(struct swap_info_struct *si, void *buf, size_t len,

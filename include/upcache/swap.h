@@ -3,9 +3,9 @@
  * upcache/swap.h - swap: devices and their slots, the swap cache, and
  * anonymous regions that swap out under the cache's memory limit.
  *
- * A swap device (struct swap_info_struct, swap_device_create()) is a file, or a
- * buffer in memory, divided into 4 KiB slots handed out by a cluster
- * allocator (mm/swapfile.c).  A swap entry names one slot: the device's
+ * A swap device (struct swap_info_struct, swap_device_create()) is a
+ * file, or a buffer in memory, divided into 4 KiB slots handed out by a
+ * cluster allocator (mm/swapfile.c).  A swap entry names one slot: the device's
  * type and the slot's offset; in a tree it is a value entry
  * (swp_to_radix_entry()).
  *
@@ -23,10 +23,11 @@
  * Anonymous regions (struct anon_region, mm/anon.c) are memory a program
  * reads and writes through upcache: an address_space whose folios are
  * swap-backed, and whose evicted folios are replaced by their swap
- * entries.  Swap-out takes single-page folios only (swap-in brings back
- * single pages); a large swap-backed folio stays in memory.  With a device installed, reclaim sends their folios to swap
+ * entries.  With a device installed, reclaim sends their folios to swap
  * (swap_out_folio() through struct upc_swap_ops); touching a swapped-out
- * page swaps it in through the swap cache.
+ * page swaps it in through the swap cache.  Swap-out takes single-page
+ * folios only (swap-in brings back single pages); a large swap-backed
+ * folio stays in memory.
  *
  * Locking: a device's lock protects its slot maps; each swap cache
  * space has its own i_pages lock; the order is folio lock, then i_pages
@@ -59,7 +60,7 @@ extern "C" {
 #define SWAP_ADDRESS_SPACE_SHIFT	14
 /* space_shift meaning "one tree for the whole device" (the baseline). */
 #define SWAP_SPACE_WHOLE	0
-/* Smallest and largest chunk shift swap_device_create() accepts besides WHOLE. */
+/* The chunk shifts swap_device_create() accepts, besides WHOLE. */
 #define SWAP_SPACE_SHIFT_MIN	6
 #define SWAP_SPACE_SHIFT_MAX	30
 

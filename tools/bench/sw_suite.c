@@ -14,10 +14,10 @@
  * Rounds interleave the two part by part (a sixteenth of one region,
  * then of the other, the first side alternating; sw_round()), and the
  * gain is the median over rounds of baseline ms / memhog ms of the same
- * round, minus one (samples.h).  Next to the time: the walks reclaim made per page
- * it swapped out, and the shape of the swap cache right after the touch
- * (tree nodes, their memory, the deepest tree's height), which is what
- * the seed changed.  The seed measured +1.8% (memhog 128G in an 8G
+ * round, minus one (samples.h).  Next to the time: the walks reclaim
+ * made per page it swapped out, the shape of the swap cache right after
+ * the touch (tree nodes, their memory, the deepest tree's height), which
+ * is what the seed changed, and the time of one swap cache lookup.  The seed measured +1.8% (memhog 128G in an 8G
  * cgroup); the suite reports that as the target.
  *
  * The kernel side, memhog in a memory cgroup with swap, is not run: the
