@@ -59,7 +59,7 @@ static int check_slots(struct swap_info_struct *si)
 		unsigned long used = 0;
 
 		for (i = 0; i < SWAPFILE_CLUSTER; i++)
-			used += si->swap_map[cluster * SWAPFILE_CLUSTER + i];
+			used += si->swap_map[cluster * SWAPFILE_CLUSTER + i] != 0;
 		if (used != si->cluster_used[cluster])
 			return swap_bad(si, "cluster %lu counts %u slots, has %lu",
 					cluster, si->cluster_used[cluster], used);
@@ -175,7 +175,7 @@ static bool swap_value_live(void *value)
 	if (!si)
 		return false;
 	upc_lock(&si->lock);
-	live = si->swap_map[swp_offset(entry)] != 0;
+	live = si->swap_map[swp_offset(entry)] & SWAP_MAP_USED;
 	upc_unlock(&si->lock);
 	return live;
 }

@@ -24,20 +24,32 @@ void swap_cache_clear_shadows(struct swap_info_struct *si, swp_entry_t entry,
 			      unsigned long nr);
 
 /**
- * swap_slots_release() - swap_free_nr() for slots known to hold no
- * shadow: only the device's maps change.
+ * swap_slots_put() - Clear @bits of slots; a slot left with none is free.
  * @si: The device.
  * @off: The first slot (in range).
  * @nr: How many (in range).
- *
- * Swap-in uses it: it has just taken its folio out of the swap cache
- * leaving nothing, and the slots are still its own, so nobody can have
- * left a shadow there since; a walk to erase one would find none.
+ * @bits: SWAP_MAP_USED (the owner lets go: swap_free_nr(), after the
+ *	shadows are erased), SWAP_HAS_CACHE (a swap-in's folio left the
+ *	swap cache), or both (a swap-in installed its page and let the
+ *	slot go: it has just taken the folio out of the swap cache leaving
+ *	nothing, so there is no shadow to erase).
  *
  * Context: Takes the device's lock.
  */
-void swap_slots_release(struct swap_info_struct *si, unsigned long off,
-			unsigned long nr);
+void swap_slots_put(struct swap_info_struct *si, unsigned long off,
+		    unsigned long nr, unsigned char bits);
+
+/**
+ * swapcache_prepare() - Pin a slot for a swap-in: set SWAP_HAS_CACHE.
+ * @si: The device.
+ * @off: The slot (in range).
+ *
+ * Context: Takes the device's lock.
+ * Return: 0; -ENOENT if the slot is not handed out (the entry the
+ * caller read is stale: look at the mapping again); -EEXIST if another
+ * swap-in holds it (its folio is, or is about to be, in the swap cache).
+ */
+int swapcache_prepare(struct swap_info_struct *si, unsigned long off);
 
 /**
  * swap_cache_space_destroy() - Empty one swap cache space of its

@@ -30,11 +30,15 @@
  * Swap-in (swapin_folio()): look the entry up; a folio found is being
  * swapped in by another thread, which holds its lock until the region
  * has it, so wait for the lock and look at the region again.  Otherwise
- * allocate, add (the shadow found goes to refault detection), read,
- * and under the region's lock replace the entry by the folio; then take
- * the folio out of the swap cache and free the slots.
+ * pin the slot (swapcache_prepare(): SWAP_HAS_CACHE, refused if the slot
+ * was freed since the caller read the entry, so a stale swap-in never
+ * puts a folio at a slot that a swap-out may be handed), allocate, add
+ * (the shadow found goes to refault detection), read, and under the
+ * region's lock replace the entry by the folio; then take the folio out
+ * of the swap cache and let the slot go.
  */
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 
 #include "filemap_internal.h"
@@ -291,18 +295,28 @@ struct folio *swapin_folio(struct address_space *mapping, pgoff_t index,
 	folio = swap_cache_get_folio(si, entry);
 	if (folio)
 		return swapin_wait(folio);
+	err = swapcache_prepare(si, swp_offset(entry));
+	if (err) {
+		/* Freed (stale @value), or another swap-in is adding. */
+		if (err == -EEXIST)
+			sched_yield();
+		return ERR_PTR(-EAGAIN);
+	}
 
 	folio = filemap_alloc_folio(mapping, gfp, 0);
-	if (!folio)
+	if (!folio) {
+		swap_slots_put(si, swp_offset(entry), 1, SWAP_HAS_CACHE);
 		return ERR_PTR(-ENOMEM);
+	}
 	/* Nobody else can see it yet: the lock cannot be contended. */
 	folio_trylock(folio);
 	folio_set_swapbacked(folio);
 	err = add_to_swap_cache(si, folio, entry, gfp, &shadow);
 	if (err) {
+		swap_slots_put(si, swp_offset(entry), 1, SWAP_HAS_CACHE);
 		folio_unlock(folio);
 		folio_put(folio);
-		/* -EEXIST: another thread got there first. */
+		/* -EEXIST: the slot's new owner is swapping out through it. */
 		return ERR_PTR(err == -EEXIST ? -EAGAIN : err);
 	}
 	err = swap_read_folio(si, folio, entry);
@@ -318,11 +332,13 @@ struct folio *swapin_folio(struct address_space *mapping, pgoff_t index,
 	 */
 	delete_from_swap_cache(si, folio, NULL);
 	folio_unlock(folio);
+	/* Installed: the region no longer needs the slot either. */
+	swap_slots_put(si, swp_offset(entry), 1,
+		       SWAP_HAS_CACHE | (err ? 0 : SWAP_MAP_USED));
 	if (err) {
 		folio_put(folio);
 		return ERR_PTR(err);
 	}
-	swap_slots_release(si, swp_offset(entry), 1);
 	filemap_folio_added(folio, shadow);
 	return folio;
 }

@@ -16,8 +16,14 @@
  *  - when no free cluster is left, partly used clusters are searched,
  *    round robin from where the last search stopped, before -ENOSPC.
  *
- * swap_map holds one byte per slot (1: handed out).  An anonymous page
- * has one owner here, so the kernel's share counts are not needed.
+ * swap_map holds one byte per slot: SWAP_MAP_USED while an owner holds
+ * the entry, SWAP_HAS_CACHE while a swap-in has a folio in the swap cache
+ * for it.  A slot is in use, and not handed out again, while either bit
+ * is set: so a swap-in whose entry was freed under it (it read the entry
+ * before another thread swapped the page in) cannot leave its folio at a
+ * slot that a swap-out then gets, and fails to add to the swap cache
+ * until that folio goes (as the kernel's SWAP_HAS_CACHE).  An anonymous
+ * page has one owner here, so the kernel's share counts are not needed.
  *
  * Devices are registered in a process-wide table so that a swap entry
  * (type, offset) finds its device without a pointer; the table has
@@ -286,7 +292,7 @@ int folio_alloc_swap(struct swap_info_struct *si, struct folio *folio,
 		upc_unlock(&si->lock);
 		return -ENOSPC;
 	}
-	memset(si->swap_map + off, 1, nr);
+	memset(si->swap_map + off, SWAP_MAP_USED, nr);
 	if (off / SWAPFILE_CLUSTER == si->cur_cluster)
 		si->cur_next = off + nr;
 	si->cluster_used[off / SWAPFILE_CLUSTER] += (unsigned short)nr;
@@ -316,26 +322,45 @@ void swap_free_nr(swp_entry_t entry, unsigned long nr)
 	if (!si || nr > si->max - off)
 		return;
 	swap_cache_clear_shadows(si, entry, nr);
-	swap_slots_release(si, off, nr);
+	swap_slots_put(si, off, nr, SWAP_MAP_USED);
 }
 
-void swap_slots_release(struct swap_info_struct *si, unsigned long off,
-			unsigned long nr)
+void swap_slots_put(struct swap_info_struct *si, unsigned long off,
+		    unsigned long nr, unsigned char bits)
 {
 	unsigned long i;
 
 	upc_lock(&si->lock);
 	for (i = 0; i < nr; i++) {
 		unsigned long cluster = (off + i) / SWAPFILE_CLUSTER;
+		unsigned char *map = &si->swap_map[off + i];
 
-		if (!si->swap_map[off + i])
+		if (!*map)
 			continue;
-		si->swap_map[off + i] = 0;
+		*map &= (unsigned char)~bits;
+		if (*map)
+			continue;
 		si->cluster_used[cluster]--;
 		si->inuse_pages--;
 		swap_cluster_put(si, cluster);
 	}
 	upc_unlock(&si->lock);
+}
+
+int swapcache_prepare(struct swap_info_struct *si, unsigned long off)
+{
+	unsigned char *map = &si->swap_map[off];
+	int ret = 0;
+
+	upc_lock(&si->lock);
+	if (!(*map & SWAP_MAP_USED))
+		ret = -ENOENT;
+	else if (*map & SWAP_HAS_CACHE)
+		ret = -EEXIST;
+	else
+		*map |= SWAP_HAS_CACHE;
+	upc_unlock(&si->lock);
+	return ret;
 }
 
 /* ---- I/O ----------------------------------------------------------------- */

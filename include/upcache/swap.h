@@ -56,6 +56,9 @@ extern "C" {
 #define SWP_OFFSET_BITS		48
 /* Slots per allocation cluster (a huge folio's worth). */
 #define SWAPFILE_CLUSTER	512
+/* Bits of a slot's swap_map byte; a slot is in use while any is set. */
+#define SWAP_MAP_USED		0x1	/* handed out: an owner holds its entry */
+#define SWAP_HAS_CACHE		0x2	/* a swap-in's folio is in the swap cache */
 /* Default swap cache chunk: 2^14 slots, 64 MiB. */
 #define SWAP_ADDRESS_SPACE_SHIFT	14
 /* space_shift meaning "one tree for the whole device" (the baseline). */
@@ -125,7 +128,8 @@ static inline swp_entry_t folio_swap_entry(const struct folio *folio)
  * @arena: The arena whose folios it takes (fixed).
  * @max: Slots on the device (fixed; a multiple of SWAPFILE_CLUSTER).
  * @inuse_pages: Slots handed out.
- * @swap_map: One byte per slot: 1 while handed out, 0 when free.
+ * @swap_map: One byte per slot: SWAP_MAP_USED while handed out,
+ *	SWAP_HAS_CACHE while a swap-in holds it; 0 when free.
  * @cluster_used: Slots handed out in each cluster.
  * @free_clusters: Stack of wholly free clusters.
  * @nr_free_clusters: Height of the stack.
@@ -358,10 +362,12 @@ void swap_cache_info(struct swap_info_struct *si, struct swap_cache_info *info);
  * @value: The swap entry found there, as a value entry.
  * @gfp: Allocation flags for the folio and tree nodes.
  *
- * Looks the entry up in the swap cache; otherwise allocates a folio,
- * adds it (its shadow goes to refault detection), reads the slot, puts
- * the folio in @mapping where the entry still is, takes it out of the
- * swap cache and frees the slot.  Concurrent callers for one entry meet
+ * Looks the entry up in the swap cache; otherwise pins the slot
+ * (SWAP_HAS_CACHE, so that it is not handed out again while the folio is
+ * in the swap cache), allocates a folio, adds it (its shadow goes to
+ * refault detection), reads the slot, puts the folio in @mapping where
+ * the entry still is, takes it out of the swap cache and frees the
+ * slot.  Concurrent callers for one entry meet
  * in the swap cache: one reads, the others wait on its lock.
  *
  * Context: May sleep (folio lock, allocation, I/O).

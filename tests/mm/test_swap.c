@@ -1110,6 +1110,50 @@ static void test_swap_cache_add_enomem(void **state)
 	sw_fini(&env);
 }
 
+/*
+ * A swap-in pins its slot (SWAP_HAS_CACHE) while its folio is in the
+ * swap cache.  A slot freed by its owner meanwhile stays in use until the
+ * pin goes, so no swap-out is handed a slot whose swap cache entry is
+ * taken: a stale swap-in used to leave its folio at a free slot, and
+ * every swap-out handed that slot failed with -EEXIST, reclaim freed
+ * nothing and reads failed with -ENOMEM (seen in
+ * test_anon_concurrency).  A free slot cannot be pinned at all.
+ */
+static void test_swap_slot_pin(void **state)
+{
+	struct sw_env env;
+	unsigned long s, off, n = 0;
+	swp_entry_t e;
+
+	(void)state;
+	sw_init(&env, CLUSTER_BYTES, 0);
+	s = sw_alloc(&env, env.small);
+	assert_int_equal(swapcache_prepare(env.si, s), 0);
+	assert_int_equal(env.si->swap_map[s], SWAP_MAP_USED | SWAP_HAS_CACHE);
+	assert_int_equal(swapcache_prepare(env.si, s), -EEXIST);
+	/* The owner lets go: the slot stays in use for the swap-in. */
+	sw_free(&env, s, 1);
+	assert_int_equal(env.si->swap_map[s], SWAP_HAS_CACHE);
+	assert_int_equal(env.si->inuse_pages, 1);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	/* Every other slot can be had, that one not. */
+	while (!folio_alloc_swap(env.si, env.small, &e)) {
+		assert_int_not_equal(swp_offset(e), s);
+		n++;
+	}
+	assert_int_equal(n, CLUSTER - 1);
+	/* The pin goes: the slot is free, and handed out again. */
+	swap_slots_put(env.si, s, 1, SWAP_HAS_CACHE);
+	assert_int_equal(env.si->swap_map[s], 0);
+	assert_int_equal(sw_alloc(&env, env.small), s);
+	/* A free slot cannot be pinned: its entry was stale. */
+	sw_free(&env, 0, CLUSTER);
+	for (off = 0; off < CLUSTER; off++)
+		assert_int_equal(swapcache_prepare(env.si, off), -ENOENT);
+	assert_int_equal(env.si->inuse_pages, 0);
+	sw_fini(&env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1124,6 +1168,7 @@ int main(void)
 		cmocka_unit_test(test_swap_alloc_huge_and_partial),
 		cmocka_unit_test(test_swap_free_reuse),
 		cmocka_unit_test(test_swap_full),
+		cmocka_unit_test(test_swap_slot_pin),
 		cmocka_unit_test(test_swap_cache_add_get_delete),
 		cmocka_unit_test(test_swap_cache_eexist),
 		cmocka_unit_test(test_swap_cache_large_folio),
