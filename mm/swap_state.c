@@ -275,8 +275,7 @@ static bool swapin_install(struct address_space *mapping, pgoff_t index,
  */
 static struct folio *swapin_wait(struct folio *folio)
 {
-	folio_lock(folio);
-	folio_unlock(folio);
+	folio_wait_locked(folio);
 	folio_put(folio);
 	return ERR_PTR(-EAGAIN);
 }
@@ -310,7 +309,6 @@ struct folio *swapin_folio(struct address_space *mapping, pgoff_t index,
 	}
 	/* Nobody else can see it yet: the lock cannot be contended. */
 	folio_trylock(folio);
-	folio_set_swapbacked(folio);
 	err = add_to_swap_cache(si, folio, entry, gfp, &shadow);
 	if (err) {
 		swap_slots_put(si, swp_offset(entry), 1, SWAP_HAS_CACHE);
