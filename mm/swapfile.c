@@ -105,8 +105,8 @@ static int swap_device_alloc(struct swap_info_struct *si, int fd)
 			return -ENOMEM;
 		/*
 		 * Only a hint, as for the arena: with 4 KiB pages each slot's
-		 * first write takes a page fault that costs more than the
-		 * swap-out it serves.
+		 * first write takes a page fault of its own, and each
+		 * swap-out a TLB entry.
 		 */
 		(void)madvise(mem, si->max << UPC_PAGE_SHIFT, MADV_HUGEPAGE);
 		si->mem = mem;
