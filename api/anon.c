@@ -114,8 +114,8 @@ int upc_swapoff(struct upc_cache *cache)
 	pthread_mutex_lock(&cache->lock);
 	if (!cache->swap)
 		err = -EINVAL;
-	else if (cache->nr_anon)
-		err = -EBUSY;
+	else if (cache->nr_anon || cache->nr_files)
+		err = -EBUSY;	/* their pages may be in swap, or on their way */
 	else
 		err = upc_cache_swapoff(cache);
 	pthread_mutex_unlock(&cache->lock);

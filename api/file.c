@@ -220,10 +220,8 @@ int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
 		return -EOPNOTSUPP;
 	if (len > UPC_MAX_FILE_SIZE - offset)
 		return -EFBIG;
-	if (mode & FALLOC_FL_PUNCH_HOLE) {
-		shmem_punch_hole(&file->shmem, offset, len);
-		return 0;
-	}
+	if (mode & FALLOC_FL_PUNCH_HOLE)
+		return shmem_punch_hole(&file->shmem, offset, len);
 	return shmem_fallocate(&file->shmem, offset, len,
 			       mode & FALLOC_FL_KEEP_SIZE);
 }
@@ -235,8 +233,7 @@ int upc_truncate(struct upc_file *file, int64_t size)
 	if (size < 0)
 		return -EINVAL;
 	/* Nothing above UPC_MAX_FILE_SIZE fits in an int64_t: no -EFBIG. */
-	shmem_truncate(&file->shmem, size);
-	return 0;
+	return shmem_truncate(&file->shmem, size);
 }
 
 int64_t upc_size(struct upc_file *file)

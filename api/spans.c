@@ -45,6 +45,7 @@ int upc_get_spans(struct upc_file *file, int64_t offset, size_t len,
 		  struct upc_span *spans, unsigned int max_spans)
 {
 	struct span_fill fill = { .spans = spans, .max = max_spans };
+	int err = 0;
 
 	/* The count is returned as an int. */
 	if (fill.max > INT_MAX)
@@ -55,9 +56,10 @@ int upc_get_spans(struct upc_file *file, int64_t offset, size_t len,
 	if (offset < 0 || (!spans && max_spans))
 		return -EINVAL;
 	if (max_spans)
-		shmem_for_each_piece(&file->shmem, offset, len, span_piece,
-				     &fill);
-	return (int)fill.nr;
+		err = shmem_for_each_piece(&file->shmem, offset, len,
+					   span_piece, &fill);
+	/* A swap-in failed: the spans before it, or its error. */
+	return fill.nr || !err ? (int)fill.nr : err;
 }
 
 void upc_put_spans(struct upc_span *spans, unsigned int nr)

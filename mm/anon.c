@@ -169,23 +169,6 @@ ssize_t anon_region_write(struct anon_region *region, const void *buf,
 #define ANON_FREE_BATCH	64
 
 /*
- * Free @n slots, one swap_free_nr() per run of consecutive ones: pages
- * swapped out in order went to consecutive slots, and a run's shadows
- * are erased in one pass.
- */
-static void anon_free_slots(const swp_entry_t *slots, unsigned int n)
-{
-	unsigned int i, run;
-
-	for (i = 0; i < n; i += run) {
-		for (run = 1; i + run < n; run++)
-			if (slots[i + run].val != slots[i].val + run)
-				break;
-		swap_free_nr(slots[i], run);
-	}
-}
-
-/*
  * Take @folio (with our reference) out of @mapping under its lock, which
  * waits for a swap-out in flight (that swap-out then fails to freeze the
  * reference we hold, and gives its slot back).
@@ -205,45 +188,29 @@ static void anon_remove_folio(struct address_space *mapping,
 
 /*
  * Free what the region holds, in index order.  One locked pass erases up
- * to ANON_FREE_BATCH swap entries, moving sideways through the tree, and
- * stops at a folio; the slots are freed (a run of consecutive ones at a
- * time) and the folio taken out outside the lock, and the next pass
- * resumes there.  A folio evicted before we
- * reach it has left its swap entry, which a later pass finds.
+ * to ANON_FREE_BATCH swap entries and stops at a folio
+ * (swap_take_entries()); the slots are freed (a run of consecutive ones
+ * at a time) and the folio taken out outside the lock, and the next pass
+ * resumes there.  A folio evicted before we reach it has left its swap
+ * entry, which a later pass finds.
  */
 void anon_region_destroy(struct anon_region *region)
 {
 	struct address_space *mapping = &region->mapping;
-	XA_STATE(xas, &mapping->i_pages, 0);
+	pgoff_t index = 0;
 
 	for (;;) {
 		swp_entry_t slots[ANON_FREE_BATCH];
-		struct folio *folio = NULL;
-		unsigned int n = 0;
-		pgoff_t index;
-		void *entry;
+		struct folio *folio;
+		unsigned int n;
 
-		xas_lock(&xas);
-		xas_for_each(&xas, entry, ULONG_MAX) {
-			if (!xa_is_value(entry)) {
-				/* No reclaimer has its count frozen now. */
-				folio = entry;
-				folio_get(folio);
-				break;
-			}
-			xas_store(&xas, NULL);
-			slots[n++] = radix_to_swp_entry(entry);
-			if (n == ANON_FREE_BATCH)
-				break;
-		}
-		index = xas.xa_index;
-		xas_unlock(&xas);
-		anon_free_slots(slots, n);
+		n = swap_take_entries(mapping, &index, ULONG_MAX, slots,
+				      ANON_FREE_BATCH, &folio);
+		swap_free_entries(slots, n);
 		if (folio)
 			anon_remove_folio(mapping, folio);
 		else if (n < ANON_FREE_BATCH)
 			break;
-		xas_set(&xas, index);
 	}
 	xa_destroy(&mapping->i_pages);
 }

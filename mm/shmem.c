@@ -5,11 +5,25 @@
  * tests/api/test_shmem_tmpfs_diff.c).
  *
  * This file owns a shmem file's data and size: reading, writing,
- * fallocate, punching holes, truncation and SEEK_DATA/SEEK_HOLE.
- * Omitted: swap (the mapping is swap-backed but unevictable, so a full
- * arena is -ENOSPC, as a full tmpfs without swap; the swap layer,
- * mm/swap_state.c, serves anonymous regions only so far), and mmap,
+ * fallocate, punching holes, truncation and SEEK_DATA/SEEK_HOLE, and
+ * the swap entries that stand for its pages in swap.  Omitted: mmap,
  * which has no layer yet.
+ *
+ * Swap.  The mapping is swap-backed: its folios go on the anon LRU
+ * lists and, once a swap device is installed (upc_swapon()), reclaim
+ * writes them to swap and leaves a swap entry in their place, as for
+ * an anonymous region (mm/swap_state.c).  Without swap a full arena is
+ * -ENOSPC, as a full tmpfs without swap.  Two kinds of folio stay in
+ * memory: folios not uptodate (fallocated, never written: they hold no
+ * data; tmpfs would swap them out as zeros) and large folios (the swap
+ * layer brings back single pages; tmpfs would split them).  A swap
+ * entry is data: seeks report it as such without swapping it in; reads
+ * and spans swap it in; writes and fallocate swap in the pages of a run
+ * and hold every folio of the run before grabbing it
+ * (shmem_pin_run()), since the grab's allocations may reclaim and the
+ * grab would take a swap entry for a shadow; punching and truncation
+ * swap in a page they cover only in part, take the folios out, then
+ * free the swap entries of the whole pages (shmem_undo_range()).
  *
  * Semantics, as tmpfs:
  *  - Sparse: a hole has no folio and reads as zeros.
@@ -58,7 +72,7 @@
  * Seeks and zero-copy spans use the same walk (shmem_for_each_piece()).
  *
  * The walk takes no folio reference, unlike the kernel's lockless
- * readers: the shared lock already keeps the folios alive (see
+ * readers: the reader's locks already keep the folios alive (see
  * Locking), and two atomic operations per folio would otherwise be a
  * large part of reading fallocated or small-folio data, whose copy or
  * memset is short.
@@ -73,20 +87,25 @@
  * Locking.  sf->rwsem (a pthread rwlock that prefers writers, so a
  * stream of readers cannot starve a writer) is taken outside everything
  * the page cache takes: folio locks, then i_pages' xa_lock, then the
- * arena's locks.  Readers take no folio lock and no folio reference:
- * every path that removes a folio from a shmem file (truncation, hole
+ * arena's locks.  Readers take no folio lock and no folio reference.
+ * Every path of this file that removes a folio (truncation, hole
  * punching, an undone fallocate, destroying the file) holds the rwsem
- * exclusive, and reclaim leaves the mapping alone (AS_UNEVICTABLE), so
- * under the shared rwsem the page cache's own reference keeps each folio
- * found alive and in the file until the read is done.  The RCU read
- * lock around the walk is kept for the tree's nodes, as the XArray's
- * lockless readers require.  This is also why shmem has no swap yet:
- * reclaim would remove folios without the rwsem, so the read walk would
- * have to take references again; and swap-out cannot take the rwsem
- * instead, since a writer holds it exclusive across allocation and could
- * then never swap out its own file's pages to make room.  Spans take
- * their own reference (folio_get(), safe on a folio the file holds) to
- * keep a folio past the walk.
+ * exclusive.  Reclaim removes folios too, when it swaps them out, and
+ * cannot take the rwsem: it holds the folio's lock, which a writer
+ * holding the rwsem may be waiting for, and a writer's own allocation
+ * must be able to swap out the file's older pages.  So readers also
+ * hold sf->evict_lock shared, and reclaim takes it exclusive around the
+ * step that takes a folio out (the evict_lock hook of struct
+ * address_space_operations); writers do not take it, so a writer's
+ * reclaim is never held up by its own file, and readers holding it wait
+ * on nothing.  Under both shared locks the page cache's own reference
+ * keeps each folio found alive and in the file until the read is done.
+ * A reader that meets a swap entry drops the evict lock (keeping the
+ * rwsem, so the file does not change), swaps the page in, and takes it
+ * again (shmem_walk()).  The RCU read lock around the walk is kept for
+ * the tree's nodes, as the XArray's lockless readers require.  Spans
+ * take their own reference (folio_get(), safe on a folio the file
+ * holds) to keep a folio past the walk.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -94,6 +113,7 @@
 
 #include "rcu_internal.h"
 #include "shmem.h"
+#include "swap_internal.h"
 
 #define SHMEM_HUGE_PAGES	(1UL << UPC_MAX_ORDER)
 
@@ -128,17 +148,26 @@ static void shmem_set_size(struct shmem_file *sf, int64_t size)
 	__atomic_store_n(&sf->mapping.size, size, __ATOMIC_RELAXED);
 }
 
+/* A reader's locks: the file lock and the evict lock, both shared. */
 static void shmem_lock_shared(struct shmem_file *sf)
 {
 	pthread_rwlock_rdlock(&sf->rwsem);
+	pthread_rwlock_rdlock(&sf->evict_lock);
 }
 
+static void shmem_unlock_shared(struct shmem_file *sf)
+{
+	pthread_rwlock_unlock(&sf->evict_lock);
+	pthread_rwlock_unlock(&sf->rwsem);
+}
+
+/* A writer's lock: the file lock exclusive (readers are out already). */
 static void shmem_lock_excl(struct shmem_file *sf)
 {
 	pthread_rwlock_wrlock(&sf->rwsem);
 }
 
-static void shmem_unlock(struct shmem_file *sf)
+static void shmem_unlock_excl(struct shmem_file *sf)
 {
 	pthread_rwlock_unlock(&sf->rwsem);
 }
@@ -158,14 +187,35 @@ static enum shmem_huge shmem_resolve_huge(enum shmem_huge huge, bool advised)
  * so a folio made dirty needs only PG_dirty: no tag, no i_pages lock, no
  * walk per folio written, as tmpfs's noop_dirty_folio().
  */
+/*
+ * Reclaim takes the evict lock exclusive around taking a folio out (its
+ * swap entry in), so that no reader is copying from the folio when it
+ * is freed (see Locking).
+ */
+static void shmem_evict_lock(struct address_space *mapping)
+{
+	struct shmem_file *sf = mapping->host;
+
+	pthread_rwlock_wrlock(&sf->evict_lock);
+}
+
+static void shmem_evict_unlock(struct address_space *mapping)
+{
+	struct shmem_file *sf = mapping->host;
+
+	pthread_rwlock_unlock(&sf->evict_lock);
+}
+
 static const struct address_space_operations shmem_aops = {
 	.dirty_folio = noop_dirty_folio,
+	.evict_lock = shmem_evict_lock,
+	.evict_unlock = shmem_evict_unlock,
 };
 
 int shmem_file_init(struct shmem_file *sf, struct upc_arena *arena,
 		    enum shmem_huge huge, bool advised)
 {
-	unsigned long flags = (1UL << AS_SWAPBACKED) | (1UL << AS_UNEVICTABLE);
+	unsigned long flags = 1UL << AS_SWAPBACKED;
 	pthread_rwlockattr_t attr;
 	int err;
 
@@ -180,29 +230,88 @@ int shmem_file_init(struct shmem_file *sf, struct upc_arena *arena,
 	pthread_rwlockattr_setkind_np(
 		&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
 	err = pthread_rwlock_init(&sf->rwsem, &attr);
+	if (!err) {
+		err = pthread_rwlock_init(&sf->evict_lock, &attr);
+		if (err)
+			pthread_rwlock_destroy(&sf->rwsem);
+	}
 	pthread_rwlockattr_destroy(&attr);
 	return err ? -ENOMEM : 0;
 }
 
+static void shmem_free_swap(struct shmem_file *sf, pgoff_t first,
+			    pgoff_t last);
+
 void shmem_file_destroy(struct shmem_file *sf)
 {
 	truncate_inode_pages(&sf->mapping, 0);
+	shmem_free_swap(sf, 0, ULONG_MAX);
 	xa_destroy(&sf->mapping.i_pages);
+	pthread_rwlock_destroy(&sf->evict_lock);
 	pthread_rwlock_destroy(&sf->rwsem);
+}
+
+/* ---- swap ----------------------------------------------------------------- */
+
+/* Swap entries erased per pass of shmem_free_swap(). */
+#define SHMEM_FREE_BATCH	64
+
+/*
+ * Erase the swap entries of pages [@first, @last] and free their slots.
+ * Caller holds the lock exclusive and has taken the folios out first: a
+ * folio that reclaim swapped out before truncation reached it left its
+ * entry, which this finds; after truncation nothing can add one (only a
+ * folio goes to swap, and nobody else adds folios under the lock).
+ */
+static void shmem_free_swap(struct shmem_file *sf, pgoff_t first,
+			    pgoff_t last)
+{
+	swp_entry_t slots[SHMEM_FREE_BATCH];
+	unsigned int n;
+
+	do {
+		n = swap_take_entries(&sf->mapping, &first, last, slots,
+				      SHMEM_FREE_BATCH, NULL);
+		swap_free_entries(slots, n);
+	} while (n == SHMEM_FREE_BATCH);
+}
+
+/*
+ * shmem_swapin() - Bring back page @index, swapped out to @value.
+ * Return: the folio, in the file, with a reference: while the caller
+ * holds it reclaim cannot swap the folio out again (it must freeze the
+ * count); NULL if the entry has changed meanwhile (look again); or an
+ * ERR_PTR: -ENOMEM (memory and swap full), -EIO (the slot could not be
+ * read; the entry stays), -EINVAL (it names no device).
+ */
+static struct folio *shmem_swapin(struct shmem_file *sf, pgoff_t index,
+				  void *value)
+{
+	struct folio *folio = swapin_folio(&sf->mapping, index, value,
+					   GFP_KERNEL);
+
+	return folio == ERR_PTR(-EAGAIN) ? NULL : folio;
 }
 
 /* ---- walking a range: the read path ------------------------------------- */
 
 /*
- * State of one walk: the callback, and the run of zeros reported to it
- * only when something else follows (or the walk ends), so that a hole
- * and the unwritten folios around it make one piece.
+ * State of one walk: the callback, the run of zeros reported to it only
+ * when something else follows (or the walk ends), so that a hole and
+ * the unwritten folios around it make one piece, and where it stopped.
+ * @swap_is_data: a page in swap is reported as data with no folio
+ *	(seeking); otherwise the walk stops at it, leaving the entry in
+ *	@swapped and its index in @swapped_index, for shmem_walk() to
+ *	swap it in.
  */
 struct piece_walk {
 	shmem_piece_fn fn;
 	void *arg;
 	struct shmem_piece zeros;
 	bool stopped;
+	bool swap_is_data;
+	void *swapped;
+	pgoff_t swapped_index;
 };
 
 /* Report the pending run of zeros, if any. */
@@ -225,101 +334,185 @@ static void walk_zeros(struct piece_walk *w, int64_t pos, int64_t end)
 	w->zeros.len += (size_t)(end - pos);
 }
 
-/* [@pos, @end) is held by @folio: zeros if it is not uptodate. */
-static void walk_folio(struct piece_walk *w, struct folio *folio, int64_t pos,
-		       int64_t end)
+/* [@pos, @end) is data: @folio's, or with @folio NULL a page in swap. */
+static void walk_data(struct piece_walk *w, struct folio *folio, int64_t pos,
+		      int64_t end)
 {
 	struct shmem_piece piece = {
 		.pos = pos,
 		.len = (size_t)(end - pos),
 		.folio = folio,
-		.offset = (size_t)(pos - folio_pos(folio)),
+		.offset = folio ? (size_t)(pos - folio_pos(folio)) : 0,
+		.swapped = !folio,
 	};
 
-	if (!folio_test_uptodate(folio)) {
-		walk_zeros(w, pos, end);
-		return;
-	}
 	walk_flush(w);
 	if (!w->stopped && !w->fn(&piece, w->arg))
 		w->stopped = true;
 }
 
+/* [@pos, @end) is held by @folio: zeros if it is not uptodate. */
+static void walk_folio(struct piece_walk *w, struct folio *folio, int64_t pos,
+		       int64_t end)
+{
+	if (!folio_test_uptodate(folio))
+		walk_zeros(w, pos, end);
+	else
+		walk_data(w, folio, pos, end);
+}
+
 /*
- * The entry at or after the cursor, up to page @last: a folio, or NULL
- * when none is left.  Caller holds the RCU read lock and @sf's lock.
- * Value entries (swap, once shmem has it) are not folios: skipped, so
- * they read as holes.  A retry entry (a node being freed under a
- * lockless reader; not seen under the shared lock, but the XArray's
+ * The entry at or after the cursor, up to page @last: a folio, a swap
+ * entry, or NULL when none is left.  Caller holds the RCU read lock and
+ * the reader's locks.  A retry entry (a node being freed under a
+ * lockless reader; not seen under the file lock, but the XArray's
  * contract) restarts the walk at @index, the first page not yet done.
  */
-static struct folio *walk_next(struct xa_state *xas, pgoff_t index,
-			       pgoff_t last)
+static void *walk_next(struct xa_state *xas, pgoff_t index, pgoff_t last)
 {
 	void *entry;
 
 	for (;;) {
 		entry = xas_find(xas, last);
-		if (xas_retry(xas, entry)) {
-			xas_set(xas, index);
-			continue;
-		}
-		if (!entry || !xa_is_value(entry))
+		if (!xas_retry(xas, entry))
 			return entry;
+		xas_set(xas, index);
 	}
+}
+
+/* Where page @index's bytes end, cut at @end, which lies past its start. */
+static int64_t page_end_before(pgoff_t index, int64_t end)
+{
+	int64_t pos = (int64_t)index << UPC_PAGE_SHIFT;
+
+	if ((uint64_t)(end - pos) <= UPC_PAGE_SIZE)
+		return end;
+	return pos + (int64_t)UPC_PAGE_SIZE;
 }
 
 /*
- * The walk itself; the caller holds the lock shared and has cut @end at
- * the size.  One RCU walk from @pos on: xas_find() moves sideways from
- * folio to folio (over a large folio's sibling slots in one step, and
- * over a hole's empty slots and subtrees without descending into them),
- * so the whole range costs one walk from the root however many folios
- * it holds.  No folio reference is taken: see "Locking" in the opening
- * comment.
+ * typedef walk_step_fn - one part of a walk under the reader's locks:
+ * report the pieces from *@posp on, up to @end (at most the size), and
+ * leave *@posp where it stopped.
  */
-static void shmem_walk_locked(struct shmem_file *sf, int64_t pos, int64_t end,
-			      shmem_piece_fn fn, void *arg)
+typedef void (*walk_step_fn)(struct shmem_file *sf, struct piece_walk *w,
+			     int64_t *posp, int64_t end);
+
+/*
+ * The walk itself.  One RCU walk from *@posp on: xas_find() moves
+ * sideways from folio to folio (over a large folio's sibling slots in
+ * one step, and over a hole's empty slots and subtrees without
+ * descending into them), so the whole range costs one walk from the
+ * root however many folios it holds.  No folio reference is taken: see
+ * "Locking" in the opening comment.  A page in swap (a swap entry, of
+ * order 0: only order-0 folios go to swap) ends the step unless
+ * @w->swap_is_data, with *@posp at its first byte in the range.
+ */
+static void shmem_walk_locked(struct shmem_file *sf, struct piece_walk *w,
+			      int64_t *posp, int64_t end)
 {
+	int64_t pos = *posp;
 	XA_STATE(xas, &sf->mapping.i_pages, (pgoff_t)pos >> UPC_PAGE_SHIFT);
 	pgoff_t last = (pgoff_t)(end - 1) >> UPC_PAGE_SHIFT;
-	struct piece_walk w = { .fn = fn, .arg = arg };
-	struct folio *folio;
+	void *entry;
 
 	upc_rcu_enter();
-	while (!w.stopped &&
-	       (folio = walk_next(&xas, (pgoff_t)pos >> UPC_PAGE_SHIFT,
+	while (!w->stopped &&
+	       (entry = walk_next(&xas, (pgoff_t)pos >> UPC_PAGE_SHIFT,
 				  last))) {
-		int64_t start = folio_pos(folio);
-		int64_t stop = folio_end_before(folio, end);
+		bool value = xa_is_value(entry);
+		int64_t start, stop;
 
+		if (value) {
+			start = (int64_t)xas.xa_index << UPC_PAGE_SHIFT;
+			stop = page_end_before(xas.xa_index, end);
+		} else {
+			start = folio_pos(entry);
+			stop = folio_end_before(entry, end);
+		}
 		if (start > pos)
-			walk_zeros(&w, pos, start);
-		/* A large folio may begin before the range. */
+			walk_zeros(w, pos, start);
+		/* A large folio, or the first page, may begin before @pos. */
 		if (start < pos)
 			start = pos;
-		walk_folio(&w, folio, start, stop);
+		if (value && !w->swap_is_data) {
+			w->swapped = entry;
+			w->swapped_index = xas.xa_index;
+			pos = start;
+			break;
+		}
+		if (value)
+			walk_data(w, NULL, start, stop);
+		else
+			walk_folio(w, entry, start, stop);
 		pos = stop;
 	}
-	if (!w.stopped)
-		walk_zeros(&w, pos, end);
-	walk_flush(&w);
+	if (!w->stopped && !w->swapped)
+		walk_zeros(w, pos, end);
+	walk_flush(w);
 	upc_rcu_exit();
+	*posp = pos;
 }
 
-void shmem_for_each_piece(struct shmem_file *sf, int64_t pos, size_t len,
-			  shmem_piece_fn fn, void *arg)
+/*
+ * shmem_walk() - Walk [@pos, @pos + @len), cut at the size, one @step
+ * at a time, swapping in each page in swap a step stops at.
+ * @flush: If not NULL, called with @w->arg after each step, under the
+ *	locks (a read makes the copies it has pending while its folios
+ *	cannot go).
+ *
+ * Takes the reader's locks.  Around a swap-in it drops the evict lock
+ * only: the file lock keeps writers and truncation out (so the size
+ * stays as it was read), while reclaim, the swap-in's own allocation
+ * included, can still evict this file's folios.  The folio swapped in
+ * is held until the next step has read it, so it cannot go back to
+ * swap first.  Return: 0; or the swap-in's error (shmem_swapin()), the
+ * pieces before the page that failed reported.
+ */
+static int shmem_walk(struct shmem_file *sf, int64_t pos, size_t len,
+		      walk_step_fn step, struct piece_walk *w,
+		      void (*flush)(void *arg))
 {
+	struct folio *held = NULL;
 	int64_t size, end;
+	int err = 0;
 
 	shmem_lock_shared(sf);
 	size = shmem_size(sf);
-	if (pos < size && len) {
-		end = (uint64_t)len < (uint64_t)(size - pos) ?
-			pos + (int64_t)len : size;
-		shmem_walk_locked(sf, pos, end, fn, arg);
+	if (pos >= size || !len)
+		goto out;
+	end = (uint64_t)len < (uint64_t)(size - pos) ? pos + (int64_t)len :
+						       size;
+	for (;;) {
+		step(sf, w, &pos, end);
+		if (flush)
+			flush(w->arg);
+		if (held)
+			folio_put(held);
+		held = NULL;
+		if (!w->swapped)
+			break;
+		pthread_rwlock_unlock(&sf->evict_lock);
+		held = shmem_swapin(sf, w->swapped_index, w->swapped);
+		pthread_rwlock_rdlock(&sf->evict_lock);
+		w->swapped = NULL;
+		if (IS_ERR(held)) {
+			err = (int)PTR_ERR(held);
+			held = NULL;
+			break;
+		}
 	}
-	shmem_unlock(sf);
+out:
+	shmem_unlock_shared(sf);
+	return err;
+}
+
+int shmem_for_each_piece(struct shmem_file *sf, int64_t pos, size_t len,
+			 shmem_piece_fn fn, void *arg)
+{
+	struct piece_walk w = { .fn = fn, .arg = arg };
+
+	return shmem_walk(sf, pos, len, shmem_walk_locked, &w, NULL);
 }
 
 /*
@@ -335,8 +528,11 @@ struct read_state {
 	size_t len;
 };
 
-static void read_flush(struct read_state *rs)
+/* Make the pending copy (struct piece_walk's flush, for a read). */
+static void read_flush(void *arg)
 {
+	struct read_state *rs = arg;
+
 	if (rs->len)
 		copy_to_iter(rs->src, rs->len, rs->iter);
 	rs->len = 0;
@@ -347,7 +543,7 @@ static void read_flush(struct read_state *rs)
  * in the file (a gap would have been a piece of zeros between them), so
  * a piece that also starts where the pending copy ends in memory joins
  * it.  The folios stay valid until the copy is made, after the walk if
- * need be: the shared lock keeps them in the file.
+ * need be: the reader's locks keep them in the file.
  */
 static bool read_piece(const struct shmem_piece *piece, void *arg)
 {
@@ -372,13 +568,16 @@ static bool read_piece(const struct shmem_piece *piece, void *arg)
 
 /*
  * A read inside one page (4 KiB or less) needs no walk state: one
- * xas_load(), the lookup a per-page read makes, finds the folio or says
- * the page is a hole.  Caller holds the lock shared; as for the walk, no
- * reference is taken.
+ * xas_load(), the lookup a per-page read makes, finds the folio, says
+ * the page is a hole, or stops the read at a swap entry.  A walk step
+ * for shmem_walk(), with a read's piece_walk.
  */
-static void shmem_read_page(struct shmem_file *sf, struct iov_iter *iter,
-			    int64_t pos, size_t count)
+static void shmem_read_page(struct shmem_file *sf, struct piece_walk *w,
+			    int64_t *posp, int64_t end)
 {
+	struct read_state *rs = w->arg;
+	int64_t pos = *posp;
+	size_t count = (size_t)(end - pos);
 	XA_STATE(xas, &sf->mapping.i_pages, (pgoff_t)pos >> UPC_PAGE_SHIFT);
 	struct folio *folio;
 
@@ -386,12 +585,17 @@ static void shmem_read_page(struct shmem_file *sf, struct iov_iter *iter,
 	do {
 		folio = xas_load(&xas);
 	} while (xas_retry(&xas, folio));
-	/* A value entry would be swap; shmem has none yet. */
-	if (folio && !xa_is_value(folio) && folio_test_uptodate(folio))
+	if (xa_is_value(folio)) {
+		w->swapped = folio;
+		w->swapped_index = xas.xa_index;
+	} else if (folio && folio_test_uptodate(folio)) {
 		copy_to_iter((char *)folio_address(folio) +
-			     (pos - folio_pos(folio)), count, iter);
-	else
-		iov_iter_zero(count, iter);
+			     (pos - folio_pos(folio)), count, rs->iter);
+		*posp = end;
+	} else {
+		iov_iter_zero(count, rs->iter);
+		*posp = end;
+	}
 	upc_rcu_exit();
 }
 
@@ -399,27 +603,18 @@ ssize_t shmem_read_iter(struct shmem_file *sf, struct iov_iter *iter,
 			int64_t pos)
 {
 	size_t count = iov_iter_count(iter);
-	int64_t size;
+	struct read_state rs = { .iter = iter };
+	struct piece_walk w = { .fn = read_piece, .arg = &rs };
+	bool one_page = !(((uint64_t)pos ^ ((uint64_t)pos + count - 1)) >>
+			  UPC_PAGE_SHIFT);
+	int err;
 
-	shmem_lock_shared(sf);
-	size = shmem_size(sf);
-	if (pos >= size || !count) {
-		shmem_unlock(sf);
-		return 0;
-	}
-	if (count > (uint64_t)(size - pos))
-		count = (size_t)(size - pos);
-	if ((pos ^ (pos + (int64_t)count - 1)) >> UPC_PAGE_SHIFT) {
-		struct read_state rs = { .iter = iter };
-
-		shmem_walk_locked(sf, pos, pos + (int64_t)count, read_piece,
-				  &rs);
-		read_flush(&rs);
-	} else {
-		shmem_read_page(sf, iter, pos, count);
-	}
-	shmem_unlock(sf);
-	return (ssize_t)count;
+	err = shmem_walk(sf, pos, count,
+			 one_page ? shmem_read_page : shmem_walk_locked, &w,
+			 read_flush);
+	if (iov_iter_count(iter) != count)
+		return (ssize_t)(count - iov_iter_count(iter));
+	return err;
 }
 
 /* ---- seeking ------------------------------------------------------------ */
@@ -429,32 +624,39 @@ struct seek_state {
 	int64_t found;
 };
 
+/* Data is an uptodate folio's or a page in swap. */
 static bool seek_piece(const struct shmem_piece *piece, void *arg)
 {
 	struct seek_state *s = arg;
 
-	if ((piece->folio != NULL) != s->want_data)
+	if ((piece->folio || piece->swapped) != s->want_data)
 		return true;
 	s->found = piece->pos;
 	return false;
 }
 
-/* SEEK_DATA or SEEK_HOLE: the first piece of the wanted kind. */
+/*
+ * SEEK_DATA or SEEK_HOLE: the first piece of the wanted kind.  Pages in
+ * swap are data and stay there.
+ */
 static int64_t shmem_seek(struct shmem_file *sf, int64_t pos, bool want_data)
 {
 	struct seek_state s = { .want_data = want_data };
+	struct piece_walk w = {
+		.fn = seek_piece, .arg = &s, .swap_is_data = true,
+	};
 	int64_t size;
 
 	shmem_lock_shared(sf);
 	size = shmem_size(sf);
 	if (pos >= size) {
-		shmem_unlock(sf);
+		shmem_unlock_shared(sf);
 		return -ENXIO;
 	}
 	/* Nothing found: no data follows, or the hole at the end. */
 	s.found = want_data ? -ENXIO : size;
-	shmem_walk_locked(sf, pos, size, seek_piece, &s);
-	shmem_unlock(sf);
+	shmem_walk_locked(sf, &w, &pos, size);
+	shmem_unlock_shared(sf);
 	return s.found;
 }
 
@@ -471,15 +673,80 @@ int64_t shmem_seek_hole(struct shmem_file *sf, int64_t pos)
 /* ---- populating: the write path and fallocate --------------------------- */
 
 /*
- * How an operation populates a range.  @prepare (may be NULL) sees each
- * run of pages [@index, @last] before it is grabbed; @fill gets each
- * folio of the run locked, with the part [@from, @to) of the file the
- * operation covers in it.
+ * How an operation populates a range.  @prepare (may be NULL) sees the
+ * folios a run of pages already has, held (shmem_pin_run()), before the
+ * run is grabbed; @fill gets each folio of the run locked, with the part
+ * [@from, @to) of the file the operation covers in it.
  */
 struct populate_ops {
-	void (*prepare)(struct shmem_file *sf, pgoff_t index, pgoff_t last);
+	void (*prepare)(struct folio **folios, unsigned int nr);
 	void (*fill)(struct folio *folio, int64_t from, int64_t to, void *arg);
 };
+
+/*
+ * shmem_pin_run() - Take a reference on every folio of pages [@index,
+ * @last], swapping in the pages in swap.  Caller holds the lock
+ * exclusive.  The grab that follows allocates, and may reclaim: a folio
+ * of the run swapped out then would leave a swap entry, which the grab
+ * would take for a shadow and write over, losing the page.  Reclaim
+ * cannot swap out a folio we hold (it must freeze the count).  Return:
+ * 0 or the swap-in's error; the references taken are in @pins and *@nr
+ * (at most one per page of the run) either way.
+ */
+static int shmem_pin_run(struct shmem_file *sf, pgoff_t index, pgoff_t last,
+			 struct folio **pins, unsigned int *nr)
+{
+	pgoff_t indices[FOLIO_BATCH_SIZE];
+	struct folio_batch fbatch;
+	int err = 0;
+
+	*nr = 0;
+	folio_batch_init(&fbatch);
+	while (!err && index <= last) {
+		pgoff_t next = index;
+		unsigned int i, n;
+		bool again = false;
+
+		n = find_get_entries(&sf->mapping, &next, last, &fbatch,
+				     indices);
+		if (!n)
+			break;
+		for (i = 0; i < n; i++) {
+			struct folio *folio = fbatch.folios[i];
+
+			if (!xa_is_value(folio)) {
+				if (err || again)
+					folio_put(folio);
+				else
+					pins[(*nr)++] = folio;
+				continue;
+			}
+			if (err || again)
+				continue;
+			folio = shmem_swapin(sf, indices[i], folio);
+			if (IS_ERR(folio)) {
+				err = (int)PTR_ERR(folio);
+			} else if (!folio) {
+				/* Changed meanwhile: look at it again. */
+				again = true;
+				next = indices[i];
+			} else {
+				pins[(*nr)++] = folio;
+			}
+		}
+		folio_batch_init(&fbatch);
+		if (!next)
+			break;		/* wrapped past the last page */
+		index = next;
+	}
+	return err;
+}
+
+static void shmem_unpin(struct folio **pins, unsigned int nr)
+{
+	while (nr)
+		folio_put(pins[--nr]);
+}
 
 /*
  * The first page index where large folios stop being allowed for an
@@ -562,18 +829,22 @@ static int shmem_populate(struct shmem_file *sf, int64_t pos, int64_t end,
 {
 	pgoff_t last = (pgoff_t)(end - 1) >> UPC_PAGE_SHIFT;
 	struct folio *folios[FILEMAP_GRAB_MAX];
+	struct folio *pins[SHMEM_HUGE_PAGES];
 	int err = 0;
 
 	while (pos < end) {
 		pgoff_t index = (pgoff_t)pos >> UPC_PAGE_SHIFT;
 		pgoff_t stop = shmem_run_last(sf, index, last, large_limit);
+		unsigned int npins;
 		int i, nr;
 
-		if (ops->prepare)
-			ops->prepare(sf, index, stop);
-		nr = shmem_grab_run(sf, index, stop, folios);
+		err = shmem_pin_run(sf, index, stop, pins, &npins);
+		if (!err && ops->prepare)
+			ops->prepare(pins, npins);
+		nr = err ? err : shmem_grab_run(sf, index, stop, folios);
+		shmem_unpin(pins, npins);
 		if (nr < 0) {
-			err = shmem_alloc_error(sf);
+			err = nr == -EIO ? -EIO : shmem_alloc_error(sf);
 			break;
 		}
 		for (i = 0; i < nr; i++) {
@@ -627,7 +898,7 @@ ssize_t shmem_write_iter(struct shmem_file *sf, struct iov_iter *iter,
 	/* Nothing written (done == pos) leaves the size alone. */
 	if (done > pos && done > size)
 		shmem_set_size(sf, done);
-	shmem_unlock(sf);
+	shmem_unlock_excl(sf);
 	return done > pos ? (ssize_t)(done - pos) : err;
 }
 
@@ -655,32 +926,29 @@ static void shmem_for_each_batch(struct shmem_file *sf, pgoff_t index,
  * it zeroed and uptodate, as tmpfs does (its shmem_get_folio() with
  * SGP_FALLOC initialises such a folio, so that undoing a later failed
  * fallocate cannot take back what the earlier one guaranteed).  Folios
- * this fallocate creates stay not uptodate.
+ * this fallocate creates stay not uptodate.  The folio lock keeps
+ * reclaim from writing it to swap half zeroed once it is uptodate.
  */
-static void falloc_init_batch(struct shmem_file *sf, struct folio_batch *fbatch)
+static void falloc_prepare(struct folio **folios, unsigned int nr)
 {
 	unsigned int i;
 
-	(void)sf;
-	for (i = 0; i < folio_batch_count(fbatch); i++) {
-		struct folio *folio = fbatch->folios[i];
+	for (i = 0; i < nr; i++) {
+		struct folio *folio = folios[i];
 
 		if (folio_test_uptodate(folio))
 			continue;
+		folio_lock(folio);
 		memset(folio_address(folio), 0, folio_size(folio));
 		folio_set_uptodate(folio);
+		folio_unlock(folio);
 	}
-}
-
-static void falloc_prepare(struct shmem_file *sf, pgoff_t index, pgoff_t last)
-{
-	shmem_for_each_batch(sf, index, last, falloc_init_batch);
 }
 
 /*
  * A fallocated folio stays not uptodate (it reads as zeros and seeks as
- * a hole); it is marked dirty, as tmpfs does, so that reclaim will swap
- * it out rather than drop it once shmem has swap.
+ * a hole, and reclaim leaves it in memory: it has no data to swap); it
+ * is marked dirty, as tmpfs does.
  */
 static void falloc_folio(struct folio *folio, int64_t from, int64_t to,
 			 void *arg)
@@ -752,34 +1020,80 @@ int shmem_fallocate(struct shmem_file *sf, int64_t pos, int64_t len,
 	}
 	if (!err)
 		shmem_set_size(sf, new_size);
-	shmem_unlock(sf);
+	shmem_unlock_excl(sf);
 	return err;
 }
 
 /* ---- freeing ------------------------------------------------------------ */
 
-void shmem_punch_hole(struct shmem_file *sf, int64_t pos, int64_t len)
+/*
+ * shmem_undo_range() - Free the bytes [@lstart, @lend] (@lend -1: to the
+ * end of the file).  A page in swap that the range covers only in part
+ * is swapped in and held first, so that its part can be zeroed; then
+ * truncate_inode_pages_range() takes the folios wholly inside out and
+ * zeroes the parts of those it covers in part, and shmem_free_swap()
+ * frees the swap entries of the whole pages inside, including those of
+ * folios reclaim swapped out before truncation reached them.  Caller
+ * holds the lock exclusive.  Return: 0; or the swap-in's error, with
+ * nothing changed.
+ */
+static int shmem_undo_range(struct shmem_file *sf, int64_t lstart,
+			    int64_t lend)
 {
-	shmem_lock_excl(sf);
-	truncate_inode_pages_range(&sf->mapping, pos, pos + len - 1);
-	shmem_unlock(sf);
+	pgoff_t first = ((uint64_t)lstart + UPC_PAGE_SIZE - 1) >> UPC_PAGE_SHIFT;
+	pgoff_t head = (pgoff_t)lstart >> UPC_PAGE_SHIFT;
+	pgoff_t end = lend < 0 ? 0 : ((uint64_t)lend + 1) >> UPC_PAGE_SHIFT;
+	struct folio *pins[2];
+	unsigned int nr = 0, n;
+	int err = 0;
+
+	if (lstart & (UPC_PAGE_SIZE - 1)) {
+		err = shmem_pin_run(sf, head, head, pins, &n);
+		nr += n;
+	}
+	/* The last page, if the range ends inside it and it is not @head. */
+	if (!err && lend >= 0 && (lend + 1) & (UPC_PAGE_SIZE - 1) &&
+	    (end != head || !(lstart & (UPC_PAGE_SIZE - 1)))) {
+		err = shmem_pin_run(sf, end, end, pins + nr, &n);
+		nr += n;
+	}
+	if (!err) {
+		truncate_inode_pages_range(&sf->mapping, lstart, lend);
+		if (lend < 0)
+			shmem_free_swap(sf, first, ULONG_MAX);
+		else if (first < end)
+			shmem_free_swap(sf, first, end - 1);
+	}
+	shmem_unpin(pins, nr);
+	return err;
 }
 
-void shmem_truncate(struct shmem_file *sf, int64_t size)
+int shmem_punch_hole(struct shmem_file *sf, int64_t pos, int64_t len)
 {
-	int64_t old;
+	int err;
 
 	shmem_lock_excl(sf);
-	old = shmem_size(sf);
-	/* The size first, as the kernel's truncate_setsize() does. */
-	if (size != old)
-		shmem_set_size(sf, size);
+	err = shmem_undo_range(sf, pos, pos + len - 1);
+	shmem_unlock_excl(sf);
+	return err;
+}
+
+int shmem_truncate(struct shmem_file *sf, int64_t size)
+{
+	int err = 0;
+
+	shmem_lock_excl(sf);
 	/*
 	 * Not growing: free from @size on, as tmpfs does even when the size
 	 * does not change, which drops what fallocate(FALLOC_FL_KEEP_SIZE)
-	 * allocated past the end.
+	 * allocated past the end.  Nobody sees the file between that and
+	 * the new size (the lock is held exclusive), so the size is set
+	 * after, once nothing can fail.
 	 */
-	if (size <= old)
-		truncate_inode_pages(&sf->mapping, size);
-	shmem_unlock(sf);
+	if (size <= shmem_size(sf))
+		err = shmem_undo_range(sf, size, -1);
+	if (!err)
+		shmem_set_size(sf, size);
+	shmem_unlock_excl(sf);
+	return err;
 }

@@ -44,6 +44,9 @@ enum shmem_huge {
  *	written with atomic accesses: upc_size() takes no lock).
  * @rwsem: Writes, truncation and fallocate hold it exclusive, reads,
  *	lookups and seeks shared, so a reader never sees half of a write.
+ * @evict_lock: Readers hold it shared while they use folios they hold
+ *	no reference on; reclaim holds it exclusive while it takes a folio
+ *	out for swap (see Locking in mm/shmem.c).
  * @huge: The policy in force (ADVISE resolved to ALWAYS or NEVER at
  *	creation, WITHIN_SIZE to ALWAYS for an advised file).
  *
@@ -52,6 +55,7 @@ enum shmem_huge {
 struct shmem_file {
 	struct address_space mapping;
 	pthread_rwlock_t rwsem;
+	pthread_rwlock_t evict_lock;
 	enum shmem_huge huge;
 };
 
@@ -63,12 +67,15 @@ struct shmem_file {
  *	duration of the callback only), or NULL: the piece reads as zeros
  *	(a hole, or folios allocated but never written).
  * @offset: Where @pos lies inside @folio.
+ * @swapped: The piece is a page in swap (@folio NULL): data, not zeros.
+ *	Only seeks see such pieces; reads and spans swap the page in.
  */
 struct shmem_piece {
 	int64_t pos;
 	size_t len;
 	struct folio *folio;
 	size_t offset;
+	bool swapped;
 };
 
 /*
@@ -119,11 +126,13 @@ int64_t shmem_size(struct shmem_file *sf);
  * Holes and folios not uptodate read as zeros, each run of them filled
  * with one memset() per destination segment; folios adjacent in the
  * file and in memory are copied with one memcpy().  One XArray walk
- * per read, and no folio reference.
+ * per read, and no folio reference; pages in swap are swapped in (one
+ * more walk after each).
  *
- * Context: Takes @sf's lock shared.
- * Return: The bytes read: fewer than asked only at the end of the file,
- * 0 at or past it.
+ * Context: Takes @sf's locks shared.  May sleep (swap-in).
+ * Return: The bytes read: fewer than asked at the end of the file, or
+ * where a page in swap could not be swapped in; 0 at or past the end;
+ * -ENOMEM or -EIO if the first page could not be swapped in.
  */
 ssize_t shmem_read_iter(struct shmem_file *sf, struct iov_iter *iter,
 			int64_t pos);
@@ -135,10 +144,13 @@ ssize_t shmem_read_iter(struct shmem_file *sf, struct iov_iter *iter,
  *	INT64_MAX (the caller cuts it).
  * @pos: File offset, not negative.
  *
+ * Pages in swap that the write covers are swapped in first.
+ *
  * Context: Takes @sf's lock exclusive.  May sleep.
  * Return: The bytes written, short if memory ran out part-way; -ENOSPC
- * if the arena is full and nothing was written; -ENOMEM if other memory
- * (index nodes, bookkeeping) ran out first.
+ * if the arena (and swap) is full and nothing was written; -ENOMEM if
+ * other memory (index nodes, bookkeeping) ran out first; -EIO if a page
+ * in swap could not be read back.
  */
 ssize_t shmem_write_iter(struct shmem_file *sf, struct iov_iter *iter,
 			 int64_t pos);
@@ -168,9 +180,11 @@ int shmem_fallocate(struct shmem_file *sf, int64_t pos, int64_t len,
  * @pos: Start, not negative.
  * @len: Length, above 0, with @pos + @len not past INT64_MAX.
  *
- * Context: Takes @sf's lock exclusive.  May sleep (folio locks).
+ * Context: Takes @sf's lock exclusive.  May sleep (folio locks, swap).
+ * Return: 0; -ENOMEM or -EIO if a page in swap that the range covers in
+ * part could not be swapped in to be zeroed in part (nothing changed).
  */
-void shmem_punch_hole(struct shmem_file *sf, int64_t pos, int64_t len);
+int shmem_punch_hole(struct shmem_file *sf, int64_t pos, int64_t len);
 
 /**
  * shmem_truncate() - Set the size.
@@ -182,9 +196,11 @@ void shmem_punch_hole(struct shmem_file *sf, int64_t pos, int64_t len);
  * fallocated past the end with FALLOC_FL_KEEP_SIZE), as on tmpfs;
  * growing leaves a hole.
  *
- * Context: Takes @sf's lock exclusive.  May sleep (folio locks).
+ * Context: Takes @sf's lock exclusive.  May sleep (folio locks, swap).
+ * Return: 0; -ENOMEM or -EIO if the page @size falls in is in swap and
+ * could not be swapped in to zero its tail (nothing changed).
  */
-void shmem_truncate(struct shmem_file *sf, int64_t size);
+int shmem_truncate(struct shmem_file *sf, int64_t size);
 
 /**
  * shmem_seek_data() - lseek(SEEK_DATA) from @pos.
@@ -219,17 +235,20 @@ int64_t shmem_seek_hole(struct shmem_file *sf, int64_t pos);
  * @fn: Called for each piece in order; a piece of zeros is reported
  *	once for the whole run (holes and unwritten folios together, up to
  *	the next piece of data).  The walk holds no reference on a piece's
- *	folio: the shared lock keeps it in the file until the walk ends,
+ *	folio: the reader's locks keep it in the file until @fn returns,
  *	and @fn may take its own (folio_get()) to use it after that.
  * @arg: Passed to @fn.
  *
- * One XArray walk for the whole range.
+ * One XArray walk for the whole range, and one more after each page
+ * the walk finds in swap and swaps in.
  *
- * Context: Takes @sf's lock shared; @fn runs under it and inside an RCU
- * read-side critical section, and must neither take the lock again nor
- * wait for an RCU grace period.
+ * Context: Takes @sf's locks shared; @fn runs under them and inside an
+ * RCU read-side critical section, and must neither take them again nor
+ * wait for an RCU grace period.  May sleep (swap-in).
+ * Return: 0; or -ENOMEM or -EIO if a page could not be swapped in (the
+ * pieces before it were reported).
  */
-void shmem_for_each_piece(struct shmem_file *sf, int64_t pos, size_t len,
-			  shmem_piece_fn fn, void *arg);
+int shmem_for_each_piece(struct shmem_file *sf, int64_t pos, size_t len,
+			 shmem_piece_fn fn, void *arg);
 
 #endif /* UPCACHE_MM_SHMEM_H */

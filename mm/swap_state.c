@@ -195,6 +195,50 @@ void swap_cache_info(struct swap_info_struct *si, struct swap_cache_info *info)
 			   sizeof(struct xa_node);
 }
 
+/* ---- swap entries in a mapping -------------------------------------------- */
+
+unsigned int swap_take_entries(struct address_space *mapping, pgoff_t *index,
+			       pgoff_t last, swp_entry_t *slots,
+			       unsigned int max, struct folio **folio)
+{
+	XA_STATE(xas, &mapping->i_pages, *index);
+	unsigned int n = 0;
+	void *entry;
+
+	if (folio)
+		*folio = NULL;
+	xas_lock(&xas);
+	xas_for_each(&xas, entry, last) {
+		if (!xa_is_value(entry)) {
+			if (!folio)
+				continue;
+			/* No reclaimer has its count frozen under the lock. */
+			*folio = entry;
+			folio_get(entry);
+			break;
+		}
+		xas_store(&xas, NULL);
+		slots[n++] = radix_to_swp_entry(entry);
+		if (n == max)
+			break;
+	}
+	*index = xas.xa_index;
+	xas_unlock(&xas);
+	return n;
+}
+
+void swap_free_entries(const swp_entry_t *slots, unsigned int n)
+{
+	unsigned int i, run;
+
+	for (i = 0; i < n; i += run) {
+		for (run = 1; i + run < n; run++)
+			if (slots[i + run].val != slots[i].val + run)
+				break;
+		swap_free_nr(slots[i], run);
+	}
+}
+
 /* ---- swap-out ------------------------------------------------------------ */
 
 /* struct upc_swap_ops.swap_out: see the top of the file. */
@@ -210,6 +254,13 @@ static int swap_reclaim_out(struct folio *folio, void **entryp, void *priv)
 	 * page.  Such folios stay in memory.
 	 */
 	if (folio_order(folio))
+		return -EINVAL;
+	/*
+	 * A folio not uptodate holds no data (shmem's fallocated folios,
+	 * which read as zeros and seek as holes): swapped in, it would come
+	 * back uptodate with whatever its memory held.  It stays.
+	 */
+	if (!folio_test_uptodate(folio))
 		return -EINVAL;
 	err = folio_alloc_swap(si, folio, &entry);
 	if (err)

@@ -29,7 +29,9 @@
  *     either is kept when its mapping or the arena has no hook; then
  *     evict: under the i_pages lock freeze the refcount from exactly the
  *     cache's references plus ours to zero, so no lockless lookup can
- *     take a new reference, replace the folio by its shadow
+ *     take a new reference (the mapping's evict_lock hook, if any,
+ *     first keeps out readers that take none: shmem's), replace the
+ *     folio by its shadow
  *     (workingset_eviction()) or its swap entry, leave our reference
  *     alone as the count and drop it after unlocking, which frees the
  *     folio;
@@ -108,24 +110,30 @@ static bool mapping_unevictable(const struct address_space *mapping)
 static bool evict_folio(struct address_space *mapping, struct folio *folio,
 			void *entry)
 {
+	const struct address_space_operations *a_ops = mapping->a_ops;
+	bool hooked = a_ops && a_ops->evict_lock;
 	int refs = (int)folio_nr_pages(folio) + 1;
+	bool evicted = false;
 
+	if (hooked)
+		a_ops->evict_lock(mapping);
 	xa_lock(&mapping->i_pages);
 	if (!folio_ref_freeze(folio, refs))
-		goto busy;
+		goto unlock;
 	if (folio_test_dirty(folio)) {
 		folio_ref_unfreeze(folio, refs);
-		goto busy;
+		goto unlock;
 	}
 	if (!entry)
 		entry = workingset_eviction(folio);
 	filemap_delete_folio(folio, entry);
 	folio_ref_unfreeze(folio, 1);
+	evicted = true;
+unlock:
 	xa_unlock(&mapping->i_pages);
-	return true;
-busy:
-	xa_unlock(&mapping->i_pages);
-	return false;
+	if (hooked)
+		a_ops->evict_unlock(mapping);
+	return evicted;
 }
 
 /*

@@ -55,6 +55,13 @@ struct address_space;
  *	was clean.
  * @writeback_folio: Write a locked dirty folio back (reclaim, sync).
  *	Return 0 or -errno.  NULL: the mapping cannot write back.
+ * @evict_lock: Optional.  Reclaim calls it, with the folio it is about to
+ *	take out of the mapping locked, before it takes the i_pages lock,
+ *	and @evict_unlock once the folio is out (or stayed).  For a layer
+ *	whose readers hold no folio reference (shmem): it waits for them,
+ *	so none is copying from the folio when reclaim frees it.  It may
+ *	sleep, but must not wait on a folio lock.
+ * @evict_unlock: Ends what @evict_lock began (both or neither).
  *
  * Reclaim calls @writeback_folio the way the kernel calls writepage: the
  * folio locked, its dirty bit and tag already cleared, PG_writeback and
@@ -67,6 +74,8 @@ struct address_space_operations {
 	bool (*dirty_folio)(struct address_space *mapping, struct folio *folio);
 	int (*writeback_folio)(struct address_space *mapping,
 			       struct folio *folio);
+	void (*evict_lock)(struct address_space *mapping);
+	void (*evict_unlock)(struct address_space *mapping);
 };
 
 /* Bits of address_space->flags. */

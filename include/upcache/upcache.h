@@ -87,8 +87,8 @@ struct upc_cache_config {
  * @out: Receives the cache.
  *
  * The cache reclaims: when its memory is full, the least recently used
- * clean file data is evicted (shmem data stays, see upc_cache_stats;
- * anonymous regions' pages go to swap once upc_swapon() gave it some).
+ * clean file data is evicted; shmem files' and anonymous regions' pages
+ * go to swap once upc_swapon() gave it some, and stay otherwise.
  *
  * Context: Any thread.
  * Return: 0; -EINVAL if @config or @out is NULL, the limit is not a
@@ -135,9 +135,9 @@ int upc_cache_destroy(struct upc_cache *cache);
  * @swapouts: Pages reclaim swapped out: written to swap and evicted (a
  *	page written but used again before it could go is not counted).
  *
- * The reclaim figures count from the cache's creation.  Shmem files are
- * never evicted: their data lives only in the cache.  Anonymous regions'
- * pages are evicted to swap when the cache has a device.
+ * The reclaim figures count from the cache's creation.  Shmem files'
+ * and anonymous regions' pages are evicted only to swap, when the cache
+ * has a device (their data lives nowhere else).
  */
 struct upc_cache_stats {
 	uint64_t memory_limit;
@@ -200,9 +200,10 @@ struct upc_swap_config {
  * @cache: The cache.
  * @config: The device.
  *
- * From now on reclaim also evicts anonymous regions' pages, writing
- * them to swap; touching such a page reads it back.  Shmem files stay
- * in memory.
+ * From now on reclaim also evicts the pages of anonymous regions and
+ * shmem files, writing them to swap; touching such a page reads it
+ * back.  Two kinds of shmem page stay in memory: pages fallocated and
+ * never written (they hold no data) and pages of 2 MiB folios.
  *
  * Context: Any thread.
  * Return: 0; -EBADF if @cache is NULL; -EINVAL if @config is NULL, its
@@ -222,8 +223,8 @@ int upc_swapon(struct upc_cache *cache, const struct upc_swap_config *config);
  *
  * Context: Any thread.
  * Return: 0; -EBADF if @cache is NULL; -EINVAL if it has no device;
- * -EBUSY while an anonymous region exists (its swapped-out pages would
- * be lost).
+ * -EBUSY while an anonymous region exists or a file is open (their
+ * pages may be in swap, or on their way there).
  */
 int upc_swapoff(struct upc_cache *cache);
 
@@ -332,10 +333,13 @@ int upc_shmem_create(struct upc_cache *cache,
  * running at the same time is seen whole or not at all.
  *
  * Context: Any thread.
- * Return: Bytes read (short only at the end of the file); -EBADF if @file
- * is NULL; -EFAULT if @buf is NULL and @count is not 0; -EINVAL if
- * @offset is negative or @offset + @count passes INT64_MAX (as Linux's
- * rw_verify_area()).
+ * Return: Bytes read (short at the end of the file, or before a page in
+ * swap that could not be read back); -EBADF if @file is NULL; -EFAULT if
+ * @buf is NULL and @count is not 0; -EINVAL if @offset is negative or
+ * @offset + @count passes INT64_MAX (as Linux's rw_verify_area());
+ * -ENOMEM if the first page wanted is in swap and no memory could be
+ * found for it (the cache and the swap device are full); -EIO if it
+ * could not be read from the swap file (it stays there).
  */
 ssize_t upc_read(struct upc_file *file, void *buf, size_t count,
 		 int64_t offset);
@@ -355,9 +359,10 @@ ssize_t upc_read(struct upc_file *file, void *buf, size_t count,
  * negative or @offset + @count passes INT64_MAX (as upc_read()); -EFBIG
  * if @offset is at or past UPC_MAX_FILE_SIZE (a write reaching past it
  * is cut short; with the limit at INT64_MAX the -EINVAL rule comes
- * first); -ENOSPC if the cache's memory is full and nothing could be
- * written; -ENOMEM if other memory (the page cache's index) ran out and
- * nothing could be written.
+ * first); -ENOSPC if the cache's memory (and its swap) is full and
+ * nothing could be written; -ENOMEM if other memory (the page cache's
+ * index) ran out and nothing could be written; -EIO if a page the write
+ * covers is in swap and could not be read back, and nothing was written.
  */
 ssize_t upc_write(struct upc_file *file, const void *buf, size_t count,
 		  int64_t offset);
@@ -416,8 +421,11 @@ ssize_t upc_writev(struct upc_file *file, const struct iovec *iov, int iovcnt,
  * positive; -EOPNOTSUPP for any other mode; -EFBIG if the range ends
  * past UPC_MAX_FILE_SIZE; -ENOSPC if the range is larger than the
  * cache's memory or memory ran out; -ENOMEM if other memory (the page
- * cache's index) ran out.  On failure, what the call allocated is freed
- * again and the size is unchanged, as on tmpfs.
+ * cache's index) ran out, or a page in swap that a punch covers in part
+ * could not be brought back to be zeroed in part; -EIO if a page in
+ * swap that the range covers could not be read back.  On failure, what
+ * the call allocated is freed again and the size is unchanged, as on
+ * tmpfs; a failed punch changed nothing.
  */
 int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
 		  int64_t len);
@@ -432,7 +440,9 @@ int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
  *
  * Context: Any thread.
  * Return: 0; -EBADF; -EINVAL if @size is negative; -EFBIG if @size is
- * above UPC_MAX_FILE_SIZE.
+ * above UPC_MAX_FILE_SIZE; -ENOMEM or -EIO if the page @size falls in
+ * is in swap and could not be brought back to zero its tail (nothing
+ * changed).
  */
 int upc_truncate(struct upc_file *file, int64_t size);
 
@@ -515,7 +525,8 @@ struct upc_span {
  * Return: The number of spans filled (fewer than needed when @max_spans
  * ran out: call again from the end of the last one); 0 at or past the
  * end of the file; -EBADF; -EINVAL if @offset is negative or @spans is
- * NULL with @max_spans not 0.
+ * NULL with @max_spans not 0; -ENOMEM or -EIO if the first page with
+ * data is in swap and could not be brought back (as upc_read()).
  */
 int upc_get_spans(struct upc_file *file, int64_t offset, size_t len,
 		  struct upc_span *spans, unsigned int max_spans);

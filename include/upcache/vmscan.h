@@ -250,7 +250,7 @@ int upc_reclaim_set_limit(struct upc_arena *arena, unsigned long nr_pages);
  * @priv: Passed to each hook.
  *
  * Without hooks (the default) swap-backed folios are never evicted.
- * Folios of AS_UNEVICTABLE mappings (shmem today) stay either way.
+ * Folios of AS_UNEVICTABLE mappings stay either way.
  *
  * Context: Before reclaim may run on another thread.
  * Return: 0; -EINVAL if @arena has no lruvec or @ops lacks a hook.
