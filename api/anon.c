@@ -57,6 +57,7 @@ static int upc_swap_open(const char *path, uint64_t size)
 
 int upc_swapon(struct upc_cache *cache, const struct upc_swap_config *config)
 {
+	struct upc_file *file;
 	unsigned int shift;
 	int fd = -1, err;
 
@@ -70,6 +71,9 @@ int upc_swapon(struct upc_cache *cache, const struct upc_swap_config *config)
 	err = -EBUSY;
 	if (cache->swap)
 		goto unlock;
+	/* Before reclaim can swap: readers must take the evict lock. */
+	LIST_FOREACH(file, &cache->files, link)
+		shmem_set_evictable(&file->shmem);
 	if (config->path) {
 		fd = upc_swap_open(config->path, config->size);
 		err = fd;

@@ -137,6 +137,9 @@ void upc_handle_retire(void *handle, unsigned int *magic);
  * @cache: The cache.
  * @file: A file being opened.
  *
+ * A cache with swap makes the file evictable (shmem_set_evictable());
+ * upc_swapon() does it for the files already open.
+ *
  * Context: Takes @cache->lock.
  */
 void upc_cache_add_file(struct upc_cache *cache, struct upc_file *file);

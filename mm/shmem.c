@@ -98,7 +98,11 @@
  * step that takes a folio out (the evict_lock hook of struct
  * address_space_operations); writers do not take it, so a writer's
  * reclaim is never held up by its own file, and readers holding it wait
- * on nothing.  Under both shared locks the page cache's own reference
+ * on nothing.  A cache without swap never takes a shmem folio out, and
+ * readers pay for the evict lock only once upc_swapon() has made the
+ * file evictable (shmem_set_evictable(), under the file lock exclusive,
+ * so no reader that skipped the evict lock is still reading); until
+ * then the hook refuses.  Under the shared locks the page cache's own reference
  * keeps each folio found alive and in the file until the read is done.
  * A reader that meets a swap entry drops the evict lock (keeping the
  * rwsem, so the file does not change), swaps the page in, and takes it
@@ -148,16 +152,27 @@ static void shmem_set_size(struct shmem_file *sf, int64_t size)
 	__atomic_store_n(&sf->mapping.size, size, __ATOMIC_RELAXED);
 }
 
-/* A reader's locks: the file lock and the evict lock, both shared. */
+/* Set only under the file lock exclusive; read under it, or by reclaim. */
+static bool shmem_evictable(struct shmem_file *sf)
+{
+	return __atomic_load_n(&sf->evictable, __ATOMIC_RELAXED);
+}
+
+/*
+ * A reader's locks: the file lock shared, and the evict lock shared if
+ * reclaim may take folios out of the file (see Locking).
+ */
 static void shmem_lock_shared(struct shmem_file *sf)
 {
 	pthread_rwlock_rdlock(&sf->rwsem);
-	pthread_rwlock_rdlock(&sf->evict_lock);
+	if (shmem_evictable(sf))
+		pthread_rwlock_rdlock(&sf->evict_lock);
 }
 
 static void shmem_unlock_shared(struct shmem_file *sf)
 {
-	pthread_rwlock_unlock(&sf->evict_lock);
+	if (shmem_evictable(sf))
+		pthread_rwlock_unlock(&sf->evict_lock);
 	pthread_rwlock_unlock(&sf->rwsem);
 }
 
@@ -190,13 +205,18 @@ static enum shmem_huge shmem_resolve_huge(enum shmem_huge huge, bool advised)
 /*
  * Reclaim takes the evict lock exclusive around taking a folio out (its
  * swap entry in), so that no reader is copying from the folio when it
- * is freed (see Locking).
+ * is freed; and leaves the folio alone if readers may not be taking the
+ * lock yet (see Locking).
  */
-static void shmem_evict_lock(struct address_space *mapping)
+static bool shmem_evict_lock(struct address_space *mapping)
 {
 	struct shmem_file *sf = mapping->host;
 
 	pthread_rwlock_wrlock(&sf->evict_lock);
+	if (shmem_evictable(sf))
+		return true;
+	pthread_rwlock_unlock(&sf->evict_lock);
+	return false;
 }
 
 static void shmem_evict_unlock(struct address_space *mapping)
@@ -237,6 +257,13 @@ int shmem_file_init(struct shmem_file *sf, struct upc_arena *arena,
 	}
 	pthread_rwlockattr_destroy(&attr);
 	return err ? -ENOMEM : 0;
+}
+
+void shmem_set_evictable(struct shmem_file *sf)
+{
+	shmem_lock_excl(sf);
+	__atomic_store_n(&sf->evictable, true, __ATOMIC_RELAXED);
+	shmem_unlock_excl(sf);
 }
 
 static void shmem_free_swap(struct shmem_file *sf, pgoff_t first,
@@ -391,21 +418,14 @@ static int64_t page_end_before(pgoff_t index, int64_t end)
 }
 
 /*
- * typedef walk_step_fn - one part of a walk under the reader's locks:
- * report the pieces from *@posp on, up to @end (at most the size), and
- * leave *@posp where it stopped.
- */
-typedef void (*walk_step_fn)(struct shmem_file *sf, struct piece_walk *w,
-			     int64_t *posp, int64_t end);
-
-/*
- * The walk itself.  One RCU walk from *@posp on: xas_find() moves
- * sideways from folio to folio (over a large folio's sibling slots in
- * one step, and over a hole's empty slots and subtrees without
- * descending into them), so the whole range costs one walk from the
- * root however many folios it holds.  No folio reference is taken: see
+ * The walk itself, from *@posp to @end (at most the size), under the
+ * reader's locks; *@posp is left where it stopped.  One RCU walk:
+ * xas_find() moves sideways from folio to folio (over a large folio's
+ * sibling slots in one step, and over a hole's empty slots and subtrees
+ * without descending into them), so the whole range costs one walk from
+ * the root however many folios it holds.  No folio reference is taken: see
  * "Locking" in the opening comment.  A page in swap (a swap entry, of
- * order 0: only order-0 folios go to swap) ends the step unless
+ * order 0: only order-0 folios go to swap) ends the walk unless
  * @w->swap_is_data, with *@posp at its first byte in the range.
  */
 static void shmem_walk_locked(struct shmem_file *sf, struct piece_walk *w,
@@ -455,9 +475,9 @@ static void shmem_walk_locked(struct shmem_file *sf, struct piece_walk *w,
 }
 
 /*
- * shmem_walk() - Walk [@pos, @pos + @len), cut at the size, one @step
- * at a time, swapping in each page in swap a step stops at.
- * @flush: If not NULL, called with @w->arg after each step, under the
+ * shmem_walk() - Walk [@pos, @pos + @len), cut at the size, swapping in
+ * each page in swap that stops shmem_walk_locked(), and going on.
+ * @flush: If not NULL, called with @w->arg after each part, under the
  *	locks (a read makes the copies it has pending while its folios
  *	cannot go).
  *
@@ -465,13 +485,12 @@ static void shmem_walk_locked(struct shmem_file *sf, struct piece_walk *w,
  * only: the file lock keeps writers and truncation out (so the size
  * stays as it was read), while reclaim, the swap-in's own allocation
  * included, can still evict this file's folios.  The folio swapped in
- * is held until the next step has read it, so it cannot go back to
+ * is held until the walk has gone past it, so it cannot go back to
  * swap first.  Return: 0; or the swap-in's error (shmem_swapin()), the
  * pieces before the page that failed reported.
  */
 static int shmem_walk(struct shmem_file *sf, int64_t pos, size_t len,
-		      walk_step_fn step, struct piece_walk *w,
-		      void (*flush)(void *arg))
+		      struct piece_walk *w, void (*flush)(void *arg))
 {
 	struct folio *held = NULL;
 	int64_t size, end;
@@ -484,7 +503,7 @@ static int shmem_walk(struct shmem_file *sf, int64_t pos, size_t len,
 	end = (uint64_t)len < (uint64_t)(size - pos) ? pos + (int64_t)len :
 						       size;
 	for (;;) {
-		step(sf, w, &pos, end);
+		shmem_walk_locked(sf, w, &pos, end);
 		if (flush)
 			flush(w->arg);
 		if (held)
@@ -492,6 +511,7 @@ static int shmem_walk(struct shmem_file *sf, int64_t pos, size_t len,
 		held = NULL;
 		if (!w->swapped)
 			break;
+		/* Evictable: reclaim has swapped out a folio of the file. */
 		pthread_rwlock_unlock(&sf->evict_lock);
 		held = shmem_swapin(sf, w->swapped_index, w->swapped);
 		pthread_rwlock_rdlock(&sf->evict_lock);
@@ -512,7 +532,7 @@ int shmem_for_each_piece(struct shmem_file *sf, int64_t pos, size_t len,
 {
 	struct piece_walk w = { .fn = fn, .arg = arg };
 
-	return shmem_walk(sf, pos, len, shmem_walk_locked, &w, NULL);
+	return shmem_walk(sf, pos, len, &w, NULL);
 }
 
 /*
@@ -568,17 +588,17 @@ static bool read_piece(const struct shmem_piece *piece, void *arg)
 
 /*
  * A read inside one page (4 KiB or less) needs no walk state: one
- * xas_load(), the lookup a per-page read makes, finds the folio, says
- * the page is a hole, or stops the read at a swap entry.  A walk step
- * for shmem_walk(), with a read's piece_walk.
+ * xas_load(), the lookup a per-page read makes, finds the folio or says
+ * the page is a hole, and the part [@pos, @end) is copied or zeroed.
+ * Caller holds the reader's locks; as for the walk, no reference is
+ * taken.  Return: NULL; or the swap entry, if the page is in swap
+ * (nothing was copied).
  */
-static void shmem_read_page(struct shmem_file *sf, struct piece_walk *w,
-			    int64_t *posp, int64_t end)
+static void *shmem_read_page(struct shmem_file *sf, struct iov_iter *iter,
+			     int64_t pos, int64_t end)
 {
-	struct read_state *rs = w->arg;
-	int64_t pos = *posp;
-	size_t count = (size_t)(end - pos);
 	XA_STATE(xas, &sf->mapping.i_pages, (pgoff_t)pos >> UPC_PAGE_SHIFT);
+	size_t count = (size_t)(end - pos);
 	struct folio *folio;
 
 	upc_rcu_enter();
@@ -586,17 +606,16 @@ static void shmem_read_page(struct shmem_file *sf, struct piece_walk *w,
 		folio = xas_load(&xas);
 	} while (xas_retry(&xas, folio));
 	if (xa_is_value(folio)) {
-		w->swapped = folio;
-		w->swapped_index = xas.xa_index;
-	} else if (folio && folio_test_uptodate(folio)) {
-		copy_to_iter((char *)folio_address(folio) +
-			     (pos - folio_pos(folio)), count, rs->iter);
-		*posp = end;
-	} else {
-		iov_iter_zero(count, rs->iter);
-		*posp = end;
+		upc_rcu_exit();
+		return folio;
 	}
+	if (folio && folio_test_uptodate(folio))
+		copy_to_iter((char *)folio_address(folio) +
+			     (pos - folio_pos(folio)), count, iter);
+	else
+		iov_iter_zero(count, iter);
 	upc_rcu_exit();
+	return NULL;
 }
 
 ssize_t shmem_read_iter(struct shmem_file *sf, struct iov_iter *iter,
@@ -605,13 +624,31 @@ ssize_t shmem_read_iter(struct shmem_file *sf, struct iov_iter *iter,
 	size_t count = iov_iter_count(iter);
 	struct read_state rs = { .iter = iter };
 	struct piece_walk w = { .fn = read_piece, .arg = &rs };
-	bool one_page = !(((uint64_t)pos ^ ((uint64_t)pos + count - 1)) >>
-			  UPC_PAGE_SHIFT);
+	int64_t size, end;
+	void *swapped;
 	int err;
 
-	err = shmem_walk(sf, pos, count,
-			 one_page ? shmem_read_page : shmem_walk_locked, &w,
-			 read_flush);
+	/*
+	 * A read inside one page, the case where seed 002's series lost
+	 * against the per-folio path, first and without walk state; a page
+	 * in swap leaves it to the walk, which swaps it in.
+	 */
+	if (!(((uint64_t)pos ^ ((uint64_t)pos + count - 1)) >>
+	      UPC_PAGE_SHIFT)) {
+		shmem_lock_shared(sf);
+		size = shmem_size(sf);
+		if (pos >= size || !count) {
+			shmem_unlock_shared(sf);
+			return 0;
+		}
+		end = (uint64_t)count < (uint64_t)(size - pos) ?
+		      pos + (int64_t)count : size;
+		swapped = shmem_read_page(sf, iter, pos, end);
+		shmem_unlock_shared(sf);
+		if (!swapped)
+			return (ssize_t)(end - pos);
+	}
+	err = shmem_walk(sf, pos, count, &w, read_flush);
 	if (iov_iter_count(iter) != count)
 		return (ssize_t)(count - iov_iter_count(iter));
 	return err;

@@ -47,6 +47,8 @@ enum shmem_huge {
  * @evict_lock: Readers hold it shared while they use folios they hold
  *	no reference on; reclaim holds it exclusive while it takes a folio
  *	out for swap (see Locking in mm/shmem.c).
+ * @evictable: Reclaim may take folios out (so readers take @evict_lock):
+ *	set by shmem_set_evictable(), never cleared.
  * @huge: The policy in force (ADVISE resolved to ALWAYS or NEVER at
  *	creation, WITHIN_SIZE to ALWAYS for an advised file).
  *
@@ -56,6 +58,7 @@ struct shmem_file {
 	struct address_space mapping;
 	pthread_rwlock_t rwsem;
 	pthread_rwlock_t evict_lock;
+	bool evictable;
 	enum shmem_huge huge;
 };
 
@@ -107,6 +110,18 @@ int shmem_file_init(struct shmem_file *sf, struct upc_arena *arena,
  * Context: No other thread may use @sf.
  */
 void shmem_file_destroy(struct shmem_file *sf);
+
+/**
+ * shmem_set_evictable() - Let reclaim swap the file's folios out.
+ * @sf: The file.
+ *
+ * Until this is called, reclaim leaves the file's folios in memory and
+ * readers skip the evict lock; call it before the cache gets a swap
+ * device, or before a file created while it has one is shared.
+ *
+ * Context: Takes @sf's lock exclusive.
+ */
+void shmem_set_evictable(struct shmem_file *sf);
 
 /**
  * shmem_size() - The file's size.

@@ -115,8 +115,8 @@ static bool evict_folio(struct address_space *mapping, struct folio *folio,
 	int refs = (int)folio_nr_pages(folio) + 1;
 	bool evicted = false;
 
-	if (hooked)
-		a_ops->evict_lock(mapping);
+	if (hooked && !a_ops->evict_lock(mapping))
+		return false;
 	xa_lock(&mapping->i_pages);
 	if (!folio_ref_freeze(folio, refs))
 		goto unlock;

@@ -60,8 +60,10 @@ struct address_space;
  *	and @evict_unlock once the folio is out (or stayed).  For a layer
  *	whose readers hold no folio reference (shmem): it waits for them,
  *	so none is copying from the folio when reclaim frees it.  It may
- *	sleep, but must not wait on a folio lock.
- * @evict_unlock: Ends what @evict_lock began (both or neither).
+ *	sleep, but must not wait on a folio lock.  Return: true; false if
+ *	the mapping's folios may not be taken out now (the folio stays,
+ *	and @evict_unlock is not called).
+ * @evict_unlock: Ends what a successful @evict_lock began.
  *
  * Reclaim calls @writeback_folio the way the kernel calls writepage: the
  * folio locked, its dirty bit and tag already cleared, PG_writeback and
@@ -74,7 +76,7 @@ struct address_space_operations {
 	bool (*dirty_folio)(struct address_space *mapping, struct folio *folio);
 	int (*writeback_folio)(struct address_space *mapping,
 			       struct folio *folio);
-	void (*evict_lock)(struct address_space *mapping);
+	bool (*evict_lock)(struct address_space *mapping);
 	void (*evict_unlock)(struct address_space *mapping);
 };
 

@@ -25,7 +25,7 @@ static void before_read_page(struct shmem_file *sf, unsigned char *dst,
 	pgoff_t index = (pgoff_t)pos >> UPC_PAGE_SHIFT;
 	struct folio *folio = filemap_get_entry(&sf->mapping, index);
 
-	/* A value entry would be swap; shmem has none yet. */
+	/* A value entry is a page in swap: the suite runs without swap. */
 	if (folio && !xa_is_value(folio) && folio_test_uptodate(folio)) {
 		size_t offset = (size_t)(pos - ((int64_t)folio->index <<
 						 UPC_PAGE_SHIFT));
