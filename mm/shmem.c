@@ -273,6 +273,13 @@ void shmem_file_destroy(struct shmem_file *sf)
 {
 	truncate_inode_pages(&sf->mapping, 0);
 	shmem_free_swap(sf, 0, ULONG_MAX);
+	/*
+	 * A reclaimer may still be in the evict_lock hook: it has put a
+	 * swap entry in a folio's place (so truncation did not wait on that
+	 * folio's lock) but not yet let the lock go.  Wait for it.
+	 */
+	pthread_rwlock_wrlock(&sf->evict_lock);
+	pthread_rwlock_unlock(&sf->evict_lock);
 	xa_destroy(&sf->mapping.i_pages);
 	pthread_rwlock_destroy(&sf->evict_lock);
 	pthread_rwlock_destroy(&sf->rwsem);
