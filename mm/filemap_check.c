@@ -14,7 +14,9 @@
  *      other internal entry (zero/reserved, retry, a stray sibling or
  *      node seen as an entry) is a violation;
  *   2. a value entry carries no PAGECACHE_TAG_* mark (a shadow keeps no
- *      tags);
+ *      tags); in a swap-backed mapping (shmem, an anonymous region),
+ *      where value entries are swap entries, not shadows, it names a
+ *      slot in use on a live device;
  *   3. a folio pointer points at the first page of a folio inside the
  *      mapping's arena (a memmap entry), with:
  *        ->mapping == the mapping,
@@ -40,6 +42,7 @@
 
 #include "upcache/check.h"
 #include "upcache/filemap.h"
+#include "swap_internal.h"
 
 /* Print one violation, naming the mapping and index; return -EUCLEAN. */
 static int __attribute__((format(printf, 3, 4)))
@@ -86,6 +89,11 @@ static int check_value(struct address_space *mapping, struct xa_state *xas)
 			return bad(mapping, xas->xa_index,
 				   "value entry %#lx carries mark %u",
 				   xa_to_value(xas_reload(xas)), mark);
+	if (mapping->flags & (1UL << AS_SWAPBACKED) &&
+	    !swap_slot_in_use(radix_to_swp_entry(xas_reload(xas))))
+		return bad(mapping, xas->xa_index,
+			   "swap entry %#lx names no slot in use",
+			   xa_to_value(xas_reload(xas)));
 	return 0;
 }
 

@@ -21,9 +21,10 @@
  *      entry (a shadow) sits at a slot in use, since freeing a slot
  *      erases its shadow; the folios' pages add up to the space's
  *      nrpages.
- * Region (upc_check_anon()): upc_check_mapping() on its mapping, and
- * every value entry is a swap entry of a live device whose slot is in
- * use.
+ * Region (upc_check_anon()): upc_check_mapping() on its mapping (which
+ * checks that every value entry of a swap-backed mapping is a swap
+ * entry of a live device whose slot is in use), and nothing lies past
+ * the region's end.
  *
  * Lock order, as in the layer: a space's or the region's i_pages lock,
  * then the device lock.
@@ -165,21 +166,6 @@ int upc_check_swap(struct swap_info_struct *si)
 	return ret;
 }
 
-/* Is the swap entry @value stands for a live slot? */
-static bool swap_value_live(void *value)
-{
-	swp_entry_t entry = radix_to_swp_entry(value);
-	struct swap_info_struct *si = swap_info_get(entry);
-	bool live;
-
-	if (!si)
-		return false;
-	upc_lock(&si->lock);
-	live = si->swap_map[swp_offset(entry)] & SWAP_MAP_USED;
-	upc_unlock(&si->lock);
-	return live;
-}
-
 /**
  * upc_check_anon() - Verify an anonymous region.
  * @region: The region.
@@ -195,18 +181,13 @@ int upc_check_anon(struct anon_region *region)
 	void *entry;
 	int ret;
 
+	/* Checks, among the rest, that every swap entry names a live slot. */
 	ret = upc_check_mapping(mapping);
 	if (ret)
 		return ret;
 	xa_lock(&mapping->i_pages);
 	xas_for_each(&xas, entry, ULONG_MAX) {
-		if (xa_is_value(entry) && !swap_value_live(entry)) {
-			ret = swap_bad(region, "page %lu: entry %#lx is no live slot",
-				       xas.xa_index, xa_to_value(entry));
-			break;
-		}
-		if (!xa_is_value(entry) &&
-		    (xas.xa_index << UPC_PAGE_SHIFT) >= region->size) {
+		if ((xas.xa_index << UPC_PAGE_SHIFT) >= region->size) {
 			ret = swap_bad(region, "page %lu past the region's end",
 				       xas.xa_index);
 			break;

@@ -13,6 +13,15 @@
 extern const struct upc_swap_ops swap_reclaim_ops;
 
 /**
+ * swap_slot_in_use() - Is @entry's slot handed out (SWAP_MAP_USED) on a
+ * live device?  For the checkers.
+ * @entry: A swap entry.
+ *
+ * Context: Takes the device's lock.
+ */
+bool swap_slot_in_use(swp_entry_t entry);
+
+/**
  * swap_cache_clear_shadows() - Erase the shadows of freed slots.
  * @si: The device.
  * @entry: The first slot.

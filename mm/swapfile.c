@@ -56,6 +56,19 @@ struct swap_info_struct *swap_info_get(swp_entry_t entry)
 	return si;
 }
 
+bool swap_slot_in_use(swp_entry_t entry)
+{
+	struct swap_info_struct *si = swap_info_get(entry);
+	bool used;
+
+	if (!si)
+		return false;
+	upc_lock(&si->lock);
+	used = si->swap_map[swp_offset(entry)] & SWAP_MAP_USED;
+	upc_unlock(&si->lock);
+	return used;
+}
+
 /* ---- life ---------------------------------------------------------------- */
 
 static bool space_shift_valid(unsigned int shift)
