@@ -129,16 +129,20 @@ static int64_t folio_pos(const struct folio *folio)
 }
 
 /*
- * Where @folio's bytes end, cut at @end, which lies past the folio's
- * start (the end of the last possible page, 2^63, is not an int64_t).
+ * Where the @size bytes from @pos end, cut at @end, which lies past @pos
+ * (the end of the last possible page, 2^63, is not an int64_t).
  */
+static int64_t extent_end_before(int64_t pos, size_t size, int64_t end)
+{
+	if ((uint64_t)(end - pos) <= size)
+		return end;
+	return pos + (int64_t)size;
+}
+
+/* Where @folio's bytes end, cut at @end, which lies past its start. */
 static int64_t folio_end_before(const struct folio *folio, int64_t end)
 {
-	int64_t pos = folio_pos(folio);
-
-	if ((uint64_t)(end - pos) <= folio_size(folio))
-		return end;
-	return pos + (int64_t)folio_size(folio);
+	return extent_end_before(folio_pos(folio), folio_size(folio), end);
 }
 
 int64_t shmem_size(struct shmem_file *sf)
@@ -414,16 +418,6 @@ static void *walk_next(struct xa_state *xas, pgoff_t index, pgoff_t last)
 	}
 }
 
-/* Where page @index's bytes end, cut at @end, which lies past its start. */
-static int64_t page_end_before(pgoff_t index, int64_t end)
-{
-	int64_t pos = (int64_t)index << UPC_PAGE_SHIFT;
-
-	if ((uint64_t)(end - pos) <= UPC_PAGE_SIZE)
-		return end;
-	return pos + (int64_t)UPC_PAGE_SIZE;
-}
-
 /*
  * The walk itself, from *@posp to @end (at most the size), under the
  * reader's locks; *@posp is left where it stopped.  One RCU walk:
@@ -452,7 +446,7 @@ static void shmem_walk_locked(struct shmem_file *sf, struct piece_walk *w,
 
 		if (value) {
 			start = (int64_t)xas.xa_index << UPC_PAGE_SHIFT;
-			stop = page_end_before(xas.xa_index, end);
+			stop = extent_end_before(start, UPC_PAGE_SIZE, end);
 		} else {
 			start = folio_pos(entry);
 			stop = folio_end_before(entry, end);
