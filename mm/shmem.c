@@ -244,6 +244,7 @@ int shmem_file_init(struct shmem_file *sf, struct upc_arena *arena,
 	int err;
 
 	sf->huge = shmem_resolve_huge(huge, advised);
+	sf->evictable = false;
 	if (sf->huge != SHMEM_HUGE_NEVER)
 		flags |= 1UL << AS_LARGE_FOLIOS;
 	address_space_init(&sf->mapping, arena, &shmem_aops, flags);
