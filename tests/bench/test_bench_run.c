@@ -14,6 +14,10 @@
  * than memory_limit= (dirty folios written back by reclaim) and when
  * clones share it; upcache-anon runs memhog (a region four times its
  * limit) and a mixed job over swap, and removes the swap file it made;
+ * upcache-shmem runs files four times its limit over swap (written,
+ * read, shared by clones, in memory and in a swap file), and refuses,
+ * saying why, a limit below files that cannot go to swap (huge pages,
+ * fallocated pages) or with too little swap;
  * the JSON has fio's figures; the example job file runs unchanged; bad
  * input (unknown option, bad size, negative runtime, missing job file
  * or directory, swap options that are wrong or on the wrong engine) is
@@ -284,9 +288,10 @@ static void verify_engine(int argc, char **argv)
 
 /*
  * Every engine reads the layout's bytes and reads back what it wrote,
- * in blocks of 6000 bytes (straddling pages); upcache-anon also over
- * swap: a region four times its memory limit, so most of the reads and
- * the read-back come from swap, in memory and in a swap file.
+ * in blocks of 6000 bytes (straddling pages); upcache-anon and
+ * upcache-shmem also over swap: a region or file four times the memory
+ * limit, so most of the reads and the read-back come from swap, in
+ * memory and in a swap file.
  */
 static void test_run_engines_verify_data(void **state)
 {
@@ -301,6 +306,13 @@ static void test_run_engines_verify_data(void **state)
 	char *file[] = { "--name=va", "--ioengine=upcache-anon",
 			 "--size=8m", "--bs=6000", "--memory_limit=2m",
 			 "--swap_file=va.swap", dir };
+	char *shm_tight[] = { "--name=vs", "--ioengine=upcache-shmem",
+			      "--size=8m", "--bs=6000", "--memory_limit=2m",
+			      dir };
+	char *shm_file[] = { "--name=vs", "--ioengine=upcache-shmem",
+			     "--size=8m", "--bs=6000", "--memory_limit=2m",
+			     "--swap_file=vs.swap", "--swap_space_shift=8",
+			     dir };
 	struct stat st;
 	size_t e;
 
@@ -316,6 +328,10 @@ static void test_run_engines_verify_data(void **state)
 	verify_engine(7, file);
 	/* The job made the swap file, so the job removed it. */
 	snprintf(path, sizeof(path), "%s/va.swap", tmpdir);
+	assert_int_not_equal(stat(path, &st), 0);
+	verify_engine(6, shm_tight);
+	verify_engine(8, shm_file);
+	snprintf(path, sizeof(path), "%s/vs.swap", tmpdir);
 	assert_int_not_equal(stat(path, &st), 0);
 }
 
@@ -367,6 +383,197 @@ static void test_run_anon_over_memory_limit(void **state)
 	snprintf(path, sizeof(path), "%s/mix.swap", tmpdir);
 	assert_int_equal(stat(path, &(struct stat){ 0 }), 0);
 	assert_int_equal(unlink(path), 0);
+}
+
+/*
+ * upcache-shmem over swap through the runner: a write job filling a
+ * file four times the limit (file_kind=empty: nothing fallocated), a
+ * random read of a laid-out file by two clones, and a mixed job of two
+ * clones sharing one file with a swap file kept by unlink=0; each moves
+ * exactly size= bytes per clone.
+ */
+static void test_run_shmem_over_memory_limit(void **state)
+{
+	char dir[64], path[128];
+	char *wr[] = { "--name=sw", "--ioengine=upcache-shmem", "--rw=write",
+		       "--bs=4k", "--size=16m", "--memory_limit=4m",
+		       "--fallocate=none", dir };
+	char *rd[] = { "--name=sr", "--ioengine=upcache-shmem",
+		       "--rw=randread", "--bs=4k", "--size=16m",
+		       "--memory_limit=4m", "--numjobs=2", "--group_reporting",
+		       dir };
+	char *mixed[] = { "--name=sm", "--ioengine=upcache-shmem",
+			  "--rw=randrw", "--bs=16k", "--size=8m",
+			  "--memory_limit=2m", "--numjobs=2",
+			  "--filename=shared", "--file_kind=hole",
+			  "--swap_file=sm.swap", "--swap_space_shift=8",
+			  "--unlink=0", dir };
+	const struct run_stats *st;
+	struct run_outcome res;
+	size_t i;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	execute(8, wr, &res);
+	st = &res.results[0].st;
+	assert_int_equal(st->bytes[RUN_DIR_WRITE], 16 * MiB);
+	assert_int_equal(st->ops[RUN_DIR_WRITE], 4096);
+	assert_true(res.results[0].upcache);
+	/*
+	 * At least a walk per write, and for each of the 3072 pages past
+	 * the limit reclaim's three: the swap cache's add and delete and
+	 * the file's store of the swap entry.
+	 */
+	assert_true(st->counts.walks >= 4096 + 3 * (4096 - 1024));
+	run_outcome_free(&res);
+
+	execute(9, rd, &res);
+	assert_int_equal(res.results[0].clones, 2);
+	assert_int_equal(res.results[0].st.bytes[RUN_DIR_READ], 32 * MiB);
+	assert_int_equal(res.results[0].st.ops[RUN_DIR_READ], 2 * 4096);
+	run_outcome_free(&res);
+
+	execute(13, mixed, &res);
+	assert_int_equal(res.nr_results, 2);
+	for (i = 0; i < 2; i++) {
+		st = &res.results[i].st;
+		assert_int_equal(st->bytes[RUN_DIR_READ] +
+				 st->bytes[RUN_DIR_WRITE], 8 * MiB);
+		assert_true(st->ops[RUN_DIR_READ] && st->ops[RUN_DIR_WRITE]);
+	}
+	run_outcome_free(&res);
+	snprintf(path, sizeof(path), "%s/sm.swap", tmpdir);
+	assert_int_equal(stat(path, &(struct stat){ 0 }), 0);
+	assert_int_equal(unlink(path), 0);
+}
+
+/*
+ * setup_error() - Parse a one-job command line and set its engine up,
+ * which must fail with a message holding @want; the message is left in
+ * @err.
+ */
+static void setup_error(const char *want, char *err, size_t errlen,
+			const char *first, ...)
+{
+	const struct run_engine *eng;
+	char *argv[32];
+	const char *a;
+	va_list ap;
+	void *ctx = NULL;
+	int argc = 0;
+
+	va_start(ap, first);
+	for (a = first; a && argc < 31; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	spec_drop();
+	cur_spec = bench_xcalloc(1, sizeof(*cur_spec));
+	if (run_parse_args(argc, argv, cur_spec, err, errlen))
+		fail_msg("parse: %s", err);
+	eng = run_engine_find(cur_spec->jobs[0].engine);
+	assert_non_null(eng);
+	err[0] = '\0';
+	assert_int_not_equal(eng->setup(&cur_spec->jobs[0], &ctx, err, errlen),
+			     0);
+	assert_null(ctx);
+	if (!strstr(err, want))
+		fail_msg("setup said \"%s\", not \"%s\"", err, want);
+}
+
+/*
+ * upcache-shmem refuses a limit below its files that they cannot live
+ * with, before creating anything, saying why: pages of large folios
+ * (any huge= but never) and fallocated pages never go to swap, and swap
+ * must hold what memory cannot with 2 MiB to spare.  The same jobs are
+ * exit status 2 through the runner.
+ */
+static void test_run_shmem_swap_refused(void **state)
+{
+	char dir[64], path[128], err[400];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	setup_error("huge=always puts their pages in large folios", err,
+		    sizeof(err), "--name=h", "--ioengine=upcache-shmem",
+		    "--size=8m", "--memory_limit=2m", "--huge=always", NULL);
+	assert_non_null(strstr(err, "never go to swap"));
+	setup_error("huge=within_size", err, sizeof(err), "--name=h",
+		    "--ioengine=upcache-shmem", "--size=8m",
+		    "--memory_limit=2m", "--huge=within_size", NULL);
+	setup_error("huge=advise", err, sizeof(err), "--name=h",
+		    "--ioengine=upcache-shmem", "--size=8m",
+		    "--memory_limit=2m", "--huge=advise", NULL);
+	/* A write-only job fallocates its file by default. */
+	setup_error("file_kind=fallocated", err, sizeof(err), "--name=f",
+		    "--ioengine=upcache-shmem", "--rw=write", "--size=8m",
+		    "--memory_limit=2m", NULL);
+	assert_non_null(strstr(err, "fallocated and never written never go "
+			       "to swap"));
+	setup_error("file_kind=fallocated", err, sizeof(err), "--name=f",
+		    "--ioengine=upcache-shmem", "--file_kind=fallocated",
+		    "--size=8m", "--memory_limit=2m", NULL);
+	/* Too little swap, and exactly the overflow (no slot to spare). */
+	setup_error("memory_limit= (2 MiB) and swap_size= (2 MiB) cannot hold "
+		    "the files' 8 MiB with 2 MiB of swap to spare", err,
+		    sizeof(err), "--name=s", "--ioengine=upcache-shmem",
+		    "--size=8m", "--memory_limit=2m", "--swap_size=2m", NULL);
+	setup_error("cannot hold the files' 16 MiB", err, sizeof(err),
+		    "--name=s", "--ioengine=upcache-shmem", "--size=8m",
+		    "--numjobs=2", "--memory_limit=2m", "--swap_size=14m",
+		    NULL);
+	/* A swap file this test cannot create. */
+	setup_error("upcache-shmem: swap_file /nonexistent/x.swap", err,
+		    sizeof(err), "--name=s", "--ioengine=upcache-shmem",
+		    "--size=8m", "--memory_limit=2m",
+		    "--swap_file=/nonexistent/x.swap", NULL);
+	/* Within the limit, huge pages and fallocated files are fine. */
+	assert_int_equal(run_status("--name=ok", "--ioengine=upcache-shmem",
+				    "--size=4m", "--huge=always",
+				    "--memory_limit=8m", NULL), 0);
+	assert_int_equal(run_status("--name=ok", "--ioengine=upcache-shmem",
+				    "--size=4m", "--rw=write",
+				    "--memory_limit=8m", "--swap_size=4m",
+				    NULL), 0);
+
+	assert_int_equal(run_status("--name=h", "--ioengine=upcache-shmem",
+				    "--size=8m", "--memory_limit=2m",
+				    "--huge=always", NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--name=f", "--ioengine=upcache-shmem",
+				    "--rw=write", "--size=8m",
+				    "--memory_limit=2m", NULL),
+			 BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--name=s", "--ioengine=upcache-shmem",
+				    "--size=8m", "--memory_limit=2m",
+				    "--swap_size=6m", NULL), BENCH_EXIT_ERROR);
+	/*
+	 * Two jobs at once (one group) on one swap file: the second is
+	 * refused, whichever engine each is, and the file the first made
+	 * is removed.
+	 */
+	spec_drop();
+	cur_spec = bench_xcalloc(1, sizeof(*cur_spec));
+	{
+		char *two[] = { "--name=a", "--size=8m",
+				"--ioengine=upcache-shmem", "--memory_limit=2m",
+				"--swap_file=shared.swap", dir, "--name=b",
+				"--size=8m", "--ioengine=upcache-anon",
+				"--memory_limit=2m", "--swap_file=shared.swap",
+				dir };
+		struct run_outcome res;
+
+		if (run_parse_args(12, two, cur_spec, err, sizeof(err)))
+			fail_msg("parse: %s", err);
+		run_stop_reset();
+		err[0] = '\0';
+		assert_int_not_equal(run_execute(cur_spec, &res, NULL, err,
+						 sizeof(err)), 0);
+		assert_non_null(strstr(err, "upcache-anon: swap_file "));
+		assert_non_null(strstr(err, "shared.swap: in use by another "
+				       "job"));
+		run_outcome_free(&res);
+	}
+	snprintf(path, sizeof(path), "%s/shared.swap", tmpdir);
+	assert_int_equal(access(path, F_OK), -1);
 }
 
 static void test_run_write_job(void **state)
@@ -646,7 +853,7 @@ static void test_run_bad_input_exit_2(void **state)
 			 BENCH_EXIT_ERROR);
 	assert_int_equal(access("/tmp/upc-run-shared.swap", F_OK), -1);
 	assert_int_equal(run_status("--name=a", "--size=1m",
-				    "--ioengine=upcache-shmem",
+				    "--ioengine=upcache-file",
 				    "--swap_size=4m", NULL), BENCH_EXIT_ERROR);
 	assert_int_equal(run_status("--name=a", "--size=1m",
 				    "--swap_file=x", NULL), BENCH_EXIT_ERROR);
@@ -816,6 +1023,8 @@ int main(void)
 		cmocka_unit_test(test_run_engines_same_bytes),
 		cmocka_unit_test(test_run_engines_verify_data),
 		cmocka_unit_test(test_run_anon_over_memory_limit),
+		cmocka_unit_test(test_run_shmem_over_memory_limit),
+		cmocka_unit_test(test_run_shmem_swap_refused),
 		cmocka_unit_test(test_run_write_job),
 		cmocka_unit_test(test_run_file_moves_size),
 		cmocka_unit_test(test_run_file_write_reaches_file),

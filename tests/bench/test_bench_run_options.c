@@ -8,8 +8,9 @@
  * (seconds by default, us/ms/s/m/h/d), enumerations, fio's defaults and
  * how size, filesize and offset derive from one another, job files
  * ([global] inheritance, comments, bare flags, errors with file:line),
- * the command line's --name grammar, upcache-anon's swap options (their
- * values, and that another engine refuses them), and that every option
+ * the command line's --name grammar, the swap options of upcache-anon
+ * and upcache-shmem (their values, and that another engine refuses
+ * them), and that every option
  * that is not supported is an error naming it.
  *
  * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
@@ -290,7 +291,7 @@ static void test_run_job_bad_combinations(void **state)
 	run_job_free(&job);
 }
 
-/* upcache-anon's swap options: read, defaulted, and only for it. */
+/* The swap options: read, defaulted, and only for the engines that swap. */
 static void test_run_job_swap_options(void **state)
 {
 	struct run_job job;
@@ -310,6 +311,11 @@ static void test_run_job_swap_options(void **state)
 	assert_int_equal(job.swap_size, 6 * MiB);
 	assert_string_equal(job.swap_file, "sw");
 	assert_int_equal(job.swap_space_shift, 8);
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "8m",
+				 "ioengine", "upcache-shmem", "memory_limit",
+				 "2m", "swap_size", "8m", NULL), 0);
+	assert_int_equal(job.swap_size, 8 * MiB);
 	run_job_free(&job);
 	/* A swap option on another engine would run without swap: error. */
 	assert_int_equal(resolve(&job, err, sizeof(err), "size", "8m",

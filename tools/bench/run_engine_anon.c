@@ -10,7 +10,8 @@
  * is `rw=write`, a region four times memory_limit=).
  *
  * The cache holds all the regions unless memory_limit= says less; below
- * the regions' size the job needs swap, which it gets by default:
+ * the regions' size the job needs swap, which it gets by default (sized
+ * and set up by run_swap.c, shared with upcache-shmem):
  *
  *	swap_size=		bytes of swap (rounded up to 2 MiB); by
  *				default the regions' size whenever swap is
@@ -31,28 +32,15 @@
  * reads as zeros until then, so there is nothing to fallocate.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <upcache/upcache.h>
 
 #include "run_engine.h"
+#include "run_swap.h"
 #include "util.h"
-
-#define ANON_ALIGN	(2ULL << 20)	/* upc_cache_create()'s granule */
-/* Headroom past the regions: the allocator's per-CPU caches hold pages. */
-#define ANON_SLACK	(16ULL << 20)
-/*
- * Swap a job needs beyond what memory cannot hold: a swap-in needs a
- * free page, and making one needs a free slot for the page it swaps
- * out, so a device exactly as large as the overflow runs dry mid-job.
- */
-#define ANON_SWAP_HEADROOM	ANON_ALIGN
 
 /**
  * struct anon_ctx - one job's cache, swap and regions.
@@ -60,33 +48,21 @@
  * @cache: The cache.
  * @regions: One per clone, or one.
  * @nr_regions: Number of @regions.
- * @swap_path: The swap file's path (malloc()ed), or NULL.
- * @swap_created: The job created the swap file.
- * @swap_lock_fd: The swap file, opened to hold an exclusive flock() on
- *	it while the job runs (two devices on one file would write over
- *	each other's slots), or -1.
+ * @swap: The swap file the job holds, if any (run_swap.c).
  */
 struct anon_ctx {
 	const struct run_job *job;
 	struct upc_cache *cache;
 	struct upc_anon **regions;
 	unsigned int nr_regions;
-	char *swap_path;
-	bool swap_created;
-	int swap_lock_fd;
+	struct run_swap swap;
 };
-
-static uint64_t anon_round_up(uint64_t bytes)
-{
-	return (bytes + ANON_ALIGN - 1) & ~(ANON_ALIGN - 1);
-}
 
 /* anon_teardown() - Free the regions, the cache (and its swap), the file. */
 static void anon_teardown(void *arg)
 {
 	struct anon_ctx *ctx = arg;
 	unsigned int i;
-	bool rm;
 
 	if (!ctx)
 		return;
@@ -96,85 +72,9 @@ static void anon_teardown(void *arg)
 	if (ctx->cache && upc_cache_destroy(ctx->cache))
 		bench_die("upcache-anon: the cache is still busy after the "
 			  "job (a leaked region)");
-	rm = ctx->job->unlink < 0 ? ctx->swap_created : ctx->job->unlink;
-	if (ctx->swap_path && rm)
-		unlink(ctx->swap_path);
-	if (ctx->swap_lock_fd >= 0)
-		close(ctx->swap_lock_fd);
-	free(ctx->swap_path);
+	run_swap_release(&ctx->swap, ctx->job);
 	free(ctx->regions);
 	free(ctx);
-}
-
-/*
- * anon_sizes() - The cache's limit and the swap's size for the job's
- * regions of @need bytes in all.  Return: 0, or -EINVAL with a message
- * when the limit is below the regions and the job has no swap to go to.
- */
-static int anon_sizes(const struct run_job *job, uint64_t need,
-		      uint64_t *limit, uint64_t *swap, char *err,
-		      size_t errlen)
-{
-	bool tight = job->memory_limit && job->memory_limit < need;
-
-	*limit = anon_round_up(job->memory_limit ? job->memory_limit :
-			       need + ANON_SLACK);
-	*swap = 0;
-	if (job->swap_size)
-		*swap = anon_round_up(job->swap_size);
-	else if (tight || job->swap_file || job->swap_space_shift)
-		*swap = anon_round_up(need);
-	if (tight && *limit + *swap < need + ANON_SWAP_HEADROOM) {
-		snprintf(err, errlen, "upcache-anon: memory_limit= (%llu MiB) "
-			 "and swap_size= (%llu MiB) cannot hold the regions' "
-			 "%llu MiB with %llu MiB of swap to spare",
-			 (unsigned long long)(*limit >> 20),
-			 (unsigned long long)(*swap >> 20),
-			 (unsigned long long)(need >> 20),
-			 (unsigned long long)(ANON_SWAP_HEADROOM >> 20));
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* anon_swapon() - Give the cache its swap: in memory or in a file. */
-static int anon_swapon(struct anon_ctx *ctx, uint64_t bytes, char *err,
-		       size_t errlen)
-{
-	const struct run_job *job = ctx->job;
-	struct upc_swap_config sc = {
-		.size = bytes, .space_shift = job->swap_space_shift,
-	};
-	struct stat st;
-	char path[4096];
-	int ret;
-
-	if (job->swap_file) {
-		if (job->swap_file[0] == '/')
-			snprintf(path, sizeof(path), "%s", job->swap_file);
-		else
-			snprintf(path, sizeof(path), "%s/%s", job->directory,
-				 job->swap_file);
-		ctx->swap_path = bench_xstrdup(path);
-		ctx->swap_created = stat(path, &st) != 0;
-		sc.path = ctx->swap_path;
-		ctx->swap_lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC,
-					 0600);
-		if (ctx->swap_lock_fd < 0 ||
-		    flock(ctx->swap_lock_fd, LOCK_EX | LOCK_NB)) {
-			snprintf(err, errlen, "upcache-anon: swap_file %s: %s",
-				 path, errno == EWOULDBLOCK ?
-				 "in use by another job" : strerror(errno));
-			return -EBUSY;
-		}
-	}
-	ret = upc_swapon(ctx->cache, &sc);
-	if (ret)
-		snprintf(err, errlen, "upcache-anon: %llu MiB of swap%s%s: %s",
-			 (unsigned long long)(bytes >> 20),
-			 sc.path ? " in " : " in memory", sc.path ? sc.path : "",
-			 strerror(-ret));
-	return ret;
 }
 
 /* anon_pwrite() - upc_anon_write() as run_layout_pattern() calls it. */
@@ -194,11 +94,12 @@ static int anon_setup(const struct run_job *job, void **out, char *err,
 	int ret;
 
 	ctx->job = job;
-	ctx->swap_lock_fd = -1;
+	run_swap_init(&ctx->swap, "upcache-anon");
 	ctx->nr_regions = job->filename ? 1 : job->numjobs;
 	ctx->regions = bench_xcalloc(ctx->nr_regions, sizeof(*ctx->regions));
-	ret = anon_sizes(job, job->filesize * ctx->nr_regions, &limit, &swap,
-			 err, errlen);
+	ret = run_swap_sizes(job, "upcache-anon", "regions",
+			     job->filesize * ctx->nr_regions, &limit, &swap,
+			     err, errlen);
 	if (!ret) {
 		cfg.memory_limit = limit;
 		ret = upc_cache_create(&cfg, &ctx->cache);
@@ -208,7 +109,8 @@ static int anon_setup(const struct run_job *job, void **out, char *err,
 				 strerror(-ret));
 	}
 	if (!ret && swap)
-		ret = anon_swapon(ctx, swap, err, errlen);
+		ret = run_swap_on(&ctx->swap, job, ctx->cache, swap, err,
+				  errlen);
 	for (i = 0; !ret && i < ctx->nr_regions; i++) {
 		ret = upc_anon_create(ctx->cache, job->filesize,
 				      &ctx->regions[i]);

@@ -3,12 +3,34 @@
  * tools/bench/run_engine_shmem.c - the upcache-shmem engine.
  *
  * Owns running a job on upcache's in-memory files through the public
- * upc_ API: one cache per job, sized to hold all of the job's files (so
- * nothing is reclaimed: the swap layer takes anonymous regions only, so
- * shmem cannot be swapped out yet), one file per clone or one shared
- * with filename=, laid out as file_kind= says (written, upc_fallocate()d,
+ * upc_ API: one cache per job, one file per clone or one shared with
+ * filename=, laid out as file_kind= says (written, upc_fallocate()d,
  * or truncated up to one hole).  Operations are upc_read() and
  * upc_write().
+ *
+ * The cache holds all the files unless memory_limit= says less; below
+ * the files' size the job needs swap, which it gets by default, with the
+ * options and defaults of upcache-anon (sized and set up by run_swap.c):
+ *
+ *	swap_size=		bytes of swap (rounded up to 2 MiB); by
+ *				default the files' size whenever swap is
+ *				wanted (memory_limit= below the files,
+ *				swap_file= or swap_space_shift= given),
+ *				otherwise none
+ *	swap_file=		a swap file (under directory= unless
+ *				absolute) instead of a device in memory; a
+ *				file the job created is removed afterwards
+ *				unless unlink=0
+ *	swap_space_shift=	log2 of the slots per swap cache tree
+ *				(upc_swapon(): 6..30, default 14, 64 MiB)
+ *
+ * Two kinds of shmem page never go to swap (mm/shmem.c): pages of large
+ * folios, which any huge= but never makes (a 2 MiB write gets a 2 MiB
+ * folio, the layout's 1 MiB writes 1 MiB ones), and pages fallocated and
+ * never written.  So a memory_limit= below the files with huge= other
+ * than never, or with file_kind=fallocated (a write-only job's default
+ * under fallocate=native, posix or keep), is an error that says so
+ * before anything is created: the job could not lay its files out.
  */
 #include <errno.h>
 #include <linux/falloc.h>
@@ -19,22 +41,23 @@
 #include <upcache/upcache.h>
 
 #include "run_engine.h"
+#include "run_swap.h"
 #include "util.h"
 
-#define SHM_ALIGN	(2ULL << 20)	/* upc_cache_create()'s granule */
-/* Headroom past the files: the allocator's per-CPU caches hold pages. */
-#define SHM_SLACK	(16ULL << 20)
-
 /**
- * struct shm_ctx - one job's cache and files.
+ * struct shm_ctx - one job's cache, swap and files.
+ * @job: The job (outlives the context).
  * @cache: The cache.
  * @files: One per clone, or one.
  * @nr_files: Number of @files.
+ * @swap: The swap file the job holds, if any (run_swap.c).
  */
 struct shm_ctx {
+	const struct run_job *job;
 	struct upc_cache *cache;
 	struct upc_file **files;
 	unsigned int nr_files;
+	struct run_swap swap;
 };
 
 static const enum upc_huge shm_huge[] = {
@@ -42,6 +65,13 @@ static const enum upc_huge shm_huge[] = {
 	[RUN_HUGE_ALWAYS] = UPC_HUGE_ALWAYS,
 	[RUN_HUGE_WITHIN_SIZE] = UPC_HUGE_WITHIN_SIZE,
 	[RUN_HUGE_ADVISE] = UPC_HUGE_ADVISE,
+};
+
+static const char *const shm_huge_name[] = {
+	[RUN_HUGE_NEVER] = "never",
+	[RUN_HUGE_ALWAYS] = "always",
+	[RUN_HUGE_WITHIN_SIZE] = "within_size",
+	[RUN_HUGE_ADVISE] = "advise",
 };
 
 /* shm_pwrite() - upc_write() as run_layout_pattern() calls it. */
@@ -68,7 +98,7 @@ static int shm_layout(const struct run_job *job, struct upc_file *f)
 	return 0;
 }
 
-/* shm_teardown() - Close the files and destroy the cache. */
+/* shm_teardown() - Close the files, destroy the cache (and its swap). */
 static void shm_teardown(void *arg)
 {
 	struct shm_ctx *ctx = arg;
@@ -82,69 +112,93 @@ static void shm_teardown(void *arg)
 	if (ctx->cache && upc_cache_destroy(ctx->cache))
 		bench_die("upcache-shmem: the cache is still busy after the "
 			  "job (a leaked span or file)");
+	run_swap_release(&ctx->swap, ctx->job);
 	free(ctx->files);
 	free(ctx);
 }
 
-/* shm_limit() - The cache's memory limit for @job, or 0 if too small. */
-static uint64_t shm_limit(const struct run_job *job, unsigned int nr_files,
-			  char *err, size_t errlen)
+/*
+ * shm_sizes() - The cache's limit and the swap's size for the job's
+ * files of @need bytes in all.  Return: 0, or -EINVAL with a message
+ * when the limit is below the files and they cannot go to swap (large
+ * or fallocated folios) or the job has too little swap to go to.
+ */
+static int shm_sizes(const struct run_job *job, uint64_t need,
+		     uint64_t *limit, uint64_t *swap, char *err,
+		     size_t errlen)
 {
-	uint64_t need = job->filesize * nr_files;
+	bool tight = job->memory_limit && job->memory_limit < need;
 
-	if (job->memory_limit && job->memory_limit < need) {
-		snprintf(err, errlen, "engine upcache-shmem: memory_limit= "
-			 "below the files' size: not yet implemented: needs "
-			 "shmem swap-out (swap takes anonymous regions only: "
-			 "ioengine=upcache-anon)");
-		return 0;
+	if (tight && job->huge != RUN_HUGE_NEVER) {
+		snprintf(err, errlen, "upcache-shmem: memory_limit= (%llu MiB) "
+			 "is below the files' %llu MiB, but huge=%s puts their "
+			 "pages in large folios (up to 2 MiB), which never go "
+			 "to swap: use huge=never, or a memory_limit= that "
+			 "holds the files",
+			 (unsigned long long)(job->memory_limit >> 20),
+			 (unsigned long long)(need >> 20),
+			 shm_huge_name[job->huge]);
+		return -EINVAL;
 	}
-	if (job->memory_limit)
-		need = job->memory_limit;
-	else
-		need += SHM_SLACK;
-	return (need + SHM_ALIGN - 1) & ~(SHM_ALIGN - 1);
+	if (tight && job->file_kind == RUN_FILE_FALLOCATED) {
+		snprintf(err, errlen, "upcache-shmem: memory_limit= (%llu MiB) "
+			 "is below the files' %llu MiB, but file_kind="
+			 "fallocated (a write-only job's default under "
+			 "fallocate=native, posix or keep) allocates them in "
+			 "full, and pages fallocated and never written never "
+			 "go to swap: use file_kind=hole or empty "
+			 "(fallocate=truncate or none)",
+			 (unsigned long long)(job->memory_limit >> 20),
+			 (unsigned long long)(need >> 20));
+		return -EINVAL;
+	}
+	return run_swap_sizes(job, "upcache-shmem", "files", need, limit, swap,
+			      err, errlen);
 }
 
-/* shm_setup() - Create the job's cache and files and lay them out. */
+/* shm_setup() - Create the job's cache, swap and files; lay them out. */
 static int shm_setup(const struct run_job *job, void **out, char *err,
 		     size_t errlen)
 {
 	struct upc_shmem_options so = { .huge = shm_huge[job->huge] };
 	struct upc_cache_config cfg = { .huge = UPC_HUGE_NEVER };
 	struct shm_ctx *ctx = bench_xcalloc(1, sizeof(*ctx));
+	uint64_t limit, swap;
 	unsigned int i;
 	int ret;
 
+	ctx->job = job;
+	run_swap_init(&ctx->swap, "upcache-shmem");
 	ctx->nr_files = job->filename ? 1 : job->numjobs;
 	ctx->files = bench_xcalloc(ctx->nr_files, sizeof(*ctx->files));
-	cfg.memory_limit = shm_limit(job, ctx->nr_files, err, errlen);
-	if (!cfg.memory_limit) {
-		shm_teardown(ctx);
-		return -ENOSYS;
-	}
 	if (job->huge == RUN_HUGE_ADVISE)
 		so.flags = UPC_SHMEM_HUGE_ADVISED;
-	ret = upc_cache_create(&cfg, &ctx->cache);
-	if (ret) {
-		snprintf(err, errlen, "upcache-shmem: a cache of %zu MiB: %s",
-			 cfg.memory_limit >> 20, strerror(-ret));
-		free(ctx->files);
-		free(ctx);
-		return ret;
+	ret = shm_sizes(job, job->filesize * ctx->nr_files, &limit, &swap,
+			err, errlen);
+	if (!ret) {
+		cfg.memory_limit = limit;
+		ret = upc_cache_create(&cfg, &ctx->cache);
+		if (ret)
+			snprintf(err, errlen, "upcache-shmem: a cache of %llu "
+				 "MiB: %s", (unsigned long long)(limit >> 20),
+				 strerror(-ret));
 	}
-	for (i = 0; i < ctx->nr_files; i++) {
+	if (!ret && swap)
+		ret = run_swap_on(&ctx->swap, job, ctx->cache, swap, err,
+				  errlen);
+	for (i = 0; !ret && i < ctx->nr_files; i++) {
 		ret = upc_shmem_create(ctx->cache, &so, &ctx->files[i]);
 		if (!ret)
 			ret = shm_layout(job, ctx->files[i]);
-		if (ret) {
+		if (ret)
 			snprintf(err, errlen, "upcache-shmem: laying out a "
 				 "file of %llu bytes: %s",
 				 (unsigned long long)job->filesize,
 				 strerror(-ret));
-			shm_teardown(ctx);
-			return ret;
-		}
+	}
+	if (ret) {
+		shm_teardown(ctx);
+		return ret;
 	}
 	*out = ctx;
 	return 0;

@@ -128,11 +128,11 @@ static const struct opt_spec opt_specs[] = {
 	S(MEMORY_LIMIT, "memory_limit", NULL, SIZE,
 	  "upcache engines' memory limit (sized to the files)"),
 	S(SWAP_SIZE, "swap_size", NULL, SIZE,
-	  "upcache-anon: bytes of swap (the regions' size if swap is wanted)"),
+	  "upcache-anon/shmem: bytes of swap (the data's size if wanted)"),
 	S(SWAP_FILE, "swap_file", NULL, STR,
-	  "upcache-anon: swap to this file, not memory (under directory)"),
+	  "upcache-anon/shmem: swap to this file (under directory)"),
 	U(SWAP_SPACE_SHIFT, "swap_space_shift", 6, 30,
-	  "upcache-anon: log2 slots per swap cache tree (14: 64 MiB)"),
+	  "upcache-anon/shmem: log2 slots per swap cache tree (14: 64 MiB)"),
 };
 
 #define NR_OPT_SPECS	(sizeof(opt_specs) / sizeof(opt_specs[0]))
@@ -625,8 +625,9 @@ static int resolve_sizes(const struct run_opts *o, struct run_job *job,
 }
 
 /*
- * resolve_swap() - The swap options: upcache-anon's only, so that a job
- * on another engine never silently runs without the swap it asked for.
+ * resolve_swap() - The swap options: only for the engines that swap
+ * (upcache-anon, upcache-shmem), so that a job on another engine never
+ * silently runs without the swap it asked for.
  */
 static int resolve_swap(const struct run_opts *o, struct run_job *job,
 			char *err, size_t errlen)
@@ -637,10 +638,11 @@ static int resolve_swap(const struct run_opts *o, struct run_job *job,
 	size_t i;
 
 	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
-		if (o->val[ids[i]] && strcmp(job->engine, "upcache-anon"))
+		if (o->val[ids[i]] && strcmp(job->engine, "upcache-anon") &&
+		    strcmp(job->engine, "upcache-shmem"))
 			return bench_opt_error(err, errlen, "job '%s': %s= is an "
-					 "option of ioengine=upcache-anon, not "
-					 "%s", job->name,
+					 "option of ioengine=upcache-anon and "
+					 "upcache-shmem, not %s", job->name,
 					 opt_spec_of(ids[i])->name,
 					 job->engine);
 	if (o->val[RUN_OPT_SWAP_SIZE] && !job->swap_size)

@@ -161,13 +161,14 @@ enum run_huge {
  * @memory_limit: The cache's memory limit for upcache engines, and the
  *	page-cache limit a kernel baseline would need; 0 sizes the cache to
  *	hold the files.
- * @swap_size: upcache-anon: bytes of swap; 0 for the default (the
- *	regions' size when swap is wanted: a @memory_limit below them, a
- *	@swap_file or a @swap_space_shift; otherwise no swap).
- * @swap_file: upcache-anon: swap to this file (under @directory unless
- *	absolute); NULL for a device in memory.
- * @swap_space_shift: upcache-anon: log2 of the slots per swap cache
- *	tree; 0 for the library's default.
+ * @swap_size: upcache-anon and upcache-shmem: bytes of swap; 0 for the
+ *	default (the regions' or files' size when swap is wanted: a
+ *	@memory_limit below them, a @swap_file or a @swap_space_shift;
+ *	otherwise no swap).
+ * @swap_file: upcache-anon and upcache-shmem: swap to this file (under
+ *	@directory unless absolute); NULL for a device in memory.
+ * @swap_space_shift: upcache-anon and upcache-shmem: log2 of the slots
+ *	per swap cache tree; 0 for the library's default.
  */
 struct run_job {
 	char name[RUN_NAME_MAX];
@@ -263,8 +264,8 @@ void run_opts_free(struct run_opts *o);
  * is needed; size defaults to filesize - offset and filesize to offset
  * + size; bs must fit in size; time_based needs runtime; iodepth must be
  * 1 (every engine is synchronous); an unknown ioengine is an error; the
- * swap options belong to ioengine=upcache-anon and are an error on any
- * other engine.
+ * swap options belong to ioengine=upcache-anon and upcache-shmem and are
+ * an error on any other engine.
  *
  * Return: 0; -EINVAL with a message in @err.
  */
