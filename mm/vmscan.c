@@ -398,6 +398,29 @@ static unsigned long balance_lists(struct lruvec *lruvec, enum lru_list lru)
 	return shrink_active_list(lruvec, excess, lru + 1);
 }
 
+/*
+ * shrink_lists() - One round on inactive list @lru and its active list:
+ * balance them, shrink a batch of the inactive list (*@freed grows by
+ * the pages freed, *@scanned gets the folios looked at), and if that
+ * freed nothing, deactivate a batch anyway.  The inactive list may be
+ * full of folios that cannot go now (held by a writer or a span, never
+ * written, large, locked) while the active list, smaller, holds folios
+ * that could: without this, balancing would never move them.  Return:
+ * folios moved from the active list.
+ */
+static unsigned long shrink_lists(struct lruvec *lruvec, enum lru_list lru,
+				  unsigned long *freed, unsigned int *scanned)
+{
+	unsigned long moved = balance_lists(lruvec, lru);
+	unsigned long got;
+
+	got = shrink_inactive_batch(lruvec, lru, UPC_RECLAIM_BATCH, scanned);
+	*freed += got;
+	if (!got && *scanned)
+		moved += shrink_active_list(lruvec, UPC_RECLAIM_BATCH, lru + 1);
+	return moved;
+}
+
 /* Anon lists are scanned only when the swap hook can take their folios. */
 static bool lruvec_can_swap(const struct lruvec *lruvec)
 {
@@ -438,16 +461,14 @@ unsigned long upc_reclaim_pages(struct upc_arena *arena,
 	lru_drain(lruvec);
 	budget = 2 * lruvec_scannable(lruvec) + UPC_RECLAIM_BATCH;
 	while (freed < nr_pages && budget) {
-		unsigned long moved = balance_lists(lruvec, LRU_INACTIVE_FILE);
 		unsigned int scanned, anon = 0;
+		unsigned long moved;
 
-		freed += shrink_inactive_batch(lruvec, LRU_INACTIVE_FILE,
-					       UPC_RECLAIM_BATCH, &scanned);
+		moved = shrink_lists(lruvec, LRU_INACTIVE_FILE, &freed,
+				     &scanned);
 		if (lruvec_can_swap(lruvec) && freed < nr_pages) {
-			moved += balance_lists(lruvec, LRU_INACTIVE_ANON);
-			freed += shrink_inactive_batch(lruvec, LRU_INACTIVE_ANON,
-						       UPC_RECLAIM_BATCH,
-						       &anon);
+			moved += shrink_lists(lruvec, LRU_INACTIVE_ANON, &freed,
+					      &anon);
 			scanned += anon;
 		}
 		if (!scanned && !moved)
