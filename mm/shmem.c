@@ -722,46 +722,59 @@ struct populate_ops {
 	void (*fill)(struct folio *folio, int64_t from, int64_t to, void *arg);
 };
 
+/* Entries shmem_pin_run() holds at most: what a run may pin in memory. */
+#define SHMEM_PIN_MAX	32
+
 /*
  * shmem_pin_run() - Take a reference on every folio of pages [@index,
- * @last], swapping in the pages in swap.  Caller holds the lock
+ * *@last], swapping in the pages in swap.  Caller holds the lock
  * exclusive.  The grab that follows allocates, and may reclaim: a folio
  * of the run swapped out then would leave a swap entry, which the grab
  * would take for a shadow and write over, losing the page.  Reclaim
- * cannot swap out a folio we hold (it must freeze the count).  Return:
- * 0 or the swap-in's error; the references taken are in @pins and *@nr
- * (at most one per page of the run) either way.
+ * cannot swap out a folio we hold (it must freeze the count).  At most
+ * SHMEM_PIN_MAX entries are held, so that rewriting a range that is in
+ * swap needs little memory at a time (tmpfs takes a page at a time): a
+ * run with more is cut, *@last set to the page before the first entry
+ * not held.  Return: 0 or the swap-in's error; the references taken
+ * are in @pins and *@nr either way.
  */
-static int shmem_pin_run(struct shmem_file *sf, pgoff_t index, pgoff_t last,
+static int shmem_pin_run(struct shmem_file *sf, pgoff_t index, pgoff_t *last,
 			 struct folio **pins, unsigned int *nr)
 {
 	pgoff_t indices[FOLIO_BATCH_SIZE];
 	struct folio_batch fbatch;
+	bool done = false;
 	int err = 0;
 
 	*nr = 0;
 	folio_batch_init(&fbatch);
-	while (!err && index <= last) {
+	while (!err && !done && index <= *last) {
 		pgoff_t next = index;
 		unsigned int i, n;
 		bool again = false;
 
-		n = find_get_entries(&sf->mapping, &next, last, &fbatch,
+		n = find_get_entries(&sf->mapping, &next, *last, &fbatch,
 				     indices);
 		if (!n)
 			break;
 		for (i = 0; i < n; i++) {
 			struct folio *folio = fbatch.folios[i];
+			bool value = xa_is_value(folio);
 
-			if (!xa_is_value(folio)) {
-				if (err || again)
+			if (!err && !again && !done && *nr == SHMEM_PIN_MAX) {
+				/* Past the first entry: it starts after @index. */
+				*last = indices[i] - 1;
+				done = true;
+			}
+			if (err || again || done) {
+				if (!value)
 					folio_put(folio);
-				else
-					pins[(*nr)++] = folio;
 				continue;
 			}
-			if (err || again)
+			if (!value) {
+				pins[(*nr)++] = folio;
 				continue;
+			}
 			folio = shmem_swapin(sf, indices[i], folio);
 			if (IS_ERR(folio)) {
 				err = (int)PTR_ERR(folio);
@@ -868,7 +881,7 @@ static int shmem_populate(struct shmem_file *sf, int64_t pos, int64_t end,
 {
 	pgoff_t last = (pgoff_t)(end - 1) >> UPC_PAGE_SHIFT;
 	struct folio *folios[FILEMAP_GRAB_MAX];
-	struct folio *pins[SHMEM_HUGE_PAGES];
+	struct folio *pins[SHMEM_PIN_MAX];
 	int err = 0;
 
 	while (pos < end) {
@@ -877,7 +890,7 @@ static int shmem_populate(struct shmem_file *sf, int64_t pos, int64_t end,
 		unsigned int npins;
 		int i, nr;
 
-		err = shmem_pin_run(sf, index, stop, pins, &npins);
+		err = shmem_pin_run(sf, index, &stop, pins, &npins);
 		if (!err && ops->prepare)
 			ops->prepare(pins, npins);
 		nr = err ? err : shmem_grab_run(sf, index, stop, folios);
@@ -1087,13 +1100,13 @@ static int shmem_undo_range(struct shmem_file *sf, int64_t lstart,
 	int err = 0;
 
 	if (lstart & (UPC_PAGE_SIZE - 1)) {
-		err = shmem_pin_run(sf, head, head, pins, &n);
+		err = shmem_pin_run(sf, head, &head, pins, &n);
 		nr += n;
 	}
 	/* The last page, if the range ends inside it and it is not @head. */
 	if (!err && lend >= 0 && (lend + 1) & (UPC_PAGE_SIZE - 1) &&
 	    (end != head || !(lstart & (UPC_PAGE_SIZE - 1)))) {
-		err = shmem_pin_run(sf, end, end, pins + nr, &n);
+		err = shmem_pin_run(sf, end, &end, pins + nr, &n);
 		nr += n;
 	}
 	if (!err) {
