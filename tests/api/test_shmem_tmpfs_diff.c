@@ -31,9 +31,31 @@
  * an uptodate large folio.  Contents must still match exactly.  The
  * same holds for WITHIN_SIZE, whose large folios lie inside the size.
  *
- * UPC_DIFF_OPS sets the number of steps per policy (default 100000),
- * UPC_SEED the seed (printed at start and in every failure), and
- * UPC_DIFF_TRACE=1 prints every step.
+ * Swap.  A fourth run uses policy NEVER in a small cache
+ * (DIFF_SWAP_LIMIT) with swap in memory (DIFF_SWAP_SIZE) and a wider
+ * window (DIFF_SWAP_WINDOW), so that the file holds more than the
+ * cache's memory: reclaim keeps writing its pages to swap, and every
+ * read, write, punch, truncation and fallocate that reaches one brings
+ * it back (or frees its slot), while seeks take it for data where it
+ * is.  To keep the file that large most of the time, one write in ten
+ * inside the window is 1 to 4 MiB long, and most truncations inside the
+ * window keep its first half (truncations to 0 and far ones stay).
+ * Huge pages are left out: large folios never go to swap, so a file of
+ * them cannot outgrow memory.  Everything must still match tmpfs
+ * exactly, and the memory check counts a page in swap like one in
+ * memory: pages cached plus slots in use (the file is the device's only
+ * user) must equal tmpfs's pages, so no slot may leak or be freed
+ * early.  Pages fallocated and never written cannot go to swap (they
+ * hold no data), so they must not fill the cache, which tmpfs, not
+ * short of memory, would not notice: fallocate calls that allocate are
+ * cut to keep such pages within DIFF_SWAP_UNWRITTEN, and become punches
+ * when that budget is spent.  The full checks also run upc_check_swap()
+ * on the device.  The run must have swapped both ways and held more
+ * than its memory at some point.
+ *
+ * UPC_DIFF_OPS sets the number of steps per run (default 100000, and
+ * DIFF_SWAP_DEFAULT_OPS for the swap run), UPC_SEED the seed (printed at
+ * start and in every failure), and UPC_DIFF_TRACE=1 prints every step.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -68,12 +90,26 @@
 #define DIFF_MEMORY		(256UL << 20)
 #define DIFF_DEFAULT_OPS	100000
 
+/* The swap run (see the opening comment). */
+#define DIFF_SWAP_LIMIT		(4UL << 20)
+#define DIFF_SWAP_SIZE		(64UL << 20)
+#define DIFF_SWAP_WINDOW	(16 * MIB)
+#define DIFF_SWAP_UNWRITTEN	256	/* pages: a quarter of memory */
+#define DIFF_SWAP_DEFAULT_OPS	25000
+
 struct diff {
 	struct upc_cache *cache;
 	struct upc_file *file;
 	int fd;
-	const char *policy;	/* "never", "always", "within_size" */
+	const char *policy;	/* "never", "always", "within_size" or
+				 * "never+swap" */
 	bool relaxed;		/* upcache may hold large folios */
+	bool swap;		/* a small cache with swap: the swap run */
+	int64_t window;		/* where most offsets fall */
+	uint64_t peak_pages;	/* most pages held, in memory and in swap */
+	unsigned long checks;		/* compare_size() calls */
+	unsigned long swapped_checks;	/* ...that found pages in swap */
+	unsigned long fallocs_cut;	/* fallocate calls cut to budget */
 	struct upc_rand rnd;
 	uint64_t seed;		/* UPC_SEED, as printed */
 	unsigned long step;
@@ -88,6 +124,8 @@ struct diff {
 
 static struct diff *d;
 
+static uint64_t unwritten_pages(void);
+
 static void diff_fail(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
@@ -99,6 +137,18 @@ static void diff_fail(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (d->swap) {
+		struct upc_cache_stats st;
+
+		/* What the cache held, to tell a full cache from a bug. */
+		upc_cache_stats(d->cache, &st);
+		fprintf(stderr, "# at failure: %" PRIu64 " of %" PRIu64
+			" pages of memory used, %" PRIu64 " of %" PRIu64
+			" swap pages, %" PRIu64 " pages unwritten\n",
+			st.memory_used / 4096, st.memory_limit / 4096,
+			st.swap_used / 4096, st.swap_total / 4096,
+			unwritten_pages());
+	}
 	fail_msg("tmpfs diff (huge=%s) failed at step %lu, UPC_SEED=%" PRIu64
 		 ": %s: %s", d->policy,
 		 d->step, d->seed, d->op, msg);
@@ -170,9 +220,9 @@ static int64_t rand_offset(void)
 	int64_t r = rnd(100);
 
 	if (r < 85)
-		return rand_near(DIFF_WINDOW);
+		return rand_near(d->window);
 	if (r < 97)
-		return DIFF_WINDOW + rand_near(DIFF_FAR);
+		return d->window + rand_near(DIFF_FAR);
 	return UPC_MAX_FILE_SIZE - rnd(3 * MIB);
 }
 
@@ -183,7 +233,7 @@ static int64_t rand_len(int64_t off)
 
 	if (r < 45)
 		return 1 + rnd(8192);
-	if (r < 75 || off >= DIFF_WINDOW)
+	if (r < 75 || off >= d->window)
 		return 1 + rnd(64 * 1024);
 	if (r < 96)
 		return 1 + rnd(MIB / 4);
@@ -309,21 +359,30 @@ static void compare_seeks(int64_t off)
 
 /*
  * The sizes, and the memory held: tmpfs's st_blocks counts its pages,
- * fallocated ones included; upcache's large folios may hold more.
+ * fallocated ones included; upcache's large folios may hold more.  A
+ * page in swap holds one slot (the swap run's file is the device's only
+ * user) and counts as a page, as tmpfs counts its own swapped pages.
  */
 static void compare_size(void)
 {
 	int64_t ks = k_size(), us = upc_size(d->file);
 	struct upc_cache_stats st;
 	struct stat kst;
+	uint64_t held;
 
 	DIFF_CHECK(ks == us, "size: tmpfs %" PRId64 ", upcache %" PRId64, ks, us);
 	assert_int_equal(fstat(d->fd, &kst), 0);
 	assert_int_equal(upc_cache_stats(d->cache, &st), 0);
-	DIFF_CHECK(d->relaxed ? st.pages_cached >= (uint64_t)kst.st_blocks / 8 :
-		   st.pages_cached == (uint64_t)kst.st_blocks / 8,
-		   "pages: tmpfs %" PRIu64 ", upcache %" PRIu64,
-		   (uint64_t)kst.st_blocks / 8, st.pages_cached);
+	held = st.pages_cached + st.swap_used / 4096;
+	DIFF_CHECK(d->relaxed ? held >= (uint64_t)kst.st_blocks / 8 :
+		   held == (uint64_t)kst.st_blocks / 8,
+		   "pages: tmpfs %" PRIu64 ", upcache %" PRIu64 " (%" PRIu64
+		   " in swap)", (uint64_t)kst.st_blocks / 8, held,
+		   st.swap_used / 4096);
+	if (held > d->peak_pages)
+		d->peak_pages = held;
+	d->checks++;
+	d->swapped_checks += st.swap_used > 0;
 }
 
 /*
@@ -376,7 +435,7 @@ static void count_huge_folios(void)
 
 static void compare_full(void)
 {
-	int64_t size = k_size(), window = DIFF_WINDOW + 4 * MIB;
+	int64_t size = k_size(), window = d->window + 4 * MIB;
 
 	compare_size();
 	compare_range(0, size < window ? size : window);
@@ -384,6 +443,9 @@ static void compare_full(void)
 	compare_extents(false);
 	DIFF_CHECK(upc_check_mapping(upc_file_mapping(d->file)) == 0,
 		   "upc_check_mapping() failed");
+	if (d->swap)
+		DIFF_CHECK(upc_check_swap(d->cache->swap) == 0,
+			   "upc_check_swap() failed");
 	count_huge_folios();
 }
 
@@ -413,6 +475,10 @@ static void step_write(void)
 	int64_t len = rand_len(off), rk, ru;
 
 	const char *src = d->pool + rnd(DIFF_MAX_IO);
+
+	/* The swap run refills its window faster after truncations. */
+	if (d->swap && off >= 0 && off < d->window && chance(1, 10))
+		len = MIB + rnd(DIFF_MAX_IO - MIB);
 
 	snprintf(d->op, sizeof(d->op), "write(%" PRId64 ", %" PRId64 ")",
 		 off, len);
@@ -461,19 +527,72 @@ static int rand_mode(void)
 				     sizeof(unsupported_modes[0]))];
 }
 
+/* Pages the file holds in folios that are not uptodate (swap run). */
+static uint64_t unwritten_pages(void)
+{
+	struct address_space *mapping = upc_file_mapping(d->file);
+	struct folio_batch fbatch;
+	pgoff_t index = 0;
+	uint64_t n = 0;
+	unsigned int i;
+
+	folio_batch_init(&fbatch);
+	while (filemap_get_folios(mapping, &index, MAX_PAGECACHE_INDEX,
+				  &fbatch)) {
+		for (i = 0; i < folio_batch_count(&fbatch); i++)
+			if (!folio_test_uptodate(fbatch.folios[i]))
+				n += folio_nr_pages(fbatch.folios[i]);
+		folio_batch_release(&fbatch);
+		if (index > MAX_PAGECACHE_INDEX)
+			break;
+	}
+	return n;
+}
+
+/*
+ * The swap run: a fallocate that allocates [@off, @off + *@len) could
+ * add that many pages that cannot go to swap.  Cut it so that they stay
+ * within DIFF_SWAP_UNWRITTEN pages (counting every page of the range,
+ * allocated already or not), or make it a punch when none are left.
+ * Calls that fail on their arguments are left alone.
+ */
+static void falloc_budget(int *mode, int64_t off, int64_t *len)
+{
+	uint64_t used, room, pages;
+
+	if (!d->swap || off < 0 || *len <= 0 ||
+	    (*mode && *mode != FALLOC_FL_KEEP_SIZE) ||
+	    *len > UPC_MAX_FILE_SIZE - off)
+		return;
+	used = unwritten_pages();
+	room = used < DIFF_SWAP_UNWRITTEN ? DIFF_SWAP_UNWRITTEN - used : 0;
+	pages = (uint64_t)((off + *len - 1) / 4096 - off / 4096 + 1);
+	if (pages <= room)
+		return;
+	d->fallocs_cut++;
+	if (room > 1) {
+		/* Whole pages from the next boundary on: room - 1 of them. */
+		*len = (int64_t)((off | 4095) + 1 - off) +
+		       (int64_t)(room - 2) * 4096;
+		return;
+	}
+	*mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+}
+
 static void step_fallocate(void)
 {
 	int mode = rand_mode();
 	bool supported = !mode || mode == FALLOC_FL_KEEP_SIZE ||
 			 mode == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE);
 	/* tmpfs checks a supported-looking mode's range before the mode. */
-	int64_t off = supported ? rand_offset() : rand_near(DIFF_WINDOW);
+	int64_t off = supported ? rand_offset() : rand_near(d->window);
 	int64_t len = rand_len(off), rk, ru;
 
 	if (chance(1, 50))
 		len = -rnd(2);
 	if (chance(1, 100))
 		off = -1 - rnd(4096);
+	falloc_budget(&mode, off, &len);
 	snprintf(d->op, sizeof(d->op), "fallocate(%#x, %" PRId64 ", %" PRId64 ")",
 		 (unsigned int)mode, off, len);
 	rk = k_ret(fallocate(d->fd, mode, off, len));
@@ -486,8 +605,15 @@ static void step_truncate(void)
 {
 	int64_t r = rnd(100), size, rk, ru;
 
-	if (r < 75)
-		size = rand_near(DIFF_WINDOW);
+	/*
+	 * The swap run keeps the first half of its window mostly, so that
+	 * the file stays larger than the cache's memory between the
+	 * truncations to 0 (and the far ones, which free all of it).
+	 */
+	if (r < 75 && d->swap && chance(3, 4))
+		size = d->window / 2 + rand_near(d->window / 2);
+	else if (r < 75)
+		size = rand_near(d->window);
 	else if (r < 80)
 		size = 0;
 	else if (r < 98)
@@ -552,12 +678,20 @@ static const char *dev_shm_unusable(void)
 	return why;
 }
 
-static void diff_run(void **state, enum upc_huge huge)
+/* The swap run's seed differs from the NEVER run's (same policy). */
+#define DIFF_SWAP_SEED		0x5357415000000000ull	/* "SWAP" */
+
+/* One run: policy @huge; with @swap, in a small cache with swap. */
+static void diff_run(void **state, enum upc_huge huge, bool swap)
 {
-	struct upc_cache_config cfg = { .memory_limit = DIFF_MEMORY };
+	struct upc_cache_config cfg = {
+		.memory_limit = swap ? DIFF_SWAP_LIMIT : DIFF_MEMORY,
+	};
+	struct upc_swap_config swap_cfg = { .size = DIFF_SWAP_SIZE };
 	struct upc_shmem_options opts = { .huge = huge };
 	char path[] = "/dev/shm/upcache-diff-XXXXXX";
-	unsigned long i, ops = upc_test_diff_ops(DIFF_DEFAULT_OPS);
+	unsigned long i, ops = upc_test_diff_ops(swap ? DIFF_SWAP_DEFAULT_OPS :
+						 DIFF_DEFAULT_OPS);
 	const char *why = dev_shm_unusable();
 	struct upc_cache_stats st;
 	struct diff env = { 0 };
@@ -574,11 +708,14 @@ static void diff_run(void **state, enum upc_huge huge)
 	assert_true(env.fd >= 0);
 	unlink(path);
 	env.relaxed = huge != UPC_HUGE_NEVER;
-	env.policy = huge == UPC_HUGE_NEVER ? "never" :
+	env.swap = swap;
+	env.window = swap ? DIFF_SWAP_WINDOW : DIFF_WINDOW;
+	env.policy = swap ? "never+swap" : huge == UPC_HUGE_NEVER ? "never" :
 		     huge == UPC_HUGE_ALWAYS ? "always" : "within_size";
 	env.seed = upc_test_seed();
 	env.trace = upc_test_env_ulong("UPC_DIFF_TRACE", 0);
-	upc_rand_seed(&env.rnd, env.seed ^ (uint64_t)huge);
+	upc_rand_seed(&env.rnd, env.seed ^ (uint64_t)huge ^
+		      (swap ? DIFF_SWAP_SEED : 0));
 	env.pool = malloc(2 * DIFF_MAX_IO);
 	env.kbuf = malloc(DIFF_MAX_IO);
 	env.ubuf = malloc(DIFF_MAX_IO);
@@ -587,6 +724,8 @@ static void diff_run(void **state, enum upc_huge huge)
 	assert_non_null(env.kbuf);
 	assert_non_null(env.ubuf);
 	assert_int_equal(upc_cache_create(&cfg, &env.cache), 0);
+	if (swap)
+		assert_int_equal(upc_swapon(env.cache, &swap_cfg), 0);
 	assert_int_equal(upc_shmem_create(env.cache, &opts, &env.file), 0);
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -609,10 +748,25 @@ static void diff_run(void **state, enum upc_huge huge)
 		assert_true(env.huge_folios > 0 && env.relaxed_seeks > 0);
 	if (!env.relaxed)
 		assert_int_equal(env.huge_folios, 0);
+	if (swap) {
+		assert_int_equal(upc_cache_stats(env.cache, &st), 0);
+		fprintf(stderr, "# tmpfs diff huge=%s: %" PRIu64 " pages "
+			"swapped out, %" PRIu64 " in; at most %" PRIu64
+			" pages held (%lu in memory); pages in swap at "
+			"%lu of %lu checks; %lu fallocate calls cut\n",
+			env.policy, st.swapouts, st.swapins,
+			env.peak_pages, DIFF_SWAP_LIMIT / 4096,
+			env.swapped_checks, env.checks, env.fallocs_cut);
+		/* A run that never swapped, both ways, tested nothing. */
+		if (ops >= 10000)
+			assert_true(st.swapouts > 0 && st.swapins > 0 &&
+				    env.peak_pages > DIFF_SWAP_LIMIT / 4096);
+	}
 
 	assert_int_equal(upc_close(env.file), 0);
 	assert_int_equal(upc_cache_stats(env.cache, &st), 0);
 	assert_int_equal(st.memory_used, 0);
+	assert_int_equal(st.swap_used, 0);
 	assert_int_equal(upc_cache_destroy(env.cache), 0);
 	close(env.fd);
 	free(env.pool);
@@ -623,17 +777,23 @@ static void diff_run(void **state, enum upc_huge huge)
 
 static void test_shmem_tmpfs_diff_huge_never(void **state)
 {
-	diff_run(state, UPC_HUGE_NEVER);
+	diff_run(state, UPC_HUGE_NEVER, false);
 }
 
 static void test_shmem_tmpfs_diff_huge_always(void **state)
 {
-	diff_run(state, UPC_HUGE_ALWAYS);
+	diff_run(state, UPC_HUGE_ALWAYS, false);
 }
 
 static void test_shmem_tmpfs_diff_huge_within_size(void **state)
 {
-	diff_run(state, UPC_HUGE_WITHIN_SIZE);
+	diff_run(state, UPC_HUGE_WITHIN_SIZE, false);
+}
+
+/* huge=never: large folios never go to swap, so they could fill memory. */
+static void test_shmem_tmpfs_diff_swap(void **state)
+{
+	diff_run(state, UPC_HUGE_NEVER, true);
 }
 
 int main(void)
@@ -642,6 +802,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_tmpfs_diff_huge_never),
 		cmocka_unit_test(test_shmem_tmpfs_diff_huge_always),
 		cmocka_unit_test(test_shmem_tmpfs_diff_huge_within_size),
+		cmocka_unit_test(test_shmem_tmpfs_diff_swap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,1196 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/api/test_shmem_swap.c - shmem files going to swap and coming
+ * back, through the upc_ API (include/upcache/upcache.h).
+ *
+ * A cache with a swap device (upc_swapon()) writes shmem pages to swap
+ * when its memory limit is reached and leaves swap entries in the
+ * file's page cache; every operation on a file must treat those entries
+ * as the data they stand for.  One test per behaviour:
+ *  - a file larger than memory round-trips byte-exact, with the swap
+ *    figures of upc_cache_stats() adding up (device in memory and in a
+ *    file);
+ *  - a write over pages in swap, which holds them all while it runs,
+ *    gets its memory from active pages going to swap;
+ *  - without swap, or with memory and swap both full, writes still end
+ *    in a short count and -ENOSPC, and a swapped page cannot be read
+ *    back while nothing can make room for it (-ENOMEM);
+ *  - SEEK_DATA/SEEK_HOLE take pages in swap for data without swapping
+ *    them in;
+ *  - punch hole and truncation free the slots of whole pages, swap in
+ *    and zero in part the pages they cover in part, and leave zeros
+ *    behind when the file grows again; truncating to 0 and closing give
+ *    every slot back;
+ *  - pages fallocated and never written, and pages of large folios,
+ *    never go to swap;
+ *  - upc_swapoff() is refused while a file is open;
+ *  - upc_get_spans() swaps in and pins; spans pinning all memory make
+ *    the next swap-in fail with -ENOMEM, the documented way, for every
+ *    operation that needs one;
+ *  - readv/writev across pages in swap;
+ *  - a swap file that loses its contents makes reads, writes, truncation
+ *    and punches that need a page back fail with -EIO, changing nothing,
+ *    and the data is whole again once the file is.
+ *
+ * Most tests first push the pages they look at out to swap
+ * (ss_push_out(): a second file fills memory until they have gone, and
+ * is closed), so that memory is then free and what follows swaps in
+ * without reclaiming: swap-in and slot counts are exact there.  The
+ * file's page cache is checked with upc_check_mapping() and the device
+ * with upc_check_swap() after the operations that change them.  The
+ * smallest cache (2 MiB, 512 pages) makes a file of a few MiB swap.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "api_helpers.h"
+
+#define LIMIT		(2 * API_MIB)
+#define LIMIT_PAGES	(LIMIT / API_PAGE)
+#define SWAP		(32 * API_MIB)
+#define P		API_PAGE
+
+/* ---- helpers ------------------------------------------------------------- */
+
+/* A temporary file's name, for swap files; removed by ss_unlink(). */
+struct ss_path {
+	char name[64];
+};
+
+static void ss_tmpname(struct ss_path *p)
+{
+	int fd;
+
+	snprintf(p->name, sizeof(p->name), "/tmp/upc_test_shmem_swap_XXXXXX");
+	fd = mkstemp(p->name);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+static void ss_unlink(struct ss_path *p)
+{
+	assert_int_equal(unlink(p->name), 0);
+}
+
+/* Give @env's cache @size bytes of swap at @path (NULL: in memory). */
+static void ss_swapon(struct api_env *env, const char *path, uint64_t size)
+{
+	struct upc_swap_config cfg = { .path = path, .size = size };
+
+	assert_int_equal(upc_swapon(env->cache, &cfg), 0);
+}
+
+/* A cache of @limit bytes with @swap bytes of swap (0: none) and a file. */
+static struct upc_file *ss_init(struct api_env *env, size_t limit,
+				enum upc_huge huge, uint64_t swap,
+				const char *path)
+{
+	struct upc_file *file = api_init(env, limit, huge, 0);
+
+	if (swap)
+		ss_swapon(env, path, swap);
+	return file;
+}
+
+static struct upc_cache_stats ss_stats(struct api_env *env)
+{
+	struct upc_cache_stats st;
+
+	assert_int_equal(upc_cache_stats(env->cache, &st), 0);
+	return st;
+}
+
+/* The file's page cache, and the swap device if there is one. */
+static void ss_check(struct api_env *env, struct upc_file *file)
+{
+	assert_file_ok(file);
+	if (env->cache->swap)
+		assert_int_equal(upc_check_swap(env->cache->swap), 0);
+}
+
+/* Is the page at @pos in swap (a swap entry in the file's cache)? */
+static bool ss_in_swap(struct upc_file *file, int64_t pos)
+{
+	void *entry = filemap_get_entry(upc_file_mapping(file),
+					(pgoff_t)pos >> UPC_PAGE_SHIFT);
+
+	if (entry && !xa_is_value(entry))
+		folio_put(entry);
+	return entry && xa_is_value(entry);
+}
+
+/* Pages in swap among those of [@lo, @hi). */
+static unsigned long ss_count_swapped(struct upc_file *file, int64_t lo,
+				      int64_t hi)
+{
+	unsigned long n = 0;
+	int64_t pos;
+
+	for (pos = lo & ~(P - 1); pos < hi; pos += P)
+		n += ss_in_swap(file, pos);
+	return n;
+}
+
+/*
+ * Could reclaim still send a page of [@lo, @hi) to swap?  Only uptodate
+ * order-0 folios go (see upc_swapon()).
+ */
+static bool ss_swappable_left(struct upc_file *file, int64_t lo, int64_t hi)
+{
+	int64_t pos;
+
+	for (pos = lo & ~(P - 1); pos < hi; pos += P) {
+		bool uptodate = false;
+
+		if (api_folio_order(file, pos, &uptodate) == 0 && uptodate)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Write @len bytes to a second file, then close it: memory pressure that
+ * leaves the cache's memory free again (the filler's own slots go too).
+ */
+static void ss_pressure(struct api_env *env, int64_t len)
+{
+	struct upc_file *filler;
+	char page[P];
+	int64_t pos;
+
+	memset(page, 0x5a, sizeof(page));
+	assert_int_equal(upc_shmem_create(env->cache, NULL, &filler), 0);
+	for (pos = 0; pos < len; pos += P)
+		assert_int_equal(upc_write(filler, page, P, pos), P);
+	assert_int_equal(upc_close(filler), 0);
+}
+
+/*
+ * Send every page of [@lo, @hi) of @file that can go to swap there: a
+ * filler file is written until none is left in memory, then closed.
+ * Reclaim takes the oldest inactive pages first, so the filler's length
+ * is not known beforehand.  Pages used again since they were written
+ * are active and stay while the inactive list (the filler) is longer,
+ * so callers push out only pages written once and not read since.
+ * Afterwards memory holds only what cannot go.
+ */
+static void ss_push_out(struct api_env *env, struct upc_file *file,
+			int64_t lo, int64_t hi)
+{
+	int64_t limit = (int64_t)env->cache->memory_limit;
+	struct upc_file *filler;
+	char page[P];
+	int64_t pos = 0;
+	int i;
+
+	memset(page, 0xa5, sizeof(page));
+	assert_int_equal(upc_shmem_create(env->cache, NULL, &filler), 0);
+	while (ss_swappable_left(file, lo, hi)) {
+		/* Everything else could have gone twice over by now. */
+		assert_true(pos < 4 * limit);
+		for (i = 0; i < 16; i++, pos += P)
+			assert_int_equal(upc_write(filler, page, P, pos), P);
+	}
+	assert_int_equal(upc_close(filler), 0);
+}
+
+/* Write pattern @seed over [@pos, @pos + @len) in pieces of @chunk. */
+static void ss_write_chunks(struct upc_file *file, int64_t pos, int64_t len,
+			    int64_t chunk, unsigned int seed)
+{
+	int64_t end = pos + len;
+
+	for (; pos < end; pos += chunk)
+		api_write_pattern(file, pos, (size_t)(end - pos < chunk ?
+						      end - pos : chunk), seed);
+}
+
+/* [@pos, @pos + @len) of @model holds pattern @seed (zeros: seed 0). */
+static void ss_model_fill(unsigned char *model, int64_t pos, int64_t len,
+			  unsigned int seed)
+{
+	if (seed)
+		api_fill(model + pos, (size_t)len, pos, seed);
+	else
+		memset(model + pos, 0, (size_t)len);
+}
+
+/* The file reads as @model over [0, @size), and its size is @size. */
+static void ss_expect_model(struct upc_file *file, const unsigned char *model,
+			    int64_t size)
+{
+	unsigned char *buf = malloc((size_t)size + 1);
+	int64_t i;
+
+	assert_non_null(buf);
+	assert_int_equal(upc_size(file), size);
+	assert_int_equal(upc_read(file, buf, (size_t)size + 1, 0), size);
+	for (i = 0; i < size; i++)
+		if (buf[i] != model[i])
+			fail_msg("byte %" PRId64 ": %#x, expected %#x", i,
+				 buf[i], model[i]);
+	free(buf);
+}
+
+/* Close the test's file; with it its slots go. */
+static void ss_close(struct api_env *env)
+{
+	assert_file_ok(env->file);
+	assert_int_equal(upc_close(env->file), 0);
+	env->file = NULL;
+	assert_int_equal(ss_stats(env).swap_used, 0);
+	if (env->cache->swap)
+		assert_int_equal(upc_check_swap(env->cache->swap), 0);
+}
+
+/* ---- larger than memory -------------------------------------------------- */
+
+/*
+ * A file three times the cache: what does not fit goes to swap, every
+ * page is either in memory or in exactly one slot, everything reads
+ * back, and closing the file gives the slots back.
+ */
+static void ss_round_trip(const char *path)
+{
+	const int64_t size = 3 * LIMIT;
+	struct upc_cache_stats st, st2;
+	struct upc_file *file;
+	struct api_env env;
+	unsigned long swapped;
+
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, 8 * API_MIB, path);
+	/* Odd-sized writes: pages written in two pieces, by two calls. */
+	ss_write_chunks(file, 0, size, 3 * P + 1000, 1);
+	st = ss_stats(&env);
+	swapped = ss_count_swapped(file, 0, size);
+	assert_int_equal(upc_size(file), size);
+	assert_true(st.memory_used <= LIMIT);
+	assert_int_equal(st.swap_total, 8 * API_MIB);
+	assert_true(st.swapouts >= (uint64_t)(size - LIMIT) / P);
+	assert_true(st.swap_used >= (uint64_t)(size - LIMIT));
+	/* One slot per page in swap, none leaked by pages swapped in. */
+	assert_int_equal(st.swap_used, swapped * P);
+	assert_true(st.swap_used <= st.swapouts * P);
+	assert_int_equal(st.pages_cached + swapped, size / P);
+	/* A write finishes a page it wrote just before, still in memory. */
+	assert_int_equal(st.swapins, 0);
+	ss_check(&env, file);
+
+	api_expect(file, 0, size, 1);
+	st2 = ss_stats(&env);
+	/*
+	 * Each page in swap came back once; pages the read's swap-ins
+	 * pushed out before it reached them came back too, but none
+	 * twice (the read goes forward).
+	 */
+	assert_true(st2.swapins >= swapped);
+	assert_true(st2.swapins <= (uint64_t)size / P);
+	assert_true(st2.memory_used <= LIMIT);
+	swapped = ss_count_swapped(file, 0, size);
+	assert_int_equal(st2.swap_used, swapped * P);
+	assert_int_equal(st2.pages_cached + swapped, size / P);
+	ss_check(&env, file);
+	/* A second pass reads the same bytes. */
+	api_expect(file, 0, size, 1);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+static void test_shmem_swap_round_trip(void **state)
+{
+	struct ss_path path;
+
+	(void)state;
+	ss_round_trip(NULL);
+	ss_tmpname(&path);
+	ss_round_trip(path.name);
+	ss_unlink(&path);
+}
+
+/*
+ * Rewriting pages that are in swap while other pages are active: the
+ * write brings its pages back (a few dozen held at a time), so the
+ * active pages must make room by going to swap, which has plenty.  (A
+ * 400-page run plus 200 active pages is more than the 512 pages of
+ * memory.)  Reclaim found nothing to free on the inactive list, full of
+ * the write's pages, and never looked at the active one: -ENOSPC.
+ */
+static void test_shmem_swap_rewrite_beside_active(void **state)
+{
+	const int64_t run = 400 * P, hot = 200 * P;
+	static char buf[400 * P];	/* a failed assertion frees nothing */
+	struct upc_cache_stats st0, st;
+	struct upc_file *file;
+	struct api_env env;
+	int i;
+
+	(void)state;
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	/* Inside one aligned 2 MiB range: one run for the write. */
+	api_write_pattern(file, 2 * LIMIT, (size_t)run, 25);
+	ss_push_out(&env, file, 2 * LIMIT, 2 * LIMIT + run);
+	assert_int_equal(ss_count_swapped(file, 2 * LIMIT, 2 * LIMIT + run),
+			 run / P);
+	/* Written three times: used again, so active. */
+	for (i = 0; i < 3; i++)
+		api_write_pattern(file, 0, (size_t)hot, 26);
+	st0 = ss_stats(&env);
+	assert_true(st0.pages_active >= (uint64_t)hot / P);
+	assert_int_equal(st0.swap_used, run);
+
+	api_fill(buf, (size_t)run, 2 * LIMIT, 27);
+	assert_int_equal(upc_write(file, buf, (size_t)run, 2 * LIMIT), run);
+	st = ss_stats(&env);
+	assert_true(st.memory_used <= LIMIT);
+	/* At least what did not fit went out, all of it from the others. */
+	assert_true(st.swapouts - st0.swapouts >=
+		    (uint64_t)(run + hot - LIMIT) / P);
+	/* Pages rewritten early may have gone out again for later ones. */
+	assert_int_equal(st.swap_used,
+			 (ss_count_swapped(file, 0, hot) +
+			  ss_count_swapped(file, 2 * LIMIT, 2 * LIMIT + run)) * P);
+	api_expect(file, 0, (size_t)hot, 26);
+	api_expect(file, 2 * LIMIT, (size_t)run, 27);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/*
+ * Rewriting a whole 2 MiB range that is in swap, in a 2 MiB cache that
+ * also holds a fallocated (never written, so unswappable) page: the
+ * write needs its pages back a few at a time, not all 512 at once plus
+ * the one that cannot go, as tmpfs, which takes a page at a time.
+ */
+static void test_shmem_swap_rewrite_whole_range(void **state)
+{
+	const int64_t run = LIMIT;
+	static char buf[LIMIT];	/* a failed assertion frees nothing */
+	struct upc_cache_stats st;
+	struct upc_file *file;
+	struct api_env env;
+
+	(void)state;
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	assert_int_equal(upc_fallocate(file, FALLOC_FL_KEEP_SIZE, 0, P), 0);
+	api_write_pattern(file, 2 * LIMIT, (size_t)run, 28);
+	ss_push_out(&env, file, 2 * LIMIT, 2 * LIMIT + run);
+	assert_int_equal(ss_count_swapped(file, 2 * LIMIT, 2 * LIMIT + run),
+			 run / P);
+
+	api_fill(buf, (size_t)run, 2 * LIMIT, 29);
+	assert_int_equal(upc_write(file, buf, (size_t)run, 2 * LIMIT), run);
+	st = ss_stats(&env);
+	assert_true(st.memory_used <= LIMIT);
+	assert_int_equal(st.swap_used,
+			 ss_count_swapped(file, 2 * LIMIT, 2 * LIMIT + run) * P);
+	api_expect(file, 2 * LIMIT, (size_t)run, 29);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/* Without swap, a full cache still means a short write, then -ENOSPC. */
+static void test_shmem_no_swap_enospc(void **state)
+{
+	const size_t len = 2 * LIMIT;
+	struct upc_cache_stats st;
+	struct upc_file *file;
+	struct api_env env;
+	char *buf = malloc(len);
+
+	(void)state;
+	assert_non_null(buf);
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, 0, NULL);
+	api_fill(buf, len, 0, 2);
+	assert_int_equal(upc_write(file, buf, len, 0), LIMIT);
+	assert_int_equal(upc_write(file, buf, 1, LIMIT), -ENOSPC);
+	assert_int_equal(upc_size(file), LIMIT);
+	st = ss_stats(&env);
+	assert_int_equal(st.swap_total, 0);
+	assert_int_equal(st.swapouts, 0);
+	assert_int_equal(st.memory_used, LIMIT);
+	api_expect(file, 0, LIMIT, 2);
+	ss_check(&env, file);
+	free(buf);
+	api_fini(&env);
+}
+
+/*
+ * Memory and swap both full: the write stops where both are, then
+ * -ENOSPC.  A page in swap cannot come back (nothing can go out to make
+ * room for it): -ENOMEM, nothing lost; a punch makes room.
+ */
+static void test_shmem_swap_full(void **state)
+{
+	const size_t len = 3 * LIMIT;
+	const int64_t full = LIMIT + 2 * API_MIB;
+	struct upc_cache_stats st;
+	struct upc_file *file;
+	struct api_env env;
+	char *buf = malloc(len);
+	char c;
+
+	(void)state;
+	assert_non_null(buf);
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, 2 * API_MIB, NULL);
+	api_fill(buf, len, 0, 3);
+	assert_int_equal(upc_write(file, buf, len, 0), full);
+	assert_int_equal(upc_write(file, buf, 1, full), -ENOSPC);
+	assert_int_equal(upc_size(file), full);
+	st = ss_stats(&env);
+	assert_int_equal(st.swap_used, 2 * API_MIB);
+	assert_int_equal(st.memory_used, LIMIT);
+	ss_check(&env, file);
+	/* The oldest pages are in swap, the newest in memory. */
+	assert_true(ss_in_swap(file, 0));
+	assert_false(ss_in_swap(file, full - 1));
+	assert_int_equal(upc_read(file, &c, 1, 0), -ENOMEM);
+	assert_int_equal(ss_stats(&env).swap_used, 2 * API_MIB);
+	api_expect(file, full - P, P, 3);
+	ss_check(&env, file);
+	/* Freeing swap lets a page go out, and another come back. */
+	assert_int_equal(upc_fallocate(file, FALLOC_FL_PUNCH_HOLE |
+				       FALLOC_FL_KEEP_SIZE, P, 16 * P), 0);
+	assert_int_equal(ss_stats(&env).swap_used, 2 * API_MIB - 16 * P);
+	api_expect(file, 0, P, 3);
+	api_expect(file, P, 16 * P, 0);
+	api_expect(file, 17 * P, (size_t)(full - 17 * P), 3);
+	ss_check(&env, file);
+	free(buf);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/* ---- seeking ------------------------------------------------------------- */
+
+/*
+ * Pages in swap are data for SEEK_DATA/SEEK_HOLE, and stay in swap;
+ * fallocated pages, in memory, are holes.  Layout, in pages:
+ *   [0, 16) data   [16, 32) hole   [32, 48) data (page 40 in memory)
+ *   [48, 64) fallocated            [64, 80) data; size 80 pages.
+ */
+static void test_shmem_swap_seek(void **state)
+{
+	struct upc_cache_stats st;
+	struct upc_file *file;
+	struct api_env env;
+	char c;
+
+	(void)state;
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	api_write_pattern(file, 0, 16 * P, 4);
+	api_write_pattern(file, 32 * P, 16 * P, 4);
+	assert_int_equal(upc_fallocate(file, 0, 48 * P, 16 * P), 0);
+	api_write_pattern(file, 64 * P, 16 * P, 4);
+	ss_push_out(&env, file, 0, 80 * P);
+	assert_int_equal(ss_count_swapped(file, 0, 80 * P), 48);
+	assert_int_equal(ss_count_swapped(file, 48 * P, 64 * P), 0);
+	assert_int_equal(upc_read(file, &c, 1, 40 * P), 1);
+	assert_false(ss_in_swap(file, 40 * P));
+	st = ss_stats(&env);
+	assert_int_equal(st.swap_used, 47 * P);
+
+	assert_int_equal(upc_seek_data(file, 0), 0);
+	assert_int_equal(upc_seek_data(file, 100), 100);
+	assert_int_equal(upc_seek_hole(file, 0), 16 * P);
+	assert_int_equal(upc_seek_hole(file, 5 * P + 7), 16 * P);
+	assert_int_equal(upc_seek_data(file, 16 * P), 32 * P);
+	assert_int_equal(upc_seek_data(file, 20 * P + 1), 32 * P);
+	assert_int_equal(upc_seek_hole(file, 16 * P), 16 * P);
+	/* Across the page in memory. */
+	assert_int_equal(upc_seek_hole(file, 32 * P), 48 * P);
+	assert_int_equal(upc_seek_data(file, 41 * P + 9), 41 * P + 9);
+	/* Fallocated pages stay holes beside swapped ones. */
+	assert_int_equal(upc_seek_data(file, 47 * P + 5), 47 * P + 5);
+	assert_int_equal(upc_seek_hole(file, 47 * P + 5), 48 * P);
+	assert_int_equal(upc_seek_data(file, 48 * P), 64 * P);
+	assert_int_equal(upc_seek_hole(file, 50 * P), 50 * P);
+	assert_int_equal(upc_seek_hole(file, 64 * P), 80 * P);
+	assert_int_equal(upc_seek_data(file, 80 * P - 1), 80 * P - 1);
+	assert_int_equal(upc_seek_data(file, 80 * P), -ENXIO);
+	assert_int_equal(upc_seek_hole(file, 80 * P), -ENXIO);
+	/* Grown: the end is a hole after the swapped data. */
+	assert_int_equal(upc_truncate(file, 100 * P), 0);
+	assert_int_equal(upc_seek_data(file, 79 * P + 3), 79 * P + 3);
+	assert_int_equal(upc_seek_data(file, 80 * P), -ENXIO);
+	assert_int_equal(upc_seek_hole(file, 70 * P), 80 * P);
+
+	/* Nothing came back for the seeks, and nothing moved. */
+	assert_int_equal(ss_stats(&env).swapins, st.swapins);
+	assert_int_equal(ss_stats(&env).swap_used, 47 * P);
+	assert_int_equal(ss_count_swapped(file, 0, 80 * P), 47);
+	ss_check(&env, file);
+	api_expect(file, 0, 16 * P, 4);
+	api_expect(file, 16 * P, 16 * P, 0);
+	api_expect(file, 32 * P, 16 * P, 4);
+	api_expect(file, 48 * P, 16 * P, 0);
+	api_expect(file, 64 * P, 16 * P, 4);
+	api_expect(file, 80 * P, 20 * P, 0);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/* ---- freeing ------------------------------------------------------------- */
+
+/*
+ * Punching over pages in swap: whole pages lose their slots without
+ * coming back; a page covered in part comes back and is zeroed there.
+ */
+static void test_shmem_swap_punch(void **state)
+{
+	const int mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+	const int64_t size = 32 * P;
+	unsigned char model[32 * P];
+	struct upc_cache_stats st;
+	struct upc_file *file;
+	struct api_env env;
+	uint64_t swapins;
+
+	(void)state;
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	api_write_pattern(file, 0, size, 5);
+	ss_model_fill(model, 0, size, 5);
+	ss_push_out(&env, file, 0, size);
+	st = ss_stats(&env);
+	assert_int_equal(ss_count_swapped(file, 0, size), 32);
+	assert_int_equal(st.swap_used, 32 * P);
+	assert_int_equal(st.memory_used, 0);
+	swapins = st.swapins;
+
+	/* Whole pages [4, 8): slots freed, nothing read. */
+	assert_int_equal(upc_fallocate(file, mode, 4 * P, 4 * P), 0);
+	ss_model_fill(model, 4 * P, 4 * P, 0);
+	st = ss_stats(&env);
+	assert_int_equal(st.swapins, swapins);
+	assert_int_equal(st.swap_used, 28 * P);
+	assert_int_equal(st.memory_used, 0);
+	assert_int_equal(api_folio_order(file, 5 * P, NULL), -1);
+	assert_false(ss_in_swap(file, 5 * P));
+	assert_int_equal(upc_seek_hole(file, 0), 4 * P);
+	assert_int_equal(upc_seek_data(file, 4 * P), 8 * P);
+	ss_check(&env, file);
+
+	/* [10 + 100 B, 13 + 200 B): pages 10 and 13 back, 11 and 12 freed. */
+	assert_int_equal(upc_fallocate(file, mode, 10 * P + 100,
+				       3 * P + 100), 0);
+	ss_model_fill(model, 10 * P + 100, 3 * P + 100, 0);
+	st = ss_stats(&env);
+	assert_int_equal(st.swapins, swapins + 2);
+	assert_int_equal(st.swap_used, 24 * P);
+	assert_int_equal(st.memory_used, 2 * P);
+	assert_false(ss_in_swap(file, 10 * P));
+	assert_int_equal(api_folio_order(file, 10 * P, NULL), 0);
+	assert_int_equal(api_folio_order(file, 11 * P, NULL), -1);
+	assert_int_equal(api_folio_order(file, 12 * P, NULL), -1);
+	assert_int_equal(api_folio_order(file, 13 * P, NULL), 0);
+	assert_int_equal(upc_seek_hole(file, 10 * P), 11 * P);
+	assert_int_equal(upc_seek_data(file, 11 * P), 13 * P);
+	ss_check(&env, file);
+
+	/* Inside one page: it comes back once. */
+	assert_int_equal(upc_fallocate(file, mode, 20 * P + 10, 10), 0);
+	ss_model_fill(model, 20 * P + 10, 10, 0);
+	st = ss_stats(&env);
+	assert_int_equal(st.swapins, swapins + 3);
+	assert_int_equal(st.swap_used, 23 * P);
+	ss_check(&env, file);
+
+	/* Past the end: page 30 in part, 31 whole; the size stays. */
+	assert_int_equal(upc_fallocate(file, mode, 30 * P + 1, 70 * P), 0);
+	ss_model_fill(model, 30 * P + 1, 2 * P - 1, 0);
+	st = ss_stats(&env);
+	assert_int_equal(st.swapins, swapins + 4);
+	assert_int_equal(st.swap_used, 21 * P);
+	assert_int_equal(upc_size(file), size);
+	ss_check(&env, file);
+
+	/* The same pages, read as they were before any of it was punched. */
+	ss_expect_model(file, model, size);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/*
+ * Truncating over pages in swap: the slots of the pages past the new
+ * size go, the page it falls in comes back with its tail zeroed, and
+ * growing again shows zeros.  Truncating to 0, or closing, frees all.
+ */
+static void test_shmem_swap_truncate(void **state)
+{
+	struct upc_cache_stats st;
+	struct upc_file *file;
+	struct api_env env;
+	uint64_t swapins;
+
+	(void)state;
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	api_write_pattern(file, 0, 32 * P, 6);
+	ss_push_out(&env, file, 0, 32 * P);
+	st = ss_stats(&env);
+	assert_int_equal(st.swap_used, 32 * P);
+	swapins = st.swapins;
+
+	/* On a page boundary: nothing needs to come back. */
+	assert_int_equal(upc_truncate(file, 24 * P), 0);
+	st = ss_stats(&env);
+	assert_int_equal(st.swapins, swapins);
+	assert_int_equal(st.swap_used, 24 * P);
+	assert_int_equal(ss_count_swapped(file, 0, 32 * P), 24);
+	ss_check(&env, file);
+
+	/* Inside page 10: it comes back, 11..23 go. */
+	assert_int_equal(upc_truncate(file, 10 * P + 123), 0);
+	st = ss_stats(&env);
+	assert_int_equal(st.swapins, swapins + 1);
+	assert_int_equal(st.swap_used, 10 * P);
+	assert_int_equal(st.memory_used, P);
+	assert_int_equal(upc_size(file), 10 * P + 123);
+	ss_check(&env, file);
+
+	/* Grown again: zeros past the old end, also in page 10's tail. */
+	assert_int_equal(upc_truncate(file, 40 * P), 0);
+	api_expect(file, 0, 10 * P + 123, 6);
+	api_expect(file, 10 * P + 123, 30 * P - 123, 0);
+	assert_int_equal(upc_seek_hole(file, 0), 11 * P);
+	/* A write further on leaves the zeros before it. */
+	api_write_pattern(file, 30 * P, P, 7);
+	api_expect(file, 10 * P + 123, 20 * P - 123, 0);
+	api_expect(file, 30 * P, P, 7);
+	ss_check(&env, file);
+
+	/* Truncating to 0 gives every slot and page back. */
+	assert_int_equal(upc_truncate(file, 0), 0);
+	st = ss_stats(&env);
+	assert_int_equal(st.swap_used, 0);
+	assert_int_equal(st.memory_used, 0);
+	assert_int_equal(st.pages_cached, 0);
+	assert_int_equal(ss_count_swapped(file, 0, 40 * P), 0);
+	ss_check(&env, file);
+
+	/* So does closing a file with pages in swap and in memory. */
+	api_write_pattern(file, 0, 64 * P, 8);
+	ss_push_out(&env, file, 0, 64 * P);
+	assert_int_equal(ss_stats(&env).swap_used, 64 * P);
+	api_expect(file, 16 * P, 32 * P, 8);
+	st = ss_stats(&env);
+	assert_int_equal(st.swap_used, 32 * P);
+	assert_int_equal(st.memory_used, 32 * P);
+	ss_close(&env);
+	assert_int_equal(ss_stats(&env).memory_used, 0);
+	api_fini(&env);
+}
+
+/* ---- what stays in memory ------------------------------------------------ */
+
+/*
+ * Fallocated pages that nothing wrote hold no data and never go to
+ * swap, however hard memory is pressed; once written, they can.
+ */
+static void test_shmem_swap_keeps_unwritten(void **state)
+{
+	const int64_t quarter = LIMIT / 4;
+	struct upc_file *file;
+	struct api_env env;
+	int64_t pos;
+
+	(void)state;
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	assert_int_equal(upc_fallocate(file, 0, 0, quarter), 0);
+	assert_int_equal(upc_fallocate(file, FALLOC_FL_KEEP_SIZE, quarter,
+				       quarter), 0);
+	/* Data four times what the fallocated pages leave. */
+	ss_write_chunks(file, LIMIT, 3 * LIMIT, 64 * P, 9);
+	assert_true(ss_stats(&env).swapouts >= (uint64_t)(2 * LIMIT) / P);
+	ss_pressure(&env, 2 * LIMIT);
+	for (pos = 0; pos < 2 * quarter; pos += P) {
+		bool uptodate = true;
+
+		assert_int_equal(api_folio_order(file, pos, &uptodate), 0);
+		assert_false(uptodate);
+	}
+	assert_int_equal(upc_seek_data(file, 0), LIMIT);
+	api_expect(file, 0, LIMIT, 0);
+	api_expect(file, LIMIT, 3 * LIMIT, 9);
+	ss_check(&env, file);
+
+	/* Written, the first half of them can go like any data. */
+	api_write_pattern(file, 0, quarter, 10);
+	ss_push_out(&env, file, 0, 2 * quarter);
+	assert_int_equal(ss_count_swapped(file, 0, quarter), quarter / P);
+	assert_int_equal(ss_count_swapped(file, quarter, 2 * quarter), 0);
+	assert_int_equal(upc_seek_hole(file, 0), quarter);
+	assert_int_equal(upc_seek_data(file, quarter), LIMIT);
+	api_expect(file, 0, quarter, 10);
+	api_expect(file, quarter, LIMIT - quarter, 0);
+	api_expect(file, LIMIT, 3 * LIMIT, 9);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/*
+ * With huge=always, a 2 MiB folio and a smaller large one (64 KiB) stay
+ * in memory under pressure, while an order-0 page of the same file goes.
+ */
+static void test_shmem_swap_keeps_large_folios(void **state)
+{
+	const size_t limit = 4 * API_MIB;
+	struct upc_cache_stats st;
+	struct upc_file *file;
+	struct api_env env;
+
+	(void)state;
+	file = ss_init(&env, limit, UPC_HUGE_ALWAYS, SWAP, NULL);
+	api_write_pattern(file, 0, API_HUGE, 11);
+	api_write_pattern(file, 2 * API_HUGE, 16 * P, 12);
+	api_write_pattern(file, 3 * API_HUGE + 5 * P, P, 13);
+	assert_int_equal(api_folio_order(file, 0, NULL), UPC_MAX_ORDER);
+	assert_int_equal(api_folio_order(file, 2 * API_HUGE, NULL), 4);
+	assert_int_equal(api_folio_order(file, 3 * API_HUGE + 5 * P, NULL), 0);
+	/* Three times the memory, written past them. */
+	ss_pressure(&env, 3 * (int64_t)limit);
+	st = ss_stats(&env);
+	assert_true(st.swapouts >= (uint64_t)(2 * limit) / P);
+	assert_int_equal(api_folio_order(file, 0, NULL), UPC_MAX_ORDER);
+	assert_int_equal(api_folio_order(file, 2 * API_HUGE, NULL), 4);
+	assert_true(ss_in_swap(file, 3 * API_HUGE + 5 * P));
+	assert_int_equal(ss_count_swapped(file, 0, 3 * API_HUGE + 6 * P), 1);
+	assert_int_equal(st.swap_used, P);
+	assert_int_equal(st.memory_used, API_HUGE + 16 * P);
+	api_expect(file, 0, API_HUGE, 11);
+	api_expect(file, API_HUGE, API_HUGE, 0);
+	api_expect(file, 2 * API_HUGE, 16 * P, 12);
+	api_expect(file, 3 * API_HUGE + 5 * P, P, 13);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/*
+ * fallocate over pages in swap keeps their data (it allocates only what
+ * is missing), and the pages it allocates stay holes beside them.
+ */
+static void test_shmem_swap_fallocate_over(void **state)
+{
+	struct upc_cache_stats st;
+	struct upc_file *file;
+	struct api_env env;
+
+	(void)state;
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	api_write_pattern(file, 8 * P, 32 * P, 21);
+	ss_push_out(&env, file, 0, 40 * P);
+	assert_int_equal(ss_count_swapped(file, 0, 40 * P), 32);
+	assert_int_equal(upc_fallocate(file, 0, 0, 64 * P), 0);
+	assert_int_equal(upc_fallocate(file, FALLOC_FL_KEEP_SIZE, 64 * P,
+				       36 * P + 1), 0);
+	assert_int_equal(upc_size(file), 64 * P);
+	st = ss_stats(&env);
+	/*
+	 * Pages [0, 8) and [40, 101) allocated (the second call's range
+	 * ends 1 B into page 100); [8, 40) in swap or back, once each.
+	 */
+	assert_true(st.memory_used >= 69 * P);
+	assert_int_equal(st.pages_cached + st.swap_used / P, 101);
+	assert_int_equal(upc_seek_data(file, 0), 8 * P);
+	assert_int_equal(upc_seek_hole(file, 8 * P), 40 * P);
+	assert_int_equal(upc_seek_data(file, 40 * P), -ENXIO);
+	api_expect(file, 0, 8 * P, 0);
+	api_expect(file, 8 * P, 32 * P, 21);
+	api_expect(file, 40 * P, 24 * P, 0);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/*
+ * Two files swapping through one device keep their own data, however
+ * their pages interleave in swap, and each gives back only its slots.
+ */
+static void test_shmem_swap_two_files(void **state)
+{
+	const int64_t size = 3 * LIMIT / 2;
+	struct upc_file *a, *b;
+	struct api_env env;
+	unsigned long in_b;
+	int64_t pos;
+
+	(void)state;
+	a = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	assert_int_equal(upc_shmem_create(env.cache, NULL, &b), 0);
+	for (pos = 0; pos < size; pos += P) {
+		api_write_pattern(a, pos, P, 22);
+		api_write_pattern(b, pos, P, 23);
+	}
+	/* Every other page of a rewritten, most of them from swap. */
+	for (pos = 0; pos < size; pos += 2 * P)
+		api_write_pattern(a, pos, P, 24);
+	for (pos = 0; pos < size; pos += 2 * P) {
+		api_expect(a, pos, P, 24);
+		api_expect(a, pos + P, P, 22);
+	}
+	api_expect(b, 0, (size_t)size, 23);
+	ss_check(&env, a);
+	ss_check(&env, b);
+	assert_int_equal(upc_close(a), 0);
+	in_b = ss_count_swapped(b, 0, size);
+	assert_int_equal(ss_stats(&env).swap_used, in_b * P);
+	assert_int_equal(ss_stats(&env).pages_cached + in_b, size / P);
+	api_expect(b, 0, (size_t)size, 23);
+	env.file = b;
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/* ---- swapoff ------------------------------------------------------------- */
+
+/*
+ * upc_swapoff() waits for no file: it is refused while one is open,
+ * with or without pages in swap, and while an anonymous region exists.
+ */
+static void test_shmem_swapoff_busy(void **state)
+{
+	struct upc_anon *anon;
+	struct upc_file *file;
+	struct api_env env;
+	char *buf = malloc(2 * LIMIT);
+
+	(void)state;
+	assert_non_null(buf);
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, 8 * API_MIB, NULL);
+	assert_int_equal(upc_swapoff(env.cache), -EBUSY);
+	api_write_pattern(file, 0, 2 * LIMIT, 14);
+	assert_true(ss_stats(&env).swap_used > 0);
+	assert_int_equal(upc_swapoff(env.cache), -EBUSY);
+	/* The refusal changed nothing. */
+	assert_int_equal(ss_stats(&env).swap_total, 8 * API_MIB);
+	api_expect(file, 0, 2 * LIMIT, 14);
+	ss_check(&env, file);
+	ss_close(&env);
+	assert_int_equal(upc_swapoff(env.cache), 0);
+	assert_int_equal(ss_stats(&env).swap_total, 0);
+
+	/* No swap any more: a file is back to -ENOSPC past the limit. */
+	assert_int_equal(upc_shmem_create(env.cache, NULL, &env.file), 0);
+	api_fill(buf, 2 * LIMIT, 0, 15);
+	assert_int_equal(upc_write(env.file, buf, 2 * LIMIT, 0), LIMIT);
+	assert_int_equal(upc_write(env.file, buf, 1, LIMIT), -ENOSPC);
+	ss_close(&env);
+
+	/* An anonymous region alone keeps the device too. */
+	ss_swapon(&env, NULL, 8 * API_MIB);
+	assert_int_equal(upc_anon_create(env.cache, P, &anon), 0);
+	assert_int_equal(upc_swapoff(env.cache), -EBUSY);
+	assert_int_equal(upc_anon_destroy(anon), 0);
+	assert_int_equal(upc_swapoff(env.cache), 0);
+	free(buf);
+	api_fini(&env);
+}
+
+/* ---- spans --------------------------------------------------------------- */
+
+/* Check spans from @pos: in order, no gap, data as the model says. */
+static int64_t ss_check_spans(const struct upc_span *spans, int n,
+			      int64_t pos, const unsigned char *model)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		assert_int_equal(spans[i].offset, pos);
+		assert_true(spans[i].len > 0);
+		if (spans[i].data)
+			assert_memory_equal(spans[i].data, model + pos,
+					    spans[i].len);
+		pos += (int64_t)spans[i].len;
+	}
+	return pos;
+}
+
+/*
+ * Spans over pages in swap bring them back and return their data; a
+ * hole between them stays a NULL span.
+ */
+static void test_shmem_swap_spans(void **state)
+{
+	const int64_t size = 64 * P;
+	unsigned char model[64 * P];
+	struct upc_span spans[80];
+	struct upc_cache_stats st;
+	struct upc_file *file;
+	struct api_env env;
+	uint64_t swapins;
+	int64_t end = 0;
+	int i, n, holes;
+
+	(void)state;
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	api_write_pattern(file, 0, 16 * P, 16);
+	api_write_pattern(file, 32 * P, 32 * P, 16);
+	ss_model_fill(model, 0, size, 16);
+	ss_model_fill(model, 16 * P, 16 * P, 0);
+	ss_push_out(&env, file, 0, size);
+	st = ss_stats(&env);
+	assert_int_equal(st.swap_used, 48 * P);
+	swapins = st.swapins;
+
+	n = upc_get_spans(file, 0, (size_t)size, spans, 80);
+	assert_true(n > 0);
+	end = ss_check_spans(spans, n, 0, model);
+	assert_int_equal(end, size);
+	/* The hole is one span with no data; every other span has data. */
+	for (i = 0, holes = 0; i < n; i++) {
+		if (spans[i].data)
+			continue;
+		holes++;
+		assert_int_equal(spans[i].offset, 16 * P);
+		assert_int_equal(spans[i].len, 16 * P);
+	}
+	assert_int_equal(holes, 1);
+	/* Each page in swap came back once, and is held. */
+	st = ss_stats(&env);
+	assert_int_equal(st.swapins - swapins, 48);
+	assert_int_equal(st.swap_used, 0);
+	assert_int_equal(st.memory_used, 48 * P);
+	assert_int_equal(ss_count_swapped(file, 0, size), 0);
+	upc_put_spans(spans, (unsigned int)n);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/*
+ * Spans pin what they cover, so spans over a file twice the memory run
+ * out of memory part-way: the call returns the spans it could fill, and
+ * every operation that then needs the next page back from swap fails
+ * with -ENOMEM (a write with -ENOSPC: the cache is full), changing
+ * nothing.  Releasing the spans heals it.
+ */
+static void test_shmem_swap_spans_enomem(void **state)
+{
+	const int64_t size = 2 * LIMIT;
+	const int mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+	struct upc_span *spans = calloc(2 * LIMIT_PAGES, sizeof(*spans));
+	unsigned char *model = malloc((size_t)size);
+	struct upc_cache_stats st, st2;
+	struct upc_span more[4];
+	struct upc_file *file;
+	struct api_env env;
+	char buf[2 * P];
+	int64_t end;
+	int n;
+
+	(void)state;
+	assert_non_null(spans);
+	assert_non_null(model);
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	api_write_pattern(file, 0, (size_t)size, 17);
+	ss_model_fill(model, 0, size, 17);
+	assert_true(ss_in_swap(file, 0));
+
+	n = upc_get_spans(file, 0, (size_t)size, spans, 2 * LIMIT_PAGES);
+	assert_true(n > 0);
+	end = ss_check_spans(spans, n, 0, model);
+	/* No more than memory can be pinned, and the next page is in swap. */
+	assert_true(end > 0 && end <= LIMIT);
+	assert_int_equal(end % P, 0);
+	assert_true(ss_in_swap(file, end));
+	st = ss_stats(&env);
+	assert_true(st.memory_used <= LIMIT);
+
+	assert_int_equal(upc_get_spans(file, end, P, more, 4), -ENOMEM);
+	assert_int_equal(upc_read(file, buf, 1, end), -ENOMEM);
+	/* A read that starts in memory stops short before the page. */
+	assert_int_equal(upc_read(file, buf, 2 * P, end - P), P);
+	api_check_pattern((unsigned char *)buf, end - P, P, 17);
+	assert_int_equal(upc_truncate(file, end + 1), -ENOMEM);
+	assert_int_equal(upc_size(file), size);
+	assert_int_equal(upc_fallocate(file, mode, end + 1, 10), -ENOMEM);
+	assert_int_equal(upc_write(file, "x", 1, end), -ENOSPC);
+	assert_int_equal(upc_seek_data(file, end), end);
+	st2 = ss_stats(&env);
+	assert_int_equal(st2.swap_used, st.swap_used);
+	assert_true(ss_in_swap(file, end));
+	ss_check(&env, file);
+
+	upc_put_spans(spans, (unsigned int)n);
+	ss_expect_model(file, model, size);
+	ss_check(&env, file);
+	free(spans);
+	free(model);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/* ---- vectored I/O -------------------------------------------------------- */
+
+/* readv and writev across pages in swap, against a model of the file. */
+static void test_shmem_swap_readv_writev(void **state)
+{
+	const int64_t size = 16 * P;
+	unsigned char model[16 * P], src[9000], a[1000], b[6000], c[9000],
+		d[100];
+	struct iovec wv[3] = {
+		{ src, 1000 }, { src + 1000, 5000 }, { src + 6000, 3000 },
+	};
+	struct iovec rv[4] = {
+		{ a, sizeof(a) }, { b, sizeof(b) }, { c, sizeof(c) },
+		{ d, sizeof(d) },
+	};
+	struct upc_cache_stats st;
+	struct upc_file *file;
+	struct api_env env;
+	int64_t rpos = P + 7;
+	uint64_t swapins;
+
+	(void)state;
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	api_write_pattern(file, 0, size, 18);
+	ss_model_fill(model, 0, size, 18);
+	ss_push_out(&env, file, 0, size);
+	swapins = ss_stats(&env).swapins;
+
+	/* Pages 3 and 5 in part, 4 whole. */
+	api_fill(src, sizeof(src), 3 * P + 100, 19);
+	assert_int_equal(upc_writev(file, wv, 3, 3 * P + 100), sizeof(src));
+	memcpy(model + 3 * P + 100, src, sizeof(src));
+	st = ss_stats(&env);
+	/* The pages written in part must have come back; 4 may have. */
+	assert_true(st.swapins >= swapins + 2 && st.swapins <= swapins + 3);
+	assert_false(ss_in_swap(file, 3 * P));
+	assert_false(ss_in_swap(file, 5 * P));
+	ss_check(&env, file);
+
+	/* Across swapped and resident pages, and past the end (short). */
+	assert_int_equal(upc_readv(file, rv, 3, rpos), 16000);
+	assert_memory_equal(a, model + rpos, sizeof(a));
+	assert_memory_equal(b, model + rpos + 1000, sizeof(b));
+	assert_memory_equal(c, model + rpos + 7000, sizeof(c));
+	/* It brought back pages 1 and 2 (3 to 5 were back); 0, 6.. stay. */
+	assert_true(ss_in_swap(file, 0));
+	assert_int_equal(ss_count_swapped(file, P, 6 * P), 0);
+	assert_int_equal(ss_count_swapped(file, 6 * P, size), 10);
+	rpos = size - 11000;
+	assert_int_equal(upc_readv(file, rv, 4, rpos), 11000);
+	assert_memory_equal(a, model + rpos, sizeof(a));
+	assert_memory_equal(b, model + rpos + 1000, sizeof(b));
+	assert_memory_equal(c, model + rpos + 7000, 4000);
+	assert_int_equal(ss_count_swapped(file, 6 * P, 13 * P), 7);
+	assert_int_equal(ss_count_swapped(file, 13 * P, size), 0);
+	ss_check(&env, file);
+	ss_expect_model(file, model, size);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/* ---- I/O errors ---------------------------------------------------------- */
+
+/*
+ * The swap file loses its contents (cut to 0 bytes): everything that
+ * needs a page back from it fails with -EIO and changes nothing, while
+ * what needs no read (seeks, punching whole pages, pages in memory)
+ * works.  Once the file is whole again the data is all there.
+ */
+static void test_shmem_swap_read_eio(void **state)
+{
+	const int64_t size = 2 * LIMIT;
+	const int mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+	struct upc_cache_stats st, st2;
+	struct upc_span spans[4];
+	struct upc_file *file;
+	struct ss_path path;
+	struct api_env env;
+	char buf[2 * P];
+	struct stat sb;
+	char *saved;
+	int fd, n;
+
+	(void)state;
+	ss_tmpname(&path);
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, 8 * API_MIB, path.name);
+	api_write_pattern(file, 0, (size_t)size, 20);
+	/*
+	 * Free memory, so that nothing below swaps out: a write to the cut
+	 * file would extend it with holes, which read back as zeros.
+	 */
+	ss_pressure(&env, 64 * P);
+	assert_true(ss_stats(&env).memory_used <= LIMIT - 64 * P);
+	/* Page 0 in memory, page 1 in swap. */
+	api_expect(file, 0, P, 20);
+	assert_false(ss_in_swap(file, 0));
+	assert_true(ss_in_swap(file, P));
+	assert_true(ss_in_swap(file, 4 * P));
+	assert_true(ss_in_swap(file, 5 * P));
+
+	fd = open(path.name, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &sb), 0);
+	saved = malloc((size_t)sb.st_size);
+	assert_non_null(saved);
+	assert_int_equal(pread(fd, saved, (size_t)sb.st_size, 0), sb.st_size);
+	assert_int_equal(ftruncate(fd, 0), 0);
+	st = ss_stats(&env);
+
+	assert_int_equal(upc_read(file, buf, 1, P), -EIO);
+	assert_int_equal(upc_read(file, buf, 2 * P, 0), P);
+	api_check_pattern((unsigned char *)buf, 0, P, 20);
+	assert_int_equal(upc_write(file, "x", 1, P + 5), -EIO);
+	assert_int_equal(upc_truncate(file, P + 10), -EIO);
+	assert_int_equal(upc_size(file), size);
+	assert_int_equal(upc_fallocate(file, mode, P + 10, 10), -EIO);
+	assert_int_equal(upc_get_spans(file, P, P, spans, 4), -EIO);
+	n = upc_get_spans(file, 0, 2 * P, spans, 4);
+	assert_int_equal(n, 1);
+	assert_int_equal(spans[0].len, P);
+	upc_put_spans(spans, 1);
+	/* What needs no read from swap still works. */
+	assert_int_equal(upc_seek_data(file, P + 1), P + 1);
+	assert_int_equal(upc_fallocate(file, mode, 4 * P, 2 * P), 0);
+	st2 = ss_stats(&env);
+	assert_int_equal(st2.swap_used, st.swap_used - 2 * P);
+	/* Nothing went out to the cut file, nothing came back. */
+	assert_int_equal(st2.swapouts, st.swapouts);
+	assert_int_equal(st2.swapins, st.swapins);
+	assert_true(ss_in_swap(file, P));
+	ss_check(&env, file);
+
+	assert_int_equal(pwrite(fd, saved, (size_t)sb.st_size, 0), sb.st_size);
+	free(saved);
+	close(fd);
+	api_expect(file, 0, 4 * P, 20);
+	api_expect(file, 4 * P, 2 * P, 0);
+	api_expect(file, 6 * P, (size_t)(size - 6 * P), 20);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+	ss_unlink(&path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shmem_swap_round_trip),
+		cmocka_unit_test(test_shmem_swap_rewrite_beside_active),
+		cmocka_unit_test(test_shmem_swap_rewrite_whole_range),
+		cmocka_unit_test(test_shmem_no_swap_enospc),
+		cmocka_unit_test(test_shmem_swap_full),
+		cmocka_unit_test(test_shmem_swap_seek),
+		cmocka_unit_test(test_shmem_swap_punch),
+		cmocka_unit_test(test_shmem_swap_truncate),
+		cmocka_unit_test(test_shmem_swap_keeps_unwritten),
+		cmocka_unit_test(test_shmem_swap_keeps_large_folios),
+		cmocka_unit_test(test_shmem_swap_fallocate_over),
+		cmocka_unit_test(test_shmem_swap_two_files),
+		cmocka_unit_test(test_shmem_swapoff_busy),
+		cmocka_unit_test(test_shmem_swap_spans),
+		cmocka_unit_test(test_shmem_swap_spans_enomem),
+		cmocka_unit_test(test_shmem_swap_readv_writev),
+		cmocka_unit_test(test_shmem_swap_read_eio),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
