@@ -3,20 +3,39 @@
  * tests/api/test_shmem_concurrency.c - readers and writers on one shmem
  * file (also built and run under ThreadSanitizer).
  *
- * Writers write aligned runs of whole 4 KiB pages, each page filled with
- * one repeated byte; a mutator punches whole pages, fallocates and
+ * Writers write aligned runs of whole 4 KiB pages, each page holding one
+ * repeated byte value after a short stamp that names the page and the
+ * value (cc_fill_page()); a mutator punches whole pages, fallocates and
  * truncates to page multiples; readers read (and readv) aligned and
- * unaligned ranges, seek and take statistics.  Since every change is
- * made of whole pages of one byte value (zeros for a punch), a reader
- * that saw any page of the file mixing two values saw a write half
- * done: the per-file lock must make every write atomic for readers.
- * Readers also check that a multi-page write of one value is seen whole
- * when they read exactly its range and no other write can overlap it.
+ * unaligned ranges, take zero-copy spans, seek and take statistics.
+ * Since every change is made of whole pages (zeros for a punch), a
+ * reader that saw any page of the file neither all zeros nor one stamped
+ * value saw a write half done, or a page that came back from swap to
+ * the wrong place: the per-file lock must make every write atomic for
+ * readers.  Readers also check that a multi-page write of one value is
+ * seen whole when they read exactly its range and no other write can
+ * overlap it, and once the threads are done that range holds the last
+ * value written to it.  Spans are checked for their shape only (they
+ * tile the range in order, data with a folio), since a writer may change
+ * their bytes under the reader.
+ *
+ * The swap variant runs the same threads in a 2 MiB cache with swap in
+ * memory over a file four times that size, written whole first: reclaim
+ * swaps pages out under the writers' allocations, and reads, spans,
+ * writes, fallocate and punch swap them back in.  The mutator
+ * fallocates only in a window of a quarter of the cache, since pages
+ * fallocated and never written stay in memory, and the file keeps small
+ * folios, since large ones are never swapped: with that and enough
+ * swap no call may fail.  After the threads, every page of the file
+ * must still be zeros or one stamped value, the swap device passes
+ * upc_check_swap(), and closing the file frees every slot.
  *
  * A second test pins pages with upc_get_spans() while the mutator
  * punches and truncates them: the pinned bytes must stay readable and
  * unchanged (nobody writes in that test), and everything is freed once
- * the spans are put.
+ * the spans are put.  Its swap variant refills a file three times the
+ * cache each round, so that spans swap pages in while the refill
+ * swaps others out.
  *
  * UPC_STRESS_OPS scales the operations per thread (default 60000,
  * 8000 under ThreadSanitizer).
@@ -33,8 +52,15 @@
 #define CC_WRITERS	2
 #define CC_READERS	2
 #define CC_MAX_RUN	16		/* pages per write */
-#define CC_ATOMIC_PAGE	(CC_PAGES)	/* owned by writer 0: its whole runs */
-#define CC_ATOMIC_RUN	8
+#define CC_ATOMIC_RUN	8		/* writer 0's run, after the others' */
+#define CC_MAX_SPANS	8
+#define CC_STAMP	8		/* bytes at a page's start naming it */
+
+/* The swap variants: a cache of the smallest size, files several times it. */
+#define CC_SWAP_LIMIT	(2 * API_MIB)
+#define CC_SWAP_PAGES	(4 * CC_SWAP_LIMIT / API_PAGE)
+#define CC_SWAP_FALLOC	(CC_SWAP_LIMIT / API_PAGE / 4)
+#define CC_SWAP_SIZE	(2 * CC_SWAP_PAGES * API_PAGE)	/* never full */
 
 #ifdef UPC_SANITIZE_THREAD
 #define CC_DEFAULT_OPS	8000
@@ -42,14 +68,30 @@
 #define CC_DEFAULT_OPS	60000
 #endif
 
+/*
+ * struct cc_config - one variant.
+ * @pages: The pages writers write; writer 0's run follows them.
+ * @falloc_pages: The mutator fallocates below this page only.
+ * @swap: Bytes of swap in memory, 0 for none.
+ */
+struct cc_config {
+	enum upc_huge huge;
+	size_t limit;
+	int64_t pages;
+	int64_t falloc_pages;
+	uint64_t swap;
+};
+
 struct cc_shared {
 	struct upc_file *file;
 	struct upc_cache *cache;
+	const struct cc_config *cfg;
 	unsigned long ops;
 	uint64_t seed;
 	int writers_done;		/* atomic */
 	unsigned long torn;		/* atomic: pages seen mixed */
 	unsigned long bad_atomic;	/* atomic: a run seen half written */
+	unsigned long bad_spans;	/* atomic: spans of the wrong shape */
 	unsigned long errors;		/* atomic: calls that failed */
 };
 
@@ -64,23 +106,112 @@ static void cc_count(unsigned long *counter)
 	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 }
 
-/* Does every page of @buf, read at @pos, hold a single byte value? */
-static bool cc_pages_uniform(const unsigned char *buf, size_t len, int64_t pos)
+/* A call failed: count it, and say which for the first few. */
+static void cc_error(struct cc_shared *sh, const char *what, int64_t ret)
+{
+	if (__atomic_fetch_add(&sh->errors, 1, __ATOMIC_RELAXED) < 8)
+		fprintf(stderr, "# %s returned %" PRId64 "\n", what, ret);
+}
+
+/*
+ * Byte @o (below CC_STAMP) of page @page holding value @v: the page's
+ * number and the value, so that a page found at another index, or one
+ * whose stamp and body come from different writes, does not decode.
+ */
+static unsigned char cc_stamp(int64_t page, size_t o, unsigned char v)
+{
+	unsigned char b = (unsigned char)((uint64_t)page >> (8 * (o & 3)));
+
+	return b ^ (o < 4 ? 0x5a : 0xa5) ^ v;
+}
+
+/* Fill @buf as page @page holding value @v. */
+static void cc_fill_page(unsigned char *buf, int64_t page, unsigned char v)
+{
+	memset(buf, v, API_PAGE);
+	for (size_t o = 0; o < CC_STAMP; o++)
+		buf[o] = cc_stamp(page, o, v);
+}
+
+/*
+ * Is @p, bytes [@from, @to) of page @page, all zeros or part of one
+ * stamped value?  The value goes to *@value (0 for zeros).
+ */
+static bool cc_page_ok(const unsigned char *p, int64_t page, size_t from,
+		       size_t to, unsigned char *value)
+{
+	unsigned char v = from < CC_STAMP ? p[0] ^ cc_stamp(page, from, 0) : p[0];
+	size_t o;
+
+	for (o = from; o < to; o++)
+		if (p[o - from] != (o < CC_STAMP ? cc_stamp(page, o, v) : v))
+			break;
+	if (o == to && v) {
+		*value = v;
+		return true;
+	}
+	/* Not one value: a hole, or a page seen half written. */
+	*value = 0;
+	for (o = from; o < to; o++)
+		if (p[o - from])
+			return false;
+	return true;
+}
+
+/*
+ * Say what page @page holds instead ([@from, @to) of it at @p): where
+ * the body changes, and which page and value the stamp names.
+ */
+static void cc_describe(const unsigned char *p, int64_t page, size_t from,
+			size_t to)
+{
+	size_t o, body = from > CC_STAMP ? from : CC_STAMP;
+	unsigned char v = body < to ? p[body - from] : 0;
+	uint32_t named = 0;
+
+	for (o = body; o < to && p[o - from] == v; o++)
+		;
+	if (from == 0 && to >= CC_STAMP)
+		for (unsigned int b = 0; b < 4; b++)
+			named |= (uint32_t)(p[b] ^ 0x5a ^ v) << (8 * b);
+	fprintf(stderr, "# page %" PRId64 " [%zu, %zu): body %#x up to %zu "
+		"(then %#x), stamp names page %u\n", page, from, to, v, o,
+		o < to ? p[o - from] : 0, named);
+}
+
+/* Is every page of @buf, read at @pos, zeros or one stamped value? */
+static bool cc_pages_ok(const unsigned char *buf, size_t len, int64_t pos)
 {
 	size_t i = 0;
 
 	while (i < len) {
 		int64_t at = pos + (int64_t)i;
-		size_t end = i + API_PAGE - (size_t)(at % API_PAGE);
+		size_t from = (size_t)(at % API_PAGE);
+		size_t end = i + API_PAGE - from;
+		unsigned char v;
 
 		if (end > len)
 			end = len;
-		for (size_t j = i + 1; j < end; j++)
-			if (buf[j] != buf[i])
-				return false;
+		if (!cc_page_ok(buf + i, at / API_PAGE, from, from + end - i,
+				&v)) {
+			cc_describe(buf + i, at / API_PAGE, from, from + end - i);
+			return false;
+		}
 		i = end;
 	}
 	return true;
+}
+
+/* Writer 0's run starts right after the pages the others write. */
+static int64_t cc_atomic_page(const struct cc_shared *sh)
+{
+	return sh->cfg->pages;
+}
+
+/* The value writer @id writes in its @i-th operation (never 0). */
+static unsigned char cc_value(unsigned int id, unsigned long i)
+{
+	return (unsigned char)((id << 6) | (i % 63) | 1);
 }
 
 static void *cc_writer(void *arg)
@@ -93,23 +224,24 @@ static void *cc_writer(void *arg)
 
 	upc_rand_seed(&rnd, sh->seed + t->id);
 	for (i = 0; buf && i < sh->ops; i++) {
-		unsigned char value = (unsigned char)((t->id << 6) |
-						      (i % 63) | 1);
+		unsigned char value = cc_value(t->id, i);
 		int64_t pages = 1 + (int64_t)upc_rand_below(&rnd, CC_MAX_RUN);
-		int64_t first = (int64_t)upc_rand_below(&rnd,
-							CC_PAGES - pages + 1);
-		ssize_t want = pages * API_PAGE;
+		int64_t first = (int64_t)upc_rand_below(&rnd, (uint64_t)
+							(sh->cfg->pages -
+							 pages + 1));
+		ssize_t want, ret;
 
 		/* Writer 0 also owns a run of its own, written whole. */
 		if (t->id == 0 && i % 4 == 0) {
-			first = CC_ATOMIC_PAGE;
+			first = cc_atomic_page(sh);
 			pages = CC_ATOMIC_RUN;
-			want = pages * API_PAGE;
 		}
-		memset(buf, value, (size_t)want);
-		if (upc_write(sh->file, buf, (size_t)want,
-			      first * API_PAGE) != want)
-			cc_count(&sh->errors);
+		want = pages * API_PAGE;
+		for (int64_t p = 0; p < pages; p++)
+			cc_fill_page(buf + p * API_PAGE, first + p, value);
+		ret = upc_write(sh->file, buf, (size_t)want, first * API_PAGE);
+		if (ret != want)
+			cc_error(sh, "write", ret);
 	}
 	free(buf);
 	__atomic_fetch_add(&sh->writers_done, 1, __ATOMIC_RELEASE);
@@ -126,64 +258,84 @@ static void *cc_mutator(void *arg)
 {
 	struct cc_thread *t = arg;
 	struct cc_shared *sh = t->sh;
+	int64_t pages = sh->cfg->pages;
 	struct upc_rand rnd;
 
 	upc_rand_seed(&rnd, sh->seed + 100);
 	while (cc_writers_running(sh)) {
-		int64_t first = (int64_t)upc_rand_below(&rnd, CC_PAGES);
-		int64_t pages = 1 + (int64_t)upc_rand_below(&rnd, 8);
+		int64_t first = (int64_t)upc_rand_below(&rnd, (uint64_t)pages);
+		int64_t n = 1 + (int64_t)upc_rand_below(&rnd, 8);
+		const char *what = NULL;
 		int err = 0;
 
 		/* Never into writer 0's run: it must stay whole. */
-		if (pages > CC_PAGES - first)
-			pages = CC_PAGES - first;
+		if (n > pages - first)
+			n = pages - first;
 		switch (upc_rand_below(&rnd, 4)) {
 		case 0:
+			what = "punch";
 			err = upc_fallocate(sh->file, FALLOC_FL_PUNCH_HOLE |
 					    FALLOC_FL_KEEP_SIZE,
-					    first * API_PAGE, pages * API_PAGE);
+					    first * API_PAGE, n * API_PAGE);
 			break;
 		case 1:
+			/* Unwritten folios stay in memory: keep them few. */
+			first %= sh->cfg->falloc_pages;
+			if (n > sh->cfg->falloc_pages - first)
+				n = sh->cfg->falloc_pages - first;
+			what = "fallocate";
 			err = upc_fallocate(sh->file, FALLOC_FL_KEEP_SIZE,
-					    first * API_PAGE, pages * API_PAGE);
+					    first * API_PAGE, n * API_PAGE);
 			break;
 		case 2:
 			/* Below writer 0's run: it goes, or stays whole. */
-			err = upc_truncate(sh->file, (CC_PAGES / 2 + first / 2) *
+			what = "truncate";
+			err = upc_truncate(sh->file, (pages / 2 + first / 2) *
 					   API_PAGE);
 			break;
 		default:
 			sched_yield();
 		}
 		if (err)
-			cc_count(&sh->errors);
+			cc_error(sh, what, err);
 	}
 	return NULL;
 }
 
-/* Read writer 0's run exactly: all of it holds one value. */
+/*
+ * Read writer 0's run exactly: every page of it holds one value, the
+ * same.  The run is never punched, and the size reaches its end only
+ * once it was written after the last truncation, so no zeros either.
+ */
 static void cc_check_atomic_run(struct cc_shared *sh, unsigned char *buf)
 {
+	int64_t first = cc_atomic_page(sh);
 	size_t len = CC_ATOMIC_RUN * API_PAGE;
-	ssize_t got = upc_read(sh->file, buf, len, CC_ATOMIC_PAGE * API_PAGE);
+	ssize_t got = upc_read(sh->file, buf, len, first * API_PAGE);
+	unsigned char v0 = 0, v;
 
-	if (got < 0)
-		cc_count(&sh->errors);
-	else if (got == (ssize_t)len) {
-		for (size_t i = 1; i < len; i++) {
-			if (buf[i] != buf[0]) {
-				cc_count(&sh->bad_atomic);
-				break;
-			}
+	if (got < 0) {
+		cc_error(sh, "read", got);
+		return;
+	}
+	if (got != (ssize_t)len)
+		return;
+	for (int64_t p = 0; p < CC_ATOMIC_RUN; p++) {
+		if (!cc_page_ok(buf + p * API_PAGE, first + p, 0, API_PAGE,
+				&v) || !v || (p && v != v0)) {
+			cc_count(&sh->bad_atomic);
+			return;
 		}
+		v0 = v;
 	}
 }
 
 static void cc_read_once(struct cc_shared *sh, struct upc_rand *rnd,
 			 unsigned char *buf)
 {
-	int64_t pos = (int64_t)upc_rand_below(rnd, (CC_PAGES + CC_ATOMIC_RUN) *
-					      API_PAGE);
+	int64_t pos = (int64_t)upc_rand_below(rnd, (uint64_t)
+					      (cc_atomic_page(sh) +
+					       CC_ATOMIC_RUN) * API_PAGE);
 	size_t len = 1 + (size_t)upc_rand_below(rnd, 4 * CC_MAX_RUN * API_PAGE);
 	struct iovec iov[3];
 	ssize_t got;
@@ -201,9 +353,38 @@ static void cc_read_once(struct cc_shared *sh, struct upc_rand *rnd,
 		got = upc_read(sh->file, buf, len, pos);
 	}
 	if (got < 0)
-		cc_count(&sh->errors);
-	else if (!cc_pages_uniform(buf, (size_t)got, pos))
+		cc_error(sh, "read", got);
+	else if (!cc_pages_ok(buf, (size_t)got, pos))
 		cc_count(&sh->torn);
+}
+
+/*
+ * Take spans over a random range and check their shape: they follow
+ * each other from @pos on, each with bytes, and data exactly when it
+ * holds a folio.  Their bytes are not looked at: writers may be changing
+ * them (a span keeps the memory, not the contents).
+ */
+static void cc_spans_once(struct cc_shared *sh, struct upc_rand *rnd)
+{
+	struct upc_span spans[CC_MAX_SPANS];
+	int64_t pos = (int64_t)upc_rand_below(rnd, (uint64_t)
+					      cc_atomic_page(sh) * API_PAGE);
+	size_t len = 1 + (size_t)upc_rand_below(rnd, 2 * CC_MAX_RUN * API_PAGE);
+	int nr = upc_get_spans(sh->file, pos, len, spans, CC_MAX_SPANS);
+	int64_t at = pos;
+
+	if (nr < 0) {
+		cc_error(sh, "get_spans", nr);
+		return;
+	}
+	for (int s = 0; s < nr; s++) {
+		if (spans[s].offset != at || !spans[s].len ||
+		    !spans[s].data != !spans[s].folio ||
+		    spans[s].offset + (int64_t)spans[s].len > pos + (int64_t)len)
+			cc_count(&sh->bad_spans);
+		at = spans[s].offset + (int64_t)spans[s].len;
+	}
+	upc_put_spans(spans, (unsigned int)nr);
 }
 
 static void *cc_reader(void *arg)
@@ -226,7 +407,10 @@ static void *cc_reader(void *arg)
 			    upc_seek_hole(sh->file, 0) < -ENXIO ||
 			    upc_size(sh->file) < 0 ||
 			    upc_cache_stats(sh->cache, &st))
-				cc_count(&sh->errors);
+				cc_error(sh, "seek, size or stats", -1);
+			break;
+		case 2:
+			cc_spans_once(sh, &rnd);
 			break;
 		default:
 			cc_read_once(sh, &rnd, buf);
@@ -236,17 +420,83 @@ static void *cc_reader(void *arg)
 	return NULL;
 }
 
-static void cc_run(enum upc_huge huge)
+/* Write the whole file first, so that the swap variant starts swapping. */
+static void cc_prefill(struct cc_shared *sh)
+{
+	int64_t end = cc_atomic_page(sh) + CC_ATOMIC_RUN;
+	unsigned char *buf = malloc(CC_MAX_RUN * API_PAGE);
+
+	assert_non_null(buf);
+	for (int64_t first = 0; first < end; first += CC_MAX_RUN) {
+		int64_t n = end - first < CC_MAX_RUN ? end - first : CC_MAX_RUN;
+
+		/* One value per write, as the writers: the run is one. */
+		for (int64_t p = 0; p < n; p++)
+			cc_fill_page(buf + p * API_PAGE, first + p, 0xff);
+		assert_int_equal(upc_write(sh->file, buf, (size_t)(n * API_PAGE),
+					   first * API_PAGE), n * API_PAGE);
+	}
+	free(buf);
+}
+
+/*
+ * Once the threads are done: every page reads as zeros or one stamped
+ * value, and writer 0's run, if the size still covers it, holds the
+ * last value writer 0 wrote there (no write was lost on its way through
+ * swap).
+ */
+static void cc_check_final(struct cc_shared *sh)
+{
+	int64_t size = upc_size(sh->file), first = cc_atomic_page(sh);
+	size_t chunk = 4 * CC_MAX_RUN * API_PAGE;
+	unsigned char *buf = malloc(chunk), v;
+
+	assert_non_null(buf);
+	for (int64_t pos = 0; pos < size; pos += (int64_t)chunk) {
+		ssize_t got = upc_read(sh->file, buf, chunk, pos);
+
+		assert_true(got > 0);
+		if (!cc_pages_ok(buf, (size_t)got, pos))
+			fail_msg("a page in [%" PRId64 ", %" PRId64 ") is "
+				 "neither zeros nor one stamped value", pos,
+				 pos + got);
+	}
+	if (size >= (first + CC_ATOMIC_RUN) * API_PAGE && sh->ops) {
+		unsigned char last = cc_value(0, (sh->ops - 1) / 4 * 4);
+
+		for (int64_t p = 0; p < CC_ATOMIC_RUN; p++) {
+			assert_int_equal(upc_read(sh->file, buf, API_PAGE,
+						  (first + p) * API_PAGE),
+					 API_PAGE);
+			assert_true(cc_page_ok(buf, first + p, 0, API_PAGE,
+					       &v));
+			assert_int_equal(v, last);
+		}
+	} else if (sh->ops) {
+		assert_true(size <= first * API_PAGE);
+	}
+	free(buf);
+}
+
+static void cc_run(const struct cc_config *cfg)
 {
 	struct cc_thread writers[CC_WRITERS], readers[CC_READERS], mutator;
 	struct cc_shared sh = { 0 };
+	struct upc_cache_stats st;
 	struct api_env env;
 	unsigned int i;
 
-	sh.file = api_init(&env, 64UL << 20, huge, 0);
+	sh.cfg = cfg;
+	sh.file = api_init(&env, cfg->limit, cfg->huge, 0);
 	sh.cache = env.cache;
 	sh.ops = upc_test_env_ulong("UPC_STRESS_OPS", CC_DEFAULT_OPS);
 	sh.seed = upc_test_seed();
+	if (cfg->swap) {
+		struct upc_swap_config scfg = { .size = cfg->swap };
+
+		assert_int_equal(upc_swapon(env.cache, &scfg), 0);
+		cc_prefill(&sh);
+	}
 	mutator = (struct cc_thread){ .sh = &sh, .id = 0 };
 	assert_int_equal(pthread_create(&mutator.tid, NULL, cc_mutator,
 					&mutator), 0);
@@ -269,29 +519,75 @@ static void cc_run(enum upc_huge huge)
 	assert_int_equal(sh.errors, 0);
 	assert_int_equal(sh.torn, 0);
 	assert_int_equal(sh.bad_atomic, 0);
+	assert_int_equal(sh.bad_spans, 0);
+	cc_check_final(&sh);
 	assert_file_ok(sh.file);
+	if (cfg->swap) {
+		assert_int_equal(upc_check_swap(env.cache->swap), 0);
+		assert_int_equal(upc_cache_stats(env.cache, &st), 0);
+		fprintf(stderr, "# swap: %" PRIu64 " pages out, %" PRIu64
+			" in, %" PRIu64 " KiB in swap at the end\n",
+			st.swapouts, st.swapins, st.swap_used >> 10);
+		/* The file is four times the cache: it did swap. */
+		assert_true(st.swapouts > 0);
+		assert_true(st.swapins > 0);
+		assert_int_equal(upc_close(env.file), 0);
+		env.file = NULL;
+		assert_int_equal(upc_cache_stats(env.cache, &st), 0);
+		assert_int_equal(st.swap_used, 0);
+	}
 	api_fini(&env);
 }
 
 static void test_shmem_concurrency_small(void **state)
 {
+	static const struct cc_config cfg = {
+		.huge = UPC_HUGE_NEVER, .limit = 64UL << 20,
+		.pages = CC_PAGES, .falloc_pages = CC_PAGES,
+	};
+
 	(void)state;
-	cc_run(UPC_HUGE_NEVER);
+	cc_run(&cfg);
 }
 
 static void test_shmem_concurrency_huge(void **state)
 {
+	static const struct cc_config cfg = {
+		.huge = UPC_HUGE_ALWAYS, .limit = 64UL << 20,
+		.pages = CC_PAGES, .falloc_pages = CC_PAGES,
+	};
+
 	(void)state;
-	cc_run(UPC_HUGE_ALWAYS);
+	cc_run(&cfg);
+}
+
+/* Small folios only: large ones never go to swap. */
+static void test_shmem_concurrency_swap(void **state)
+{
+	static const struct cc_config cfg = {
+		.huge = UPC_HUGE_NEVER, .limit = CC_SWAP_LIMIT,
+		.pages = CC_SWAP_PAGES, .falloc_pages = CC_SWAP_FALLOC,
+		.swap = CC_SWAP_SIZE,
+	};
+
+	(void)state;
+	cc_run(&cfg);
 }
 
 /* ---- spans against punch and truncate ------------------------------------ */
 
 struct span_shared {
 	struct upc_file *file;
+	int64_t pages;
 	int done;		/* atomic */
 	unsigned long bad;	/* atomic */
 };
+
+/* The byte every byte of page @p holds in the spans test. */
+static unsigned char span_value(int64_t p)
+{
+	return (unsigned char)(p + 1);
+}
 
 /* Pin a range, check each page still holds its own value, put it. */
 static void *span_reader(void *arg)
@@ -301,13 +597,14 @@ static void *span_reader(void *arg)
 	unsigned long i;
 
 	for (i = 0; !__atomic_load_n(&sh->done, __ATOMIC_ACQUIRE); i++) {
-		int64_t pos = (int64_t)(i * 7 % CC_PAGES) * API_PAGE;
+		int64_t pos = (int64_t)(i * 7 % (unsigned long)sh->pages) *
+			      API_PAGE;
 		int nr = upc_get_spans(sh->file, pos, 8 * API_PAGE, spans, 8);
 
 		for (int s = 0; s < nr; s++) {
 			const unsigned char *p = spans[s].data;
-			unsigned char want = (unsigned char)(spans[s].offset /
-							     API_PAGE + 1);
+			unsigned char want = span_value(spans[s].offset /
+							API_PAGE);
 
 			if (p && (p[0] != want || p[spans[s].len - 1] != want))
 				cc_count(&sh->bad);
@@ -320,36 +617,74 @@ static void *span_reader(void *arg)
 	return NULL;
 }
 
-static void test_shmem_concurrency_spans(void **state)
+/*
+ * Refill and punch @pages pages @rounds times while a reader pins them;
+ * with @swap, the cache of @limit bytes swaps to that much swap.
+ */
+static void span_run(size_t limit, int64_t pages, uint64_t swap,
+		     unsigned long rounds)
 {
-	unsigned long rounds = upc_test_env_ulong("UPC_STRESS_OPS",
-						  CC_DEFAULT_OPS) / 20;
-	unsigned char *pages = malloc(CC_PAGES * API_PAGE);
-	struct span_shared sh = { 0 };
+	unsigned char *data = malloc((size_t)(pages * API_PAGE));
+	struct span_shared sh = { .pages = pages };
+	struct upc_cache_stats st;
 	struct api_env env;
 	pthread_t tid;
 
-	(void)state;
-	assert_non_null(pages);
-	for (int64_t p = 0; p < CC_PAGES; p++)
-		memset(pages + p * API_PAGE, (int)(p + 1), API_PAGE);
-	sh.file = api_init(&env, 64UL << 20, UPC_HUGE_NEVER, 0);
+	assert_non_null(data);
+	for (int64_t p = 0; p < pages; p++)
+		memset(data + p * API_PAGE, span_value(p), API_PAGE);
+	sh.file = api_init(&env, limit, UPC_HUGE_NEVER, 0);
+	if (swap) {
+		struct upc_swap_config scfg = { .size = swap };
+
+		assert_int_equal(upc_swapon(env.cache, &scfg), 0);
+	}
 	assert_int_equal(pthread_create(&tid, NULL, span_reader, &sh), 0);
 	for (unsigned long r = 0; r < rounds; r++) {
 		/* Refill: new folios, which no span can be reading yet. */
 		assert_int_equal(upc_truncate(sh.file, 0), 0);
-		assert_int_equal(upc_write(sh.file, pages, CC_PAGES * API_PAGE,
-					   0), CC_PAGES * API_PAGE);
+		assert_int_equal(upc_write(sh.file, data,
+					   (size_t)(pages * API_PAGE), 0),
+				 pages * API_PAGE);
 		assert_int_equal(upc_fallocate(sh.file, FALLOC_FL_PUNCH_HOLE |
 					       FALLOC_FL_KEEP_SIZE,
-					       (int64_t)(r % CC_PAGES) * API_PAGE,
-					       16 * API_PAGE), 0);
+					       (int64_t)(r % (unsigned long)pages) *
+					       API_PAGE, 16 * API_PAGE), 0);
 	}
 	__atomic_store_n(&sh.done, 1, __ATOMIC_RELEASE);
 	assert_int_equal(pthread_join(tid, NULL), 0);
 	assert_int_equal(sh.bad, 0);
-	free(pages);
+	free(data);
+	if (swap) {
+		assert_int_equal(upc_check_swap(env.cache->swap), 0);
+		assert_int_equal(upc_cache_stats(env.cache, &st), 0);
+		/* Each refill is three times the cache. */
+		assert_true(!rounds || st.swapouts > 0);
+		assert_int_equal(upc_close(env.file), 0);
+		env.file = NULL;
+		assert_int_equal(upc_cache_stats(env.cache, &st), 0);
+		assert_int_equal(st.swap_used, 0);
+	}
 	api_fini(&env);
+}
+
+static void test_shmem_concurrency_spans(void **state)
+{
+	unsigned long ops = upc_test_env_ulong("UPC_STRESS_OPS", CC_DEFAULT_OPS);
+
+	(void)state;
+	span_run(64UL << 20, CC_PAGES, 0, ops / 20);
+}
+
+/* As much data per run as above, in fewer rounds of a larger file. */
+static void test_shmem_concurrency_spans_swap(void **state)
+{
+	unsigned long ops = upc_test_env_ulong("UPC_STRESS_OPS", CC_DEFAULT_OPS);
+	int64_t pages = 3 * CC_SWAP_LIMIT / API_PAGE;
+
+	(void)state;
+	span_run(CC_SWAP_LIMIT, pages, 2 * (uint64_t)pages * API_PAGE,
+		 ops / 20 * CC_PAGES / (unsigned long)pages + 1);
 }
 
 int main(void)
@@ -357,7 +692,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shmem_concurrency_small),
 		cmocka_unit_test(test_shmem_concurrency_huge),
+		cmocka_unit_test(test_shmem_concurrency_swap),
 		cmocka_unit_test(test_shmem_concurrency_spans),
+		cmocka_unit_test(test_shmem_concurrency_spans_swap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

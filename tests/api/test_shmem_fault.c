@@ -21,6 +21,32 @@
  * slow path); the runs where the caller saw it (a short count or an
  * error) are counted and printed.  The memory-limit scenarios make
  * writes short and fallocate fail for real.
+ *
+ * The swap scenarios (the shmem analogue of tests/api/test_anon_fault.c)
+ * go through a file's whole life with swap on: a second file, fallocated
+ * and never written, pins most of a 2 MiB cache (its folios hold no
+ * data, so reclaim leaves them), and the file is two and a half times
+ * the memory left.  Swap on, create the file, write it in odd-sized
+ * pieces (reclaim swaps the older pages out), read it back (swap-in,
+ * and reclaim to make room), also through spans, fallocate over part of
+ * it, punch a hole and truncate, both ending inside pages found in swap
+ * (they are swapped in to be zeroed in part; the unarmed run must find
+ * such pages), and read it all again.  One test fails the n-th
+ * allocation for n = 1, 2, 3 ... until the scenario makes fewer than n,
+ * so every allocation point along the way fails once; the other makes
+ * the failure stick from the n-th on (upc_fault_fail_from()), so the
+ * retries that absorb a single failure fail too.  Whatever fails:
+ *   - every call returns success, a short count, or the error its
+ *     documentation gives for memory running out: -ENOSPC or -ENOMEM
+ *     for writes and fallocate, -ENOMEM for the rest (swap is in
+ *     memory: never -EIO); a failed swapon, create, punch or truncate
+ *     is retried while one failure is injected, as a program would;
+ *   - a model records what each call reports done, and every read must
+ *     match it; once the injector is disarmed the whole file reads back
+ *     as the model says, and upc_check_mapping() and upc_check_swap()
+ *     accept the file and the device;
+ *   - after both files are closed no swap slot and no memory is in use,
+ *     and once the cache is gone no XArray node is left allocated.
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -347,11 +373,423 @@ static void test_fault_fallocate_limit(void **state)
 	ft_finish(&env, nodes0);
 }
 
+/* ---- with swap --------------------------------------------------------- */
+
+#define SW_LIMIT	(2 * API_MIB)
+/* Fallocated, never written: pinned in memory, 64 pages are left. */
+#define SW_PINNED	(SW_LIMIT - 64 * API_PAGE)
+#define SW_FILE		(160 * API_PAGE)
+#define SW_SWAP		(2 * API_MIB)
+#define SW_PIECE	(5 * API_PAGE + 123)	/* pieces straddle pages */
+#define SW_FALLOC_POS	(100 * API_PAGE)
+#define SW_FALLOC_LEN	(16 * API_PAGE)
+#define SW_MAX_NTH	100000
+
+/*
+ * The model, the bytes written, and a buffer for reading (the pinning
+ * file is the largest thing read), allocated once: a failed assertion
+ * leaves no allocation behind.
+ */
+static unsigned char *sw_model, *sw_data, *sw_buf;
+_Static_assert(SW_PINNED >= SW_FILE, "sw_buf holds the file too");
+
+/* What the runs saw, over one test. */
+struct sw_counts {
+	unsigned long runs;
+	unsigned long seen;	/* a call reported the failure */
+	unsigned long swapouts;	/* pages swapped out, all runs */
+	unsigned long swapins;	/* and back in */
+};
+
+/* One run: the files, the model, and whether a failure may be retried. */
+struct sw_run {
+	struct api_env env;	/* the cache, and the pinning file */
+	struct upc_file *file;	/* the file under test */
+	unsigned char *model;
+	unsigned char *data;	/* what is written: pattern 5 */
+	int64_t size;
+	unsigned long n;	/* the allocation the injector fails */
+	bool retry;		/* one failure injected: a retry succeeds */
+	bool swap;		/* upc_swapon() succeeded */
+	unsigned int missed;	/* sw_pick() found no page in swap */
+	struct sw_counts *c;
+};
+
+/* A call reported a failure: @ret must be one of @ok1 and @ok2. */
+static void sw_seen(struct sw_run *r, const char *what, long ret, int ok1,
+		    int ok2)
+{
+	if (ret < 0 && ret != ok1 && ret != ok2)
+		fail_msg("%s returned %ld", what, ret);
+	r->c->seen++;
+}
+
+/* Write the file in pieces; the model takes what each reports. */
+static void sw_write(struct sw_run *r)
+{
+	for (int64_t pos = 0; pos < SW_FILE; pos += SW_PIECE) {
+		size_t len = SW_FILE - pos < SW_PIECE ? (size_t)(SW_FILE - pos) :
+							SW_PIECE;
+		ssize_t ret = upc_write(r->file, r->data + pos, len, pos);
+
+		if (ret < 0 || (size_t)ret < len)
+			sw_seen(r, "write", ret, -ENOSPC, -ENOMEM);
+		if (ret > 0) {
+			memcpy(r->model + pos, r->data + pos, (size_t)ret);
+			if (pos + ret > r->size)
+				r->size = pos + ret;
+		}
+	}
+}
+
+/* Read [@pos, @pos + @len) and compare; return how much was read. */
+static size_t sw_read_piece(struct sw_run *r, unsigned char *buf, int64_t pos,
+			    size_t len)
+{
+	ssize_t ret = upc_read(r->file, buf, len, pos);
+
+	if (ret < 0 || (size_t)ret < len)
+		sw_seen(r, "read", ret, -ENOMEM, -ENOMEM);
+	if (ret <= 0)
+		return 0;
+	if (memcmp(buf, r->model + pos, (size_t)ret))
+		fail_msg("read at %" PRId64 " differs from the model", pos);
+	return (size_t)ret;
+}
+
+/*
+ * Read the file back in pieces up to its size; a piece cut short is
+ * finished by a retry when only one failure is injected.
+ */
+static void sw_read(struct sw_run *r)
+{
+	unsigned char *buf = sw_buf;
+
+	assert_int_equal(upc_size(r->file), r->size);
+	for (int64_t pos = 0; pos < r->size; pos += SW_PIECE) {
+		size_t len = r->size - pos < SW_PIECE ? (size_t)(r->size - pos) :
+							SW_PIECE;
+		size_t got = sw_read_piece(r, buf, pos, len);
+
+		if (got < len && r->retry) {
+			unsigned long seen = r->c->seen;
+
+			got += sw_read_piece(r, buf, pos + (int64_t)got,
+					     len - got);
+			assert_int_equal(r->c->seen, seen);
+			assert_int_equal(got, len);
+		}
+	}
+}
+
+/* Pin the middle of the file with spans and compare what they hold. */
+static void sw_spans(struct sw_run *r)
+{
+	struct upc_span spans[16];
+	int64_t pos = 30 * API_PAGE + 5;
+	int nr = upc_get_spans(r->file, pos, 12 * API_PAGE, spans, 16);
+
+	if (nr < 0) {
+		sw_seen(r, "get_spans", nr, -ENOMEM, -ENOMEM);
+		return;
+	}
+	for (int s = 0; s < nr; s++) {
+		assert_int_equal(spans[s].offset, pos);
+		if (spans[s].data)
+			assert_memory_equal(spans[s].data, r->model + pos,
+					    spans[s].len);
+		else
+			api_check_pattern(r->model + pos, pos, spans[s].len, 0);
+		pos += (int64_t)spans[s].len;
+	}
+	upc_put_spans(spans, (unsigned int)nr);
+}
+
+/*
+ * Fallocate over data, some of it in swap, and over any hole a failed
+ * write left: the bytes do not change whatever happens, nor the size
+ * (FALLOC_FL_KEEP_SIZE).
+ */
+static void sw_fallocate(struct sw_run *r)
+{
+	int err = upc_fallocate(r->file, FALLOC_FL_KEEP_SIZE, SW_FALLOC_POS,
+				SW_FALLOC_LEN);
+
+	if (err)
+		sw_seen(r, "fallocate", err, -ENOSPC, -ENOMEM);
+}
+
+/* Is page @pos of @file in swap (a value entry where its folio was)? */
+static bool sw_in_swap(struct upc_file *file, int64_t pos)
+{
+	void *entry = filemap_get_entry(upc_file_mapping(file),
+					(pgoff_t)pos >> UPC_PAGE_SHIFT);
+
+	if (entry && !xa_is_value(entry))
+		folio_put(entry);
+	return entry && xa_is_value(entry);
+}
+
+/*
+ * The first page in [@lo, @hi) that is in swap, so that an operation
+ * ending inside it must swap it in; @lo if none is (noted in @r: the
+ * unarmed run requires one).
+ */
+static int64_t sw_pick(struct sw_run *r, int64_t lo, int64_t hi)
+{
+	for (int64_t p = lo; p < hi; p++)
+		if (sw_in_swap(r->file, p * API_PAGE))
+			return p;
+	r->missed++;
+	return lo;
+}
+
+/*
+ * Punch a hole that starts and ends inside pages in swap; one that
+ * failed changed nothing, and is retried.
+ */
+static void sw_punch(struct sw_run *r)
+{
+	int mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+	int64_t pos = sw_pick(r, 20, 60) * API_PAGE + 100;
+	int64_t end = sw_pick(r, 64, 110) * API_PAGE + 1900;
+	int err = upc_fallocate(r->file, mode, pos, end - pos);
+
+	if (err) {
+		sw_seen(r, "punch", err, -ENOMEM, -ENOMEM);
+		if (!r->retry)
+			return;
+		assert_int_equal(upc_fallocate(r->file, mode, pos, end - pos),
+				 0);
+	}
+	if (end > r->size)
+		end = r->size;
+	if (pos < end)
+		memset(r->model + pos, 0, (size_t)(end - pos));
+}
+
+/*
+ * Truncate to inside a page in swap; one that failed changed nothing,
+ * and is retried.
+ */
+static void sw_truncate(struct sw_run *r)
+{
+	int64_t size = sw_pick(r, 112, SW_FILE / API_PAGE) * API_PAGE + 777;
+	int err = upc_truncate(r->file, size);
+
+	if (err) {
+		sw_seen(r, "truncate", err, -ENOMEM, -ENOMEM);
+		if (!r->retry)
+			return;
+		assert_int_equal(upc_truncate(r->file, size), 0);
+	}
+	if (r->size > size)
+		memset(r->model + size, 0, (size_t)(r->size - size));
+	r->size = size;
+}
+
+/* upc_swapon(); a failure is retried when a retry must succeed. */
+static void sw_swapon(struct sw_run *r)
+{
+	struct upc_swap_config cfg = { .size = SW_SWAP };
+	int err = upc_swapon(r->env.cache, &cfg);
+
+	r->swap = !err;
+	if (!err)
+		return;
+	sw_seen(r, "swapon", err, -ENOMEM, -ENOMEM);
+	assert_int_equal(upc_swapoff(r->env.cache), -EINVAL);
+	if (r->retry) {
+		assert_int_equal(upc_swapon(r->env.cache, &cfg), 0);
+		r->swap = true;
+	}
+}
+
+/* upc_shmem_create(); the same. */
+static void sw_create(struct sw_run *r)
+{
+	int err = upc_shmem_create(r->env.cache, NULL, &r->file);
+
+	if (!err)
+		return;
+	sw_seen(r, "create", err, -ENOMEM, -ENOMEM);
+	assert_null(r->file);
+	if (r->retry)
+		assert_int_equal(upc_shmem_create(r->env.cache, NULL, &r->file),
+				 0);
+}
+
+/* The whole life of the file, armed; every step takes what it can. */
+static void sw_scenario(struct sw_run *r)
+{
+	sw_swapon(r);
+	sw_create(r);
+	if (!r->file)
+		return;
+	sw_write(r);
+	sw_read(r);
+	sw_spans(r);
+	sw_fallocate(r);
+	sw_punch(r);
+	sw_truncate(r);
+	sw_read(r);
+}
+
+/*
+ * Disarmed: the file reads back as the model, the checkers accept it
+ * and the device, and closing everything frees every slot and page.
+ */
+static void sw_verify_and_close(struct sw_run *r)
+{
+	unsigned char *buf = sw_buf;
+	struct upc_cache_stats st;
+
+	if (r->file) {
+		ssize_t got;
+
+		assert_int_equal(upc_size(r->file), r->size);
+		got = upc_read(r->file, buf, SW_FILE, 0);
+		if (got != r->size) {
+			assert_int_equal(upc_cache_stats(r->env.cache, &st), 0);
+			fail_msg("failing allocation %lu%s: once disarmed, "
+				 "the read stopped at %zd of %" PRId64 " (then "
+				 "%zd); memory %" PRIu64 " of %" PRIu64 " pages, "
+				 "swap %" PRIu64 " of %" PRIu64, r->n,
+				 r->retry ? "" : " and on", got, r->size,
+				 got >= 0 ? upc_read(r->file, buf, 1, got) : 0,
+				 st.memory_used / API_PAGE,
+				 st.memory_limit / API_PAGE,
+				 st.swap_used / API_PAGE, st.swap_total / API_PAGE);
+		}
+		if (memcmp(buf, r->model, (size_t)r->size)) {
+			int64_t i;
+
+			for (i = 0; buf[i] == r->model[i]; i++)
+				;
+			fail_msg("byte %" PRId64 ": %#x, expected %#x", i,
+				 buf[i], r->model[i]);
+		}
+		assert_file_ok(r->file);
+	}
+	if (r->swap)
+		assert_int_equal(upc_check_swap(r->env.cache->swap), 0);
+	assert_int_equal(upc_cache_stats(r->env.cache, &st), 0);
+	r->c->swapouts += st.swapouts;
+	r->c->swapins += st.swapins;
+	if (r->file)
+		assert_int_equal(upc_close(r->file), 0);
+	r->file = NULL;
+	/* The pinning file still reads as zeros. */
+	assert_int_equal(upc_read(r->env.file, buf, SW_PINNED, 0), SW_PINNED);
+	api_check_pattern(buf, 0, SW_PINNED, 0);
+	assert_file_ok(r->env.file);
+	assert_int_equal(upc_close(r->env.file), 0);
+	r->env.file = NULL;
+	assert_int_equal(upc_cache_stats(r->env.cache, &st), 0);
+	assert_int_equal(st.swap_used, 0);
+	assert_int_equal(st.memory_used, 0);
+	assert_int_equal(upc_swapoff(r->env.cache), r->swap ? 0 : -EINVAL);
+	api_fini(&r->env);
+}
+
+/*
+ * One run with the injector armed by @arm(@n) (upc_fault_fail_nth() or
+ * upc_fault_fail_from()).  Return: the allocation attempts the scenario
+ * made; *@injected says whether a failure happened.
+ */
+static unsigned long sw_run_once(void (*arm)(unsigned long), unsigned long n,
+				 struct sw_counts *c, bool *injected)
+{
+	int64_t nodes0 = ft_nodes_live();
+	struct sw_run r = {
+		.model = sw_model, .data = sw_data, .c = c, .n = n,
+		.retry = arm == upc_fault_fail_nth,
+	};
+	struct upc_cache_config cfg = { .memory_limit = SW_LIMIT };
+	unsigned long attempts;
+
+	memset(sw_model, 0, SW_FILE);
+	assert_int_equal(upc_cache_create(&cfg, &r.env.cache), 0);
+	assert_int_equal(upc_shmem_create(r.env.cache, NULL, &r.env.file), 0);
+	assert_int_equal(upc_fallocate(r.env.file, 0, 0, SW_PINNED), 0);
+	arm(n);
+	sw_scenario(&r);
+	attempts = upc_fault_attempts();
+	*injected = upc_fault_injected();
+	upc_fault_fail_nth(0);
+
+	/* Unarmed, the punch and the truncation did swap pages in. */
+	if (!*injected)
+		assert_int_equal(r.missed, 0);
+	sw_verify_and_close(&r);
+	assert_int_equal(ft_nodes_live() - nodes0, 0);
+	c->runs++;
+	return attempts;
+}
+
+/* Fail each allocation of the scenario in turn, then check the tally. */
+static void test_fault_swap_each(void **state)
+{
+	struct sw_counts c = { 0 };
+	unsigned long total, n;
+	bool injected;
+
+	(void)state;
+	total = sw_run_once(upc_fault_fail_nth, ULONG_MAX, &c, &injected);
+	assert_false(injected);
+	assert_int_equal(c.seen, 0);
+	/* The scenario did swap: out under the limit, and back in. */
+	assert_true(c.swapouts > 0);
+	assert_true(c.swapins > 0);
+	assert_true(total > 0);
+	for (n = 1;; n++) {
+		unsigned long attempts;
+
+		assert_true(n < SW_MAX_NTH);
+		attempts = sw_run_once(upc_fault_fail_nth, n, &c, &injected);
+		/* The n-th attempt, when there was one, failed. */
+		assert_true(injected == (attempts >= n));
+		if (!injected)
+			break;
+	}
+	/* Some failures were reported to the caller, not all absorbed. */
+	assert_true(c.seen > 0);
+	fprintf(stderr, "# swap: %lu allocation points (about %lu per run "
+		"unarmed), %lu failures seen by a caller\n", n - 1, total,
+		c.seen);
+}
+
+/* Fail every allocation from the n-th on, for n = 1, 2, 3 ... */
+static void test_fault_swap_sticky(void **state)
+{
+	struct sw_counts c = { 0 };
+	unsigned long n;
+	bool injected;
+
+	(void)state;
+	for (n = 1;; n++) {
+		assert_true(n < SW_MAX_NTH);
+		sw_run_once(upc_fault_fail_from, n, &c, &injected);
+		if (!injected)
+			break;
+	}
+	/* Some runs failed early enough for a caller to see it. */
+	assert_true(c.seen > 0);
+	fprintf(stderr, "# swap, sticky: %lu runs, %lu failures seen by a "
+		"caller\n", c.runs, c.seen);
+}
+
 static int ft_setup(void **state)
 {
 	(void)state;
 	ft.model = malloc(FT_MODEL);
-	return ft.model ? 0 : -1;
+	sw_model = malloc(SW_FILE);
+	sw_data = malloc(SW_FILE);
+	sw_buf = malloc(SW_PINNED);
+	if (!ft.model || !sw_model || !sw_data || !sw_buf)
+		return -1;
+	api_fill(sw_data, SW_FILE, 0, 5);
+	return 0;
 }
 
 static int ft_teardown(void **state)
@@ -359,6 +797,9 @@ static int ft_teardown(void **state)
 	(void)state;
 	upc_fault_fail_nth(0);
 	free(ft.model);
+	free(sw_model);
+	free(sw_data);
+	free(sw_buf);
 	return 0;
 }
 
@@ -370,6 +811,8 @@ int main(void)
 		cmocka_unit_test(test_fault_write_limit),
 		cmocka_unit_test(test_fault_fallocate),
 		cmocka_unit_test(test_fault_fallocate_limit),
+		cmocka_unit_test(test_fault_swap_each),
+		cmocka_unit_test(test_fault_swap_sticky),
 	};
 
 	return cmocka_run_group_tests(tests, ft_setup, ft_teardown);

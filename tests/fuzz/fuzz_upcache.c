@@ -13,11 +13,29 @@
  * prints the operations so far and aborts.  Missing bytes read as zero,
  * so every input is valid.
  *
+ * With swap (bit 2 of byte 0) the cache is 2 MiB, half the model, with a
+ * swap device in memory large enough for all of it: reclaim swaps the
+ * file's pages out as it grows, and reads, writes, fallocate, punch and
+ * truncate swap them back in, against the same exact model.  Memory can
+ * still run short where reclaim must keep folios: those fallocated and
+ * never written, those a write or fallocate holds while it fills a run
+ * (up to 2 MiB of them), and large folios.  So while the model is exact,
+ * huge is off, at most FZ_SWAP_UNWRITTEN pages are unwritten (after the
+ * operation) and an operation covers at most FZ_SWAP_STRICT_PAGES pages,
+ * every call must succeed in full; otherwise a call may come up short as
+ * in the 2 MiB cache without swap (the model is then no longer exact),
+ * and a read, punch or truncation may also fail with -ENOMEM having
+ * changed nothing.  Fallocating more than the cache holds is always
+ * -ENOSPC, with nothing changed.  At the end the device must pass
+ * upc_check_swap() and, once the file is closed, hold nothing.
+ *
  * Format:
  *	byte 0		configuration: bit 0 huge=always (seeks are then
  *			only checked for consistency: large folios keep
  *			zeroed pages as data), bit 1 a 2 MiB cache (writes
- *			run short, fallocate fails; seeks checked loosely)
+ *			run short, fallocate fails; seeks checked loosely),
+ *			bit 2 a 2 MiB cache with FZ_SWAP bytes of swap in
+ *			memory (bit 1 then changes nothing; see above)
  *	then, per operation (at most FZ_MAX_OPS):
  *	  op byte	% 8: write, read, fallocate, punch, truncate,
  *			seek data, seek hole, writev
@@ -52,6 +70,11 @@
 #define FZ_PAGE		4096L
 #define FZ_PAGES	(FZ_SIZE / FZ_PAGE)
 #define FZ_MAX_OPS	48
+#define FZ_LIMIT_PAGES	512		/* the 2 MiB cache */
+#define FZ_SWAP		(8L << 20)	/* twice the model */
+/* With swap: what memory must hold at most for no call to fail. */
+#define FZ_SWAP_UNWRITTEN	(FZ_LIMIT_PAGES / 4)
+#define FZ_SWAP_STRICT_PAGES	(FZ_LIMIT_PAGES / 2)
 
 enum fz_page { FZ_HOLE, FZ_UNWRITTEN, FZ_DATA };
 
@@ -60,6 +83,7 @@ struct fz {
 	struct upc_file *file;
 	bool huge;
 	bool small;
+	bool swap;
 	bool exact;		/* page states are known exactly */
 	unsigned char *bytes;
 	unsigned char *pages;	/* enum fz_page per page */
@@ -84,8 +108,8 @@ static void fz_fail(struct fz *z, const char *what, int64_t got, int64_t want)
 {
 	unsigned int i;
 
-	fprintf(stderr, "fuzz_upcache: huge=%d small=%d; operations:\n",
-		z->huge, z->small);
+	fprintf(stderr, "fuzz_upcache: huge=%d small=%d swap=%d; operations:\n",
+		z->huge, z->small, z->swap);
 	for (i = 0; i < z->nr_log; i++)
 		fprintf(stderr, "  %s\n", z->log[i]);
 	fprintf(stderr, "fuzz_upcache: %s: got %" PRId64 ", expected %"
@@ -169,6 +193,44 @@ static int64_t model_seek(struct fz *z, int64_t pos, bool data)
 	return data ? -ENXIO : z->size;
 }
 
+/* Pages of [@first, @end) in state @state (all pages: 0, FZ_PAGES). */
+static int64_t model_count(const struct fz *z, int64_t first, int64_t end,
+			   enum fz_page state)
+{
+	int64_t n = 0;
+
+	for (int64_t p = first; p < end && p < FZ_PAGES; p++)
+		n += z->pages[p] == state;
+	return n;
+}
+
+/*
+ * May a call covering [@pos, @pos + @len) run short of memory, with
+ * @unwritten pages fallocated and never written once it is done?
+ * Without swap only in the 2 MiB cache; with swap only where reclaim
+ * may be left with too little to evict (see the opening comment).
+ */
+static bool fz_may_run_short(const struct fz *z, int64_t pos, int64_t len,
+			     int64_t unwritten)
+{
+	int64_t pages;
+
+	if (!z->swap)
+		return z->small;
+	if (!z->exact || z->huge || unwritten > FZ_SWAP_UNWRITTEN)
+		return true;
+	pages = len <= 0 ? 0 : (pos + len - 1) / FZ_PAGE - pos / FZ_PAGE + 1;
+	return pages > FZ_SWAP_STRICT_PAGES;
+}
+
+/* The same for a call that allocates nothing but swapped-in pages. */
+static bool fz_may_fail_swapin(const struct fz *z)
+{
+	return z->swap && fz_may_run_short(z, 0, FZ_PAGE,
+					   model_count(z, 0, FZ_PAGES,
+						       FZ_UNWRITTEN));
+}
+
 /* ---- checks -------------------------------------------------------------- */
 
 static void check_range(struct fz *z, int64_t pos, int64_t len)
@@ -176,6 +238,13 @@ static void check_range(struct fz *z, int64_t pos, int64_t len)
 	int64_t want = pos >= z->size ? 0 : fz_min(len, z->size - pos);
 	ssize_t got = upc_read(z->file, z->buf, (size_t)len, pos);
 
+	/* A swap-in that found no memory: what came before it is checked. */
+	if (want > 0 && (got == -ENOMEM || (got >= 0 && got < want)) &&
+	    fz_may_fail_swapin(z)) {
+		if (got < 0)
+			return;
+		want = got;
+	}
 	fz_expect(z, "read length", got, want);
 	if (want <= 0 || !memcmp(z->buf, z->bytes + pos, (size_t)want))
 		return;
@@ -281,8 +350,10 @@ static void op_write(struct fz *z, int64_t pos, int64_t len, uint8_t fill,
 	} else {
 		got = upc_write(z->file, z->buf, (size_t)len, pos);
 	}
-	if (z->small && want > 0 &&
-	    (got == -ENOSPC || (got >= 0 && got < want))) {
+	if (want > 0 && (got == -ENOSPC || (got == -ENOMEM && z->swap) ||
+			 (got >= 0 && got < want)) &&
+	    fz_may_run_short(z, pos, len, model_count(z, 0, FZ_PAGES,
+						      FZ_UNWRITTEN))) {
 		z->exact = false;	/* short: fine when memory is short */
 		want = got < 0 ? 0 : got;
 		if (got < 0)
@@ -315,10 +386,25 @@ static void op_fallocate(struct fz *z, int64_t pos, int64_t len, uint8_t arg)
 		want = -EFBIG;
 	else if (!(mode & FALLOC_FL_PUNCH_HOLE) && pos + len > FZ_SIZE)
 		return;		/* would grow past the model */
+	else if (z->swap && !(mode & FALLOC_FL_PUNCH_HOLE) &&
+		 (pos + len - 1) / FZ_PAGE - pos / FZ_PAGE >= FZ_LIMIT_PAGES)
+		want = -ENOSPC;	/* more than the cache: nothing is done */
 	got = upc_fallocate(z->file, mode, pos, len);
-	if (!want && z->small && got == -ENOSPC) {
-		z->exact = false;	/* part may have become data */
-		return;
+	if (!want && (got == -ENOSPC || (got == -ENOMEM && z->swap))) {
+		if (mode & FALLOC_FL_PUNCH_HOLE) {
+			/* A page in swap it covers in part stayed there. */
+			if (got == -ENOMEM && fz_may_fail_swapin(z))
+				return;
+		} else if (fz_may_run_short(z, pos, len,
+					    model_count(z, 0, FZ_PAGES,
+							FZ_UNWRITTEN) +
+					    model_count(z, pos / FZ_PAGE,
+							(pos + len - 1) /
+							FZ_PAGE + 1,
+							FZ_HOLE))) {
+			z->exact = false;	/* part may have become data */
+			return;
+		}
 	}
 	fz_expect(z, "fallocate", got, want);
 	if (want)
@@ -331,12 +417,20 @@ static void op_fallocate(struct fz *z, int64_t pos, int64_t len, uint8_t arg)
 
 static void op_truncate(struct fz *z, int64_t size)
 {
-	int got = upc_truncate(z->file, size);
+	bool may_fail = fz_may_fail_swapin(z);
+	int got;
 
+	/* Past the model: the way back might fail, and the model not say. */
+	if (size > FZ_SIZE && may_fail)
+		return;
+	got = upc_truncate(z->file, size);
 	if (size < 0) {
 		fz_expect(z, "truncate", got, -EINVAL);
 		return;
 	}
+	/* The page @size falls in was in swap and stayed: nothing changed. */
+	if (got == -ENOMEM && may_fail)
+		return;
 	if (size > FZ_SIZE) {
 		/* Past the model: only back to where the model holds. */
 		fz_expect(z, "truncate", got, 0);
@@ -410,8 +504,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct input in = { data, size };
 	uint8_t config = u8(&in);
 	struct upc_cache_config cfg = {
-		.memory_limit = config & 2 ? 2UL << 20 : 16UL << 20,
+		.memory_limit = config & 6 ? FZ_LIMIT_PAGES * FZ_PAGE : 16UL << 20,
 	};
+	struct upc_swap_config scfg = { .size = FZ_SWAP };
 	struct upc_shmem_options opts = {
 		.huge = config & 1 ? UPC_HUGE_ALWAYS : UPC_HUGE_NEVER,
 	};
@@ -422,6 +517,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		LLVMFuzzerInitialize(NULL, NULL);
 	fz.huge = config & 1;
 	fz.small = config & 2;
+	fz.swap = config & 4;
 	fz.exact = !fz.huge;
 	fz.size = 0;
 	fz.nr_log = 0;
@@ -430,11 +526,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (upc_cache_create(&cfg, &fz.cache) ||
 	    upc_shmem_create(fz.cache, &opts, &fz.file))
 		abort();
+	/* Swap on with the file open: it becomes evictable as it is. */
+	if (fz.swap && upc_swapon(fz.cache, &scfg))
+		abort();
 	for (i = 0; i < FZ_MAX_OPS && in.n; i++)
 		fz_step(&fz, &in);
 	check_all(&fz);
+	if (fz.swap)
+		fz_expect(&fz, "upc_check_swap()",
+			  upc_check_swap(fz.cache->swap), 0);
 	if (upc_close(fz.file) || upc_cache_stats(fz.cache, &st) ||
 	    st.memory_used || upc_cache_destroy(fz.cache))
 		fz_fail(&fz, "leak at close", (int64_t)st.memory_used, 0);
+	fz_expect(&fz, "swap used after close", (int64_t)st.swap_used, 0);
 	return 0;
 }
