@@ -26,8 +26,6 @@ static bool span_piece(const struct shmem_piece *piece, void *arg)
 	struct span_fill *fill = arg;
 	struct upc_span *span;
 
-	if (fill->nr == fill->max)
-		return false;
 	span = &fill->spans[fill->nr++];
 	span->offset = piece->pos;
 	span->len = piece->len;
@@ -38,7 +36,8 @@ static bool span_piece(const struct shmem_piece *piece, void *arg)
 		span->data = (const char *)folio_address(piece->folio) +
 			     piece->offset;
 	}
-	return true;
+	/* Full: stop here, before the walk swaps in a page for nothing. */
+	return fill->nr < fill->max;
 }
 
 int upc_get_spans(struct upc_file *file, int64_t offset, size_t len,

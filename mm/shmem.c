@@ -787,8 +787,9 @@ static int shmem_pin_run(struct shmem_file *sf, pgoff_t index, pgoff_t *last,
 			}
 		}
 		folio_batch_init(&fbatch);
-		if (!next)
-			break;		/* wrapped past the last page */
+		/* Past the last possible page; a retry of page 0 is not. */
+		if (!next && !again)
+			break;
 		index = next;
 	}
 	return err;

@@ -203,7 +203,9 @@ struct upc_swap_config {
  * From now on reclaim also evicts the pages of anonymous regions and
  * shmem files, writing them to swap; touching such a page reads it
  * back.  Two kinds of shmem page stay in memory: pages fallocated and
- * never written (they hold no data) and pages of 2 MiB folios.
+ * never written (they hold no data) and pages of large folios, which a
+ * file whose huge policy is not UPC_HUGE_NEVER gets for aligned ranges
+ * of 8 KiB and more (up to 2 MiB).
  *
  * Context: Any thread.
  * Return: 0; -EBADF if @cache is NULL; -EINVAL if @config is NULL, its
@@ -338,8 +340,9 @@ int upc_shmem_create(struct upc_cache *cache,
  * @buf is NULL and @count is not 0; -EINVAL if @offset is negative or
  * @offset + @count passes INT64_MAX (as Linux's rw_verify_area());
  * -ENOMEM if the first page wanted is in swap and no memory could be
- * found for it (the cache and the swap device are full); -EIO if it
- * could not be read from the swap file (it stays there).
+ * found for it (the cache's memory is full of pages that cannot go to
+ * swap now, or the swap device is full too); -EIO if it could not be
+ * read from the swap file (it stays there).
  */
 ssize_t upc_read(struct upc_file *file, void *buf, size_t count,
 		 int64_t offset);
@@ -359,7 +362,8 @@ ssize_t upc_read(struct upc_file *file, void *buf, size_t count,
  * negative or @offset + @count passes INT64_MAX (as upc_read()); -EFBIG
  * if @offset is at or past UPC_MAX_FILE_SIZE (a write reaching past it
  * is cut short; with the limit at INT64_MAX the -EINVAL rule comes
- * first); -ENOSPC if the cache's memory (and its swap) is full and
+ * first); -ENOSPC if the cache's memory is full, of pages that cannot
+ * go to swap (see upc_swapon()) or with the swap device full too, and
  * nothing could be written; -ENOMEM if other memory (the page cache's
  * index) ran out and nothing could be written; -EIO if a page the write
  * covers is in swap and could not be read back, and nothing was written.

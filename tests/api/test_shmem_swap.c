@@ -42,12 +42,14 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <linux/falloc.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "api_helpers.h"
+#include "mm/swap_internal.h"
 
 #define LIMIT		(2 * API_MIB)
 #define LIMIT_PAGES	(LIMIT / API_PAGE)
@@ -389,6 +391,62 @@ static void test_shmem_swap_rewrite_whole_range(void **state)
 	assert_int_equal(st.swap_used,
 			 ss_count_swapped(file, 2 * LIMIT, 2 * LIMIT + run) * P);
 	api_expect(file, 2 * LIMIT, (size_t)run, 29);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/* A swap-in in flight elsewhere holds page @pin's slot for a while. */
+struct ss_slot_pin {
+	struct swap_info_struct *si;
+	unsigned long off;
+};
+
+static void *ss_unpin_later(void *arg)
+{
+	struct ss_slot_pin *pin = arg;
+
+	usleep(50 * 1000);
+	swap_slots_put(pin->si, pin->off, 1, SWAP_HAS_CACHE);
+	return NULL;
+}
+
+/*
+ * A write over page 0 while its slot is pinned by a swap-in that is not
+ * the write's (SWAP_HAS_CACHE, as a stale swap-in of another file holds
+ * it): the write's swap-in must wait and look again, then bring the
+ * page back before writing into it.  Page 0 is the case that broke: the
+ * retry set the next index to 0, which was taken for a wrap past the
+ * last page, and the write then took the swap entry for a shadow.
+ */
+static void test_shmem_swap_write_waits_for_pinned_slot(void **state)
+{
+	unsigned char want[2 * P], got[2 * P];
+	struct ss_slot_pin pin;
+	struct upc_file *file;
+	struct api_env env;
+	pthread_t thread;
+	void *entry;
+
+	(void)state;
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	api_write_pattern(file, 0, 2 * P, 31);
+	ss_push_out(&env, file, 0, 2 * P);
+	entry = filemap_get_entry(&file->shmem.mapping, 0);
+	assert_true(xa_is_value(entry));
+	pin.si = swap_info_get(radix_to_swp_entry(entry));
+	pin.off = swp_offset(radix_to_swp_entry(entry));
+	assert_non_null(pin.si);
+	assert_int_equal(swapcache_prepare(pin.si, pin.off), 0);
+	assert_int_equal(pthread_create(&thread, NULL, ss_unpin_later, &pin),
+			 0);
+
+	assert_int_equal(upc_write(file, "B", 1, 10), 1);
+	assert_int_equal(pthread_join(thread, NULL), 0);
+	api_fill(want, sizeof(want), 0, 31);
+	want[10] = 'B';
+	assert_int_equal(upc_read(file, got, sizeof(got), 0), sizeof(got));
+	assert_memory_equal(got, want, sizeof(want));
 	ss_check(&env, file);
 	ss_close(&env);
 	api_fini(&env);
@@ -912,6 +970,42 @@ static int64_t ss_check_spans(const struct upc_span *spans, int n,
 }
 
 /*
+ * Spans that fill up end the walk there: a page in swap just after the
+ * last span is not swapped in (a page of memory and a read) for nothing.
+ */
+static void test_shmem_swap_spans_full(void **state)
+{
+	struct upc_span spans[1];
+	struct upc_cache_stats st;
+	struct upc_file *file;
+	struct api_env env;
+	char page[P];
+	uint64_t swapins;
+
+	(void)state;
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	api_write_pattern(file, 0, 2 * P, 32);
+	ss_push_out(&env, file, 0, 2 * P);
+	/* Page 0 back in memory, page 1 still in swap. */
+	assert_int_equal(upc_read(file, page, P, 0), P);
+	assert_false(ss_in_swap(file, 0));
+	assert_true(ss_in_swap(file, P));
+	swapins = ss_stats(&env).swapins;
+
+	assert_int_equal(upc_get_spans(file, 0, 2 * P, spans, 1), 1);
+	assert_int_equal(spans[0].offset, 0);
+	assert_int_equal(spans[0].len, P);
+	assert_non_null(spans[0].data);
+	st = ss_stats(&env);
+	assert_int_equal(st.swapins, swapins);
+	assert_true(ss_in_swap(file, P));
+	upc_put_spans(spans, 1);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/*
  * Spans over pages in swap bring them back and return their data; a
  * hole between them stays a NULL span.
  */
@@ -1176,6 +1270,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_swap_round_trip),
 		cmocka_unit_test(test_shmem_swap_rewrite_beside_active),
 		cmocka_unit_test(test_shmem_swap_rewrite_whole_range),
+		cmocka_unit_test(test_shmem_swap_write_waits_for_pinned_slot),
 		cmocka_unit_test(test_shmem_no_swap_enospc),
 		cmocka_unit_test(test_shmem_swap_full),
 		cmocka_unit_test(test_shmem_swap_seek),
@@ -1187,6 +1282,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_swap_two_files),
 		cmocka_unit_test(test_shmem_swapoff_busy),
 		cmocka_unit_test(test_shmem_swap_spans),
+		cmocka_unit_test(test_shmem_swap_spans_full),
 		cmocka_unit_test(test_shmem_swap_spans_enomem),
 		cmocka_unit_test(test_shmem_swap_readv_writev),
 		cmocka_unit_test(test_shmem_swap_read_eio),
