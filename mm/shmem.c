@@ -620,15 +620,27 @@ static void *shmem_read_page(struct shmem_file *sf, struct iov_iter *iter,
 	return NULL;
 }
 
-ssize_t shmem_read_iter(struct shmem_file *sf, struct iov_iter *iter,
-			int64_t pos)
+/* A read that is not inside one page, or meets a page in swap: walk. */
+static ssize_t shmem_read_walk(struct shmem_file *sf, struct iov_iter *iter,
+			       int64_t pos)
 {
 	size_t count = iov_iter_count(iter);
 	struct read_state rs = { .iter = iter };
 	struct piece_walk w = { .fn = read_piece, .arg = &rs };
+	int err;
+
+	err = shmem_walk(sf, pos, count, &w, read_flush);
+	if (iov_iter_count(iter) != count)
+		return (ssize_t)(count - iov_iter_count(iter));
+	return err;
+}
+
+ssize_t shmem_read_iter(struct shmem_file *sf, struct iov_iter *iter,
+			int64_t pos)
+{
+	size_t count = iov_iter_count(iter);
 	int64_t size, end;
 	void *swapped;
-	int err;
 
 	/*
 	 * A read inside one page, the case where seed 002's series lost
@@ -650,10 +662,7 @@ ssize_t shmem_read_iter(struct shmem_file *sf, struct iov_iter *iter,
 		if (!swapped)
 			return (ssize_t)(end - pos);
 	}
-	err = shmem_walk(sf, pos, count, &w, read_flush);
-	if (iov_iter_count(iter) != count)
-		return (ssize_t)(count - iov_iter_count(iter));
-	return err;
+	return shmem_read_walk(sf, iter, pos);
 }
 
 /* ---- seeking ------------------------------------------------------------ */
