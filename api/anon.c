@@ -150,14 +150,20 @@ int upc_anon_create(struct upc_cache *cache, uint64_t size,
 	return 0;
 }
 
-/* The checks upc_anon_read() and upc_anon_write() share. */
+/*
+ * The checks upc_anon_read() and upc_anon_write() share, in upc_read()'s
+ * order: the handle, the offset, then the buffer (-EFAULT, as pread()
+ * answers a bad buffer).
+ */
 static int upc_anon_rw_check(struct upc_anon *anon, const void *buf,
 			     size_t count, int64_t offset)
 {
 	if (!upc_anon_ok(anon))
 		return -EBADF;
-	if (offset < 0 || (!buf && count))
+	if (offset < 0)
 		return -EINVAL;
+	if (!buf && count)
+		return -EFAULT;
 	return 0;
 }
 

@@ -261,7 +261,8 @@ int upc_anon_create(struct upc_cache *cache, uint64_t size,
  *
  * Context: Any thread, any number at once.
  * Return: Bytes read (0 at or past the end); -EBADF if @anon is NULL;
- * -EINVAL if @offset is negative, or @buf is NULL and @count is not 0;
+ * -EINVAL if @offset is negative; -EFAULT if @buf is NULL and @count is
+ * not 0;
  * -ENOMEM or -EIO if swapping in failed before any byte was read.
  */
 ssize_t upc_anon_read(struct upc_anon *anon, void *buf, size_t count,
@@ -276,7 +277,8 @@ ssize_t upc_anon_read(struct upc_anon *anon, void *buf, size_t count,
  *
  * Context: Any thread, any number at once.
  * Return: Bytes written (0 at or past the end); -EBADF if @anon is NULL;
- * -EINVAL if @offset is negative, or @buf is NULL and @count is not 0;
+ * -EINVAL if @offset is negative; -EFAULT if @buf is NULL and @count is
+ * not 0;
  * -ENOMEM (memory and swap are full) or -EIO if that happened before
  * any byte was written.
  */

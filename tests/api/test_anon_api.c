@@ -406,8 +406,11 @@ static void test_anon_rw_errors(void **state)
 	assert_int_equal(upc_anon_write(anon, buf, 1, -1), -EINVAL);
 	assert_int_equal(upc_anon_read(anon, buf, 1, INT64_MIN), -EINVAL);
 	assert_int_equal(upc_anon_write(anon, buf, 1, INT64_MIN), -EINVAL);
-	assert_int_equal(upc_anon_read(anon, NULL, 1, 0), -EINVAL);
-	assert_int_equal(upc_anon_write(anon, NULL, 1, 0), -EINVAL);
+	assert_int_equal(upc_anon_read(anon, NULL, 1, 0), -EFAULT);
+	assert_int_equal(upc_anon_write(anon, NULL, 1, 0), -EFAULT);
+	/* The offset is checked first, as upc_read() does. */
+	assert_int_equal(upc_anon_read(anon, NULL, 1, -1), -EINVAL);
+	assert_int_equal(upc_anon_write(anon, NULL, 1, -1), -EINVAL);
 	/* NULL with nothing to copy is fine, anywhere. */
 	assert_int_equal(upc_anon_read(anon, NULL, 0, 0), 0);
 	assert_int_equal(upc_anon_write(anon, NULL, 0, 5), 0);

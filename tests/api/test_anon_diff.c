@@ -207,8 +207,10 @@ static void fill_random(unsigned char *buf, size_t len)
 /* What upc_anon_read()/upc_anon_write() must return (upcache.h). */
 static int64_t expected(int64_t off, size_t count, bool null_buf)
 {
-	if (off < 0 || (null_buf && count))
+	if (off < 0)
 		return -EINVAL;
+	if (null_buf && count)
+		return -EFAULT;
 	if (off >= DIFF_SIZE)
 		return 0;
 	return count < (size_t)(DIFF_SIZE - off) ? (int64_t)count :
@@ -379,7 +381,7 @@ static void step_read(void)
 
 	snprintf(d->op, sizeof(d->op), "read(%" PRId64 ", %zu)", off, count);
 	if (chance(1, 100)) {
-		/* A NULL buffer: fine with 0 bytes, -EINVAL otherwise. */
+		/* A NULL buffer: fine with 0 bytes, -EFAULT otherwise. */
 		int64_t got = upc_anon_read(d->anon, NULL, count, off);
 
 		DIFF_CHECK(got == expected(off, count, true),

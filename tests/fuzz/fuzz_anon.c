@@ -520,8 +520,10 @@ static size_t rd_len(const struct fz_op *o)
 static int64_t rw_expected(const struct fz_region *r, int64_t pos,
 			   size_t count, bool null_buf)
 {
-	if (pos < 0 || (null_buf && count))
+	if (pos < 0)
 		return -EINVAL;
+	if (null_buf && count)
+		return -EFAULT;
 	if ((uint64_t)pos >= r->size)
 		return 0;
 	return count < r->size - (uint64_t)pos ? (int64_t)count :
