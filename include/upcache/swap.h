@@ -23,11 +23,13 @@
  * Anonymous regions (struct anon_region, mm/anon.c) are memory a program
  * reads and writes through upcache: an address_space whose folios are
  * swap-backed, and whose evicted folios are replaced by their swap
- * entries.  With a device installed, reclaim sends their folios to swap
+ * entries.  shmem files (mm/shmem.c) are swap-backed the same way.  With
+ * a device installed, reclaim sends their folios to swap
  * (swap_out_folio() through struct upc_swap_ops); touching a swapped-out
- * page swaps it in through the swap cache.  Swap-out takes single-page
- * folios only (swap-in brings back single pages); a large swap-backed
- * folio stays in memory.
+ * page swaps it in through the swap cache.  Swap-out takes uptodate
+ * single-page folios only (swap-in brings back single pages, and a folio
+ * not uptodate has no data); any other swap-backed folio stays in
+ * memory.
  *
  * Locking: a device's lock protects its slot maps; each swap cache
  * space has its own i_pages lock; the order is folio lock, then i_pages
@@ -357,7 +359,7 @@ void swap_cache_info(struct swap_info_struct *si, struct swap_cache_info *info);
 
 /**
  * swapin_folio() - Bring a swapped-out page of a mapping back.
- * @mapping: A swap-backed mapping (an anonymous region).
+ * @mapping: A swap-backed mapping (an anonymous region, a shmem file).
  * @index: The page index whose slot held @value.
  * @value: The swap entry found there, as a value entry.
  * @gfp: Allocation flags for the folio and tree nodes.
