@@ -164,18 +164,24 @@ static bool shmem_evictable(struct shmem_file *sf)
 
 /*
  * A reader's locks: the file lock shared, and the evict lock shared if
- * reclaim may take folios out of the file (see Locking).
+ * reclaim may take folios out of the file (see Locking).  Return: whether
+ * the evict lock was taken, for shmem_unlock_shared() (the flag cannot
+ * change meanwhile: it is set under the file lock exclusive).
  */
-static void shmem_lock_shared(struct shmem_file *sf)
+static bool shmem_lock_shared(struct shmem_file *sf)
 {
+	bool evict;
+
 	pthread_rwlock_rdlock(&sf->rwsem);
-	if (shmem_evictable(sf))
+	evict = shmem_evictable(sf);
+	if (evict)
 		pthread_rwlock_rdlock(&sf->evict_lock);
+	return evict;
 }
 
-static void shmem_unlock_shared(struct shmem_file *sf)
+static void shmem_unlock_shared(struct shmem_file *sf, bool evict)
 {
-	if (shmem_evictable(sf))
+	if (evict)
 		pthread_rwlock_unlock(&sf->evict_lock);
 	pthread_rwlock_unlock(&sf->rwsem);
 }
@@ -496,9 +502,10 @@ static int shmem_walk(struct shmem_file *sf, int64_t pos, size_t len,
 {
 	struct folio *held = NULL;
 	int64_t size, end;
+	bool evict;
 	int err = 0;
 
-	shmem_lock_shared(sf);
+	evict = shmem_lock_shared(sf);
 	size = shmem_size(sf);
 	if (pos >= size || !len)
 		goto out;
@@ -525,7 +532,7 @@ static int shmem_walk(struct shmem_file *sf, int64_t pos, size_t len,
 		}
 	}
 out:
-	shmem_unlock_shared(sf);
+	shmem_unlock_shared(sf, evict);
 	return err;
 }
 
@@ -641,6 +648,7 @@ ssize_t shmem_read_iter(struct shmem_file *sf, struct iov_iter *iter,
 	size_t count = iov_iter_count(iter);
 	int64_t size, end;
 	void *swapped;
+	bool evict;
 
 	/*
 	 * A read inside one page, the case where seed 002's series lost
@@ -649,16 +657,16 @@ ssize_t shmem_read_iter(struct shmem_file *sf, struct iov_iter *iter,
 	 */
 	if (!(((uint64_t)pos ^ ((uint64_t)pos + count - 1)) >>
 	      UPC_PAGE_SHIFT)) {
-		shmem_lock_shared(sf);
+		evict = shmem_lock_shared(sf);
 		size = shmem_size(sf);
 		if (pos >= size || !count) {
-			shmem_unlock_shared(sf);
+			shmem_unlock_shared(sf, evict);
 			return 0;
 		}
 		end = (uint64_t)count < (uint64_t)(size - pos) ?
 		      pos + (int64_t)count : size;
 		swapped = shmem_read_page(sf, iter, pos, end);
-		shmem_unlock_shared(sf);
+		shmem_unlock_shared(sf, evict);
 		if (!swapped)
 			return (ssize_t)(end - pos);
 	}
@@ -694,17 +702,18 @@ static int64_t shmem_seek(struct shmem_file *sf, int64_t pos, bool want_data)
 		.fn = seek_piece, .arg = &s, .swap_is_data = true,
 	};
 	int64_t size;
+	bool evict;
 
-	shmem_lock_shared(sf);
+	evict = shmem_lock_shared(sf);
 	size = shmem_size(sf);
 	if (pos >= size) {
-		shmem_unlock_shared(sf);
+		shmem_unlock_shared(sf, evict);
 		return -ENXIO;
 	}
 	/* Nothing found: no data follows, or the hole at the end. */
 	s.found = want_data ? -ENXIO : size;
 	shmem_walk_locked(sf, &w, &pos, size);
-	shmem_unlock_shared(sf);
+	shmem_unlock_shared(sf, evict);
 	return s.found;
 }
 
