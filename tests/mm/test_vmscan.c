@@ -13,7 +13,9 @@
  *    400-page active set: every miss of the second pass is a refault
  *    and (nearly all) activated; after a few passes the loop stays
  *    cached (at most 10% misses; a plain LRU would miss every page of
- *    every pass).
+ *    every pass);
+ *  - an inactive list of 200 held pages beside 100 active ones: reclaim
+ *    deactivates and frees from the active ones.
  */
 #include "vmscan_helpers.h"
 
@@ -129,6 +131,50 @@ static void test_reclaim_skips_busy(void **state)
 	folio_unlock(dirty);
 	assert_int_equal(upc_reclaim_pages(f.arena, LIMIT), 3);
 	truncate_inode_pages(&shm, 0);
+	vm_teardown(&f);
+}
+
+/*
+ * An inactive list that yields nothing (every folio on it held) beside a
+ * smaller active list of folios that could go: balancing alone never
+ * moves them, since the inactive list is the larger, so reclaim must
+ * deactivate when a batch frees nothing.  Before it did, this reclaimed
+ * nothing.
+ */
+static void test_reclaim_deactivates_past_busy(void **state)
+{
+	struct vm_fixture f;
+	struct upc_reclaim_stats before, after;
+	struct folio *held[200];
+	unsigned long freed;
+	bool miss;
+	unsigned int i;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	vm_read_range(&f.mapping, 0, 100);
+	assert_int_equal(vm_read_range(&f.mapping, 0, 100), 0);
+	for (i = 0; i < 200; i++) {
+		held[i] = vm_read(&f.mapping, 1000 + i, &miss);
+		assert_non_null(held[i]);
+	}
+	lru_add_drain_all(f.arena);
+	before = vm_stats(f.arena);
+	assert_int_equal(before.nr_active_file, 100);
+	assert_int_equal(before.nr_inactive_file, 200);
+
+	freed = upc_reclaim_pages(f.arena, 50);
+	after = vm_stats(f.arena);
+	assert_true(freed >= 50);
+	assert_int_equal(after.pgsteal - before.pgsteal, freed);
+	assert_true(after.pgdeactivate - before.pgdeactivate >= freed);
+	/* The held folios all stayed. */
+	for (i = 0; i < 200; i++) {
+		assert_true(filemap_get_entry(&f.mapping, 1000 + i) == held[i]);
+		folio_put(held[i]);
+		folio_put(held[i]);
+	}
+	vm_assert_lru_consistent(&f);
 	vm_teardown(&f);
 }
 
@@ -281,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_scan_keeps_active_set),
 		cmocka_unit_test(test_loop_activates_on_refault),
 		cmocka_unit_test(test_reclaim_skips_busy),
+		cmocka_unit_test(test_reclaim_deactivates_past_busy),
 		cmocka_unit_test(test_limit_and_enomem),
 		cmocka_unit_test(test_truncate_leaves_lru),
 		cmocka_unit_test(test_isolate_putback),
