@@ -19,9 +19,10 @@
  * layer brings back single pages; tmpfs would split them).  A swap
  * entry is data: seeks report it as such without swapping it in; reads
  * and spans swap it in; writes and fallocate swap in the pages of a run
- * and hold every folio of the run before grabbing it
- * (shmem_pin_run()), since the grab's allocations may reclaim and the
- * grab would take a swap entry for a shadow; punching and truncation
+ * and hold every folio of it (up to SHMEM_PIN_MAX entries, the run cut
+ * there) before grabbing it (shmem_pin_run()), since the grab's
+ * allocations may reclaim and the grab would take a swap entry for a
+ * shadow; punching and truncation
  * swap in a page they cover only in part, take the folios out, then
  * free the swap entries of the whole pages (shmem_undo_range()).
  *
@@ -102,8 +103,9 @@
  * readers pay for the evict lock only once upc_swapon() has made the
  * file evictable (shmem_set_evictable(), under the file lock exclusive,
  * so no reader that skipped the evict lock is still reading); until
- * then the hook refuses.  Under the shared locks the page cache's own reference
- * keeps each folio found alive and in the file until the read is done.
+ * then the hook refuses.  Under the shared locks the page cache's own
+ * reference keeps each folio found alive and in the file until the read
+ * is done.
  * A reader that meets a swap entry drops the evict lock (keeping the
  * rwsem, so the file does not change), swaps the page in, and takes it
  * again (shmem_walk()).  The RCU read lock around the walk is kept for
@@ -208,11 +210,6 @@ static enum shmem_huge shmem_resolve_huge(enum shmem_huge huge, bool advised)
 }
 
 /*
- * Nothing writes shmem back by tag (its data leaves only through swap),
- * so a folio made dirty needs only PG_dirty: no tag, no i_pages lock, no
- * walk per folio written, as tmpfs's noop_dirty_folio().
- */
-/*
  * Reclaim takes the evict lock exclusive around taking a folio out (its
  * swap entry in), so that no reader is copying from the folio when it
  * is freed; and leaves the folio alone if readers may not be taking the
@@ -236,6 +233,11 @@ static void shmem_evict_unlock(struct address_space *mapping)
 	pthread_rwlock_unlock(&sf->evict_lock);
 }
 
+/*
+ * Nothing writes shmem back by tag (its data leaves only through swap),
+ * so a folio made dirty needs only PG_dirty: no tag, no i_pages lock, no
+ * walk per folio written, as tmpfs's noop_dirty_folio().
+ */
 static const struct address_space_operations shmem_aops = {
 	.dirty_folio = noop_dirty_folio,
 	.evict_lock = shmem_evict_lock,
@@ -296,7 +298,7 @@ void shmem_file_destroy(struct shmem_file *sf)
 	pthread_rwlock_destroy(&sf->rwsem);
 }
 
-/* ---- swap ----------------------------------------------------------------- */
+/* ---- swap --------------------------------------------------------------- */
 
 /* Swap entries erased per pass of shmem_free_swap(). */
 #define SHMEM_FREE_BATCH	64

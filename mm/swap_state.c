@@ -195,7 +195,7 @@ void swap_cache_info(struct swap_info_struct *si, struct swap_cache_info *info)
 			   sizeof(struct xa_node);
 }
 
-/* ---- swap entries in a mapping -------------------------------------------- */
+/* ---- swap entries in a mapping ------------------------------------------ */
 
 unsigned int swap_take_entries(struct address_space *mapping, pgoff_t *index,
 			       pgoff_t last, swp_entry_t *slots,
