@@ -522,10 +522,12 @@ static int shmem_walk(struct shmem_file *sf, int64_t pos, size_t len,
 		held = NULL;
 		if (!w->swapped)
 			break;
-		/* Evictable: reclaim has swapped out a folio of the file. */
-		pthread_rwlock_unlock(&sf->evict_lock);
+		/* (Always evictable: reclaim swapped out a folio of it.) */
+		if (evict)
+			pthread_rwlock_unlock(&sf->evict_lock);
 		held = shmem_swapin(sf, w->swapped_index, w->swapped);
-		pthread_rwlock_rdlock(&sf->evict_lock);
+		if (evict)
+			pthread_rwlock_rdlock(&sf->evict_lock);
 		w->swapped = NULL;
 		if (IS_ERR(held)) {
 			err = (int)PTR_ERR(held);
