@@ -81,9 +81,11 @@
  * Write path.  Under the exclusive lock, the range is cut into runs that
  * do not cross a 2 MiB boundary, so that an aligned huge range is one
  * run.  Each run is got-or-created with filemap_grab_folios() (two lock
- * round trips and two walks per run); each folio is filled (zeroing
- * first what the write does not cover of a folio that is not uptodate),
- * marked uptodate and dirty, unlocked and released; then the size grows.
+ * round trips and two walks per run), after one more walk that holds
+ * the run's folios if the file can swap (shmem_pin_run(), see Swap);
+ * each folio is filled (zeroing first what the write does not cover of
+ * a folio that is not uptodate), marked uptodate and dirty, unlocked
+ * and released; then the size grows.
  *
  * Locking.  sf->rwsem (a pthread rwlock that prefers writers, so a
  * stream of readers cannot starve a writer) is taken outside everything
@@ -905,15 +907,23 @@ static int shmem_populate(struct shmem_file *sf, int64_t pos, int64_t end,
 	pgoff_t last = (pgoff_t)(end - 1) >> UPC_PAGE_SHIFT;
 	struct folio *folios[FILEMAP_GRAB_MAX];
 	struct folio *pins[SHMEM_PIN_MAX];
+	/*
+	 * A file reclaim cannot take folios from has none in swap and none
+	 * going there: a write needs no pins, and no walk to take them.
+	 * (The flag cannot change: it is set under the lock we hold.)
+	 * fallocate's prepare wants the run's folios either way.
+	 */
+	bool pin = ops->prepare || shmem_evictable(sf);
 	int err = 0;
 
 	while (pos < end) {
 		pgoff_t index = (pgoff_t)pos >> UPC_PAGE_SHIFT;
 		pgoff_t stop = shmem_run_last(sf, index, last, large_limit);
-		unsigned int npins;
+		unsigned int npins = 0;
 		int i, nr;
 
-		err = shmem_pin_run(sf, index, &stop, pins, &npins);
+		if (pin)
+			err = shmem_pin_run(sf, index, &stop, pins, &npins);
 		if (!err && ops->prepare)
 			ops->prepare(pins, npins);
 		nr = err ? err : shmem_grab_run(sf, index, stop, folios);

@@ -50,6 +50,7 @@
 
 #include "api_helpers.h"
 #include "mm/swap_internal.h"
+#include <upcache/stats.h>
 
 #define LIMIT		(2 * API_MIB)
 #define LIMIT_PAGES	(LIMIT / API_PAGE)
@@ -447,6 +448,46 @@ static void test_shmem_swap_write_waits_for_pinned_slot(void **state)
 	want[10] = 'B';
 	assert_int_equal(upc_read(file, got, sizeof(got), 0), sizeof(got));
 	assert_memory_equal(got, want, sizeof(want));
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/* XArray walks one upc_write() of @len bytes at @pos takes. */
+static uint64_t ss_write_walks(struct upc_file *file, int64_t pos, size_t len)
+{
+	static char buf[64 * P];
+	struct upc_thread_stats st;
+
+	assert_true(len <= sizeof(buf));
+	upc_stats_thread_reset();
+	assert_int_equal(upc_write(file, buf, len, pos), (ssize_t)len);
+	upc_stats_thread(&st);
+	return st.xa_walks;
+}
+
+/*
+ * A write holds its run's folios (one walk) only once the file can swap:
+ * without swap nothing can take them, and the write is the grab's two
+ * walks, as seed 004 measures it.
+ */
+static void test_shmem_write_pins_only_with_swap(void **state)
+{
+	struct upc_file *file;
+	struct api_env env;
+
+	(void)state;
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, 0, NULL);
+	/* The first write also grows the tree; then its leaf is there. */
+	ss_write_walks(file, 0, 16 * P);
+	/* Overwriting: the grab finds every folio in its one walk. */
+	assert_int_equal(ss_write_walks(file, 0, 16 * P), 1);
+	/* New pages in the same leaf: the grab's lookup, then its insert. */
+	assert_int_equal(ss_write_walks(file, 16 * P, 16 * P), 2);
+	ss_swapon(&env, NULL, SWAP);
+	/* Each write now holds its run first: one walk more. */
+	assert_int_equal(ss_write_walks(file, 0, 16 * P), 2);
+	assert_int_equal(ss_write_walks(file, 32 * P, 16 * P), 3);
 	ss_check(&env, file);
 	ss_close(&env);
 	api_fini(&env);
@@ -1270,6 +1311,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_swap_round_trip),
 		cmocka_unit_test(test_shmem_swap_rewrite_beside_active),
 		cmocka_unit_test(test_shmem_swap_rewrite_whole_range),
+		cmocka_unit_test(test_shmem_write_pins_only_with_swap),
 		cmocka_unit_test(test_shmem_swap_write_waits_for_pinned_slot),
 		cmocka_unit_test(test_shmem_no_swap_enospc),
 		cmocka_unit_test(test_shmem_swap_full),
