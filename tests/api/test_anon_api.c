@@ -517,7 +517,6 @@ static void aa_swap_round_trip(const char *path, unsigned int shift)
 		aa_write(anon, pos, (size_t)(pos + 3 * API_PAGE + 1000 <= size ?
 					     3 * API_PAGE + 1000 : size - pos), 6);
 	st = aa_stats(&env);
-	assert_true(st.memory_used <= LIMIT);
 	assert_true(st.swapouts >= (uint64_t)(size - LIMIT) / API_PAGE);
 	assert_true(st.swap_used >= (uint64_t)(size - LIMIT));
 	assert_true(st.swap_used <= st.swapouts * API_PAGE);
@@ -531,7 +530,6 @@ static void aa_swap_round_trip(const char *path, unsigned int shift)
 	assert_true(st2.swapins >= st.swap_used / API_PAGE);
 	assert_true(st2.refaults > 0);
 	assert_true(st2.refaults <= st2.swapins);
-	assert_true(st2.memory_used <= LIMIT);
 	assert_anon_ok(anon);
 	aa_destroy(anon);
 	st = aa_stats(&env);

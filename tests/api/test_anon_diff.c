@@ -92,7 +92,7 @@ struct diff {
 	unsigned char *written;	/* per page: ever written (1 byte or more) */
 	unsigned char *pool;	/* random bytes that writes take a slice of */
 	unsigned char *buf;	/* what reads go to */
-	unsigned long nr_reads, nr_writes, nr_errors, nr_short;
+	unsigned long nr_reads, nr_writes;
 };
 
 static struct diff *d;
