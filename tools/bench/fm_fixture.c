@@ -24,8 +24,6 @@
 #define SEED_FM_PERM	(BENCH_RNG_SEED + 16)
 #define SEED_FM_SPLIT	(BENCH_RNG_SEED + 17)
 
-/* Headroom past the file: the allocator's per-CPU caches hold pages. */
-#define FMB_ARENA_SLACK	(16UL << 20)
 /* The swap cache rows' arena: it only holds their one folio. */
 #define FMB_SWAP_ARENA	(4UL << 20)
 
@@ -55,7 +53,7 @@ void fmb_scale_from_options(const struct bench_options *opts,
 	scale->file_pages = pages;
 	scale->nr_splits = pages / 32;
 	scale->contig_passes = 4;
-	scale->arena_bytes = (pages << UPC_PAGE_SHIFT) + FMB_ARENA_SLACK;
+	scale->arena_bytes = (pages << UPC_PAGE_SHIFT) + BENCH_ARENA_SLACK;
 	scale->rounds = common.rounds;
 	scale->warmups = common.warmups;
 }

@@ -36,8 +36,6 @@
 
 /* Files are whole 4 MiB: the limit, half of it, is whole 2 MiB. */
 #define RC_FILE_ALIGN	1024UL
-/* Headroom past the limit: the allocator's per-CPU caches hold pages. */
-#define RC_ARENA_SLACK	(16UL << 20)
 /* Fill, evict and read cycles of a thp round (tiny mode: 2). */
 #define RC_THP_CYCLES	16
 /* The order of the thp round's folios. */
@@ -150,7 +148,7 @@ static void rc_cache_init(struct rc_bench *b, struct rc_cache *c,
 			  unsigned long as_flags)
 {
 	size_t bytes = (b->scale.limit_pages << UPC_PAGE_SHIFT) +
-		       RC_ARENA_SLACK;
+		       BENCH_ARENA_SLACK;
 	int err;
 
 	err = upc_arena_create(bytes, &c->arena);

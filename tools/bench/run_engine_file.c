@@ -55,8 +55,6 @@
 #include "util.h"
 
 #define UF_ALIGN	UPC_HUGE_SIZE	/* upc_arena_create()'s granule */
-/* Headroom past the limit: the allocator's per-CPU caches hold pages. */
-#define UF_SLACK	(16ULL << 20)
 /* Folios grabbed at once by a write (a stack array of pointers). */
 #define UF_GRAB		64u
 
@@ -434,7 +432,7 @@ static int uf_cache(struct uf_ctx *ctx, char *err, size_t errlen)
 	int ret;
 
 	if (!limit)
-		limit = job->filesize * ctx->nr_files + UF_SLACK;
+		limit = job->filesize * ctx->nr_files + BENCH_ARENA_SLACK;
 	if (limit < UPC_HUGE_SIZE) {
 		snprintf(err, errlen, "upcache-file: memory_limit=%llu: "
 			 "reclaim needs at least 2 MiB",
@@ -443,7 +441,7 @@ static int uf_cache(struct uf_ctx *ctx, char *err, size_t errlen)
 	}
 	limit = (limit + UPC_PAGE_SIZE - 1) & ~(uint64_t)(UPC_PAGE_SIZE - 1);
 	bytes = ((limit + UF_ALIGN - 1) & ~(uint64_t)(UF_ALIGN - 1)) +
-		UF_SLACK;
+		BENCH_ARENA_SLACK;
 	ret = upc_arena_create((size_t)bytes, &ctx->arena);
 	if (!ret)
 		ret = upc_reclaim_init(ctx->arena);

@@ -57,7 +57,7 @@ int run_swap_sizes(const struct run_job *job, const char *engine,
 	bool tight = job->memory_limit && job->memory_limit < need;
 
 	*limit = run_swap_round_up(job->memory_limit ? job->memory_limit :
-				   need + RUN_SWAP_SLACK);
+				   need + BENCH_ARENA_SLACK);
 	*swap = 0;
 	if (job->swap_size)
 		*swap = run_swap_round_up(job->swap_size);

@@ -16,8 +16,6 @@ struct upc_cache;
 
 #define RUN_SWAP_ALIGN		(2ULL << 20)	/* upc_cache_create()'s and
 						 * upc_swapon()'s granule */
-/* Headroom past the job's data: the allocator's per-CPU caches hold pages. */
-#define RUN_SWAP_SLACK		(16ULL << 20)
 /*
  * Swap a job needs beyond what memory cannot hold: a swap-in needs a
  * free page, and making one needs a free slot for the page it swaps
@@ -57,7 +55,7 @@ uint64_t run_swap_round_up(uint64_t bytes);
  * @what: What @need is made of, for messages ("regions", "files").
  * @need: Bytes of the job's data in all.
  * @limit: Receives the cache's memory limit: memory_limit= rounded up
- *	to 2 MiB, or @need plus RUN_SWAP_SLACK without one.
+ *	to 2 MiB, or @need plus BENCH_ARENA_SLACK without one.
  * @swap: Receives the swap's size: swap_size= rounded up to 2 MiB; by
  *	default @need rounded up whenever swap is wanted (memory_limit=
  *	below @need, swap_file= or swap_space_shift= given), otherwise 0.

@@ -21,8 +21,6 @@
 #include "shm_cases.h"
 #include "util.h"
 
-/* Headroom past the file: the allocator's per-CPU caches hold pages. */
-#define SHMB_ARENA_SLACK	(16UL << 20)
 
 /* An odd constant: the pattern's word at byte offset o is (o + 1) * it. */
 #define SHMB_PATTERN_MUL	0x9e3779b97f4a7c15ULL
@@ -55,7 +53,7 @@ void shmb_scale_from_options(const struct bench_options *opts,
 
 	scale->mode = common.mode;
 	scale->file_bytes = (size_t)pages << UPC_PAGE_SHIFT;
-	scale->arena_bytes = scale->file_bytes + SHMB_ARENA_SLACK;
+	scale->arena_bytes = scale->file_bytes + BENCH_ARENA_SLACK;
 	scale->rounds = common.rounds;
 	scale->warmups = common.warmups;
 }

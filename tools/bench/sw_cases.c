@@ -32,8 +32,6 @@
 
 /* Regions are whole 8 MiB: the limit, a quarter, is whole 2 MiB. */
 #define SW_REGION_ALIGN	2048UL
-/* Headroom past the limit: the allocator's per-CPU caches hold pages. */
-#define SW_ARENA_SLACK	(16UL << 20)
 /* Pages read back after a round to check them (and the last page). */
 #define SW_CHECK_PAGES	1024UL
 
@@ -175,7 +173,7 @@ static void sw_cache_init(struct sw_bench *b, enum sw_side side)
 {
 	struct sw_cache *c = &b->side[side];
 	size_t bytes = (b->scale.limit_pages << UPC_PAGE_SHIFT) +
-		       SW_ARENA_SLACK;
+		       BENCH_ARENA_SLACK;
 	int err;
 
 	c->fd = -1;

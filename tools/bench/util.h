@@ -18,6 +18,12 @@
 /* The exit status of every upcache-bench error, usage errors included. */
 #define BENCH_EXIT_ERROR	2
 
+/*
+ * Headroom a benchmark's arena gets past the memory its data needs (or
+ * its limit): the allocator's per-CPU caches hold pages.
+ */
+#define BENCH_ARENA_SLACK	(16ULL << 20)
+
 /**
  * bench_die() - Print "upcache-bench: <message>" and exit with status 2.
  * @fmt: printf format of the message.
