@@ -87,6 +87,37 @@ static API_UNUSED uint64_t api_pages_cached(struct api_env *env)
 	return st.pages_cached;
 }
 
+/*
+ * api_fail_each() - Run a fault scenario with allocation n failing, for
+ * n = 1, 2, 3 ... until a run makes fewer than n attempts, so that every
+ * allocation point along the way fails once.
+ * @run: Runs the scenario once with upc_fault_fail_nth(@n) armed;
+ *	returns the attempts it made and says in *@injected whether the
+ *	n-th one came (and failed).
+ * @arg: Passed to @run.
+ * @max: More allocation points than this fail the test.
+ *
+ * Return: The allocation points.
+ */
+static API_UNUSED unsigned long
+api_fail_each(unsigned long (*run)(unsigned long n, void *arg, bool *injected),
+	      void *arg, unsigned long max)
+{
+	unsigned long n;
+
+	for (n = 1;; n++) {
+		unsigned long attempts;
+		bool injected;
+
+		assert_true(n < max);
+		attempts = run(n, arg, &injected);
+		/* The n-th attempt, when there was one, failed. */
+		assert_true(injected == (attempts >= n));
+		if (!injected)
+			return n - 1;
+	}
+}
+
 /* api_fini() - Check, close, and check that nothing leaked. */
 static API_UNUSED void api_fini(struct api_env *env)
 {

@@ -214,11 +214,25 @@ static unsigned long af_run(unsigned long n, unsigned int shift,
 	return attempts;
 }
 
+/* One shift's runs, for api_fail_each(). */
+struct af_each {
+	unsigned int shift;
+	struct af_counts *c;
+};
+
+static unsigned long af_run_nth(unsigned long n, void *arg, bool *injected)
+{
+	struct af_each *each = arg;
+
+	return af_run(n, each->shift, each->c, injected);
+}
+
 /* Fail each allocation of the scenario in turn, then check the tally. */
 static void af_fail_each(unsigned int shift)
 {
 	struct af_counts c = { 0 };
-	unsigned long total, n;
+	struct af_each each = { shift, &c };
+	unsigned long total, points;
 	bool injected;
 
 	total = af_run(ULONG_MAX, shift, &c, &injected);
@@ -228,20 +242,11 @@ static void af_fail_each(unsigned int shift)
 	assert_true(c.swapouts > 0);
 	assert_true(c.swapins > 0);
 	assert_true(total > 0);
-	for (n = 1;; n++) {
-		unsigned long attempts;
-
-		assert_true(n < MAX_NTH);
-		attempts = af_run(n, shift, &c, &injected);
-		/* The n-th attempt, when there was one, failed. */
-		assert_true(injected == (attempts >= n));
-		if (!injected)
-			break;
-	}
+	points = api_fail_each(af_run_nth, &each, MAX_NTH);
 	/* Some failures were reported to the caller, not all absorbed. */
 	assert_true(c.seen > 0);
 	fprintf(stderr, "# shift %u: %lu allocation points (about %lu per "
-		"run unarmed), %lu failures seen by a caller\n", shift, n - 1,
+		"run unarmed), %lu failures seen by a caller\n", shift, points,
 		total, c.seen);
 }
 

@@ -727,11 +727,17 @@ static unsigned long sw_run_once(void (*arm)(unsigned long), unsigned long n,
 	return attempts;
 }
 
+/* sw_run_once() with upc_fault_fail_nth(), for api_fail_each(). */
+static unsigned long sw_run_nth(unsigned long n, void *arg, bool *injected)
+{
+	return sw_run_once(upc_fault_fail_nth, n, arg, injected);
+}
+
 /* Fail each allocation of the scenario in turn, then check the tally. */
 static void test_fault_swap_each(void **state)
 {
 	struct sw_counts c = { 0 };
-	unsigned long total, n;
+	unsigned long total, points;
 	bool injected;
 
 	(void)state;
@@ -742,20 +748,11 @@ static void test_fault_swap_each(void **state)
 	assert_true(c.swapouts > 0);
 	assert_true(c.swapins > 0);
 	assert_true(total > 0);
-	for (n = 1;; n++) {
-		unsigned long attempts;
-
-		assert_true(n < SW_MAX_NTH);
-		attempts = sw_run_once(upc_fault_fail_nth, n, &c, &injected);
-		/* The n-th attempt, when there was one, failed. */
-		assert_true(injected == (attempts >= n));
-		if (!injected)
-			break;
-	}
+	points = api_fail_each(sw_run_nth, &c, SW_MAX_NTH);
 	/* Some failures were reported to the caller, not all absorbed. */
 	assert_true(c.seen > 0);
 	fprintf(stderr, "# swap: %lu allocation points (about %lu per run "
-		"unarmed), %lu failures seen by a caller\n", n - 1, total,
+		"unarmed), %lu failures seen by a caller\n", points, total,
 		c.seen);
 }
 
