@@ -350,8 +350,8 @@ static struct folio *shmem_swapin(struct shmem_file *sf, pgoff_t index,
  * the unwritten folios around it make one piece, and where it stopped.
  * @swap_is_data: a page in swap is reported as data with no folio
  *	(seeking); otherwise the walk stops at it, leaving the entry in
- *	@swapped and its index in @swapped_index, for shmem_walk() to
- *	swap it in.
+ *	@swapped (and its position in the page as where it stopped), for
+ *	shmem_walk() to swap it in.
  */
 struct piece_walk {
 	shmem_piece_fn fn;
@@ -360,7 +360,6 @@ struct piece_walk {
 	bool stopped;
 	bool swap_is_data;
 	void *swapped;
-	pgoff_t swapped_index;
 };
 
 /* Report the pending run of zeros, if any. */
@@ -469,7 +468,6 @@ static void shmem_walk_locked(struct shmem_file *sf, struct piece_walk *w,
 			start = pos;
 		if (value && !w->swap_is_data) {
 			w->swapped = entry;
-			w->swapped_index = xas.xa_index;
 			pos = start;
 			break;
 		}
@@ -513,8 +511,7 @@ static int shmem_walk(struct shmem_file *sf, int64_t pos, size_t len,
 	size = shmem_size(sf);
 	if (pos >= size || !len)
 		goto out;
-	end = (uint64_t)len < (uint64_t)(size - pos) ? pos + (int64_t)len :
-						       size;
+	end = extent_end_before(pos, len, size);
 	for (;;) {
 		shmem_walk_locked(sf, w, &pos, end);
 		if (flush)
@@ -524,10 +521,14 @@ static int shmem_walk(struct shmem_file *sf, int64_t pos, size_t len,
 		held = NULL;
 		if (!w->swapped)
 			break;
-		/* (Always evictable: reclaim swapped out a folio of it.) */
+		/*
+		 * A file with a page in swap is evictable, so @evict is set;
+		 * the test only keeps lock and unlock paired regardless.
+		 */
 		if (evict)
 			pthread_rwlock_unlock(&sf->evict_lock);
-		held = shmem_swapin(sf, w->swapped_index, w->swapped);
+		held = shmem_swapin(sf, (pgoff_t)pos >> UPC_PAGE_SHIFT,
+				    w->swapped);
 		if (evict)
 			pthread_rwlock_rdlock(&sf->evict_lock);
 		w->swapped = NULL;
@@ -669,8 +670,7 @@ ssize_t shmem_read_iter(struct shmem_file *sf, struct iov_iter *iter,
 			shmem_unlock_shared(sf, evict);
 			return 0;
 		}
-		end = (uint64_t)count < (uint64_t)(size - pos) ?
-		      pos + (int64_t)count : size;
+		end = extent_end_before(pos, count, size);
 		swapped = shmem_read_page(sf, iter, pos, end);
 		shmem_unlock_shared(sf, evict);
 		if (!swapped)

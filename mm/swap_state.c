@@ -133,10 +133,10 @@ void swap_cache_clear_shadows(struct swap_info_struct *si, swp_entry_t entry,
 	unsigned long off = swp_offset(entry), end = off + nr;
 
 	/*
-	 * A run crosses chunks when it is longer than one (a huge folio's
-	 * slots with space_shift below 9, or any caller's range): clear
-	 * each chunk's part in its own space, or the shadows of the later
-	 * chunks would outlive their slots.
+	 * A run crosses chunks when it straddles a chunk boundary (two
+	 * consecutive slots may; a huge folio's slots with space_shift
+	 * below 9 always do): clear each chunk's part in its own space, or
+	 * the shadows of the later chunks would outlive their slots.
 	 */
 	while (off < end) {
 		swp_entry_t at = swp_entry(si->type, off);
