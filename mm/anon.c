@@ -165,52 +165,17 @@ ssize_t anon_region_write(struct anon_region *region, const void *buf,
 	return anon_region_copy(region, (char *)buf, count, pos, true);
 }
 
-/* Swap entries erased per pass of anon_region_destroy(). */
-#define ANON_FREE_BATCH	64
-
 /*
- * Take @folio (with our reference) out of @mapping under its lock, which
- * waits for a swap-out in flight (that swap-out then fails to freeze the
- * reference we hold, and gives its slot back).
- */
-static void anon_remove_folio(struct address_space *mapping,
-			      struct folio *folio)
-{
-	folio_lock(folio);
-	if (folio->mapping == mapping) {
-		xa_lock(&mapping->i_pages);
-		__filemap_remove_folio(folio, NULL);
-		xa_unlock(&mapping->i_pages);
-	}
-	folio_unlock(folio);
-	folio_put(folio);
-}
-
-/*
- * Free what the region holds, in index order.  One locked pass erases up
- * to ANON_FREE_BATCH swap entries and stops at a folio
- * (swap_take_entries()); the slots are freed (a run of consecutive ones
- * at a time) and the folio taken out outside the lock, and the next pass
- * resumes there.  A folio evicted before we reach it has left its swap
- * entry, which a later pass finds.
+ * Free what the region holds: truncation takes the folios out (locking
+ * each, which waits for a swap-out in flight; that swap-out then fails
+ * to freeze the reference truncation holds, and gives its slot back),
+ * then swap_free_range() erases the swap entries, including those of
+ * folios evicted before truncation reached them.  As a shmem file is
+ * freed (mm/shmem.c).
  */
 void anon_region_destroy(struct anon_region *region)
 {
-	struct address_space *mapping = &region->mapping;
-	pgoff_t index = 0;
-
-	for (;;) {
-		swp_entry_t slots[ANON_FREE_BATCH];
-		struct folio *folio;
-		unsigned int n;
-
-		n = swap_take_entries(mapping, &index, ULONG_MAX, slots,
-				      ANON_FREE_BATCH, &folio);
-		swap_free_entries(slots, n);
-		if (folio)
-			anon_remove_folio(mapping, folio);
-		else if (n < ANON_FREE_BATCH)
-			break;
-	}
-	xa_destroy(&mapping->i_pages);
+	truncate_inode_pages(&region->mapping, 0);
+	swap_free_range(&region->mapping, 0, ULONG_MAX);
+	xa_destroy(&region->mapping.i_pages);
 }

@@ -281,13 +281,10 @@ void shmem_set_evictable(struct shmem_file *sf)
 	shmem_unlock_excl(sf);
 }
 
-static void shmem_free_swap(struct shmem_file *sf, pgoff_t first,
-			    pgoff_t last);
-
 void shmem_file_destroy(struct shmem_file *sf)
 {
 	truncate_inode_pages(&sf->mapping, 0);
-	shmem_free_swap(sf, 0, ULONG_MAX);
+	swap_free_range(&sf->mapping, 0, ULONG_MAX);
 	/*
 	 * A reclaimer may still be in the evict_lock hook: it has put a
 	 * swap entry in a folio's place (so truncation did not wait on that
@@ -301,29 +298,6 @@ void shmem_file_destroy(struct shmem_file *sf)
 }
 
 /* ---- swap --------------------------------------------------------------- */
-
-/* Swap entries erased per pass of shmem_free_swap(). */
-#define SHMEM_FREE_BATCH	64
-
-/*
- * Erase the swap entries of pages [@first, @last] and free their slots.
- * Caller holds the lock exclusive and has taken the folios out first: a
- * folio that reclaim swapped out before truncation reached it left its
- * entry, which this finds; after truncation nothing can add one (only a
- * folio goes to swap, and nobody else adds folios under the lock).
- */
-static void shmem_free_swap(struct shmem_file *sf, pgoff_t first,
-			    pgoff_t last)
-{
-	swp_entry_t slots[SHMEM_FREE_BATCH];
-	unsigned int n;
-
-	do {
-		n = swap_take_entries(&sf->mapping, &first, last, slots,
-				      SHMEM_FREE_BATCH, NULL);
-		swap_free_entries(slots, n);
-	} while (n == SHMEM_FREE_BATCH);
-}
 
 /*
  * shmem_swapin() - Bring back page @index, swapped out to @value.
@@ -1116,7 +1090,7 @@ int shmem_fallocate(struct shmem_file *sf, int64_t pos, int64_t len,
  * end of the file).  A page in swap that the range covers only in part
  * is swapped in and held first, so that its part can be zeroed; then
  * truncate_inode_pages_range() takes the folios wholly inside out and
- * zeroes the parts of those it covers in part, and shmem_free_swap()
+ * zeroes the parts of those it covers in part, and swap_free_range()
  * frees the swap entries of the whole pages inside, including those of
  * folios reclaim swapped out before truncation reached them.  Caller
  * holds the lock exclusive.  Return: 0; or the swap-in's error, with
@@ -1145,9 +1119,9 @@ static int shmem_undo_range(struct shmem_file *sf, int64_t lstart,
 	if (!err) {
 		truncate_inode_pages_range(&sf->mapping, lstart, lend);
 		if (lend < 0)
-			shmem_free_swap(sf, first, ULONG_MAX);
+			swap_free_range(&sf->mapping, first, ULONG_MAX);
 		else if (first < end)
-			shmem_free_swap(sf, first, end - 1);
+			swap_free_range(&sf->mapping, first, end - 1);
 	}
 	shmem_unpin(pins, nr);
 	return err;

@@ -70,34 +70,22 @@ int swapcache_prepare(struct swap_info_struct *si, unsigned long off);
 void swap_cache_space_destroy(struct address_space *space);
 
 /**
- * swap_take_entries() - Erase swap entries of a swap-backed mapping, in
- * one pass under its i_pages lock that moves sideways through the tree.
+ * swap_free_range() - Erase the swap entries of pages [@first, @last] of
+ * a swap-backed mapping and free their slots.
  * @mapping: An anonymous region or a shmem file.
- * @index: The first page to look at; set to where the pass stopped (the
- *	folio returned, or the last entry erased), for the next pass.
+ * @first: The first page.
  * @last: The last page.
- * @slots: Receives the entries erased, in index order; the caller frees
- *	them (swap_free_entries()) once it has dropped the lock.
- * @max: Room in @slots: the pass stops when it is full.
- * @folio: NULL to step over folios; otherwise the pass stops at the
- *	first folio and stores it here with a reference (NULL if none).
  *
- * Context: Takes the mapping's i_pages lock.
- * Return: Entries erased.
- */
-unsigned int swap_take_entries(struct address_space *mapping, pgoff_t *index,
-			       pgoff_t last, swp_entry_t *slots,
-			       unsigned int max, struct folio **folio);
-
-/**
- * swap_free_entries() - Free slots that swap_take_entries() erased, one
- * swap_free_nr() per run of consecutive ones (pages swapped out in order
- * went to consecutive slots, and a run's shadows go in one pass).
- * @slots: The entries.
- * @n: How many.
+ * Passes of up to 64 entries, each one locked walk that moves sideways
+ * and steps over folios; the slots of a pass are freed after its lock
+ * is dropped, a run of consecutive ones at a time.  The caller has taken
+ * the range's folios out first: a folio that reclaim swapped out before
+ * that reached it left an entry, which this finds.
  *
- * Context: Takes each device's lock and swap cache lock in turn.
+ * Context: Takes the mapping's i_pages lock, then devices' locks and
+ * swap cache locks, in turn.
  */
-void swap_free_entries(const swp_entry_t *slots, unsigned int n);
+void swap_free_range(struct address_space *mapping, pgoff_t first,
+		     pgoff_t last);
 
 #endif /* UPCACHE_MM_SWAP_INTERNAL_H */

@@ -197,26 +197,24 @@ void swap_cache_info(struct swap_info_struct *si, struct swap_cache_info *info)
 
 /* ---- swap entries in a mapping ------------------------------------------ */
 
-unsigned int swap_take_entries(struct address_space *mapping, pgoff_t *index,
-			       pgoff_t last, swp_entry_t *slots,
-			       unsigned int max, struct folio **folio)
+/*
+ * Erase up to @max swap entries of @mapping in [*@index, @last] into
+ * @slots, in one pass under the i_pages lock that moves sideways and
+ * steps over folios; *@index is left where the pass stopped.  Return:
+ * entries erased.
+ */
+static unsigned int swap_take_entries(struct address_space *mapping,
+				      pgoff_t *index, pgoff_t last,
+				      swp_entry_t *slots, unsigned int max)
 {
 	XA_STATE(xas, &mapping->i_pages, *index);
 	unsigned int n = 0;
 	void *entry;
 
-	if (folio)
-		*folio = NULL;
 	xas_lock(&xas);
 	xas_for_each(&xas, entry, last) {
-		if (!xa_is_value(entry)) {
-			if (!folio)
-				continue;
-			/* No reclaimer has its count frozen under the lock. */
-			*folio = entry;
-			folio_get(entry);
-			break;
-		}
+		if (!xa_is_value(entry))
+			continue;
 		xas_store(&xas, NULL);
 		slots[n++] = radix_to_swp_entry(entry);
 		if (n == max)
@@ -227,7 +225,12 @@ unsigned int swap_take_entries(struct address_space *mapping, pgoff_t *index,
 	return n;
 }
 
-void swap_free_entries(const swp_entry_t *slots, unsigned int n)
+/*
+ * Free @n slots, one swap_free_nr() per run of consecutive ones (pages
+ * swapped out in order went to consecutive slots, and a run's shadows
+ * go in one pass).
+ */
+static void swap_free_entries(const swp_entry_t *slots, unsigned int n)
 {
 	unsigned int i, run;
 
@@ -237,6 +240,22 @@ void swap_free_entries(const swp_entry_t *slots, unsigned int n)
 				break;
 		swap_free_nr(slots[i], run);
 	}
+}
+
+/* Swap entries erased per pass of swap_free_range(). */
+#define SWAP_FREE_BATCH	64
+
+void swap_free_range(struct address_space *mapping, pgoff_t first,
+		     pgoff_t last)
+{
+	swp_entry_t slots[SWAP_FREE_BATCH];
+	unsigned int n;
+
+	do {
+		n = swap_take_entries(mapping, &first, last, slots,
+				      SWAP_FREE_BATCH);
+		swap_free_entries(slots, n);
+	} while (n == SWAP_FREE_BATCH);
 }
 
 /* ---- swap-out ------------------------------------------------------------ */
