@@ -358,6 +358,42 @@ static void test_run_engines_verify_data(void **state)
 }
 
 /*
+ * A swap_file= that exists already (docs/bench.md): the job swaps into
+ * it, overwriting its first bytes, and keeps it afterwards (unlink= left
+ * at its default), since the job did not create it.
+ */
+static void test_run_swap_file_existing_kept(void **state)
+{
+	char dir[64], path[128], file[160];
+	char *job[] = { "--name=pre", "--ioengine=upcache-anon",
+			"--rw=write", "--bs=64k", "--size=8m",
+			"--memory_limit=2m", file, dir };
+	static unsigned char fill[8 << 20], back[8 << 20];
+	struct run_outcome res;
+	int fd;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(path, sizeof(path), "%s/pre.swap", tmpdir);
+	snprintf(file, sizeof(file), "--swap_file=%s", path);
+	memset(fill, 0xa5, sizeof(fill));
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, fill, sizeof(fill)), (ssize_t)sizeof(fill));
+	close(fd);
+
+	execute(8, job, &res);
+	assert_int_equal(res.results[0].st.bytes[RUN_DIR_WRITE], 8 << 20);
+	run_outcome_free(&res);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, back, sizeof(back)), (ssize_t)sizeof(back));
+	close(fd);
+	assert_memory_not_equal(back, fill, sizeof(fill));
+	assert_int_equal(unlink(path), 0);
+}
+
+/*
  * upcache-anon over swap through the runner: memhog (a region written
  * once, four times the limit) and then a mixed random job on a laid-out
  * region, both moving exactly size= bytes; the swap file they ask for is
@@ -1045,6 +1081,7 @@ int main(void)
 		cmocka_unit_test(test_run_engines_same_bytes),
 		cmocka_unit_test(test_run_engines_verify_data),
 		cmocka_unit_test(test_run_anon_over_memory_limit),
+		cmocka_unit_test(test_run_swap_file_existing_kept),
 		cmocka_unit_test(test_run_shmem_over_memory_limit),
 		cmocka_unit_test(test_run_shmem_swap_refused),
 		cmocka_unit_test(test_run_write_job),
