@@ -79,6 +79,29 @@ static bool folio_in_arena(const struct upc_arena *arena,
 		off / sizeof(struct folio) < arena->nr_pages;
 }
 
+/*
+ * A swap entry of order k names the 2^k slots from its own, aligned as
+ * swap-out hands them out; all must be in use.
+ */
+static int check_swap_entry(struct address_space *mapping,
+			    struct xa_state *xas)
+{
+	swp_entry_t entry = radix_to_swp_entry(xas_reload(xas));
+	unsigned long i, nr = 1UL << xas_get_order(xas);
+
+	if (nr > 1 && swp_offset(entry) & (nr - 1))
+		return bad(mapping, xas->xa_index,
+			   "swap entry %#lx of %lu pages names an unaligned "
+			   "slot", entry.val, nr);
+	for (i = 0; i < nr; i++)
+		if (!swap_slot_in_use(swp_entry(swp_type(entry),
+						swp_offset(entry) + i)))
+			return bad(mapping, xas->xa_index,
+				   "swap entry %#lx names no slot in use "
+				   "(page %lu of %lu)", entry.val, i, nr);
+	return 0;
+}
+
 /* Check one value entry at the cursor. */
 static int check_value(struct address_space *mapping, struct xa_state *xas)
 {
@@ -89,11 +112,8 @@ static int check_value(struct address_space *mapping, struct xa_state *xas)
 			return bad(mapping, xas->xa_index,
 				   "value entry %#lx carries mark %u",
 				   xa_to_value(xas_reload(xas)), mark);
-	if (mapping->flags & (1UL << AS_SWAPBACKED) &&
-	    !swap_slot_in_use(radix_to_swp_entry(xas_reload(xas))))
-		return bad(mapping, xas->xa_index,
-			   "swap entry %#lx names no slot in use",
-			   xa_to_value(xas_reload(xas)));
+	if (mapping->flags & (1UL << AS_SWAPBACKED))
+		return check_swap_entry(mapping, xas);
 	return 0;
 }
 

@@ -13,18 +13,22 @@
  * lists and, once a swap device is installed (upc_swapon()), reclaim
  * writes them to swap and leaves a swap entry in their place, as for
  * an anonymous region (mm/swap_state.c).  Without swap a full arena is
- * -ENOSPC, as a full tmpfs without swap.  Two kinds of folio stay in
- * memory: folios not uptodate (fallocated, never written: they hold no
- * data; tmpfs would swap them out as zeros) and large folios (the swap
- * layer brings back single pages; tmpfs would split them).  A swap
- * entry is data: seeks report it as such without swapping it in; reads
- * and spans swap it in; writes and fallocate swap in the pages of a run
- * and hold every folio of it (up to SHMEM_PIN_MAX entries, the run cut
- * there) before grabbing it (shmem_pin_run()), since the grab's
- * allocations may reclaim and the grab would take a swap entry for a
- * shadow; punching and truncation
- * swap in a page they cover only in part, take the folios out, then
- * free the swap entries of the whole pages (shmem_undo_range()).
+ * -ENOSPC, as a full tmpfs without swap.  Folios not uptodate
+ * (fallocated, never written: they hold no data; tmpfs would swap them
+ * out as zeros) stay in memory.  A large folio goes whole, to aligned
+ * consecutive slots, and leaves one swap entry of its order; it comes
+ * back whole, or, when no folio of its order can be had, the page
+ * wanted is cut out of the entry and comes back alone
+ * (swapin_folio()).  A swap entry is data: seeks report it as such
+ * without swapping it in; reads and spans swap it in; writes and
+ * fallocate swap in the pages of a run and hold every folio of it (up
+ * to SHMEM_PIN_MAX entries, the run cut there) before grabbing it
+ * (shmem_pin_run()), since the grab's allocations may reclaim and the
+ * grab would take a swap entry for a shadow; punching and truncation
+ * split the large swap entries and hold the folios where the range
+ * begins and ends, swap in a page they cover only in part, take the
+ * folios out, then free the swap entries wholly inside
+ * (shmem_undo_range()).
  *
  * Semantics, as tmpfs:
  *  - Sparse: a hole has no folio and reads as zeros.
@@ -300,7 +304,8 @@ void shmem_file_destroy(struct shmem_file *sf)
 /* ---- swap --------------------------------------------------------------- */
 
 /*
- * shmem_swapin() - Bring back page @index, swapped out to @value.
+ * shmem_swapin() - Bring back page @index, swapped out to @value: with
+ * the rest of its large folio if it went as one (swapin_folio()).
  * Return: the folio, in the file, with a reference: while the caller
  * holds it reclaim cannot swap the folio out again (it must freeze the
  * count); NULL if the entry has changed meanwhile (look again); or an
@@ -409,9 +414,9 @@ static void *walk_next(struct xa_state *xas, pgoff_t index, pgoff_t last)
  * sibling slots in one step, and over a hole's empty slots and subtrees
  * without descending into them), so the whole range costs one walk from
  * the root however many folios it holds.  No folio reference is taken: see
- * "Locking" in the opening comment.  A page in swap (a swap entry, of
- * order 0: only order-0 folios go to swap) ends the walk unless
- * @w->swap_is_data, with *@posp at its first byte in the range.
+ * "Locking" in the opening comment.  Pages in swap (a swap entry, of the
+ * order of the folio that went) end the walk unless @w->swap_is_data,
+ * with *@posp at their first byte in the range.
  */
 static void shmem_walk_locked(struct shmem_file *sf, struct piece_walk *w,
 			      int64_t *posp, int64_t end)
@@ -429,8 +434,12 @@ static void shmem_walk_locked(struct shmem_file *sf, struct piece_walk *w,
 		int64_t start, stop;
 
 		if (value) {
-			start = (int64_t)xas.xa_index << UPC_PAGE_SHIFT;
-			stop = extent_end_before(start, UPC_PAGE_SIZE, end);
+			pgoff_t nr = 1UL << xas_get_order(&xas);
+
+			start = (int64_t)(xas.xa_index & ~(nr - 1))
+				<< UPC_PAGE_SHIFT;
+			stop = extent_end_before(start, nr << UPC_PAGE_SHIFT,
+						 end);
 		} else {
 			start = folio_pos(entry);
 			stop = folio_end_before(entry, end);
@@ -1086,15 +1095,55 @@ int shmem_fallocate(struct shmem_file *sf, int64_t pos, int64_t len,
 /* ---- freeing ------------------------------------------------------------ */
 
 /*
+ * shmem_hold_edge() - Make page @index, where a range being freed
+ * begins or ends, a place the range can be cut at.  In a file that can
+ * swap, a large swap entry over the page is split, so that no swap
+ * entry reaches across the edge (swap_free_range() frees only entries
+ * wholly inside), and the folio over it is held, so that reclaim cannot
+ * swap it out whole, leaving such an entry, before truncation has
+ * zeroed its part inside the range.  A page the range covers only in
+ * part (@partial) is swapped in if it is in swap, and held, in any
+ * file, for truncation to zero that part.  Caller holds the lock
+ * exclusive.  Return: 0 or the split's or swap-in's error; a folio held
+ * is added to @pins and *@nr.
+ */
+static int shmem_hold_edge(struct shmem_file *sf, pgoff_t index, bool partial,
+			   struct folio **pins, unsigned int *nr)
+{
+	bool evictable = shmem_evictable(sf);
+	struct folio *folio;
+	unsigned int n;
+	int err;
+
+	if (evictable) {
+		err = swap_entry_split(&sf->mapping, index, GFP_KERNEL);
+		if (err)
+			return err;
+	}
+	if (partial) {
+		err = shmem_pin_run(sf, index, &index, pins + *nr, &n);
+		*nr += n;
+		return err;
+	}
+	if (!evictable)
+		return 0;
+	folio = filemap_get_entry(&sf->mapping, index);
+	if (folio && !xa_is_value(folio))
+		pins[(*nr)++] = folio;
+	return 0;
+}
+
+/*
  * shmem_undo_range() - Free the bytes [@lstart, @lend] (@lend -1: to the
- * end of the file).  A page in swap that the range covers only in part
- * is swapped in and held first, so that its part can be zeroed; then
+ * end of the file).  The pages where the range begins and ends are
+ * readied first (shmem_hold_edge(): a page covered in part is swapped
+ * in and held, so that its part can be zeroed); then
  * truncate_inode_pages_range() takes the folios wholly inside out and
  * zeroes the parts of those it covers in part, and swap_free_range()
  * frees the swap entries of the whole pages inside, including those of
  * folios reclaim swapped out before truncation reached them.  Caller
- * holds the lock exclusive.  Return: 0; or the swap-in's error, with
- * nothing changed.
+ * holds the lock exclusive.  Return: 0; or the swap-in's or a split's
+ * error, with nothing freed.
  */
 static int shmem_undo_range(struct shmem_file *sf, int64_t lstart,
 			    int64_t lend)
@@ -1102,20 +1151,19 @@ static int shmem_undo_range(struct shmem_file *sf, int64_t lstart,
 	pgoff_t first = ((uint64_t)lstart + UPC_PAGE_SIZE - 1) >> UPC_PAGE_SHIFT;
 	pgoff_t head = (pgoff_t)lstart >> UPC_PAGE_SHIFT;
 	pgoff_t end = lend < 0 ? 0 : ((uint64_t)lend + 1) >> UPC_PAGE_SHIFT;
+	pgoff_t tail = lend < 0 ? 0 : (pgoff_t)lend >> UPC_PAGE_SHIFT;
+	bool head_partial = lstart & (UPC_PAGE_SIZE - 1);
+	bool tail_partial = lend >= 0 && (lend + 1) & (UPC_PAGE_SIZE - 1);
 	struct folio *pins[2];
-	unsigned int nr = 0, n;
-	int err = 0;
+	unsigned int nr = 0;
+	int err;
 
-	if (lstart & (UPC_PAGE_SIZE - 1)) {
-		err = shmem_pin_run(sf, head, &head, pins, &n);
-		nr += n;
-	}
-	/* The last page, if the range ends inside it and it is not @head. */
-	if (!err && lend >= 0 && (lend + 1) & (UPC_PAGE_SIZE - 1) &&
-	    (end != head || !(lstart & (UPC_PAGE_SIZE - 1)))) {
-		err = shmem_pin_run(sf, end, &end, pins + nr, &n);
-		nr += n;
-	}
+	/* One page holds both ends: ready it once. */
+	err = shmem_hold_edge(sf, head, head_partial ||
+			      (lend >= 0 && tail == head && tail_partial),
+			      pins, &nr);
+	if (!err && lend >= 0 && tail != head)
+		err = shmem_hold_edge(sf, tail, tail_partial, pins, &nr);
 	if (!err) {
 		truncate_inode_pages_range(&sf->mapping, lstart, lend);
 		if (lend < 0)

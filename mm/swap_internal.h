@@ -49,16 +49,20 @@ void swap_slots_put(struct swap_info_struct *si, unsigned long off,
 		    unsigned long nr, unsigned char bits);
 
 /**
- * swapcache_prepare() - Pin a slot for a swap-in: set SWAP_HAS_CACHE.
+ * swapcache_prepare() - Pin slots for a swap-in: set SWAP_HAS_CACHE.
  * @si: The device.
- * @off: The slot (in range).
+ * @off: The first slot.
+ * @nr: Slots from @off (in range): all of a large entry's, or one.
+ *
+ * All or none: either every slot is pinned, or nothing changes.
  *
  * Context: Takes the device's lock.
- * Return: 0; -ENOENT if the slot is not handed out (the entry the
- * caller read is stale: look at the mapping again); -EEXIST if another
- * swap-in holds it (its folio is, or is about to be, in the swap cache).
+ * Return: 0; -ENOENT if a slot is not handed out (the entry the caller
+ * read is stale: look at the mapping again); -EEXIST if another swap-in
+ * holds one (its folio is, or is about to be, in the swap cache).
  */
-int swapcache_prepare(struct swap_info_struct *si, unsigned long off);
+int swapcache_prepare(struct swap_info_struct *si, unsigned long off,
+		      unsigned long nr);
 
 /**
  * swap_cache_space_destroy() - Empty one swap cache space of its
@@ -87,5 +91,25 @@ void swap_cache_space_destroy(struct address_space *space);
  */
 void swap_free_range(struct address_space *mapping, pgoff_t first,
 		     pgoff_t last);
+
+/**
+ * swap_entry_split() - Give page @index of a swap-backed mapping a swap
+ * entry of its own, cutting it out of the large one that covers it.
+ * @mapping: An anonymous region or a shmem file (its value entries are
+ *	swap entries, never shadows).
+ * @index: The page.
+ * @gfp: Allocation flags for the tree nodes the split needs.
+ *
+ * A large folio swapped out leaves one entry of its order, naming its
+ * first slot.  The split is non-uniform (xas_try_split()): page @index
+ * gets an order-0 entry and the rest of the old one the largest aligned
+ * pieces around it, each renamed to its own first slot, so that the
+ * other pages can still come back as large folios.  Nothing to do
+ * (0) if @index holds no swap entry of order > 0.
+ *
+ * Context: Takes the mapping's i_pages lock; may allocate without it.
+ * Return: 0; -ENOMEM, with nothing changed.
+ */
+int swap_entry_split(struct address_space *mapping, pgoff_t index, gfp_t gfp);
 
 #endif /* UPCACHE_MM_SWAP_INTERNAL_H */

@@ -22,20 +22,26 @@
  * Swap-out (swap_reclaim_out(), called by reclaim with the folio locked
  * and isolated): hand out slots, add the folio, write it, and take it
  * out again leaving a shadow (workingset_eviction()); reclaim then puts
- * the swap entry in the folio's place in its region.  The write is
+ * the swap entry in the folio's place in its region.  A large folio gets
+ * aligned consecutive slots and leaves one entry of its order, naming
+ * the first (none free: it stays in memory).  The write is
  * synchronous, so the folio is in the swap cache only while it is
  * written.  If reclaim cannot evict the folio after all (someone took a
  * reference), swap_reclaim_free() gives the slots back.
  *
- * Swap-in (swapin_folio()): look the entry up; a folio found is being
- * swapped in by another thread, which holds its lock until the region
- * has it, so wait for the lock and look at the region again.  Otherwise
- * pin the slot (swapcache_prepare(): SWAP_HAS_CACHE, refused if the slot
- * was freed since the caller read the entry, so a stale swap-in never
- * puts a folio at a slot that a swap-out may be handed), allocate, add
- * (the shadow found goes to refault detection), read, and under the
- * region's lock replace the entry by the folio; then take the folio out
- * of the swap cache and let the slot go.
+ * Swap-in (swapin_folio()): read the entry's order from the region (an
+ * entry no longer there: look again); look the entry up; a folio found
+ * is being swapped in by another thread, which holds its lock until the
+ * region has it, so wait for the lock and look at the region again.
+ * Otherwise pin the slots (swapcache_prepare(): SWAP_HAS_CACHE, refused
+ * if a slot was freed since the caller read the entry, so a stale
+ * swap-in never puts a folio at a slot that a swap-out may be handed),
+ * allocate a folio of the entry's order, add (the shadow found goes to
+ * refault detection), read, and under the region's lock replace the
+ * entry, if it is still there with that order, by the folio; then take
+ * the folio out of the swap cache and let the slots go.  A large entry
+ * for which no folio of its order can be had is split instead
+ * (swap_entry_split()), so that the page asked for comes back alone.
  */
 #include <errno.h>
 #include <sched.h>
@@ -43,6 +49,7 @@
 
 #include "filemap_internal.h"
 #include "lru_internal.h"
+#include "rcu_internal.h"
 #include "swap_internal.h"
 
 /* ---- the cache ----------------------------------------------------------- */
@@ -198,25 +205,44 @@ void swap_cache_info(struct swap_info_struct *si, struct swap_cache_info *info)
 /* ---- swap entries in a mapping ------------------------------------------ */
 
 /*
- * Erase up to @max swap entries of @mapping in [*@index, @last] into
- * @slots, in one pass under the i_pages lock that moves sideways and
- * steps over folios; *@index is left where the pass stopped.  Return:
- * entries erased.
+ * A run of slots to free: a swap entry of order > 0 names 2^order
+ * consecutive slots from its own.
+ */
+struct swap_run {
+	swp_entry_t entry;
+	unsigned long nr;
+};
+
+/*
+ * Erase up to @max swap entries of @mapping lying wholly in [*@index,
+ * @last] into @runs, in one pass under the i_pages lock that moves
+ * sideways and steps over folios; *@index is left where the pass
+ * stopped.  A large entry reaching outside the range is left alone (see
+ * swap_free_range()).  Return: entries erased.
  */
 static unsigned int swap_take_entries(struct address_space *mapping,
 				      pgoff_t *index, pgoff_t last,
-				      swp_entry_t *slots, unsigned int max)
+				      struct swap_run *runs, unsigned int max)
 {
 	XA_STATE(xas, &mapping->i_pages, *index);
+	pgoff_t first = *index;
 	unsigned int n = 0;
 	void *entry;
 
 	xas_lock(&xas);
 	xas_for_each(&xas, entry, last) {
+		unsigned long nr;
+		pgoff_t start;
+
 		if (!xa_is_value(entry))
 			continue;
+		nr = 1UL << xas_get_order(&xas);
+		start = xas.xa_index & ~(nr - 1);
+		if (start < first || start + (nr - 1) > last)
+			continue;
 		xas_store(&xas, NULL);
-		slots[n++] = radix_to_swp_entry(entry);
+		runs[n].entry = radix_to_swp_entry(entry);
+		runs[n++].nr = nr;
 		if (n == max)
 			break;
 	}
@@ -226,19 +252,23 @@ static unsigned int swap_take_entries(struct address_space *mapping,
 }
 
 /*
- * Free @n slots, one swap_free_nr() per run of consecutive ones (pages
- * swapped out in order went to consecutive slots, and a run's shadows
- * go in one pass).
+ * Free @n runs of slots, one swap_free_nr() per stretch of consecutive
+ * ones (pages swapped out in order went to consecutive slots, and a
+ * stretch's shadows go in one pass).
  */
-static void swap_free_entries(const swp_entry_t *slots, unsigned int n)
+static void swap_free_runs(const struct swap_run *runs, unsigned int n)
 {
-	unsigned int i, run;
+	unsigned int i, j;
 
-	for (i = 0; i < n; i += run) {
-		for (run = 1; i + run < n; run++)
-			if (slots[i + run].val != slots[i].val + run)
+	for (i = 0; i < n; i = j) {
+		unsigned long nr = runs[i].nr;
+
+		for (j = i + 1; j < n; j++) {
+			if (runs[j].entry.val != runs[i].entry.val + nr)
 				break;
-		swap_free_nr(slots[i], run);
+			nr += runs[j].nr;
+		}
+		swap_free_nr(runs[i].entry, nr);
 	}
 }
 
@@ -248,14 +278,84 @@ static void swap_free_entries(const swp_entry_t *slots, unsigned int n)
 void swap_free_range(struct address_space *mapping, pgoff_t first,
 		     pgoff_t last)
 {
-	swp_entry_t slots[SWAP_FREE_BATCH];
+	struct swap_run runs[SWAP_FREE_BATCH];
 	unsigned int n;
 
 	do {
-		n = swap_take_entries(mapping, &first, last, slots,
+		n = swap_take_entries(mapping, &first, last, runs,
 				      SWAP_FREE_BATCH);
-		swap_free_entries(slots, n);
+		swap_free_runs(runs, n);
 	} while (n == SWAP_FREE_BATCH);
+}
+
+/*
+ * The slot of the piece of large swap entry @entry (first slot) that
+ * begins @delta pages into it, as a value entry.
+ */
+static void *swap_value_at(swp_entry_t entry, unsigned long delta)
+{
+	return swp_to_radix_entry(swp_entry(swp_type(entry),
+					    swp_offset(entry) + delta));
+}
+
+/*
+ * After xas_try_split() every piece of the old entry, [@head, @head +
+ * @nr), holds the old entry: make each name its own first slot.  Two
+ * walks per piece (about one per order).  Lock held.
+ */
+static void swap_entry_renumber(struct xa_state *xas, pgoff_t head,
+				unsigned long nr, swp_entry_t entry)
+{
+	pgoff_t start = head;
+
+	while (start < head + nr) {
+		unsigned int order;
+
+		xas_set_order(xas, start, 0);
+		xas_load(xas);
+		order = (unsigned int)xas_get_order(xas);
+		xas_set_order(xas, start, order);
+		xas_store(xas, swap_value_at(entry, start - head));
+		start += 1UL << order;
+	}
+}
+
+int swap_entry_split(struct address_space *mapping, pgoff_t index, gfp_t gfp)
+{
+	XA_STATE(xas, &mapping->i_pages, index);
+	int err;
+
+	for (;;) {
+		unsigned int order;
+		void *entry;
+
+		xas_lock(&xas);
+		entry = xas_load(&xas);
+		order = xa_is_value(entry) ? (unsigned int)xas_get_order(&xas) : 0;
+		if (!order) {
+			xas_unlock(&xas);
+			break;
+		}
+		xas_try_split(&xas, entry, order);
+		if (!xas_error(&xas)) {
+			swap_entry_renumber(&xas, index & ~((1UL << order) - 1),
+					    1UL << order, radix_to_swp_entry(entry));
+			xas_unlock(&xas);
+			break;
+		}
+		xas_unlock(&xas);
+		if (xas_error(&xas) != -ENOMEM)
+			break;
+		/* Out of nodes: preallocate outside the lock, look again. */
+		xas_set(&xas, index);
+		xas_try_split_alloc(&xas, order, gfp);
+		if (xas_error(&xas))
+			break;
+		xas_reset(&xas);
+	}
+	err = xas_error(&xas);
+	xas_destroy(&xas);
+	return err;
 }
 
 /* ---- swap-out ------------------------------------------------------------ */
@@ -267,13 +367,6 @@ static int swap_reclaim_out(struct folio *folio, void **entryp, void *priv)
 	swp_entry_t entry;
 	int err;
 
-	/*
-	 * Swap-in brings back single pages (swapin_folio()): a large folio
-	 * left as a multi-index swap entry would come back as its first
-	 * page.  Such folios stay in memory.
-	 */
-	if (folio_order(folio))
-		return -EINVAL;
 	/*
 	 * A folio not uptodate holds no data (shmem's fallocated folios,
 	 * which read as zeros and seek as holes): swapped in, it would come
@@ -315,23 +408,47 @@ const struct upc_swap_ops swap_reclaim_ops = {
 /* ---- swap-in ------------------------------------------------------------- */
 
 /*
- * Put a locked, read folio where @value still is in @mapping.  Return:
- * true if it went in (the mapping then holds its references).
+ * The order of the entry covering page @index of @mapping if it is
+ * still @value, else -1.  A lockless look: swapin_install() checks again
+ * under the lock.
  */
-static bool swapin_install(struct address_space *mapping, pgoff_t index,
-			   void *value, struct folio *folio)
+static int swapin_entry_order(struct address_space *mapping, pgoff_t index,
+			      void *value)
 {
 	XA_STATE(xas, &mapping->i_pages, index);
+	void *entry;
+	int order;
+
+	upc_rcu_enter();
+	do {
+		entry = xas_load(&xas);
+	} while (xas_retry(&xas, entry));
+	order = entry == value ? xas_get_order(&xas) : -1;
+	upc_rcu_exit();
+	return order;
+}
+
+/*
+ * Put a locked, read folio where @value, of the folio's order, still is
+ * in @mapping.  Return: true if it went in (the mapping then holds its
+ * references).
+ */
+static bool swapin_install(struct address_space *mapping, void *value,
+			   struct folio *folio)
+{
+	XA_STATE(xas, &mapping->i_pages, folio->index);
+	unsigned int order = folio_order(folio);
 	unsigned long nr = folio_nr_pages(folio);
 
 	xas_lock(&xas);
-	if (xas_load(&xas) != value) {
+	if (xas_load(&xas) != value ||
+	    (unsigned int)xas_get_order(&xas) != order) {
 		xas_unlock(&xas);
 		return false;
 	}
 	folio->mapping = mapping;
-	folio->index = index;
 	folio_ref_add(folio, (int)nr);
+	xas_set_order(&xas, folio->index, order);
 	xas_store(&xas, folio);
 	mapping->nrpages += nr;
 	xas_unlock(&xas);
@@ -350,21 +467,41 @@ static struct folio *swapin_wait(struct folio *folio)
 	return ERR_PTR(-EAGAIN);
 }
 
+/*
+ * No folio of the entry's order could be had: cut page @index's own
+ * entry out of the large one (the other pages keep theirs, in the
+ * largest pieces around it), so that the caller, looking again, swaps
+ * in that page alone.  Return: ERR_PTR(-EAGAIN), or ERR_PTR(-ENOMEM)
+ * if not even the split's nodes could be had.
+ */
+static struct folio *swapin_split(struct address_space *mapping,
+				  pgoff_t index, gfp_t gfp)
+{
+	int err = swap_entry_split(mapping, index, gfp);
+
+	return ERR_PTR(err ? err : -EAGAIN);
+}
+
 struct folio *swapin_folio(struct address_space *mapping, pgoff_t index,
 			   void *value, gfp_t gfp)
 {
 	swp_entry_t entry = radix_to_swp_entry(value);
 	struct swap_info_struct *si = swap_info_get(entry);
+	unsigned long nr, off = swp_offset(entry);
 	struct folio *folio;
 	void *shadow = NULL;
-	int err;
+	int order, err;
 
 	if (!si)
 		return ERR_PTR(-EINVAL);
+	order = swapin_entry_order(mapping, index, value);
+	if (order < 0)
+		return ERR_PTR(-EAGAIN);
+	nr = 1UL << order;
 	folio = swap_cache_get_folio(si, entry);
 	if (folio)
 		return swapin_wait(folio);
-	err = swapcache_prepare(si, swp_offset(entry));
+	err = swapcache_prepare(si, off, nr);
 	if (err) {
 		/* Freed (stale @value), or another swap-in is adding. */
 		if (err == -EEXIST)
@@ -372,16 +509,18 @@ struct folio *swapin_folio(struct address_space *mapping, pgoff_t index,
 		return ERR_PTR(-EAGAIN);
 	}
 
-	folio = filemap_alloc_folio(mapping, gfp, 0);
+	folio = filemap_alloc_folio(mapping, gfp, (unsigned int)order);
 	if (!folio) {
-		swap_slots_put(si, swp_offset(entry), 1, SWAP_HAS_CACHE);
-		return ERR_PTR(-ENOMEM);
+		swap_slots_put(si, off, nr, SWAP_HAS_CACHE);
+		return order ? swapin_split(mapping, index, gfp) :
+			       ERR_PTR(-ENOMEM);
 	}
 	/* Nobody else can see it yet: the lock cannot be contended. */
 	folio_trylock(folio);
+	folio->index = index & ~(nr - 1);
 	err = add_to_swap_cache(si, folio, entry, gfp, &shadow);
 	if (err) {
-		swap_slots_put(si, swp_offset(entry), 1, SWAP_HAS_CACHE);
+		swap_slots_put(si, off, nr, SWAP_HAS_CACHE);
 		folio_unlock(folio);
 		folio_put(folio);
 		/* -EEXIST: the slot's new owner is swapping out through it. */
@@ -390,7 +529,7 @@ struct folio *swapin_folio(struct address_space *mapping, pgoff_t index,
 	err = swap_read_folio(si, folio, entry);
 	if (!err) {
 		folio_set_uptodate(folio);
-		if (!swapin_install(mapping, index, value, folio))
+		if (!swapin_install(mapping, value, folio))
 			err = -EAGAIN;
 	}
 	/*
@@ -400,9 +539,8 @@ struct folio *swapin_folio(struct address_space *mapping, pgoff_t index,
 	 */
 	delete_from_swap_cache(si, folio, NULL);
 	folio_unlock(folio);
-	/* Installed: the region no longer needs the slot either. */
-	swap_slots_put(si, swp_offset(entry), 1,
-		       SWAP_HAS_CACHE | (err ? 0 : SWAP_MAP_USED));
+	/* Installed: the region no longer needs the slots either. */
+	swap_slots_put(si, off, nr, SWAP_HAS_CACHE | (err ? 0 : SWAP_MAP_USED));
 	if (err) {
 		folio_put(folio);
 		return ERR_PTR(err);

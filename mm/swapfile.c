@@ -360,18 +360,22 @@ void swap_slots_put(struct swap_info_struct *si, unsigned long off,
 	upc_unlock(&si->lock);
 }
 
-int swapcache_prepare(struct swap_info_struct *si, unsigned long off)
+int swapcache_prepare(struct swap_info_struct *si, unsigned long off,
+		      unsigned long nr)
 {
 	unsigned char *map = &si->swap_map[off];
+	unsigned long i;
 	int ret = 0;
 
 	upc_lock(&si->lock);
-	if (!(*map & SWAP_MAP_USED))
-		ret = -ENOENT;
-	else if (*map & SWAP_HAS_CACHE)
-		ret = -EEXIST;
-	else
-		*map |= SWAP_HAS_CACHE;
+	for (i = 0; i < nr && !ret; i++) {
+		if (!(map[i] & SWAP_MAP_USED))
+			ret = -ENOENT;
+		else if (map[i] & SWAP_HAS_CACHE)
+			ret = -EEXIST;
+	}
+	for (i = 0; i < nr && !ret; i++)
+		map[i] |= SWAP_HAS_CACHE;
 	upc_unlock(&si->lock);
 	return ret;
 }

@@ -364,20 +364,24 @@ void swap_cache_info(struct swap_info_struct *si, struct swap_cache_info *info);
  * @value: The swap entry found there, as a value entry.
  * @gfp: Allocation flags for the folio and tree nodes.
  *
- * Looks the entry up in the swap cache; otherwise pins the slot
- * (SWAP_HAS_CACHE, so that it is not handed out again while the folio is
- * in the swap cache), allocates a folio, adds it (its shadow goes to
- * refault detection), reads the slot, puts the folio in @mapping where
- * the entry still is, takes it out of the swap cache and frees the
- * slot.  Concurrent callers for one entry meet
- * in the swap cache: one reads, the others wait on its lock.
+ * Looks the entry up in the swap cache; otherwise pins its slots
+ * (SWAP_HAS_CACHE, so that they are not handed out again while the folio
+ * is in the swap cache), allocates a folio of the entry's order (a large
+ * folio went to swap as one entry of its order), adds it (its shadow
+ * goes to refault detection), reads the slots, puts the folio in
+ * @mapping where the entry still is, takes it out of the swap cache and
+ * frees the slots.  If no large folio can be had, the entry is split
+ * instead, leaving page @index an order-0 entry of its own, and the
+ * call returns -EAGAIN, so that the caller's next try brings back that
+ * page alone.  Concurrent callers for one entry meet in the swap cache:
+ * one reads, the others wait on its lock.
  *
  * Context: May sleep (folio lock, allocation, I/O).
  * Return: The folio, in @mapping, with a reference and unlocked;
- * ERR_PTR(-EAGAIN) if @mapping no longer holds @value at @index (look
- * again); ERR_PTR(-ENOMEM); ERR_PTR(-EIO) if the slot could not be read
- * (the entry stays, so the data is not lost); ERR_PTR(-EINVAL) if the
- * entry names no device.
+ * ERR_PTR(-EAGAIN) if @mapping no longer holds @value at @index, or it
+ * was just split (look again); ERR_PTR(-ENOMEM); ERR_PTR(-EIO) if the
+ * slots could not be read (the entry stays, so the data is not lost);
+ * ERR_PTR(-EINVAL) if the entry names no device.
  */
 struct folio *swapin_folio(struct address_space *mapping, pgoff_t index,
 			   void *value, gfp_t gfp);

@@ -202,10 +202,12 @@ struct upc_swap_config {
  *
  * From now on reclaim also evicts the pages of anonymous regions and
  * shmem files, writing them to swap; touching such a page reads it
- * back.  Two kinds of shmem page stay in memory: pages fallocated and
- * never written (they hold no data) and pages of large folios, which a
- * file whose huge policy is not UPC_HUGE_NEVER gets for aligned ranges
- * of 8 KiB and more (up to 2 MiB).
+ * back.  Shmem pages fallocated and never written stay in memory (they
+ * hold no data).  A large folio (which a file whose huge policy is not
+ * UPC_HUGE_NEVER gets for aligned ranges of 8 KiB and more, up to 2 MiB)
+ * goes to swap whole, when the device has that many aligned free slots,
+ * and touching any of its pages brings it back whole; when memory has
+ * no free run that large, only the page touched comes back.
  *
  * Context: Any thread.
  * Return: 0; -EBADF if @cache is NULL; -EINVAL if @config is NULL, its

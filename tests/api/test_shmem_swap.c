@@ -21,8 +21,9 @@
  *    and zero in part the pages they cover in part, and leave zeros
  *    behind when the file grows again; truncating to 0 and closing give
  *    every slot back;
- *  - pages fallocated and never written, and pages of large folios,
- *    never go to swap;
+ *  - pages fallocated and never written never go to swap; large
+ *    folios go whole, come back whole, and punching or truncating inside
+ *    their swap entries splits them;
  *  - upc_swapoff() is refused while a file is open;
  *  - upc_get_spans() swaps in and pins; spans pinning all memory make
  *    the next swap-in fail with -ENOMEM, the documented way, for every
@@ -140,7 +141,7 @@ static unsigned long ss_count_swapped(struct upc_file *file, int64_t lo,
 
 /*
  * Could reclaim still send a page of [@lo, @hi) to swap?  Only uptodate
- * order-0 folios go (see upc_swapon()).
+ * folios go (see upc_swapon()).
  */
 static bool ss_swappable_left(struct upc_file *file, int64_t lo, int64_t hi)
 {
@@ -149,10 +150,24 @@ static bool ss_swappable_left(struct upc_file *file, int64_t lo, int64_t hi)
 	for (pos = lo & ~(P - 1); pos < hi; pos += P) {
 		bool uptodate = false;
 
-		if (api_folio_order(file, pos, &uptodate) == 0 && uptodate)
+		if (api_folio_order(file, pos, &uptodate) >= 0 && uptodate)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * The order of the swap entry standing for the page at @pos, or -1 if
+ * the page is not in swap.
+ */
+static int ss_swap_order(struct upc_file *file, int64_t pos)
+{
+	struct xarray *xa = &upc_file_mapping(file)->i_pages;
+	pgoff_t index = (pgoff_t)pos >> UPC_PAGE_SHIFT;
+
+	if (!xa_is_value(xa_load(xa, index)))
+		return -1;
+	return xa_get_order(xa, index);
 }
 
 /*
@@ -434,7 +449,7 @@ static void test_shmem_swap_write_waits_for_pinned_slot(void **state)
 	pin.si = swap_info_get(radix_to_swp_entry(entry));
 	pin.off = swp_offset(radix_to_swp_entry(entry));
 	assert_non_null(pin.si);
-	assert_int_equal(swapcache_prepare(pin.si, pin.off), 0);
+	assert_int_equal(swapcache_prepare(pin.si, pin.off, 1), 0);
 	assert_int_equal(pthread_create(&thread, NULL, ss_unpin_later, &pin),
 			 0);
 
@@ -829,10 +844,11 @@ static void test_shmem_swap_keeps_unwritten(void **state)
 }
 
 /*
- * With huge=always, a 2 MiB folio and a smaller large one (64 KiB) stay
- * in memory under pressure, while an order-0 page of the same file goes.
+ * Large folios go to swap whole: a 2 MiB folio and a 64 KiB one leave
+ * one swap entry of their order each, and come back whole when any of
+ * their pages is read.
  */
-static void test_shmem_swap_keeps_large_folios(void **state)
+static void test_shmem_swap_large_folios(void **state)
 {
 	const size_t limit = 4 * API_MIB;
 	struct upc_cache_stats st;
@@ -847,16 +863,23 @@ static void test_shmem_swap_keeps_large_folios(void **state)
 	assert_int_equal(api_folio_order(file, 0, NULL), UPC_MAX_ORDER);
 	assert_int_equal(api_folio_order(file, 2 * API_HUGE, NULL), 4);
 	assert_int_equal(api_folio_order(file, 3 * API_HUGE + 5 * P, NULL), 0);
-	/* Three times the memory, written past them. */
-	ss_pressure(&env, 3 * (int64_t)limit);
+	ss_push_out(&env, file, 0, 3 * API_HUGE + 6 * P);
 	st = ss_stats(&env);
-	assert_true(st.swapouts >= (uint64_t)(2 * limit) / P);
+	assert_int_equal(ss_swap_order(file, 0), UPC_MAX_ORDER);
+	assert_int_equal(ss_swap_order(file, API_HUGE - P), UPC_MAX_ORDER);
+	assert_int_equal(ss_swap_order(file, 2 * API_HUGE + 7 * P), 4);
+	assert_int_equal(ss_swap_order(file, 3 * API_HUGE + 5 * P), 0);
+	assert_int_equal(ss_count_swapped(file, 0, 3 * API_HUGE + 6 * P),
+			 512 + 16 + 1);
+	assert_int_equal(st.swap_used, (512 + 16 + 1) * P);
+	ss_check(&env, file);
+
+	/* One page of each large entry read: the whole folio is back. */
+	api_expect(file, API_HUGE - P, P, 11);
+	api_expect(file, 2 * API_HUGE + 9 * P + 100, 10, 12);
 	assert_int_equal(api_folio_order(file, 0, NULL), UPC_MAX_ORDER);
 	assert_int_equal(api_folio_order(file, 2 * API_HUGE, NULL), 4);
-	assert_true(ss_in_swap(file, 3 * API_HUGE + 5 * P));
-	assert_int_equal(ss_count_swapped(file, 0, 3 * API_HUGE + 6 * P), 1);
-	assert_int_equal(st.swap_used, P);
-	assert_int_equal(st.memory_used, API_HUGE + 16 * P);
+	assert_int_equal(ss_stats(&env).swap_used, P);
 	api_expect(file, 0, API_HUGE, 11);
 	api_expect(file, API_HUGE, API_HUGE, 0);
 	api_expect(file, 2 * API_HUGE, 16 * P, 12);
@@ -864,6 +887,70 @@ static void test_shmem_swap_keeps_large_folios(void **state)
 	ss_check(&env, file);
 	ss_close(&env);
 	api_fini(&env);
+}
+
+/*
+ * Punching and truncating inside a large swap entry: the entry is split
+ * where the range begins and ends, pages covered in part come back alone
+ * and are zeroed in part, the slots of the whole pages inside go, and
+ * the rest stays in swap, still read back as it was.
+ */
+static void test_shmem_swap_large_punch(void **state)
+{
+	const size_t limit = 4 * API_MIB;
+	unsigned char *model = calloc(1, API_HUGE * 2);
+	struct upc_file *file;
+	struct api_env env;
+	uint64_t used;
+
+	(void)state;
+	assert_non_null(model);
+	file = ss_init(&env, limit, UPC_HUGE_ALWAYS, SWAP, NULL);
+	api_write_pattern(file, 0, 2 * API_HUGE, 31);
+	ss_model_fill(model, 0, 2 * API_HUGE, 31);
+	ss_push_out(&env, file, 0, 2 * API_HUGE);
+	assert_int_equal(ss_swap_order(file, 0), UPC_MAX_ORDER);
+	assert_int_equal(ss_swap_order(file, API_HUGE), UPC_MAX_ORDER);
+	used = ss_stats(&env).swap_used;
+
+	/* Whole pages [5, 9): their slots go, the rest stays in swap. */
+	assert_int_equal(upc_fallocate(file, FALLOC_FL_PUNCH_HOLE |
+				       FALLOC_FL_KEEP_SIZE, 5 * P, 4 * P), 0);
+	ss_model_fill(model, 5 * P, 4 * P, 0);
+	assert_int_equal(ss_stats(&env).swap_used, used - 4 * P);
+	assert_int_equal(ss_count_swapped(file, 0, API_HUGE), 512 - 4);
+	assert_int_equal(api_folio_order(file, 4 * P, NULL), -1);
+	assert_int_equal(ss_swap_order(file, 4 * P), 0);
+	assert_int_equal(upc_seek_hole(file, 0), 5 * P);
+	assert_int_equal(upc_seek_data(file, 5 * P), 9 * P);
+	ss_check(&env, file);
+
+	/* In part: pages 20 and 23 come back alone, 21 and 22 go. */
+	assert_int_equal(upc_fallocate(file, FALLOC_FL_PUNCH_HOLE |
+				       FALLOC_FL_KEEP_SIZE, 20 * P + 100,
+				       3 * P), 0);
+	ss_model_fill(model, 20 * P + 100, 3 * P, 0);
+	assert_int_equal(api_folio_order(file, 20 * P, NULL), 0);
+	assert_int_equal(api_folio_order(file, 23 * P, NULL), 0);
+	assert_int_equal(ss_count_swapped(file, 0, API_HUGE), 512 - 8);
+	assert_int_equal(ss_stats(&env).swap_used, used - 8 * P);
+	ss_check(&env, file);
+
+	/* Truncation into the second entry: its tail's slots go. */
+	assert_int_equal(upc_truncate(file, API_HUGE + 100 * P), 0);
+	assert_int_equal(ss_count_swapped(file, API_HUGE, 2 * API_HUGE), 100);
+	assert_int_equal(ss_stats(&env).swap_used,
+			 used - 8 * P - (512 - 100) * P);
+	ss_check(&env, file);
+	ss_expect_model(file, model, API_HUGE + 100 * P);
+	/* Grown again: zeros past the old end, not the old data. */
+	assert_int_equal(upc_truncate(file, 2 * API_HUGE), 0);
+	memset(model + API_HUGE + 100 * P, 0, (512 - 100) * P);
+	ss_expect_model(file, model, 2 * API_HUGE);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+	free(model);
 }
 
 /*
@@ -1314,7 +1401,8 @@ int main(void)
 		cmocka_unit_test(test_shmem_swap_punch),
 		cmocka_unit_test(test_shmem_swap_truncate),
 		cmocka_unit_test(test_shmem_swap_keeps_unwritten),
-		cmocka_unit_test(test_shmem_swap_keeps_large_folios),
+		cmocka_unit_test(test_shmem_swap_large_folios),
+		cmocka_unit_test(test_shmem_swap_large_punch),
 		cmocka_unit_test(test_shmem_swap_fallocate_over),
 		cmocka_unit_test(test_shmem_swap_two_files),
 		cmocka_unit_test(test_shmem_swapoff_busy),

@@ -456,13 +456,12 @@ static void test_anon_swapin_folio_errors(void **state)
 	folio = swapin_folio(&env.region.mapping, 1, value, GFP_KERNEL);
 	assert_ptr_equal(folio, ERR_PTR(-EAGAIN));
 	/*
-	 * Nothing changed but the slot's shadow, which a failed swap-in
-	 * drops (the slot of a stale entry may be free by then, and a
-	 * shadow must not outlive its slot): the slot, both pages.
+	 * Nothing changed: the stale entry is seen before the slot is
+	 * pinned, so its shadow, the slot and both pages are as they were.
 	 */
 	assert_non_null(shadow);
 	assert_int_equal(env.si->swap_map[swp_offset(entry)], 1);
-	assert_null(an_shadow(&env, 0));
+	assert_ptr_equal(an_shadow(&env, 0), shadow);
 	assert_ptr_equal(xa_load(&env.region.mapping.i_pages, 0), value);
 	assert_true(xa_is_value(xa_load(&env.region.mapping.i_pages, 1)));
 	assert_int_equal(env.si->inuse_pages, inuse);
@@ -761,36 +760,126 @@ static void test_anon_swap_in_enomem(void **state)
 
 /*
  * A large folio in a region (only the kernel-layer API can put one
- * there) is not swapped out: swap-in brings back single pages, so its
- * multi-index swap entry would come back as its first page.  Reclaim
- * swaps out the small folios around it and keeps it whole.
+ * there; its index must be aligned) at page @index, filled with pattern
+ * @seed and recorded in the model.  Return: the folio (no reference).
  */
-static void test_anon_large_folio_stays(void **state)
+static struct folio *an_add_huge(struct an_env *env, pgoff_t index,
+				 unsigned int seed)
 {
-	struct an_env env;
 	struct folio *folio;
 	unsigned long i;
 
-	(void)state;
-	an_init(&env, 4 * LIMIT * PAGE, 4 * CLUSTER_BYTES);
-	/* Room for the huge folio and as much again of small ones. */
-	assert_int_equal(upc_reclaim_set_limit(env.f.arena, 2 * LIMIT), 0);
-	folio = filemap_alloc_folio(&env.region.mapping, GFP_KERNEL,
+	folio = filemap_alloc_folio(&env->region.mapping, GFP_KERNEL,
 				    UPC_MAX_ORDER);
 	assert_non_null(folio);
 	for (i = 0; i < folio_size(folio); i++)
-		((unsigned char *)folio_address(folio))[i] = an_byte(i, 7);
-	memcpy(env.model, folio_address(folio), folio_size(folio));
+		((unsigned char *)folio_address(folio))[i] =
+			an_byte(index * PAGE + i, seed);
+	memcpy(env->model + index * PAGE, folio_address(folio),
+	       folio_size(folio));
 	folio_set_uptodate(folio);
-	assert_int_equal(filemap_add_folio(&env.region.mapping, folio, 0,
+	assert_int_equal(filemap_add_folio(&env->region.mapping, folio, index,
 					   GFP_KERNEL), 0);
 	folio_put(folio);
-	/* Small pages behind it, past the limit: many must go out. */
-	an_write(&env, folio_size(folio), 4 * LIMIT * PAGE - folio_size(folio),
-		 9);
+	return folio;
+}
+
+/*
+ * A large folio goes to swap whole: one entry of its order naming
+ * aligned consecutive slots.  Reading one of its pages brings back the
+ * whole folio.
+ */
+static void test_anon_large_folio_swaps_whole(void **state)
+{
+	const unsigned long nr = 1UL << UPC_MAX_ORDER;
+	struct xarray *xa;
+	struct an_env env;
+	struct folio *folio;
+	void *value;
+
+	(void)state;
+	an_init(&env, 4 * LIMIT * PAGE, 4 * CLUSTER_BYTES);
+	xa = &env.region.mapping.i_pages;
+	assert_int_equal(upc_reclaim_set_limit(env.f.arena, 2 * LIMIT), 0);
+	an_add_huge(&env, 0, 7);
+	/* Small pages behind it, past the limit: the oldest must go. */
+	an_write(&env, nr * PAGE, 4 * LIMIT * PAGE - nr * PAGE, 9);
 	assert_true(upc_reclaim_pages(env.f.arena, LIMIT) > 0);
-	assert_true(env.si->inuse_pages > 0);
-	assert_ptr_equal(xa_load(&env.region.mapping.i_pages, 5), folio);
+	value = xa_load(xa, 5);
+	assert_true(xa_is_value(value));
+	assert_int_equal(xa_get_order(xa, 5), UPC_MAX_ORDER);
+	assert_ptr_equal(xa_load(xa, nr - 1), value);
+	assert_int_equal(swp_offset(radix_to_swp_entry(value)) & (nr - 1), 0);
+	an_check(&env);
+
+	an_verify_range(&env, 5 * PAGE, PAGE);
+	folio = xa_load(xa, 5);
+	assert_false(xa_is_value(folio));
+	assert_int_equal(folio_order(folio), UPC_MAX_ORDER);
+	assert_int_equal(folio->index, 0);
+	assert_ptr_equal(xa_load(xa, nr - 1), folio);
+	an_verify(&env);
+	an_check(&env);
+	an_fini(&env);
+}
+
+/*
+ * When no folio of a large entry's order can be had, the page read is
+ * cut out of the entry and comes back alone; the rest stays in swap in
+ * the largest aligned pieces around it, each naming its own slots, and
+ * reads back as it was.
+ */
+static void test_anon_large_swapin_splits(void **state)
+{
+	const unsigned long nr = 1UL << UPC_MAX_ORDER;
+	unsigned long off, i;
+	struct xarray *xa;
+	struct an_env env;
+	struct folio *folio;
+	void *value;
+
+	(void)state;
+	an_init(&env, 4 * LIMIT * PAGE, 4 * CLUSTER_BYTES);
+	xa = &env.region.mapping.i_pages;
+	assert_int_equal(upc_reclaim_set_limit(env.f.arena, 2 * LIMIT), 0);
+	an_add_huge(&env, 0, 5);
+	an_write(&env, nr * PAGE, 4 * LIMIT * PAGE - nr * PAGE, 6);
+	assert_true(upc_reclaim_pages(env.f.arena, LIMIT) > 0);
+	value = xa_load(xa, 0);
+	assert_true(xa_is_value(value));
+	assert_int_equal(xa_get_order(xa, 0), UPC_MAX_ORDER);
+	off = swp_offset(radix_to_swp_entry(value));
+
+	/* The first allocation, the order-9 folio's, fails. */
+	upc_fault_fail_nth(1);
+	an_verify_range(&env, 5 * PAGE, PAGE);
+	assert_true(upc_fault_injected());
+	upc_fault_fail_nth(0);
+	folio = xa_load(xa, 5);
+	assert_false(xa_is_value(folio));
+	assert_int_equal(folio_order(folio), 0);
+	/* Pieces 4 (order 0), 6-7 (1), 0-3 (2), 8-15 (3) ... 256-511 (8). */
+	assert_int_equal(xa_get_order(xa, 4), 0);
+	assert_int_equal(xa_get_order(xa, 6), 1);
+	assert_int_equal(xa_get_order(xa, 0), 2);
+	assert_int_equal(xa_get_order(xa, 8), 3);
+	assert_int_equal(xa_get_order(xa, 256), 8);
+	for (i = 0; i < nr; i++) {
+		void *entry = xa_load(xa, i);
+
+		if (i == 5)
+			continue;
+		assert_true(xa_is_value(entry));
+		/* Each piece names the slots of its own pages. */
+		assert_int_equal(swp_offset(radix_to_swp_entry(entry)),
+				 off + (i & ~((1UL << xa_get_order(xa, i)) - 1)));
+	}
+	an_check(&env);
+	/* The pieces come back whole: page 300 brings 256-511. */
+	an_verify_range(&env, 300 * PAGE, PAGE);
+	folio = xa_load(xa, 300);
+	assert_false(xa_is_value(folio));
+	assert_int_equal(folio_order(folio), 8);
 	an_verify(&env);
 	an_check(&env);
 	an_fini(&env);
@@ -850,7 +939,8 @@ int main(void)
 		cmocka_unit_test(test_anon_short_read_on_error),
 		cmocka_unit_test(test_anon_destroy_frees_all),
 		cmocka_unit_test(test_anon_swap_in_enomem),
-		cmocka_unit_test(test_anon_large_folio_stays),
+		cmocka_unit_test(test_anon_large_folio_swaps_whole),
+		cmocka_unit_test(test_anon_large_swapin_splits),
 		cmocka_unit_test(test_anon_swap_shadows_bounded),
 	};
 

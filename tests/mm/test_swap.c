@@ -1128,9 +1128,9 @@ static void test_swap_slot_pin(void **state)
 	(void)state;
 	sw_init(&env, CLUSTER_BYTES, 0);
 	s = sw_alloc(&env, env.small);
-	assert_int_equal(swapcache_prepare(env.si, s), 0);
+	assert_int_equal(swapcache_prepare(env.si, s, 1), 0);
 	assert_int_equal(env.si->swap_map[s], SWAP_MAP_USED | SWAP_HAS_CACHE);
-	assert_int_equal(swapcache_prepare(env.si, s), -EEXIST);
+	assert_int_equal(swapcache_prepare(env.si, s, 1), -EEXIST);
 	/* The owner lets go: the slot stays in use for the swap-in. */
 	sw_free(&env, s, 1);
 	assert_int_equal(env.si->swap_map[s], SWAP_HAS_CACHE);
@@ -1149,7 +1149,7 @@ static void test_swap_slot_pin(void **state)
 	/* A free slot cannot be pinned: its entry was stale. */
 	sw_free(&env, 0, CLUSTER);
 	for (off = 0; off < CLUSTER; off++)
-		assert_int_equal(swapcache_prepare(env.si, off), -ENOENT);
+		assert_int_equal(swapcache_prepare(env.si, off, 1), -ENOENT);
 	assert_int_equal(env.si->inuse_pages, 0);
 	sw_fini(&env);
 }
