@@ -18,10 +18,12 @@
  * file's pages out as it grows, and reads, writes, fallocate, punch and
  * truncate swap them back in, against the same exact model.  Memory can
  * still run short where reclaim must keep folios: those fallocated and
- * never written, those a write or fallocate holds while it fills a run
- * (up to 2 MiB of them), and large folios.  So while the model is exact,
- * huge is off, at most FZ_SWAP_UNWRITTEN pages are unwritten (after the
- * operation) and an operation covers at most FZ_SWAP_STRICT_PAGES pages,
+ * never written, and those a write or fallocate holds while it fills a
+ * run (up to 2 MiB of them); and with huge on, a large folio swapped
+ * out comes back whole, needing up to 2 MiB at once.  So while the model
+ * is exact, huge is off, at most FZ_SWAP_UNWRITTEN pages are unwritten
+ * (after the operation) and an operation covers at most
+ * FZ_SWAP_STRICT_PAGES pages,
  * every call must succeed in full; otherwise a call may come up short as
  * in the 2 MiB cache without swap (the model is then no longer exact),
  * and a read, punch or truncation may also fail with -ENOMEM having

@@ -26,6 +26,7 @@
 #include <upcache/swap.h>
 
 #include "fault.h"
+#include "mm/swap_internal.h"
 #include "rand.h"
 
 #define PAGE		UPC_PAGE_SIZE
@@ -832,6 +833,7 @@ static void test_anon_large_folio_swaps_whole(void **state)
 static void test_anon_large_swapin_splits(void **state)
 {
 	const unsigned long nr = 1UL << UPC_MAX_ORDER;
+	unsigned char buf[16];
 	unsigned long off, i;
 	struct xarray *xa;
 	struct an_env env;
@@ -849,6 +851,20 @@ static void test_anon_large_swapin_splits(void **state)
 	assert_true(xa_is_value(value));
 	assert_int_equal(xa_get_order(xa, 0), UPC_MAX_ORDER);
 	off = swp_offset(radix_to_swp_entry(value));
+
+	/* Not even the split's nodes: -ENOMEM, the entry as it was. */
+	upc_fault_fail_from(1);
+	assert_int_equal(anon_region_read(&env.region, buf, sizeof(buf),
+					  5 * PAGE), -ENOMEM);
+	assert_int_equal(swap_entry_split(&env.region.mapping, 5, GFP_KERNEL),
+			 -ENOMEM);
+	upc_fault_fail_from(0);
+	assert_ptr_equal(xa_load(xa, 5), value);
+	assert_int_equal(xa_get_order(xa, 5), UPC_MAX_ORDER);
+	an_check(&env);
+	/* Nothing to split at a page in memory. */
+	assert_int_equal(swap_entry_split(&env.region.mapping, nr, GFP_KERNEL),
+			 0);
 
 	/* The first allocation, the order-9 folio's, fails. */
 	upc_fault_fail_nth(1);

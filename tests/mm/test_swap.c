@@ -1154,6 +1154,45 @@ static void test_swap_slot_pin(void **state)
 	sw_fini(&env);
 }
 
+/*
+ * A large swap-in pins all of its entry's slots or none: one slot
+ * already pinned, or one freed, and the others are left as they were.
+ */
+static void test_swap_slot_pin_range(void **state)
+{
+	const unsigned long nr = 1UL << UPC_MAX_ORDER;
+	struct sw_env env;
+	unsigned long off, i;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, 0);
+	off = sw_alloc(&env, env.huge);
+	/* Another swap-in holds the last slot: -EEXIST, nothing pinned. */
+	assert_int_equal(swapcache_prepare(env.si, off + nr - 1, 1), 0);
+	assert_int_equal(swapcache_prepare(env.si, off, nr), -EEXIST);
+	for (i = 0; i < nr - 1; i++)
+		assert_int_equal(env.si->swap_map[off + i], SWAP_MAP_USED);
+	swap_slots_put(env.si, off + nr - 1, 1, SWAP_HAS_CACHE);
+	/* One slot freed (a stale entry): -ENOENT, nothing pinned. */
+	sw_free(&env, off + 7, 1);
+	assert_int_equal(swapcache_prepare(env.si, off, nr), -ENOENT);
+	for (i = 0; i < nr; i++)
+		assert_int_equal(env.si->swap_map[off + i],
+				 i == 7 ? 0 : SWAP_MAP_USED);
+	sw_free(&env, off, 7);
+	sw_free(&env, off + 8, nr - 8);
+	/* All there: all pinned, and all let go together. */
+	off = sw_alloc(&env, env.huge);
+	assert_int_equal(swapcache_prepare(env.si, off, nr), 0);
+	for (i = 0; i < nr; i++)
+		assert_int_equal(env.si->swap_map[off + i],
+				 SWAP_MAP_USED | SWAP_HAS_CACHE);
+	swap_slots_put(env.si, off, nr, SWAP_HAS_CACHE | SWAP_MAP_USED);
+	assert_int_equal(env.si->inuse_pages, 0);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	sw_fini(&env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1169,6 +1208,7 @@ int main(void)
 		cmocka_unit_test(test_swap_free_reuse),
 		cmocka_unit_test(test_swap_full),
 		cmocka_unit_test(test_swap_slot_pin),
+		cmocka_unit_test(test_swap_slot_pin_range),
 		cmocka_unit_test(test_swap_cache_add_get_delete),
 		cmocka_unit_test(test_swap_cache_eexist),
 		cmocka_unit_test(test_swap_cache_large_folio),
