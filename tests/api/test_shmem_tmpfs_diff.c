@@ -40,21 +40,36 @@
  * is.  To keep the file that large most of the time, one write in ten
  * inside the window is 1 to 4 MiB long, and most truncations inside the
  * window keep its first half (truncations to 0 and far ones stay).
- * Huge pages are left out: large folios never go to swap, so a file of
- * them cannot outgrow memory.  Everything must still match tmpfs
- * exactly, and the memory check counts a page in swap like one in
- * memory: pages cached plus slots in use (the file is the device's only
- * user) must equal tmpfs's pages, so no slot may leak or be freed
- * early.  Pages fallocated and never written cannot go to swap (they
- * hold no data), so they must not fill the cache, which tmpfs, not
- * short of memory, would not notice: fallocate calls that allocate are
- * cut to keep such pages within DIFF_SWAP_UNWRITTEN, and become punches
- * when that budget is spent.  The full checks also run upc_check_swap()
- * on the device.  The run must have swapped both ways and held more
- * than its memory at some point.
+ * Everything must still match tmpfs exactly, and the memory check
+ * counts a page in swap like one in memory: pages cached plus slots in
+ * use (the file is the device's only user) must equal tmpfs's pages, so
+ * no slot may leak or be freed early.  Pages fallocated and never
+ * written cannot go to swap (they hold no data), so they must not fill
+ * the cache, which tmpfs, not short of memory, would not notice:
+ * fallocate calls that allocate are cut to keep such pages within
+ * DIFF_SWAP_UNWRITTEN, and become punches when that budget is spent.
+ * The full checks also run upc_check_swap() on the device.  The run
+ * must have swapped both ways and held more than its memory at some
+ * point.
+ *
+ * A fifth run is the same with policy ALWAYS, under the relaxed rule:
+ * its large folios go to swap whole, as one swap entry of their order,
+ * and come back whole, or a page alone when no folio of that order can
+ * be had (the entry is split); punches and truncations that end inside
+ * such an entry split it there.  A page tmpfs freed or left unwritten
+ * may so be held, zeroed, in swap or, swapped in alone, in a small
+ * folio, and the relaxed rule takes any page upcache holds in swap or in
+ * an uptodate folio for one of a large folio (contents must still
+ * match).  A page in swap still holds one slot, so the memory check is
+ * the relaxed one, held >= tmpfs's pages.  To show that it exercised
+ * all that, the run counts the large swap entries found at the full
+ * checks, the reads that began in one and found a large folio there
+ * after (swapped in whole) or a small one (split), and the punch and
+ * truncation edges that fell inside one, and must have seen the first
+ * two.
  *
  * UPC_DIFF_OPS sets the number of steps per run (default 100000, and
- * DIFF_SWAP_DEFAULT_OPS for the swap run), UPC_SEED the seed (printed at
+ * DIFF_SWAP_DEFAULT_OPS for the swap runs), UPC_SEED the seed (printed at
  * start and in every failure), and UPC_DIFF_TRACE=1 prints every step.
  */
 #define _GNU_SOURCE

@@ -24,13 +24,13 @@
  *	swap_space_shift=	log2 of the slots per swap cache tree
  *				(upc_swapon(): 6..30, default 14, 64 MiB)
  *
- * Two kinds of shmem page never go to swap (mm/shmem.c): pages of large
- * folios, which any huge= but never makes (a 2 MiB write gets a 2 MiB
- * folio, the layout's 1 MiB writes 1 MiB ones), and pages fallocated and
- * never written.  So a memory_limit= below the files with huge= other
- * than never, or with file_kind=fallocated (a write-only job's default
- * under fallocate=native, posix or keep), is an error that says so
- * before anything is created: the job could not lay its files out.
+ * Pages fallocated and never written never go to swap (mm/shmem.c).  So
+ * a memory_limit= below the files with file_kind=fallocated (a write-only
+ * job's default under fallocate=native, posix or keep) is an error that
+ * says so before anything is created: the job could not lay its files
+ * out.  Large folios (any huge= but never: a 2 MiB write gets a 2 MiB
+ * folio, the layout's 1 MiB writes 1 MiB ones) go to swap whole, and
+ * come back whole: a small read of one in swap reads all of it.
  */
 #include <errno.h>
 #include <linux/falloc.h>
@@ -65,13 +65,6 @@ static const enum upc_huge shm_huge[] = {
 	[RUN_HUGE_ALWAYS] = UPC_HUGE_ALWAYS,
 	[RUN_HUGE_WITHIN_SIZE] = UPC_HUGE_WITHIN_SIZE,
 	[RUN_HUGE_ADVISE] = UPC_HUGE_ADVISE,
-};
-
-static const char *const shm_huge_name[] = {
-	[RUN_HUGE_NEVER] = "never",
-	[RUN_HUGE_ALWAYS] = "always",
-	[RUN_HUGE_WITHIN_SIZE] = "within_size",
-	[RUN_HUGE_ADVISE] = "advise",
 };
 
 /* shm_pwrite() - upc_write() as run_layout_pattern() calls it. */
@@ -120,8 +113,8 @@ static void shm_teardown(void *arg)
 /*
  * shm_sizes() - The cache's limit and the swap's size for the job's
  * files of @need bytes in all.  Return: 0, or -EINVAL with a message
- * when the limit is below the files and they cannot go to swap (large
- * or fallocated folios) or the job has too little swap to go to.
+ * when the limit is below the files and they cannot go to swap
+ * (fallocated folios) or the job has too little swap to go to.
  */
 static int shm_sizes(const struct run_job *job, uint64_t need,
 		     uint64_t *limit, uint64_t *swap, char *err,
@@ -129,17 +122,6 @@ static int shm_sizes(const struct run_job *job, uint64_t need,
 {
 	bool tight = job->memory_limit && job->memory_limit < need;
 
-	if (tight && job->huge != RUN_HUGE_NEVER) {
-		snprintf(err, errlen, "upcache-shmem: memory_limit= (%llu MiB) "
-			 "is below the files' %llu MiB, but huge=%s puts their "
-			 "pages in large folios (up to 2 MiB), which never go "
-			 "to swap: use huge=never, or a memory_limit= that "
-			 "holds the files",
-			 (unsigned long long)(job->memory_limit >> 20),
-			 (unsigned long long)(need >> 20),
-			 shm_huge_name[job->huge]);
-		return -EINVAL;
-	}
 	if (tight && job->file_kind == RUN_FILE_FALLOCATED) {
 		snprintf(err, errlen, "upcache-shmem: memory_limit= (%llu MiB) "
 			 "is below the files' %llu MiB, but file_kind="
