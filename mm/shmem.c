@@ -767,10 +767,16 @@ static int shmem_pin_run(struct shmem_file *sf, pgoff_t index, pgoff_t *last,
 		for (i = 0; i < n; i++) {
 			struct folio *folio = fbatch.folios[i];
 			bool value = xa_is_value(folio);
+			/*
+			 * The entry's first page in the run: a large entry
+			 * may begin before it.  Splitting a large swap entry
+			 * cuts this page out, to be looked at again.
+			 */
+			pgoff_t want = indices[i] > index ? indices[i] : index;
 
 			if (!err && !again && !done && *nr == SHMEM_PIN_MAX) {
 				/* Past the first entry: it starts after @index. */
-				*last = indices[i] - 1;
+				*last = want - 1;
 				done = true;
 			}
 			if (err || again || done) {
@@ -782,13 +788,13 @@ static int shmem_pin_run(struct shmem_file *sf, pgoff_t index, pgoff_t *last,
 				pins[(*nr)++] = folio;
 				continue;
 			}
-			folio = shmem_swapin(sf, indices[i], folio);
+			folio = shmem_swapin(sf, want, folio);
 			if (IS_ERR(folio)) {
 				err = (int)PTR_ERR(folio);
 			} else if (!folio) {
 				/* Changed meanwhile: look at it again. */
 				again = true;
-				next = indices[i];
+				next = want;
 			} else {
 				pins[(*nr)++] = folio;
 			}
@@ -1096,41 +1102,53 @@ int shmem_fallocate(struct shmem_file *sf, int64_t pos, int64_t len,
 
 /*
  * shmem_hold_edge() - Make page @index, where a range being freed
- * begins or ends, a place the range can be cut at.  In a file that can
- * swap, a large swap entry over the page is split, so that no swap
- * entry reaches across the edge (swap_free_range() frees only entries
- * wholly inside), and the folio over it is held, so that reclaim cannot
- * swap it out whole, leaving such an entry, before truncation has
- * zeroed its part inside the range.  A page the range covers only in
- * part (@partial) is swapped in if it is in swap, and held, in any
- * file, for truncation to zero that part.  Caller holds the lock
- * exclusive.  Return: 0 or the split's or swap-in's error; a folio held
- * is added to @pins and *@nr.
+ * begins (@first) or ends, a place the range can be cut at, and hold
+ * what is there.  A folio over the page is held, so that reclaim cannot
+ * swap it out whole, leaving a swap entry reaching across the edge,
+ * before truncation has zeroed its part inside the range.  A large swap
+ * entry that reaches across the edge is split (swap_free_range() frees
+ * only entries wholly inside), as is one over a page the range covers
+ * only in part (@partial), which is then swapped in alone and held, for
+ * truncation to zero that part.  Caller holds the lock exclusive: swap
+ * entries then change only by this, and folios only by reclaim, into
+ * swap entries.  Return: 0 or the split's or swap-in's error; a folio
+ * held is added to @pins and *@nr.
  */
-static int shmem_hold_edge(struct shmem_file *sf, pgoff_t index, bool partial,
-			   struct folio **pins, unsigned int *nr)
+static int shmem_hold_edge(struct shmem_file *sf, pgoff_t index, bool first,
+			   bool partial, struct folio **pins, unsigned int *nr)
 {
-	bool evictable = shmem_evictable(sf);
-	struct folio *folio;
-	unsigned int n;
-	int err;
+	struct address_space *mapping = &sf->mapping;
 
-	if (evictable) {
-		err = swap_entry_split(&sf->mapping, index, GFP_KERNEL);
-		if (err)
-			return err;
+	for (;;) {
+		void *entry = filemap_get_entry(mapping, index);
+		pgoff_t span, head;
+		int err;
+
+		if (!entry)
+			return 0;
+		if (!xa_is_value(entry)) {
+			pins[(*nr)++] = entry;
+			return 0;
+		}
+		span = 1UL << xa_get_order(&mapping->i_pages, index);
+		head = index & ~(span - 1);
+		if (span > 1 && (partial || (first ? head < index :
+					     head + span - 1 > index))) {
+			err = swap_entry_split(mapping, index, GFP_KERNEL);
+			if (err)
+				return err;
+			continue;
+		}
+		if (!partial)
+			return 0;
+		entry = shmem_swapin(sf, index, entry);
+		if (IS_ERR(entry))
+			return (int)PTR_ERR(entry);
+		if (entry) {
+			pins[(*nr)++] = entry;
+			return 0;
+		}
 	}
-	if (partial) {
-		err = shmem_pin_run(sf, index, &index, pins + *nr, &n);
-		*nr += n;
-		return err;
-	}
-	if (!evictable)
-		return 0;
-	folio = filemap_get_entry(&sf->mapping, index);
-	if (folio && !xa_is_value(folio))
-		pins[(*nr)++] = folio;
-	return 0;
 }
 
 /*
@@ -1158,12 +1176,19 @@ static int shmem_undo_range(struct shmem_file *sf, int64_t lstart,
 	unsigned int nr = 0;
 	int err;
 
-	/* One page holds both ends: ready it once. */
-	err = shmem_hold_edge(sf, head, head_partial ||
-			      (lend >= 0 && tail == head && tail_partial),
-			      pins, &nr);
-	if (!err && lend >= 0 && tail != head)
-		err = shmem_hold_edge(sf, tail, tail_partial, pins, &nr);
+	if (lend >= 0 && tail == head) {
+		/* One page holds both ends. */
+		err = shmem_hold_edge(sf, head, true, head_partial ||
+				      tail_partial, pins, &nr);
+		if (!err)
+			err = shmem_hold_edge(sf, head, false, false, pins,
+					      &nr);
+	} else {
+		err = shmem_hold_edge(sf, head, true, head_partial, pins, &nr);
+		if (!err && lend >= 0)
+			err = shmem_hold_edge(sf, tail, false, tail_partial,
+					      pins, &nr);
+	}
 	if (!err) {
 		truncate_inode_pages_range(&sf->mapping, lstart, lend);
 		if (lend < 0)

@@ -368,6 +368,13 @@ static int swap_reclaim_out(struct folio *folio, void **entryp, void *priv)
 	int err;
 
 	/*
+	 * A folio larger than a swap cache space cannot be added (see
+	 * add_to_swap_cache()): refuse it before taking slots for it.
+	 */
+	if (si->space_shift != SWAP_SPACE_WHOLE &&
+	    folio_order(folio) > si->space_shift)
+		return -EINVAL;
+	/*
 	 * A folio not uptodate holds no data (shmem's fallocated folios,
 	 * which read as zeros and seek as holes): swapped in, it would come
 	 * back uptodate with whatever its memory held.  It stays.

@@ -185,7 +185,8 @@ struct upc_anon;
  *	the cache's limit, like a ramdisk).
  * @size: Bytes of swap: a positive multiple of 2 MiB.
  * @space_shift: log2 of the slots (4 KiB each) per swap cache tree, 6
- *	to 30; 0 for the default, 14 (64 MiB per tree).
+ *	to 30; 0 for the default, 14 (64 MiB per tree).  A folio larger
+ *	than a tree's slots (2 MiB ones below 9) never goes to swap.
  * @flags: Must be 0.
  */
 struct upc_swap_config {
@@ -205,9 +206,10 @@ struct upc_swap_config {
  * back.  Shmem pages fallocated and never written stay in memory (they
  * hold no data).  A large folio (which a file whose huge policy is not
  * UPC_HUGE_NEVER gets for aligned ranges of 8 KiB and more, up to 2 MiB)
- * goes to swap whole, when the device has that many aligned free slots,
- * and touching any of its pages brings it back whole; when memory has
- * no free run that large, only the page touched comes back.
+ * goes to swap whole, when the device has that many aligned free slots
+ * (and its swap cache trees are as large: see @space_shift), and
+ * touching any of its pages brings it back whole; when memory has no
+ * free run that large, only the page touched comes back.
  *
  * Context: Any thread.
  * Return: 0; -EBADF if @cache is NULL; -EINVAL if @config is NULL, its

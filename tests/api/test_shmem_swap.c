@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "api_helpers.h"
+#include "fault.h"
 #include "mm/swap_internal.h"
 #include <upcache/stats.h>
 
@@ -954,6 +955,134 @@ static void test_shmem_swap_large_punch(void **state)
 }
 
 /*
+ * A 2 MiB file written whole and pushed out to swap as one order-9 entry,
+ * with its model; returns the file.
+ */
+static struct upc_file *ss_huge_in_swap(struct api_env *env,
+					unsigned char *model,
+					unsigned int seed)
+{
+	struct upc_file *file;
+
+	file = ss_init(env, 4 * API_MIB, UPC_HUGE_ALWAYS, SWAP, NULL);
+	api_write_pattern(file, 0, API_HUGE, seed);
+	ss_model_fill(model, 0, API_HUGE, seed);
+	ss_push_out(env, file, 0, API_HUGE);
+	assert_int_equal(ss_swap_order(file, 0), UPC_MAX_ORDER);
+	return file;
+}
+
+/*
+ * A one-page write inside a large swap entry, when no folio of the
+ * entry's order can be had, swaps in that page alone: the entry is split
+ * at the page written, not at its first page.
+ */
+static void test_shmem_swap_large_write_split(void **state)
+{
+	unsigned char *model = calloc(1, API_HUGE);
+	struct upc_file *file;
+	struct api_env env;
+	uint64_t swapins;
+
+	(void)state;
+	assert_non_null(model);
+	file = ss_huge_in_swap(&env, model, 41);
+	swapins = ss_stats(&env).swapins;
+	/* The first allocation, the order-9 folio's, fails. */
+	upc_fault_fail_nth(1);
+	api_write_pattern(file, 100 * P, P, 42);
+	assert_true(upc_fault_injected());
+	upc_fault_fail_nth(0);
+	ss_model_fill(model, 100 * P, P, 42);
+	assert_int_equal(ss_stats(&env).swapins - swapins, 1);
+	assert_int_equal(api_folio_order(file, 100 * P, NULL), 0);
+	assert_int_equal(ss_count_swapped(file, 0, API_HUGE), 511);
+	ss_check(&env, file);
+	ss_expect_model(file, model, API_HUGE);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+	free(model);
+}
+
+/*
+ * Freeing whole large swap entries needs no memory: truncating to 0, or
+ * punching exactly an aligned 2 MiB range, succeeds with every
+ * allocation failing, and frees all the slots.  A punch covering part of
+ * a page inside one splits the entry and swaps that page in alone.
+ */
+static void test_shmem_swap_large_free_whole(void **state)
+{
+	unsigned char *model = calloc(1, 2 * API_HUGE);
+	struct upc_file *file;
+	struct api_env env;
+	uint64_t swapins;
+
+	(void)state;
+	assert_non_null(model);
+	file = ss_huge_in_swap(&env, model, 43);
+	upc_fault_fail_from(1);
+	assert_int_equal(upc_truncate(file, 0), 0);
+	upc_fault_fail_from(0);
+	assert_int_equal(ss_stats(&env).swap_used, 0);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+
+	file = ss_huge_in_swap(&env, model, 44);
+	upc_fault_fail_from(1);
+	assert_int_equal(upc_fallocate(file, FALLOC_FL_PUNCH_HOLE |
+				       FALLOC_FL_KEEP_SIZE, 0, API_HUGE), 0);
+	upc_fault_fail_from(0);
+	assert_int_equal(ss_stats(&env).swap_used, 0);
+	assert_int_equal(upc_seek_data(file, 0), -ENXIO);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+
+	file = ss_huge_in_swap(&env, model, 45);
+	swapins = ss_stats(&env).swapins;
+	assert_int_equal(upc_fallocate(file, FALLOC_FL_PUNCH_HOLE |
+				       FALLOC_FL_KEEP_SIZE, 100 * P + 1,
+				       100 * P - 1), 0);
+	ss_model_fill(model, 100 * P + 1, 100 * P - 1, 0);
+	assert_int_equal(ss_stats(&env).swapins - swapins, 1);
+	assert_int_equal(ss_count_swapped(file, 0, API_HUGE), 512 - 100);
+	ss_check(&env, file);
+	ss_expect_model(file, model, API_HUGE);
+	ss_close(&env);
+	api_fini(&env);
+	free(model);
+}
+
+/*
+ * With swap cache trees of 64 slots (space_shift 6), a 2 MiB folio
+ * cannot be added to one, so it stays in memory under pressure, while a
+ * 256 KiB one (order 6) goes whole.
+ */
+static void test_shmem_swap_large_space_shift(void **state)
+{
+	struct upc_swap_config cfg = { .size = SWAP, .space_shift = 6 };
+	struct upc_file *file;
+	struct api_env env;
+
+	(void)state;
+	file = api_init(&env, 4 * API_MIB, UPC_HUGE_ALWAYS, 0);
+	assert_int_equal(upc_swapon(env.cache, &cfg), 0);
+	api_write_pattern(file, 0, API_HUGE, 46);
+	api_write_pattern(file, API_HUGE, 64 * P, 47);
+	assert_int_equal(api_folio_order(file, API_HUGE, NULL), 6);
+	ss_pressure(&env, 3 * 4 * (int64_t)API_MIB);
+	assert_int_equal(api_folio_order(file, 0, NULL), UPC_MAX_ORDER);
+	assert_int_equal(ss_swap_order(file, API_HUGE), 6);
+	api_expect(file, 0, API_HUGE, 46);
+	api_expect(file, API_HUGE, 64 * P, 47);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/*
  * fallocate over pages in swap keeps their data (it allocates only what
  * is missing), and the pages it allocates stay holes beside them.
  */
@@ -1403,6 +1532,9 @@ int main(void)
 		cmocka_unit_test(test_shmem_swap_keeps_unwritten),
 		cmocka_unit_test(test_shmem_swap_large_folios),
 		cmocka_unit_test(test_shmem_swap_large_punch),
+		cmocka_unit_test(test_shmem_swap_large_write_split),
+		cmocka_unit_test(test_shmem_swap_large_free_whole),
+		cmocka_unit_test(test_shmem_swap_large_space_shift),
 		cmocka_unit_test(test_shmem_swap_fallocate_over),
 		cmocka_unit_test(test_shmem_swap_two_files),
 		cmocka_unit_test(test_shmem_swapoff_busy),
