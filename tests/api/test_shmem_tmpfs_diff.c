@@ -52,25 +52,28 @@
  * must have swapped both ways and held more than its memory at some
  * point.
  *
- * A fifth run is the same with policy ALWAYS, under the relaxed rule:
- * its large folios go to swap whole, as one swap entry of their order,
- * and come back whole, or a page alone when no folio of that order can
- * be had (the entry is split); punches and truncations that end inside
- * such an entry split it there.  A page tmpfs freed or left unwritten
- * may so be held, zeroed, in swap or, swapped in alone, in a small
- * folio, and the relaxed rule takes any page upcache holds in swap or in
- * an uptodate folio for one of a large folio (contents must still
- * match).  A page in swap still holds one slot, so the memory check is
- * the relaxed one, held >= tmpfs's pages.  To show that it exercised
- * all that, the run counts the large swap entries found at the full
- * checks, the reads that began in one and found a large folio there
- * after (swapped in whole) or a small one (split), and the punch and
- * truncation edges that fell inside one, and must have seen the first
- * two.
+ * A fifth run does the same with policy ALWAYS, under the relaxed rule,
+ * for the swap of large folios: reclaim writes one whole, as one swap
+ * entry of its order; reads, writes and fallocate bring it back whole,
+ * or, when no folio of that order can be had, split the entry and bring
+ * back the page wanted alone; punches and truncations split the entries
+ * their edges fall inside and free those wholly inside.  The zeroed or
+ * zero-filled pages of a large folio (see above) go to swap and come
+ * back with it, and once its entry is split they may lie in small swap
+ * entries or come back in small folios: in this run the relaxed rule
+ * accepts any page upcache holds in swap or in an uptodate folio.  A
+ * page in swap still holds one slot, and the memory check is the
+ * relaxed one (held >= tmpfs's pages).  To show that the run exercised
+ * this, it counts the large swap entries present at the full checks,
+ * the reads that began in one and found a large folio there after
+ * (swapped in whole) or a small one (split), and the punch and
+ * truncation edges inside one; it must have seen large entries and
+ * whole swap-ins.
  *
- * UPC_DIFF_OPS sets the number of steps per run (default 100000, and
- * DIFF_SWAP_DEFAULT_OPS for the swap runs), UPC_SEED the seed (printed at
- * start and in every failure), and UPC_DIFF_TRACE=1 prints every step.
+ * UPC_DIFF_OPS sets the number of steps per run (default 100000;
+ * DIFF_SWAP_DEFAULT_OPS and DIFF_SWAP_HUGE_DEFAULT_OPS for the swap
+ * runs), UPC_SEED the seed (printed at start and in every failure), and
+ * UPC_DIFF_TRACE=1 prints every step.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -105,21 +108,22 @@
 #define DIFF_MEMORY		(256UL << 20)
 #define DIFF_DEFAULT_OPS	100000
 
-/* The swap run (see the opening comment). */
+/* The swap runs (see the opening comment). */
 #define DIFF_SWAP_LIMIT		(4UL << 20)
 #define DIFF_SWAP_SIZE		(64UL << 20)
 #define DIFF_SWAP_WINDOW	(16 * MIB)
 #define DIFF_SWAP_UNWRITTEN	256	/* pages: a quarter of memory */
 #define DIFF_SWAP_DEFAULT_OPS	25000
+#define DIFF_SWAP_HUGE_DEFAULT_OPS 50000	/* the run with large folios */
 
 struct diff {
 	struct upc_cache *cache;
 	struct upc_file *file;
 	int fd;
-	const char *policy;	/* "never", "always", "within_size" or
-				 * "never+swap" */
+	char policy[24];	/* "never", "always" or "within_size", with
+				 * "+swap" for the swap runs */
 	bool relaxed;		/* upcache may hold large folios */
-	bool swap;		/* a small cache with swap: the swap run */
+	bool swap;		/* a small cache with swap: the swap runs */
 	int64_t window;		/* where most offsets fall */
 	uint64_t peak_pages;	/* most pages held, in memory and in swap */
 	unsigned long checks;		/* compare_size() calls */
@@ -131,6 +135,12 @@ struct diff {
 	bool trace;		/* UPC_DIFF_TRACE=1: print every step */
 	unsigned long relaxed_seeks;	/* answers the relaxed rule allowed */
 	unsigned long huge_folios;	/* order-9 folios seen */
+	/* What the swap runs saw of large swap entries (opening comment): */
+	unsigned long large_entries;	/* found at the full checks */
+	int max_entry_order;		/* the largest of them */
+	unsigned long large_swapins;	/* reads that brought one in whole */
+	unsigned long split_swapins;	/* ...or their page alone */
+	unsigned long cut_entries;	/* punch/truncation edges in one */
 	char op[160];		/* the current step, for failure messages */
 	char *pool;		/* random bytes that writes take a slice of */
 	char *kbuf;
@@ -281,13 +291,106 @@ static int64_t sat_add(int64_t a, int64_t b)
 	return a > INT64_MAX - b ? INT64_MAX : a + b;
 }
 
+/* What upcache holds at a page. */
+enum held {
+	HELD_NOTHING,
+	HELD_SWAP,		/* a swap entry */
+	HELD_UNWRITTEN,		/* a folio that is not uptodate */
+	HELD_DATA,		/* an uptodate folio */
+};
+
+/* What upcache holds at the page of @pos, and *@order its order. */
+static enum held held_at(int64_t pos, int *order)
+{
+	struct address_space *mapping = upc_file_mapping(d->file);
+	pgoff_t index = (pgoff_t)pos >> UPC_PAGE_SHIFT;
+	void *entry = filemap_get_entry(mapping, index);
+	struct folio *folio = entry;
+	bool uptodate;
+
+	*order = 0;
+	if (!entry)
+		return HELD_NOTHING;
+	if (xa_is_value(entry)) {
+		*order = xa_get_order(&mapping->i_pages, index);
+		return HELD_SWAP;
+	}
+	*order = (int)folio_order(folio);
+	uptodate = folio_test_uptodate(folio);
+	folio_put(folio);
+	return uptodate ? HELD_DATA : HELD_UNWRITTEN;
+}
+
+/*
+ * May upcache take the page at @pos for data where tmpfs has a hole?
+ * Yes if it holds the page in an uptodate large folio; in a swap run
+ * also if it holds it in swap or in any uptodate folio, since a large
+ * folio's pages stay together in swap and may come back one by one.
+ */
+static bool relaxed_page(int64_t pos)
+{
+	int order;
+
+	switch (held_at(pos, &order)) {
+	case HELD_DATA:
+		return order > 0 || d->swap;
+	case HELD_SWAP:
+		return d->swap;
+	default:
+		return false;
+	}
+}
+
+/* The order of the swap entry holding the page at @pos, or -1. */
+static int swap_order_at(int64_t pos)
+{
+	int order;
+
+	if (pos < 0 || held_at(pos, &order) != HELD_SWAP)
+		return -1;
+	return order;
+}
+
+/*
+ * The swap runs: a read from @pos found a swap entry of order
+ * @entry_order there before.  If it was large, count what the read left
+ * at @pos: a large folio (swapped in whole) or a small one (split).
+ * Reclaim may have swapped it out again meanwhile: then nothing counts.
+ */
+static void note_swapin(int64_t pos, int entry_order)
+{
+	int order;
+
+	if (entry_order <= 0 || held_at(pos, &order) != HELD_DATA)
+		return;
+	if (order >= entry_order)
+		d->large_swapins++;
+	else
+		d->split_swapins++;
+}
+
+/*
+ * The swap runs: count a punch's or truncation's edge @pos that falls
+ * inside a large swap entry (not at its start), which must be split.
+ */
+static void note_cut(int64_t pos)
+{
+	int order = d->swap ? swap_order_at(pos) : -1;
+
+	if (order > 0 && pos & ((UPC_PAGE_SIZE << order) - 1))
+		d->cut_entries++;
+}
+
 /* Read [@off, @off + @len) from both (len <= DIFF_MAX_IO) and compare. */
 static void compare_read(int64_t off, int64_t len)
 {
+	int order = d->swap ? swap_order_at(off) : -1;
 	int64_t rk, ru, i;
 
 	rk = k_ret(pread(d->fd, d->kbuf, (size_t)len, off));
 	ru = upc_read(d->file, d->ubuf, (size_t)len, off);
+	if (ru > 0)
+		note_swapin(off, order);
 	DIFF_CHECK(rk == ru, "read(%" PRId64 ", %" PRId64 "): tmpfs %" PRId64
 		   ", upcache %" PRId64, off, len, rk, ru);
 	if (rk <= 0 || !memcmp(d->kbuf, d->ubuf, (size_t)rk))
@@ -310,21 +413,6 @@ static void compare_range(int64_t lo, int64_t hi)
 		compare_read(lo, len);
 		lo += len;
 	}
-}
-
-/* Does upcache hold the page at @pos in an uptodate large folio? */
-static bool in_large_folio(int64_t pos)
-{
-	void *entry = filemap_get_entry(upc_file_mapping(d->file),
-					(pgoff_t)pos >> UPC_PAGE_SHIFT);
-	struct folio *folio = entry;
-	bool large;
-
-	if (!entry || xa_is_value(entry))
-		return false;
-	large = folio_order(folio) > 0 && folio_test_uptodate(folio);
-	folio_put(folio);
-	return large;
 }
 
 /*
@@ -356,9 +444,9 @@ static void check_seek(int64_t off, bool data, int64_t rk, int64_t ru)
 	if (!d->relaxed)
 		ok = false;
 	else if (data)
-		ok = ru >= off && (rk == -ENXIO || ru < rk) && in_large_folio(ru);
+		ok = ru >= off && (rk == -ENXIO || ru < rk) && relaxed_page(ru);
 	else
-		ok = rk >= off && ru > rk && in_large_folio(rk);
+		ok = rk >= off && ru > rk && relaxed_page(rk);
 	d->relaxed_seeks += ok;
 	DIFF_CHECK(ok, "%s(%" PRId64 "): tmpfs %" PRId64 ", upcache %" PRId64,
 		   data ? "SEEK_DATA" : "SEEK_HOLE", off, rk, ru);
@@ -375,8 +463,9 @@ static void compare_seeks(int64_t off)
 /*
  * The sizes, and the memory held: tmpfs's st_blocks counts its pages,
  * fallocated ones included; upcache's large folios may hold more.  A
- * page in swap holds one slot (the swap run's file is the device's only
- * user) and counts as a page, as tmpfs counts its own swapped pages.
+ * page in swap holds one slot (a swap run's file is the device's only
+ * user; a large swap entry holds one per page) and counts as a page, as
+ * tmpfs counts its own swapped pages.
  */
 static void compare_size(void)
 {
@@ -428,23 +517,26 @@ static void compare_extents(bool kernel_side)
 	}
 }
 
-/* Count the order-9 folios of the file, to show huge=always used some. */
-static void count_huge_folios(void)
+/*
+ * Count the order-9 folios of the file, to show huge=always used some,
+ * and its swap entries of order > 0, to show the swap runs made some.
+ */
+static void count_large(void)
 {
 	struct address_space *mapping = upc_file_mapping(d->file);
-	struct folio_batch fbatch;
-	pgoff_t index = 0;
-	unsigned int i;
+	unsigned long index;
+	void *entry;
+	int order;
 
-	folio_batch_init(&fbatch);
-	while (filemap_get_folios(mapping, &index, MAX_PAGECACHE_INDEX,
-				  &fbatch)) {
-		for (i = 0; i < folio_batch_count(&fbatch); i++)
-			if (folio_order(fbatch.folios[i]) == UPC_MAX_ORDER)
-				d->huge_folios++;
-		folio_batch_release(&fbatch);
-		if (index > MAX_PAGECACHE_INDEX)
-			break;
+	xa_for_each(&mapping->i_pages, index, entry) {
+		if (!xa_is_value(entry)) {
+			d->huge_folios += folio_order(entry) == UPC_MAX_ORDER;
+			continue;
+		}
+		order = xa_get_order(&mapping->i_pages, index);
+		d->large_entries += order > 0;
+		if (order > d->max_entry_order)
+			d->max_entry_order = order;
 	}
 }
 
@@ -461,7 +553,7 @@ static void compare_full(void)
 	if (d->swap)
 		DIFF_CHECK(upc_check_swap(d->cache->swap) == 0,
 			   "upc_check_swap() failed");
-	count_huge_folios();
+	count_large();
 }
 
 /* After a step on [@off, @off + @len): the edges, a probe, a seek pair. */
@@ -491,7 +583,7 @@ static void step_write(void)
 
 	const char *src = d->pool + rnd(DIFF_MAX_IO);
 
-	/* The swap run refills its window faster after truncations. */
+	/* The swap runs refill their window faster after truncations. */
 	if (d->swap && off >= 0 && off < d->window && chance(1, 10))
 		len = MIB + rnd(DIFF_MAX_IO - MIB);
 
@@ -542,7 +634,7 @@ static int rand_mode(void)
 				     sizeof(unsupported_modes[0]))];
 }
 
-/* Pages the file holds in folios that are not uptodate (swap run). */
+/* Pages the file holds in folios that are not uptodate (swap runs). */
 static uint64_t unwritten_pages(void)
 {
 	struct address_space *mapping = upc_file_mapping(d->file);
@@ -565,7 +657,7 @@ static uint64_t unwritten_pages(void)
 }
 
 /*
- * The swap run: a fallocate that allocates [@off, @off + *@len) could
+ * A swap run: a fallocate that allocates [@off, @off + *@len) could
  * add that many pages that cannot go to swap.  Cut it so that they stay
  * within DIFF_SWAP_UNWRITTEN pages (counting every page of the range,
  * allocated already or not), or make it a punch when none are left.
@@ -608,6 +700,10 @@ static void step_fallocate(void)
 	if (chance(1, 100))
 		off = -1 - rnd(4096);
 	falloc_budget(&mode, off, &len);
+	if (mode == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE) && len > 0) {
+		note_cut(off);
+		note_cut(sat_add(off, len));
+	}
 	snprintf(d->op, sizeof(d->op), "fallocate(%#x, %" PRId64 ", %" PRId64 ")",
 		 (unsigned int)mode, off, len);
 	rk = k_ret(fallocate(d->fd, mode, off, len));
@@ -621,7 +717,7 @@ static void step_truncate(void)
 	int64_t r = rnd(100), size, rk, ru;
 
 	/*
-	 * The swap run keeps the first half of its window mostly, so that
+	 * The swap runs keep the first half of its window mostly, so that
 	 * the file stays larger than the cache's memory between the
 	 * truncations to 0 (and the far ones, which free all of it).
 	 */
@@ -636,6 +732,7 @@ static void step_truncate(void)
 	else
 		size = -1 - rnd(100);
 	snprintf(d->op, sizeof(d->op), "truncate(%" PRId64 ")", size);
+	note_cut(size);
 	rk = k_ret(ftruncate(d->fd, size));
 	ru = upc_truncate(d->file, size);
 	DIFF_CHECK(rk == ru, "tmpfs %" PRId64 ", upcache %" PRId64, rk, ru);
@@ -723,7 +820,39 @@ static const char *dev_shm_unusable(void)
 	return why;
 }
 
-/* The swap run's seed differs from the NEVER run's (same policy). */
+/*
+ * A swap run's figures, and what it must have done: swapped both ways
+ * and held more than its memory; with large folios, made large swap
+ * entries and swapped some in whole.  Short runs (UPC_DIFF_OPS) may not
+ * get that far.
+ */
+static void swap_report(unsigned long ops)
+{
+	struct upc_cache_stats st;
+
+	assert_int_equal(upc_cache_stats(d->cache, &st), 0);
+	fprintf(stderr, "# tmpfs diff huge=%s: %" PRIu64 " pages swapped out, %"
+		PRIu64 " in; at most %" PRIu64 " pages held (%lu in memory); "
+		"pages in swap at %lu of %lu checks; %lu fallocate calls cut\n",
+		d->policy, st.swapouts, st.swapins, d->peak_pages,
+		DIFF_SWAP_LIMIT / 4096, d->swapped_checks, d->checks,
+		d->fallocs_cut);
+	fprintf(stderr, "# tmpfs diff huge=%s: %lu large swap entries at full "
+		"checks (order <= %d); reads of one swapped in %lu whole, %lu "
+		"split; %lu punch/truncation edges inside one\n", d->policy,
+		d->large_entries, d->max_entry_order, d->large_swapins,
+		d->split_swapins, d->cut_entries);
+	if (ops < 10000)
+		return;
+	assert_true(st.swapouts > 0 && st.swapins > 0 &&
+		    d->peak_pages > DIFF_SWAP_LIMIT / 4096);
+	if (d->relaxed)
+		assert_true(d->large_entries > 0 && d->large_swapins > 0);
+	else
+		assert_int_equal(d->large_entries, 0);
+}
+
+/* The swap runs' seeds differ from the other runs' (same policy). */
 #define DIFF_SWAP_SEED		0x5357415000000000ull	/* "SWAP" */
 
 /* One run: policy @huge; with @swap, in a small cache with swap. */
@@ -735,8 +864,10 @@ static void diff_run(void **state, enum upc_huge huge, bool swap)
 	struct upc_swap_config swap_cfg = { .size = DIFF_SWAP_SIZE };
 	struct upc_shmem_options opts = { .huge = huge };
 	char path[] = "/dev/shm/upcache-diff-XXXXXX";
-	unsigned long i, ops = upc_test_diff_ops(swap ? DIFF_SWAP_DEFAULT_OPS :
-						 DIFF_DEFAULT_OPS);
+	unsigned long i, ops = upc_test_diff_ops(!swap ? DIFF_DEFAULT_OPS :
+						 huge == UPC_HUGE_NEVER ?
+						 DIFF_SWAP_DEFAULT_OPS :
+						 DIFF_SWAP_HUGE_DEFAULT_OPS);
 	const char *why = dev_shm_unusable();
 	struct upc_cache_stats st;
 	struct diff env = { 0 };
@@ -755,8 +886,10 @@ static void diff_run(void **state, enum upc_huge huge, bool swap)
 	env.relaxed = huge != UPC_HUGE_NEVER;
 	env.swap = swap;
 	env.window = swap ? DIFF_SWAP_WINDOW : DIFF_WINDOW;
-	env.policy = swap ? "never+swap" : huge == UPC_HUGE_NEVER ? "never" :
-		     huge == UPC_HUGE_ALWAYS ? "always" : "within_size";
+	snprintf(env.policy, sizeof(env.policy), "%s%s",
+		 huge == UPC_HUGE_NEVER ? "never" :
+		 huge == UPC_HUGE_ALWAYS ? "always" : "within_size",
+		 swap ? "+swap" : "");
 	env.seed = upc_test_seed();
 	env.trace = upc_test_env_ulong("UPC_DIFF_TRACE", 0);
 	upc_rand_seed(&env.rnd, env.seed ^ (uint64_t)huge ^
@@ -795,20 +928,8 @@ static void diff_run(void **state, enum upc_huge huge, bool swap)
 		assert_true(env.huge_folios > 0 && env.relaxed_seeks > 0);
 	if (!env.relaxed)
 		assert_int_equal(env.huge_folios, 0);
-	if (swap) {
-		assert_int_equal(upc_cache_stats(env.cache, &st), 0);
-		fprintf(stderr, "# tmpfs diff huge=%s: %" PRIu64 " pages "
-			"swapped out, %" PRIu64 " in; at most %" PRIu64
-			" pages held (%lu in memory); pages in swap at "
-			"%lu of %lu checks; %lu fallocate calls cut\n",
-			env.policy, st.swapouts, st.swapins,
-			env.peak_pages, DIFF_SWAP_LIMIT / 4096,
-			env.swapped_checks, env.checks, env.fallocs_cut);
-		/* A run that never swapped, both ways, tested nothing. */
-		if (ops >= 10000)
-			assert_true(st.swapouts > 0 && st.swapins > 0 &&
-				    env.peak_pages > DIFF_SWAP_LIMIT / 4096);
-	}
+	if (swap)
+		swap_report(ops);
 
 	assert_int_equal(upc_close(env.file), 0);
 	assert_int_equal(upc_cache_stats(env.cache, &st), 0);
@@ -837,10 +958,15 @@ static void test_shmem_tmpfs_diff_huge_within_size(void **state)
 	diff_run(state, UPC_HUGE_WITHIN_SIZE, false);
 }
 
-/* huge=never: large folios never go to swap, so they could fill memory. */
 static void test_shmem_tmpfs_diff_swap(void **state)
 {
 	diff_run(state, UPC_HUGE_NEVER, true);
+}
+
+/* Large folios to swap and back, whole or split (the opening comment). */
+static void test_shmem_tmpfs_diff_swap_huge_always(void **state)
+{
+	diff_run(state, UPC_HUGE_ALWAYS, true);
 }
 
 int main(void)
@@ -850,6 +976,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_tmpfs_diff_huge_always),
 		cmocka_unit_test(test_shmem_tmpfs_diff_huge_within_size),
 		cmocka_unit_test(test_shmem_tmpfs_diff_swap),
+		cmocka_unit_test(test_shmem_tmpfs_diff_swap_huge_always),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
