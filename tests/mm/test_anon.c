@@ -786,6 +786,27 @@ static struct folio *an_add_huge(struct an_env *env, pgoff_t index,
 }
 
 /*
+ * A region whose first 2 MiB are one large folio of pattern @seed, then
+ * small pages past the limit behind it, so that the large folio, the
+ * oldest, has gone to swap: one order-9 swap entry.  Return: the
+ * region's tree.
+ */
+static struct xarray *an_huge_swapped(struct an_env *env, unsigned int seed)
+{
+	const unsigned long nr = 1UL << UPC_MAX_ORDER;
+	struct xarray *xa = &env->region.mapping.i_pages;
+
+	an_init(env, 4 * LIMIT * PAGE, 4 * CLUSTER_BYTES);
+	assert_int_equal(upc_reclaim_set_limit(env->f.arena, 2 * LIMIT), 0);
+	an_add_huge(env, 0, seed);
+	an_write(env, nr * PAGE, 4 * LIMIT * PAGE - nr * PAGE, seed + 1);
+	assert_true(upc_reclaim_pages(env->f.arena, LIMIT) > 0);
+	assert_true(xa_is_value(xa_load(xa, 0)));
+	assert_int_equal(xa_get_order(xa, 0), UPC_MAX_ORDER);
+	return xa;
+}
+
+/*
  * A large folio goes to swap whole: one entry of its order naming
  * aligned consecutive slots.  Reading one of its pages brings back the
  * whole folio.
@@ -799,16 +820,8 @@ static void test_anon_large_folio_swaps_whole(void **state)
 	void *value;
 
 	(void)state;
-	an_init(&env, 4 * LIMIT * PAGE, 4 * CLUSTER_BYTES);
-	xa = &env.region.mapping.i_pages;
-	assert_int_equal(upc_reclaim_set_limit(env.f.arena, 2 * LIMIT), 0);
-	an_add_huge(&env, 0, 7);
-	/* Small pages behind it, past the limit: the oldest must go. */
-	an_write(&env, nr * PAGE, 4 * LIMIT * PAGE - nr * PAGE, 9);
-	assert_true(upc_reclaim_pages(env.f.arena, LIMIT) > 0);
+	xa = an_huge_swapped(&env, 7);
 	value = xa_load(xa, 5);
-	assert_true(xa_is_value(value));
-	assert_int_equal(xa_get_order(xa, 5), UPC_MAX_ORDER);
 	assert_ptr_equal(xa_load(xa, nr - 1), value);
 	assert_int_equal(swp_offset(radix_to_swp_entry(value)) & (nr - 1), 0);
 	an_check(&env);
@@ -841,15 +854,8 @@ static void test_anon_large_swapin_splits(void **state)
 	void *value;
 
 	(void)state;
-	an_init(&env, 4 * LIMIT * PAGE, 4 * CLUSTER_BYTES);
-	xa = &env.region.mapping.i_pages;
-	assert_int_equal(upc_reclaim_set_limit(env.f.arena, 2 * LIMIT), 0);
-	an_add_huge(&env, 0, 5);
-	an_write(&env, nr * PAGE, 4 * LIMIT * PAGE - nr * PAGE, 6);
-	assert_true(upc_reclaim_pages(env.f.arena, LIMIT) > 0);
+	xa = an_huge_swapped(&env, 5);
 	value = xa_load(xa, 0);
-	assert_true(xa_is_value(value));
-	assert_int_equal(xa_get_order(xa, 0), UPC_MAX_ORDER);
 	off = swp_offset(radix_to_swp_entry(value));
 
 	/* Not even the split's nodes: -ENOMEM, the entry as it was. */
