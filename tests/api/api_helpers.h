@@ -223,4 +223,58 @@ static API_UNUSED int api_folio_order(struct upc_file *file, int64_t pos,
 	return order;
 }
 
+/* For api_assert_swap_unshared(): a value entry's slots, from @first. */
+struct api_swap_run {
+	unsigned long first, nr, index;
+};
+
+static API_UNUSED int api_swap_run_cmp(const void *a, const void *b)
+{
+	const struct api_swap_run *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/*
+ * api_assert_swap_unshared() - No two swap entries of @file name the same
+ * slot: an entry of order k owns the 2^k slots from its own.
+ * upc_check_mapping() checks only that each names slots in use, which
+ * two entries naming one slot (a large entry split without giving each
+ * piece its own slots) pass.  Writers must be quiet.
+ */
+static API_UNUSED void api_assert_swap_unshared(struct upc_file *file)
+{
+	XA_STATE(xas, &upc_file_mapping(file)->i_pages, 0);
+	struct api_swap_run *runs = NULL;
+	size_t n = 0, cap = 0;
+	void *entry;
+
+	xas_lock(&xas);
+	xas_for_each(&xas, entry, ULONG_MAX) {
+		unsigned long nr;
+
+		if (!xa_is_value(entry))
+			continue;
+		nr = 1UL << xas_get_order(&xas);
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			runs = realloc(runs, cap * sizeof(*runs));
+			assert_non_null(runs);
+		}
+		runs[n++] = (struct api_swap_run){ xa_to_value(entry), nr,
+						   xas.xa_index & ~(nr - 1) };
+	}
+	xas_unlock(&xas);
+	if (n)
+		qsort(runs, n, sizeof(*runs), api_swap_run_cmp);
+	for (size_t i = 1; i < n; i++)
+		if (runs[i - 1].first + runs[i - 1].nr > runs[i].first)
+			fail_msg("pages %lu (%lu of them) and %lu (%lu) name "
+				 "swap entries %#lx and %#lx, which overlap",
+				 runs[i - 1].index, runs[i - 1].nr,
+				 runs[i].index, runs[i].nr, runs[i - 1].first,
+				 runs[i].first);
+	free(runs);
+}
+
 #endif /* UPCACHE_TESTS_API_HELPERS_H */

@@ -42,6 +42,19 @@
  * Rounds stop after CC_TIME_BUDGET seconds (at least CC_MIN_ROUNDS, at
  * most UPC_STRESS_OPS rounds, default 1000), so the test is bounded
  * under TSan too.  UPC_SEED seeds the random choices (printed).
+ *
+ * The large variant starts from a region filled with zeroed large folios
+ * through the kernel-layer API (the way tests/mm/test_anon.c's
+ * an_add_huge() does; nothing in the upc_ API makes them): an order-6
+ * folio over eight chunks, so three owners write into it, order-3 ones
+ * over whole chunks and order-2 ones over half chunks, the rest left to
+ * the writers' order-0 ones.  They go to swap whole and come back whole,
+ * or split when no folio of their order can be had, under the same
+ * threads and checks.  The statistics thread also samples the region's
+ * swap entries and reads a page inside a large one now and then (the
+ * page must decode as one whole write); the test requires large swap
+ * entries and a large folio seen back whole.  Its swap is twice the
+ * small variant's, since a large folio goes only to aligned free slots.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -61,6 +74,8 @@
 #include <cmocka.h>
 
 #include <upcache/check.h>
+#include <upcache/filemap.h>
+#include <upcache/rcu.h>
 #include <upcache/upcache.h>
 
 #include "api/internal.h"
@@ -82,9 +97,18 @@
 #define CC_TIME_BUDGET	2.0
 #endif
 
+/* The large variant's swap, and the order-6 folio's first page. */
+#define CC_LARGE_SWAP	(2 * CC_SWAP)
+#define CC_LARGE_HUGE	512L
+
 struct cc_shared {
 	struct upc_cache *cache;
 	struct upc_anon *anon;
+	bool large;			/* seeded with large folios */
+	uint64_t swap;			/* bytes of swap */
+	unsigned long orders_seen;	/* atomic: bit k: order-k entry */
+	unsigned long probes;		/* atomic: reads in a large entry */
+	unsigned long whole;		/* atomic: ... that found it whole */
 	uint64_t seed;
 	unsigned long max_rounds;
 	struct timespec start;
@@ -393,6 +417,59 @@ static void *cc_worker(void *arg)
 	return NULL;
 }
 
+/*
+ * The large variant: note the orders of the swap entries in a random
+ * stretch of the region (under RCU); read a page inside the first large
+ * one, which must decode as one whole write, and see whether its folio
+ * came back whole.  Reclaim may have taken it again already.
+ */
+static void cc_probe_large(struct cc_thread *t)
+{
+	struct cc_shared *sh = t->sh;
+	struct address_space *mapping = &sh->anon->region.mapping;
+	pgoff_t first = (pgoff_t)upc_rand_below(&t->rnd, CC_PAGES / 64) * 64;
+	XA_STATE(xas, &mapping->i_pages, first);
+	unsigned long seen = 0, nr = 0, head = 0;
+	struct folio *folio;
+	void *entry;
+	long page;
+	ssize_t got;
+
+	rcu_read_lock();
+	xas_for_each(&xas, entry, first + 63) {
+		unsigned int k;
+
+		if (xas_retry(&xas, entry) || !xa_is_value(entry))
+			continue;
+		k = (unsigned int)xas_get_order(&xas);
+		seen |= 1UL << k;
+		if (k && !nr) {
+			nr = 1UL << k;
+			head = xas.xa_index & ~(nr - 1);
+		}
+	}
+	rcu_read_unlock();
+	if (seen & ~__atomic_load_n(&sh->orders_seen, __ATOMIC_RELAXED))
+		__atomic_fetch_or(&sh->orders_seen, seen, __ATOMIC_RELAXED);
+	if (!nr)
+		return;
+	page = (long)(head + upc_rand_below(&t->rnd, nr));
+	got = upc_anon_read(sh->anon, t->buf, CC_PAGE, page * CC_PAGE);
+	if (got != CC_PAGE) {
+		cc_fail(sh, "probe: read of page %ld returned %zd", page, got);
+		return;
+	}
+	if (cc_decode(t->buf, page) < 0)
+		cc_fail(sh, "probe: page %ld torn or misplaced", page);
+	__atomic_fetch_add(&sh->probes, 1, __ATOMIC_RELAXED);
+	folio = filemap_get_entry(mapping, (pgoff_t)page);
+	if (!folio || xa_is_value(folio))
+		return;
+	if (folio_nr_pages(folio) == nr)
+		__atomic_fetch_add(&sh->whole, 1, __ATOMIC_RELAXED);
+	folio_put(folio);
+}
+
 /* Statistics while everything moves: the limits always hold. */
 static void *cc_stats(void *arg)
 {
@@ -411,11 +488,13 @@ static void *cc_stats(void *arg)
 			cc_fail(sh, "memory_used %" PRIu64 " over the limit %"
 				PRIu64, st.memory_used, st.memory_limit);
 		else if (st.swap_used > st.swap_total ||
-			 st.swap_total != CC_SWAP)
+			 st.swap_total != sh->swap)
 			cc_fail(sh, "swap_used %" PRIu64 ", swap_total %"
 				PRIu64, st.swap_used, st.swap_total);
 		else if (st.anon_regions != 1)
 			cc_fail(sh, "anon_regions %" PRIu64, st.anon_regions);
+		if (sh->large)
+			cc_probe_large(t);
 		/* Often, but leave the workers (and reclaim) the CPUs. */
 		sched_yield();
 	}
@@ -458,17 +537,54 @@ static void cc_check_failures(struct cc_shared *sh, struct cc_thread *threads,
 		 nr, seed, msg);
 }
 
-static void test_anon_concurrency_swap(void **state)
+/* Add a zeroed large folio of @order at page @index (never written: gen 0). */
+static void cc_add_large(struct cc_shared *sh, long index, unsigned int order)
+{
+	struct address_space *mapping = &sh->anon->region.mapping;
+	struct folio *folio = filemap_alloc_folio(mapping, GFP_KERNEL, order);
+
+	assert_non_null(folio);
+	memset(folio_address(folio), 0, folio_size(folio));
+	folio_set_uptodate(folio);
+	assert_int_equal(filemap_add_folio(mapping, folio, (pgoff_t)index,
+					   GFP_KERNEL), 0);
+	folio_put(folio);
+}
+
+/* The large variant's start (see the top of the file). */
+static void cc_seed_large(struct cc_shared *sh)
+{
+	long chunk;
+
+	cc_add_large(sh, CC_LARGE_HUGE, 6);
+	for (chunk = 0; chunk * CC_CHUNK < CC_PAGES; chunk++) {
+		long page = chunk * CC_CHUNK;
+
+		if (page >= CC_LARGE_HUGE && page < CC_LARGE_HUGE + 64)
+			continue;
+		if (chunk % 3 == 0) {
+			cc_add_large(sh, page, 3);
+		} else if (chunk % 3 == 1) {
+			cc_add_large(sh, page, 2);
+			cc_add_large(sh, page + 4, 2);
+		}
+	}
+}
+
+static void cc_run(bool large)
 {
 	struct upc_cache_config cfg = { .memory_limit = CC_LIMIT };
-	struct upc_swap_config swap = { .path = NULL, .size = CC_SWAP };
+	struct upc_swap_config swap = {
+		.path = NULL, .size = large ? CC_LARGE_SWAP : CC_SWAP,
+	};
 	struct cc_thread threads[CC_WORKERS + 1];
 	struct cc_shared *sh = calloc(1, sizeof(*sh));
 	struct upc_cache_stats st;
 	unsigned int i;
 
-	(void)state;
 	assert_non_null(sh);
+	sh->large = large;
+	sh->swap = swap.size;
 	sh->seed = upc_test_seed();
 	sh->max_rounds = upc_test_env_ulong("UPC_STRESS_OPS", 1000);
 	pthread_mutex_init(&sh->msg_lock, NULL);
@@ -477,6 +593,8 @@ static void test_anon_concurrency_swap(void **state)
 	assert_int_equal(upc_swapon(sh->cache, &swap), 0);
 	assert_int_equal(upc_anon_create(sh->cache, CC_PAGES * CC_PAGE,
 					 &sh->anon), 0);
+	if (large)
+		cc_seed_large(sh);
 
 	clock_gettime(CLOCK_MONOTONIC, &sh->start);
 	for (i = 0; i <= CC_WORKERS; i++) {
@@ -499,6 +617,13 @@ static void test_anon_concurrency_swap(void **state)
 		sh->seed);
 	cc_check_failures(sh, threads, "while the threads ran");
 	assert_true(sh->rounds >= CC_MIN_ROUNDS || sh->rounds == sh->max_rounds);
+	if (large) {
+		fprintf(stderr, "# large: swap entry orders seen %#lx, %lu "
+			"reads inside a large entry, %lu found it whole\n",
+			sh->orders_seen, sh->probes, sh->whole);
+		assert_true(sh->orders_seen & ~1UL);
+		assert_true(sh->whole > 0);
+	}
 
 	/* Quiet now: the last round is everywhere and the table is sound. */
 	cc_verify_round(&threads[0], (uint32_t)sh->rounds);
@@ -519,10 +644,23 @@ static void test_anon_concurrency_swap(void **state)
 	cc_teardown(sh, threads);
 }
 
+static void test_anon_concurrency_swap(void **state)
+{
+	(void)state;
+	cc_run(false);
+}
+
+static void test_anon_concurrency_swap_large(void **state)
+{
+	(void)state;
+	cc_run(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_anon_concurrency_swap),
+		cmocka_unit_test(test_anon_concurrency_swap_large),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

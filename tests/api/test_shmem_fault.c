@@ -47,12 +47,40 @@
  *     accept the file and the device;
  *   - after both files are closed no swap slot and no memory is in use,
  *     and once the cache is gone no XArray node is left allocated.
+ *
+ * The large swap scenarios run the same two loops over a file with
+ * huge=always in a 4 MiB cache: write an order-9 folio, order-4 and
+ * order-3 ones and small ones, and another order-9 one; a second file
+ * then writes as much as the cache holds (two order-9 folios) and is
+ * truncated again, which pushes them all to swap whole.  Read inside
+ * the order-9 and order-4 entries (swapped in whole; with their
+ * allocation failing, the entry is split and the page comes back
+ * alone), take spans there, push, write into the order-9 entry, push,
+ * fallocate over the order-4 and order-3 entries, punch with both ends
+ * inside pages of the order-9 entry (split, the edge pages swapped in
+ * to be zeroed in part), punch with page-aligned ends inside the other
+ * order-9 entry (split only), truncate to a page boundary inside a
+ * piece of it, and to inside a page of a piece of the first, and read
+ * it all again.  The unarmed run must find each of those places in a
+ * large swap entry, and the order-9 and order-4 folios back whole after
+ * the reads.  The rules are those above, and in the
+ * single-failure loop the whole file is also read back and compared
+ * with the model, and the checkers run, right after every call that
+ * reported a failure.  Every check of the file also requires that no
+ * two of its swap entries name the same slot (api_assert_swap_unshared()).
+ *
+ * A last test needs no injector: with the cache's memory cut into single
+ * pages by a fallocated file, no folio above order 0 can be had, so
+ * every large entry a read, a write, a punch or a truncation meets is
+ * split and its pages come back one by one; the file must still read
+ * back as the model.
  */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <linux/falloc.h>
 #include <sys/uio.h>
 
+#include <upcache/rcu.h>
 #include <upcache/stats.h>
 
 #include "api_helpers.h"
@@ -393,8 +421,11 @@ static void test_fault_fallocate_limit(void **state)
 static unsigned char *sw_model, *sw_data, *sw_buf;
 _Static_assert(SW_PINNED >= SW_FILE, "sw_buf holds the file too");
 
+struct sw_kind;
+
 /* What the runs saw, over one test. */
 struct sw_counts {
+	const struct sw_kind *kind;	/* the scenario */
 	unsigned long runs;
 	unsigned long seen;	/* a call reported the failure */
 	unsigned long swapouts;	/* pages swapped out, all runs */
@@ -413,6 +444,8 @@ struct sw_run {
 	bool swap;		/* upc_swapon() succeeded */
 	unsigned int missed;	/* sw_pick() found no page in swap */
 	struct sw_counts *c;
+	const struct upc_shmem_options *opts;	/* of the file under test */
+	uint64_t swap_size;
 };
 
 /* A call reported a failure: @ret must be one of @ok1 and @ok2. */
@@ -591,7 +624,7 @@ static void sw_truncate(struct sw_run *r)
 /* upc_swapon(); a failure is retried when a retry must succeed. */
 static void sw_swapon(struct sw_run *r)
 {
-	struct upc_swap_config cfg = { .size = SW_SWAP };
+	struct upc_swap_config cfg = { .size = r->swap_size };
 	int err = upc_swapon(r->env.cache, &cfg);
 
 	r->swap = !err;
@@ -608,15 +641,15 @@ static void sw_swapon(struct sw_run *r)
 /* upc_shmem_create(); the same. */
 static void sw_create(struct sw_run *r)
 {
-	int err = upc_shmem_create(r->env.cache, NULL, &r->file);
+	int err = upc_shmem_create(r->env.cache, r->opts, &r->file);
 
 	if (!err)
 		return;
 	sw_seen(r, "create", err, -ENOMEM, -ENOMEM);
 	assert_null(r->file);
 	if (r->retry)
-		assert_int_equal(upc_shmem_create(r->env.cache, NULL, &r->file),
-				 0);
+		assert_int_equal(upc_shmem_create(r->env.cache, r->opts,
+						  &r->file), 0);
 }
 
 /* The whole life of the file, armed; every step takes what it can. */
@@ -636,41 +669,77 @@ static void sw_scenario(struct sw_run *r)
 }
 
 /*
+ * The file under test reads back whole as the model, through @buf of
+ * @max bytes (the model's size), and upc_check_mapping() accepts it.
+ * Only once no failure can come: disarmed, or the one failure injected.
+ */
+static void sw_verify_file(struct sw_run *r, unsigned char *buf, size_t max)
+{
+	struct upc_cache_stats st;
+	ssize_t got;
+
+	assert_int_equal(upc_size(r->file), r->size);
+	got = upc_read(r->file, buf, max, 0);
+	if (got != r->size) {
+		assert_int_equal(upc_cache_stats(r->env.cache, &st), 0);
+		fail_msg("failing allocation %lu%s: once no failure could "
+			 "come, the read stopped at %zd of %" PRId64 " (then "
+			 "%zd); memory %" PRIu64 " of %" PRIu64 " pages, swap "
+			 "%" PRIu64 " of %" PRIu64, r->n,
+			 r->retry ? "" : " and on", got, r->size,
+			 got >= 0 ? upc_read(r->file, buf, 1, got) : 0,
+			 st.memory_used / API_PAGE, st.memory_limit / API_PAGE,
+			 st.swap_used / API_PAGE, st.swap_total / API_PAGE);
+	}
+	if (memcmp(buf, r->model, (size_t)r->size)) {
+		int64_t i;
+
+		for (i = 0; buf[i] == r->model[i]; i++)
+			;
+		fail_msg("failing allocation %lu%s: byte %" PRId64 ": %#x, "
+			 "expected %#x", r->n, r->retry ? "" : " and on", i,
+			 buf[i], r->model[i]);
+	}
+	assert_file_ok(r->file);
+	api_assert_swap_unshared(r->file);
+}
+
+/*
+ * struct sw_kind - one swap scenario for the loops below.
+ * @name: For the tally.
+ * @limit: The cache's memory.
+ * @swap: Bytes of swap in memory.
+ * @opts: Options of the file under test (NULL: the defaults).
+ * @file_max: Bytes of its model (and of the buffers).
+ * @model: The model; @data: what is written; @buf: a buffer to read into.
+ * @setup: Before arming: the second file (r->env.file) and whatever the
+ *	scenario starts from.
+ * @scenario: Armed.
+ * @check_second: Disarmed: the second file is as it should be.
+ */
+struct sw_kind {
+	const char *name;
+	size_t limit;
+	uint64_t swap;
+	const struct upc_shmem_options *opts;
+	size_t file_max;
+	unsigned char **model, **data, **buf;
+	void (*setup)(struct sw_run *r);
+	void (*scenario)(struct sw_run *r);
+	void (*check_second)(struct sw_run *r);
+};
+
+/*
  * Disarmed: the file reads back as the model, the checkers accept it
  * and the device, and closing everything frees every slot and page.
  */
 static void sw_verify_and_close(struct sw_run *r)
 {
-	unsigned char *buf = sw_buf;
+	const struct sw_kind *k = r->c->kind;
 	struct upc_cache_stats st;
 
-	if (r->file) {
-		ssize_t got;
-
-		assert_int_equal(upc_size(r->file), r->size);
-		got = upc_read(r->file, buf, SW_FILE, 0);
-		if (got != r->size) {
-			assert_int_equal(upc_cache_stats(r->env.cache, &st), 0);
-			fail_msg("failing allocation %lu%s: once disarmed, "
-				 "the read stopped at %zd of %" PRId64 " (then "
-				 "%zd); memory %" PRIu64 " of %" PRIu64 " pages, "
-				 "swap %" PRIu64 " of %" PRIu64, r->n,
-				 r->retry ? "" : " and on", got, r->size,
-				 got >= 0 ? upc_read(r->file, buf, 1, got) : 0,
-				 st.memory_used / API_PAGE,
-				 st.memory_limit / API_PAGE,
-				 st.swap_used / API_PAGE, st.swap_total / API_PAGE);
-		}
-		if (memcmp(buf, r->model, (size_t)r->size)) {
-			int64_t i;
-
-			for (i = 0; buf[i] == r->model[i]; i++)
-				;
-			fail_msg("byte %" PRId64 ": %#x, expected %#x", i,
-				 buf[i], r->model[i]);
-		}
-		assert_file_ok(r->file);
-	}
+	if (r->file)
+		sw_verify_file(r, *k->buf, k->file_max);
 	if (r->swap)
 		assert_int_equal(upc_check_swap(r->env.cache->swap), 0);
 	assert_int_equal(upc_cache_stats(r->env.cache, &st), 0);
@@ -679,9 +748,7 @@ static void sw_verify_and_close(struct sw_run *r)
 	if (r->file)
 		assert_int_equal(upc_close(r->file), 0);
 	r->file = NULL;
-	/* The pinning file still reads as zeros. */
-	assert_int_equal(upc_read(r->env.file, buf, SW_PINNED, 0), SW_PINNED);
-	api_check_pattern(buf, 0, SW_PINNED, 0);
+	k->check_second(r);
 	assert_file_ok(r->env.file);
 	assert_int_equal(upc_close(r->env.file), 0);
 	r->env.file = NULL;
@@ -692,33 +759,391 @@ static void sw_verify_and_close(struct sw_run *r)
 	api_fini(&r->env);
 }
 
+/* The small scenario's second file: fallocated, pins most of the cache. */
+static void sw_setup(struct sw_run *r)
+{
+	assert_int_equal(upc_shmem_create(r->env.cache, NULL, &r->env.file), 0);
+	assert_int_equal(upc_fallocate(r->env.file, 0, 0, SW_PINNED), 0);
+}
+
+/* The pinning file still reads as zeros. */
+static void sw_check_pinning(struct sw_run *r)
+{
+	assert_int_equal(upc_read(r->env.file, sw_buf, SW_PINNED, 0),
+			 SW_PINNED);
+	api_check_pattern(sw_buf, 0, SW_PINNED, 0);
+}
+
+static const struct sw_kind sw_small = {
+	.name = "swap", .limit = SW_LIMIT, .swap = SW_SWAP,
+	.file_max = SW_FILE, .model = &sw_model, .data = &sw_data,
+	.buf = &sw_buf, .setup = sw_setup, .scenario = sw_scenario,
+	.check_second = sw_check_pinning,
+};
+
+/* ---- large folios through swap ------------------------------------------ */
+
+#define HS_LIMIT	(4 * API_MIB)
+#define HS_SWAP		(32 * API_MIB)
+#define HS_FILE		(6 * API_MIB)
+#define HS_A		0			/* order 9 */
+#define HS_B		(2 * API_MIB)		/* order 4 */
+#define HS_C		(HS_B + 64 * 1024)	/* order 3 */
+#define HS_D		(HS_C + 32 * 1024 + 5)	/* small ones */
+#define HS_E		(4 * API_MIB)		/* order 9 */
+
+static unsigned char *hs_model, *hs_data, *hs_buf, *hs_push_buf;
+
+static const struct upc_shmem_options hs_opts = { .huge = UPC_HUGE_ALWAYS };
+
 /*
- * One run with the injector armed by @arm(@n) (upc_fault_fail_nth() or
- * upc_fault_fail_from()).  Return: the allocation attempts the scenario
- * made; *@injected says whether a failure happened.
+ * A call reported a failure (sw_seen()).  With one failure injected, and
+ * so none to come, the file must read back as the model right away, and
+ * the checkers must accept the file and the device.
+ */
+static void hs_seen(struct sw_run *r, const char *what, long ret, int ok1,
+		    int ok2)
+{
+	sw_seen(r, what, ret, ok1, ok2);
+	if (!r->retry)
+		return;
+	sw_verify_file(r, hs_buf, HS_FILE);
+	if (r->swap)
+		assert_int_equal(upc_check_swap(r->env.cache->swap), 0);
+}
+
+/* Write [@pos, @pos + @len) of the data; the model takes what is reported. */
+static void hs_write(struct sw_run *r, int64_t pos, size_t len)
+{
+	ssize_t ret = upc_write(r->file, r->data + pos, len, pos);
+
+	if (ret > 0) {
+		memcpy(r->model + pos, r->data + pos, (size_t)ret);
+		if (pos + ret > r->size)
+			r->size = pos + ret;
+	}
+	if (ret < 0 || (size_t)ret < len)
+		hs_seen(r, "write", ret, -ENOSPC, -ENOMEM);
+}
+
+/* Read [@pos, @pos + @len) and compare; a short one is finished by a retry. */
+static void hs_read(struct sw_run *r, int64_t pos, size_t len)
+{
+	size_t got = sw_read_piece(r, hs_buf, pos, len);
+
+	if (got < len && r->retry) {
+		sw_verify_file(r, hs_buf, HS_FILE);
+		assert_int_equal(sw_read_piece(r, hs_buf, pos + (int64_t)got,
+					       len - got), len - got);
+	}
+}
+
+/*
+ * Push everything to swap: the second file writes as much as the cache
+ * holds, then gives it back.  Its bytes are not looked at.
+ */
+static void hs_push(struct sw_run *r)
+{
+	ssize_t ret = upc_write(r->env.file, hs_push_buf, HS_LIMIT, 0);
+	int err;
+
+	if (ret != HS_LIMIT)
+		hs_seen(r, "write", ret, -ENOSPC, -ENOMEM);
+	err = upc_truncate(r->env.file, 0);
+	if (err)
+		hs_seen(r, "truncate", err, -ENOMEM, -ENOMEM);
+}
+
+/*
+ * Is page @pos of the file covered by a swap entry of order > 0?  Noted
+ * in @r if not: the unarmed run requires it.
+ */
+static void hs_expect_large(struct sw_run *r, int64_t pos)
+{
+	XA_STATE(xas, &upc_file_mapping(r->file)->i_pages,
+		 (pgoff_t)pos >> UPC_PAGE_SHIFT);
+	void *entry;
+	int order = 0;
+
+	rcu_read_lock();
+	do {
+		entry = xas_load(&xas);
+	} while (xas_retry(&xas, entry));
+	if (xa_is_value(entry))
+		order = xas_get_order(&xas);
+	rcu_read_unlock();
+	if (!order)
+		r->missed++;
+}
+
+/*
+ * Is page @pos of the file in a folio of @order (swapped in whole)?
+ * Noted in @r if not: the unarmed run requires it.
+ */
+static void hs_expect_whole(struct sw_run *r, int64_t pos, int order)
+{
+	if (api_folio_order(r->file, pos, NULL) != order)
+		r->missed++;
+}
+
+/* Punch [@pos, @end); one that failed changed nothing, and is retried. */
+static void hs_punch(struct sw_run *r, int64_t pos, int64_t end)
+{
+	int mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+	int err;
+
+	hs_expect_large(r, pos);
+	hs_expect_large(r, end - 1);
+	err = upc_fallocate(r->file, mode, pos, end - pos);
+	if (err) {
+		hs_seen(r, "punch", err, -ENOMEM, -ENOMEM);
+		if (!r->retry)
+			return;
+		assert_int_equal(upc_fallocate(r->file, mode, pos, end - pos),
+				 0);
+	}
+	if (end > r->size)
+		end = r->size;
+	if (pos < end)
+		memset(r->model + pos, 0, (size_t)(end - pos));
+}
+
+/* Truncate to @size; one that failed changed nothing, and is retried. */
+static void hs_truncate(struct sw_run *r, int64_t size)
+{
+	int err;
+
+	hs_expect_large(r, size);
+	err = upc_truncate(r->file, size);
+	if (err) {
+		hs_seen(r, "truncate", err, -ENOMEM, -ENOMEM);
+		if (!r->retry)
+			return;
+		assert_int_equal(upc_truncate(r->file, size), 0);
+	}
+	if (r->size > size)
+		memset(r->model + size, 0, (size_t)(r->size - size));
+	r->size = size;
+}
+
+/* The whole life of the file, armed (see the top of the file). */
+static void hs_scenario(struct sw_run *r)
+{
+	int err;
+
+	sw_swapon(r);
+	sw_create(r);
+	if (!r->file)
+		return;
+	hs_write(r, HS_A, 2 * API_MIB);
+	hs_write(r, HS_B, 64 * 1024);
+	hs_write(r, HS_C, 32 * 1024);
+	hs_write(r, HS_D, 20 * 1024);
+	hs_write(r, HS_E, 2 * API_MIB);
+	hs_push(r);
+	/* Order 9 and 4 come back whole, or split with a page alone. */
+	hs_expect_large(r, HS_A + API_MIB);
+	hs_read(r, HS_A + API_MIB + 3 * API_PAGE + 5, 3000);
+	hs_expect_whole(r, HS_A, 9);
+	hs_expect_large(r, HS_B + 5 * API_PAGE);
+	hs_read(r, HS_B + 5 * API_PAGE, 2 * API_PAGE);
+	hs_expect_whole(r, HS_B, 4);
+	sw_spans(r);
+	hs_push(r);
+	/* A write swaps in what its run covers before grabbing it. */
+	hs_expect_large(r, HS_A + 266 * API_PAGE);
+	hs_write(r, HS_A + 266 * API_PAGE + 7, 3 * API_PAGE);
+	hs_push(r);
+	hs_expect_large(r, HS_B + 2 * API_PAGE);
+	hs_expect_large(r, HS_C);
+	err = upc_fallocate(r->file, FALLOC_FL_KEEP_SIZE, HS_B + 2 * API_PAGE,
+			    20 * API_PAGE);
+	if (err)
+		hs_seen(r, "fallocate", err, -ENOSPC, -ENOMEM);
+	/* Ends inside pages of large entries: split, edges swapped in. */
+	hs_punch(r, HS_A + 37 * API_PAGE + 100, HS_A + 300 * API_PAGE + 1900);
+	/* Page-aligned ends: split only. */
+	hs_punch(r, HS_E + 64 * API_PAGE, HS_E + 128 * API_PAGE);
+	hs_truncate(r, HS_E + 400 * API_PAGE);
+	hs_truncate(r, HS_A + 450 * API_PAGE + 777);
+	sw_read(r);
+}
+
+/*
+ * The second file pushes, with two order-9 folios (two allocations, where
+ * small ones would make every push a thousand allocation points); its
+ * bytes are not modelled.
+ */
+static void hs_setup(struct sw_run *r)
+{
+	assert_int_equal(upc_shmem_create(r->env.cache, &hs_opts,
+					  &r->env.file), 0);
+}
+
+static void hs_check_second(struct sw_run *r)
+{
+	(void)r;
+}
+
+static const struct sw_kind sw_large = {
+	.name = "large swap", .limit = HS_LIMIT, .swap = HS_SWAP,
+	.opts = &hs_opts, .file_max = HS_FILE, .model = &hs_model,
+	.data = &hs_data, .buf = &hs_buf, .setup = hs_setup,
+	.scenario = hs_scenario, .check_second = hs_check_second,
+};
+
+/* The order of the swap entry over page @pos of @file; -1 if none. */
+static int hs_swap_order(struct upc_file *file, int64_t pos)
+{
+	struct xarray *xa = &upc_file_mapping(file)->i_pages;
+	pgoff_t index = (pgoff_t)pos >> UPC_PAGE_SHIFT;
+
+	if (!xa_is_value(xa_load(xa, index)))
+		return -1;
+	return xa_get_order(xa, index);
+}
+
+/* The file reads back as the model, and the checkers accept it. */
+static void hs_fragmented_check(struct upc_file *file, int64_t size)
+{
+	assert_int_equal(upc_size(file), size);
+	api_assert_swap_unshared(file);
+	assert_file_ok(file);
+	assert_int_equal(upc_read(file, hs_buf, HS_FILE, 0), size);
+	if (memcmp(hs_buf, hs_model, (size_t)size)) {
+		int64_t i;
+
+		for (i = 0; hs_buf[i] == hs_model[i]; i++)
+			;
+		fail_msg("byte %" PRId64 " (page %" PRId64 "): %#x, expected "
+			 "%#x", i, i / API_PAGE, hs_buf[i], hs_model[i]);
+	}
+}
+
+/*
+ * Memory with no free block above order 0 and nothing to reclaim: every
+ * large swap entry that is swapped in is split, and the page wanted comes
+ * back alone (swapin_folio()), for reads, for the pages a write's run
+ * covers (shmem_pin_run()) and for the edges of a punch and a truncation.
+ * The file must read back as the model after each step, and no two of
+ * its swap entries may name the same slot.
+ */
+static void test_fault_swap_large_fragmented(void **state)
+{
+	struct upc_swap_config scfg = { .size = HS_SWAP };
+	struct address_space *pinning;
+	struct upc_cache_stats st;
+	struct upc_file *file;
+	struct api_env env;
+	int64_t pages = 0, size = HS_B + 64 * 1024;
+	int64_t w = HS_A + 400 * API_PAGE + 9, wlen = 3 * API_PAGE;
+
+	(void)state;
+	api_init(&env, HS_LIMIT, UPC_HUGE_NEVER, 0);
+	pinning = upc_file_mapping(env.file);
+	assert_int_equal(upc_swapon(env.cache, &scfg), 0);
+	assert_int_equal(upc_shmem_create(env.cache, &hs_opts, &file), 0);
+	memset(hs_model, 0, HS_FILE);
+	memcpy(hs_model, hs_data, (size_t)size);
+	assert_int_equal(upc_write(file, hs_data, 2 * API_MIB, HS_A),
+			 2 * API_MIB);
+	assert_int_equal(upc_write(file, hs_data + HS_B, 64 * 1024, HS_B),
+			 64 * 1024);
+	assert_int_equal(api_folio_order(file, HS_A, NULL), 9);
+	assert_int_equal(api_folio_order(file, HS_B, NULL), 4);
+
+	/* Fallocated, never written: pinned; reclaim sends the file out. */
+	while (!upc_fallocate(env.file, 0, pages * API_PAGE, API_PAGE))
+		pages++;
+	assert_int_equal(pages, HS_LIMIT / API_PAGE);
+	assert_int_equal(hs_swap_order(file, HS_A), 9);
+	assert_int_equal(hs_swap_order(file, HS_B), 4);
+	/* Free the pages at even page frames: no free pair anywhere. */
+	for (int64_t p = 0; p < pages; p++) {
+		struct folio *folio = filemap_get_entry(pinning, (pgoff_t)p);
+		uintptr_t pfn = (uintptr_t)((char *)folio_address(folio) -
+					    pinning->arena->base) / API_PAGE;
+
+		folio_put(folio);
+		if (!(pfn & 1))
+			assert_int_equal(upc_fallocate(env.file,
+						       FALLOC_FL_PUNCH_HOLE |
+						       FALLOC_FL_KEEP_SIZE,
+						       p * API_PAGE, API_PAGE),
+					 0);
+	}
+	api_assert_swap_unshared(file);
+
+	/* A read inside the order-9 entry: the page comes back alone. */
+	assert_int_equal(upc_read(file, hs_buf, 100, HS_A + 5 * API_PAGE + 7),
+			 100);
+	assert_memory_equal(hs_buf, hs_model + HS_A + 5 * API_PAGE + 7, 100);
+	assert_int_equal(api_folio_order(file, HS_A + 5 * API_PAGE, NULL), 0);
+	api_assert_swap_unshared(file);
+
+	/* A write far inside it: its run's pages are swapped in alone. */
+	assert_true(hs_swap_order(file, w) > 0);
+	assert_int_equal(upc_write(file, hs_data + HS_E, (size_t)wlen, w),
+			 wlen);
+	memcpy(hs_model + w, hs_data + HS_E, (size_t)wlen);
+	assert_int_equal(api_folio_order(file, w + API_PAGE, NULL), 0);
+	api_assert_swap_unshared(file);
+
+	/* A punch with both ends inside pages of the order-4 entry. */
+	assert_int_equal(hs_swap_order(file, HS_B + 3 * API_PAGE), 4);
+	assert_int_equal(upc_fallocate(file, FALLOC_FL_PUNCH_HOLE |
+				       FALLOC_FL_KEEP_SIZE,
+				       HS_B + 3 * API_PAGE + 11,
+				       7 * API_PAGE), 0);
+	memset(hs_model + HS_B + 3 * API_PAGE + 11, 0, 7 * API_PAGE);
+	api_assert_swap_unshared(file);
+
+	/* Truncate into a page of what is left of the order-9 entry. */
+	assert_true(hs_swap_order(file, HS_A + 300 * API_PAGE) > 0);
+	assert_int_equal(upc_truncate(file, HS_A + 300 * API_PAGE + 5), 0);
+	memset(hs_model + HS_A + 300 * API_PAGE + 5, 0,
+	       (size_t)(size - (HS_A + 300 * API_PAGE + 5)));
+	size = HS_A + 300 * API_PAGE + 5;
+	hs_fragmented_check(file, size);
+	assert_int_equal(upc_check_swap(env.cache->swap), 0);
+
+	assert_int_equal(upc_close(file), 0);
+	assert_int_equal(upc_cache_stats(env.cache, &st), 0);
+	assert_int_equal(st.swap_used, 0);
+	api_fini(&env);
+}
+
+/* ---- the loops ------------------------------------------------------------ */
+
+/*
+ * One run of @c->kind with the injector armed by @arm(@n)
+ * (upc_fault_fail_nth() or upc_fault_fail_from()).  Return: the
+ * allocation attempts the scenario made; *@injected says whether a
+ * failure happened.
  */
 static unsigned long sw_run_once(void (*arm)(unsigned long), unsigned long n,
 				 struct sw_counts *c, bool *injected)
 {
+	const struct sw_kind *k = c->kind;
 	int64_t nodes0 = ft_nodes_live();
 	struct sw_run r = {
-		.model = sw_model, .data = sw_data, .c = c, .n = n,
-		.retry = arm == upc_fault_fail_nth,
+		.model = *k->model, .data = *k->data, .c = c, .n = n,
+		.retry = arm == upc_fault_fail_nth, .opts = k->opts,
+		.swap_size = k->swap,
 	};
-	struct upc_cache_config cfg = { .memory_limit = SW_LIMIT };
+	struct upc_cache_config cfg = { .memory_limit = k->limit };
 	unsigned long attempts;
 
-	memset(sw_model, 0, SW_FILE);
+	memset(r.model, 0, k->file_max);
 	assert_int_equal(upc_cache_create(&cfg, &r.env.cache), 0);
-	assert_int_equal(upc_shmem_create(r.env.cache, NULL, &r.env.file), 0);
-	assert_int_equal(upc_fallocate(r.env.file, 0, 0, SW_PINNED), 0);
+	k->setup(&r);
 	arm(n);
-	sw_scenario(&r);
+	k->scenario(&r);
 	attempts = upc_fault_attempts();
 	*injected = upc_fault_injected();
 	upc_fault_fail_nth(0);
 
-	/* Unarmed, the punch and the truncation did swap pages in. */
+	/* Unarmed, the scenario found what it works on in swap. */
 	if (!*injected)
 		assert_int_equal(r.missed, 0);
 	sw_verify_and_close(&r);
@@ -733,14 +1158,13 @@ static unsigned long sw_run_nth(unsigned long n, void *arg, bool *injected)
 	return sw_run_once(upc_fault_fail_nth, n, arg, injected);
 }
 
-/* Fail each allocation of the scenario in turn, then check the tally. */
-static void test_fault_swap_each(void **state)
+/* Fail each allocation of scenario @kind in turn, then check the tally. */
+static void sw_fail_each(const struct sw_kind *kind)
 {
-	struct sw_counts c = { 0 };
+	struct sw_counts c = { .kind = kind };
 	unsigned long total, points;
 	bool injected;
 
-	(void)state;
 	total = sw_run_once(upc_fault_fail_nth, ULONG_MAX, &c, &injected);
 	assert_false(injected);
 	assert_int_equal(c.seen, 0);
@@ -751,19 +1175,18 @@ static void test_fault_swap_each(void **state)
 	points = api_fail_each(sw_run_nth, &c, SW_MAX_NTH);
 	/* Some failures were reported to the caller, not all absorbed. */
 	assert_true(c.seen > 0);
-	fprintf(stderr, "# swap: %lu allocation points (about %lu per run "
-		"unarmed), %lu failures seen by a caller\n", points, total,
-		c.seen);
+	fprintf(stderr, "# %s: %lu allocation points (about %lu per run "
+		"unarmed), %lu failures seen by a caller\n", kind->name,
+		points, total, c.seen);
 }
 
-/* Fail every allocation from the n-th on, for n = 1, 2, 3 ... */
-static void test_fault_swap_sticky(void **state)
+/* Fail every allocation of @kind from the n-th on, for n = 1, 2, 3 ... */
+static void sw_fail_sticky(const struct sw_kind *kind)
 {
-	struct sw_counts c = { 0 };
+	struct sw_counts c = { .kind = kind };
 	unsigned long n;
 	bool injected;
 
-	(void)state;
 	for (n = 1;; n++) {
 		assert_true(n < SW_MAX_NTH);
 		sw_run_once(upc_fault_fail_from, n, &c, &injected);
@@ -772,8 +1195,32 @@ static void test_fault_swap_sticky(void **state)
 	}
 	/* Some runs failed early enough for a caller to see it. */
 	assert_true(c.seen > 0);
-	fprintf(stderr, "# swap, sticky: %lu runs, %lu failures seen by a "
-		"caller\n", c.runs, c.seen);
+	fprintf(stderr, "# %s, sticky: %lu runs, %lu failures seen by a "
+		"caller\n", kind->name, c.runs, c.seen);
+}
+
+static void test_fault_swap_each(void **state)
+{
+	(void)state;
+	sw_fail_each(&sw_small);
+}
+
+static void test_fault_swap_sticky(void **state)
+{
+	(void)state;
+	sw_fail_sticky(&sw_small);
+}
+
+static void test_fault_swap_large_each(void **state)
+{
+	(void)state;
+	sw_fail_each(&sw_large);
+}
+
+static void test_fault_swap_large_sticky(void **state)
+{
+	(void)state;
+	sw_fail_sticky(&sw_large);
 }
 
 static int ft_setup(void **state)
@@ -783,9 +1230,16 @@ static int ft_setup(void **state)
 	sw_model = malloc(SW_FILE);
 	sw_data = malloc(SW_FILE);
 	sw_buf = malloc(SW_PINNED);
-	if (!ft.model || !sw_model || !sw_data || !sw_buf)
+	hs_model = malloc(HS_FILE);
+	hs_data = malloc(HS_FILE);
+	hs_buf = malloc(HS_FILE);
+	hs_push_buf = malloc(HS_LIMIT);
+	if (!ft.model || !sw_model || !sw_data || !sw_buf || !hs_model ||
+	    !hs_data || !hs_buf || !hs_push_buf)
 		return -1;
 	api_fill(sw_data, SW_FILE, 0, 5);
+	api_fill(hs_data, HS_FILE, 0, 6);
+	memset(hs_push_buf, 0x5a, HS_LIMIT);
 	return 0;
 }
 
@@ -797,6 +1251,10 @@ static int ft_teardown(void **state)
 	free(sw_model);
 	free(sw_data);
 	free(sw_buf);
+	free(hs_model);
+	free(hs_data);
+	free(hs_buf);
+	free(hs_push_buf);
 	return 0;
 }
 
@@ -810,6 +1268,9 @@ int main(void)
 		cmocka_unit_test(test_fault_fallocate_limit),
 		cmocka_unit_test(test_fault_swap_each),
 		cmocka_unit_test(test_fault_swap_sticky),
+		cmocka_unit_test(test_fault_swap_large_each),
+		cmocka_unit_test(test_fault_swap_large_sticky),
+		cmocka_unit_test(test_fault_swap_large_fragmented),
 	};
 
 	return cmocka_run_group_tests(tests, ft_setup, ft_teardown);
