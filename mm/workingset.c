@@ -155,18 +155,53 @@ void workingset_refault(struct folio *folio, void *shadow)
 
 /* ---- shadow nodes ------------------------------------------------------------- */
 
-/* A node's private_list is all zero until it is first listed. */
+/*
+ * The shadow node list.  A node's private_list is all zero until it is
+ * first listed, and zero again once unlinked: whether its ->next is NULL
+ * is read under the node's own tree lock (shadow_node_listed()), and
+ * changes only under that lock too.  But the list is changed under
+ * shadow_lock alone, and linking or unlinking one node writes its
+ * neighbours' ->next, which may belong to another tree whose lock
+ * another thread holds while it reads it.  The value it reads is never
+ * NULL either way; the stores and that load are atomic so that reading
+ * it is not a data race.
+ */
+static void shadow_set_next(struct upc_list_head *entry,
+			    struct upc_list_head *next)
+{
+	__atomic_store_n(&entry->next, next, __ATOMIC_RELAXED);
+}
+
 static bool shadow_node_listed(const struct xa_node *node)
 {
-	return node->private_list.next != NULL;
+	return __atomic_load_n(&node->private_list.next, __ATOMIC_RELAXED) !=
+	       NULL;
+}
+
+/* Link @entry at the front of @head's list.  shadow_lock held. */
+static void shadow_list_add(struct upc_list_head *entry,
+			    struct upc_list_head *head)
+{
+	struct upc_list_head *first = head->next;
+
+	entry->prev = head;
+	shadow_set_next(entry, first);
+	first->prev = entry;
+	shadow_set_next(head, entry);
+}
+
+/* Take @entry out of its list, leaving its own links.  shadow_lock held. */
+static void shadow_list_del(struct upc_list_head *entry)
+{
+	shadow_set_next(entry->prev, entry->next);
+	entry->next->prev = entry->prev;
 }
 
 /* Unlink a listed node.  shadow_lock held. */
 static void shadow_node_unlink(struct lruvec *lruvec, struct xa_node *node)
 {
-	node->private_list.prev->next = node->private_list.next;
-	node->private_list.next->prev = node->private_list.prev;
-	node->private_list.next = NULL;
+	shadow_list_del(&node->private_list);
+	shadow_set_next(&node->private_list, NULL);
 	node->private_list.prev = NULL;
 	__atomic_store_n(&lruvec->nr_shadow_nodes, lruvec->nr_shadow_nodes - 1,
 			 __ATOMIC_RELAXED);
@@ -187,7 +222,7 @@ void workingset_update_node(struct xa_node *node)
 		return;
 	lru_lock(&lruvec->shadow_lock);
 	if (shadows_only && !shadow_node_listed(node)) {
-		mm_list_add(&node->private_list, &lruvec->shadow_nodes);
+		shadow_list_add(&node->private_list, &lruvec->shadow_nodes);
 		__atomic_store_n(&lruvec->nr_shadow_nodes,
 				 lruvec->nr_shadow_nodes + 1, __ATOMIC_RELAXED);
 	} else if (!shadows_only && shadow_node_listed(node)) {
@@ -249,8 +284,8 @@ static struct xa_node *shadow_node_take(struct lruvec *lruvec,
 			break;
 		}
 		/* Busy tree: try the next one, this one later. */
-		mm_list_del_init(entry);
-		mm_list_add(entry, &lruvec->shadow_nodes);
+		shadow_list_del(entry);
+		shadow_list_add(entry, &lruvec->shadow_nodes);
 	}
 	upc_unlock(&lruvec->shadow_lock);
 	return node;
