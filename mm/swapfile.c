@@ -11,10 +11,13 @@
  *    for an aligned free run from just after the last one handed out
  *    there (wrapping to the cluster's start), so that filling a cluster
  *    costs one step per slot, not a scan from its start each time;
- *  - when it is used up, the next wholly free cluster (a stack) becomes
- *    current;
- *  - when no free cluster is left, partly used clusters are searched,
- *    round robin from where the last search stopped, before -ENOSPC.
+ *  - when it is used up, partly used clusters are searched, round robin
+ *    from where the last search stopped: pages swapped back in leave
+ *    holes there, and filling them first keeps wholly free clusters for
+ *    large folios, which need an aligned run as long as themselves (a
+ *    2 MiB folio needs a whole cluster);
+ *  - then the next wholly free cluster (a stack) becomes current;
+ *  - then any cluster is searched, as the last resort before -ENOSPC.
  *
  * swap_map holds one byte per slot: SWAP_MAP_USED while an owner holds
  * the entry, SWAP_HAS_CACHE while a swap-in has a folio in the swap cache
@@ -256,17 +259,24 @@ static unsigned long cluster_find(const struct swap_info_struct *si,
 	return ULONG_MAX;
 }
 
-/* Search partly used clusters round robin.  Device lock held. */
+/*
+ * Search clusters round robin; with @partly_used, only those with slots
+ * in use (a wholly free one may be on the free stack, which is never
+ * allocated from before it is popped).  Device lock held.
+ */
 static unsigned long swap_scan_clusters(struct swap_info_struct *si,
-					unsigned long nr)
+					unsigned long nr, bool partly_used)
 {
 	unsigned long nr_clusters = si->max / SWAPFILE_CLUSTER;
 	unsigned long i;
 
 	for (i = 0; i < nr_clusters; i++) {
 		unsigned long cluster = (si->scan_cursor + i) % nr_clusters;
-		unsigned long off = cluster_find(si, cluster, nr,
-						 cluster * SWAPFILE_CLUSTER);
+		unsigned long off;
+
+		if (partly_used && !si->cluster_used[cluster])
+			continue;
+		off = cluster_find(si, cluster, nr, cluster * SWAPFILE_CLUSTER);
 
 		if (off != ULONG_MAX) {
 			si->scan_cursor = cluster;
@@ -284,12 +294,14 @@ static unsigned long swap_find_slots(struct swap_info_struct *si,
 
 	if (si->cur_cluster != ULONG_MAX)
 		off = cluster_find(si, si->cur_cluster, nr, si->cur_next);
+	if (off == ULONG_MAX && nr < SWAPFILE_CLUSTER)
+		off = swap_scan_clusters(si, nr, true);
 	if (off == ULONG_MAX && si->nr_free_clusters) {
 		si->cur_cluster = si->free_clusters[--si->nr_free_clusters];
 		off = si->cur_cluster * SWAPFILE_CLUSTER;
 	}
 	if (off == ULONG_MAX)
-		off = swap_scan_clusters(si, nr);
+		off = swap_scan_clusters(si, nr, false);
 	return off;
 }
 

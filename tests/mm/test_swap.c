@@ -471,9 +471,10 @@ static void test_swap_alloc_in_order(void **state)
 }
 
 /*
- * A huge folio takes a wholly free, aligned cluster; small ones keep to
- * the current cluster; when no cluster is wholly free, partly used ones
- * serve small allocations and huge ones fail.
+ * A huge folio takes a wholly free, aligned cluster.  Small ones keep to
+ * the current cluster, then fill partly used clusters before a wholly
+ * free one is taken, which stays free for a huge folio; when no cluster
+ * is wholly free, huge ones fail.
  */
 static void test_swap_alloc_huge_and_partial(void **state)
 {
@@ -488,15 +489,18 @@ static void test_swap_alloc_huge_and_partial(void **state)
 	/* Cluster 0 is partly used: the huge run goes to cluster 1. */
 	assert_int_equal(sw_alloc(&env, env.huge), CLUSTER);
 	assert_int_equal(env.si->inuse_pages, 3 + CLUSTER);
-	/* The current cluster (1) is full: the next free one becomes it. */
+	/* The current cluster (1) is full: cluster 0 is filled first. */
+	for (i = 3; i < CLUSTER; i++)
+		assert_int_equal(sw_alloc(&env, env.small), i);
+	assert_int_equal(env.si->nr_free_clusters, 2);
+	/* Nothing partly used is left: the next free one becomes current. */
 	assert_int_equal(sw_alloc(&env, env.small), 2 * CLUSTER);
 	assert_int_equal(sw_alloc(&env, env.huge), 3 * CLUSTER);
 	assert_int_equal(env.si->nr_free_clusters, 0);
 	/* No wholly free cluster is left for another huge run. */
 	assert_int_equal(folio_alloc_swap(env.si, env.huge, &entry), -ENOSPC);
-	assert_int_equal(env.si->inuse_pages, 4 + 2 * CLUSTER);
-	/* Small ones fill the partly used clusters, cluster 0 first. */
-	assert_int_equal(sw_alloc(&env, env.small), 3);
+	assert_int_equal(env.si->inuse_pages, 1 + 3 * CLUSTER);
+	assert_int_equal(sw_alloc(&env, env.small), 2 * CLUSTER + 1);
 	assert_int_equal(upc_check_swap(env.si), 0);
 
 	/* Freeing a whole cluster makes it free for a huge run again. */
