@@ -25,9 +25,9 @@
  * to SHMEM_PIN_MAX entries, the run cut there) before grabbing it
  * (shmem_pin_run()), since the grab's allocations may reclaim and the
  * grab would take a swap entry for a shadow; punching and truncation
- * split the large swap entries and hold the folios where the range
- * begins and ends, swap in a page they cover only in part, take the
- * folios out, then free the swap entries wholly inside
+ * hold the folios where the range begins and ends, split the large swap
+ * entries that reach across its edges, swap in a page they cover only
+ * in part, take the folios out, then free the swap entries wholly inside
  * (shmem_undo_range()).
  *
  * Semantics, as tmpfs:
