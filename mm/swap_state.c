@@ -331,15 +331,18 @@ int swap_entry_split(struct address_space *mapping, pgoff_t index, gfp_t gfp)
 
 		xas_lock(&xas);
 		entry = xas_load(&xas);
-		order = xa_is_value(entry) ? (unsigned int)xas_get_order(&xas) : 0;
+		order = xa_is_value(entry) ?
+			(unsigned int)xas_get_order(&xas) : 0;
 		if (!order) {
 			xas_unlock(&xas);
 			break;
 		}
 		xas_try_split(&xas, entry, order);
 		if (!xas_error(&xas)) {
-			swap_entry_renumber(&xas, index & ~((1UL << order) - 1),
-					    1UL << order, radix_to_swp_entry(entry));
+			unsigned long nr = 1UL << order;
+
+			swap_entry_renumber(&xas, index & ~(nr - 1), nr,
+					    radix_to_swp_entry(entry));
 			xas_unlock(&xas);
 			break;
 		}

@@ -346,7 +346,8 @@ static void cc_refill_huge(struct cc_shared *sh, int64_t first,
 	ssize_t ret;
 	int err;
 
-	err = upc_fallocate(sh->file, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	err = upc_fallocate(sh->file,
+			    FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			    first * API_PAGE, API_HUGE);
 	if (err)
 		cc_error(sh, "punch 2 MiB", err);
@@ -375,7 +376,8 @@ static bool cc_split_huge(struct cc_shared *sh, struct upc_rand *rnd)
 
 	if (!cc_sample_swap(sh, 0, &index, &order) || order != UPC_MAX_ORDER)
 		return false;
-	err = upc_fallocate(sh->file, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	err = upc_fallocate(sh->file,
+			    FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			    first * API_PAGE, n * API_PAGE);
 	if (err)
 		cc_error(sh, "punch", err);

@@ -1113,7 +1113,7 @@ static void test_fault_swap_large_fragmented(void **state)
 	api_fini(&env);
 }
 
-/* ---- the loops ------------------------------------------------------------ */
+/* ---- the loops ----------------------------------------------------------- */
 
 /*
  * One run of @c->kind with the injector armed by @arm(@n)

@@ -847,7 +847,7 @@ static void test_anon_large_swapin_splits(void **state)
 {
 	const unsigned long nr = 1UL << UPC_MAX_ORDER;
 	unsigned char buf[16];
-	unsigned long off, i;
+	unsigned long off, piece, i;
 	struct xarray *xa;
 	struct an_env env;
 	struct folio *folio;
@@ -893,8 +893,9 @@ static void test_anon_large_swapin_splits(void **state)
 			continue;
 		assert_true(xa_is_value(entry));
 		/* Each piece names the slots of its own pages. */
+		piece = 1UL << xa_get_order(xa, i);
 		assert_int_equal(swp_offset(radix_to_swp_entry(entry)),
-				 off + (i & ~((1UL << xa_get_order(xa, i)) - 1)));
+				 off + (i & ~(piece - 1)));
 	}
 	an_check(&env);
 	/* The pieces come back whole: page 300 brings 256-511. */
