@@ -292,6 +292,25 @@ static void test_swap_file_refused(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/*
+ * A run that fails after making PATH removes it on its way out: PATH is
+ * made, then PATH.whole, a dangling symbolic link, cannot be created.
+ */
+static void test_swap_file_removed_on_error(void **state)
+{
+	char dir[] = "/tmp/upc-bench-swap-XXXXXX", path[128], whole[160];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/swap", dir);
+	snprintf(whole, sizeof(whole), "%s.whole", path);
+	assert_int_equal(symlink("/nonexistent/upc-swap", whole), 0);
+	bt_expect_exit2(bad_swap_file, path, whole);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(unlink(whole), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* --swap-file belongs to the swap suite; elsewhere it is an error. */
 static void test_swap_file_option(void **state)
 {
@@ -352,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_swap_files),
 		cmocka_unit_test(test_swap_file_option),
 		cmocka_unit_test(test_swap_file_refused),
+		cmocka_unit_test(test_swap_file_removed_on_error),
 		cmocka_unit_test(test_swap_size_too_big),
 	};
 
