@@ -54,7 +54,7 @@ swap_bad(const void *what, const char *fmt, ...)
 static int check_slots(struct swap_info_struct *si)
 {
 	unsigned long nr_clusters = si->max / SWAPFILE_CLUSTER;
-	unsigned long cluster, i, j, total = 0;
+	unsigned long cluster, i, j, total = 0, idle = 0;
 
 	for (cluster = 0; cluster < nr_clusters; cluster++) {
 		unsigned long used = 0;
@@ -65,6 +65,7 @@ static int check_slots(struct swap_info_struct *si)
 			return swap_bad(si, "cluster %lu counts %u slots, has %lu",
 					cluster, si->cluster_used[cluster], used);
 		total += used;
+		idle += !used && cluster != si->cur_cluster;
 	}
 	if (total != si->inuse_pages)
 		return swap_bad(si, "inuse_pages %lu, slots in use %lu",
@@ -83,6 +84,10 @@ static int check_slots(struct swap_info_struct *si)
 				return swap_bad(si, "cluster %lu stacked twice",
 						cluster);
 	}
+	/* The stack's clusters are distinct and idle: so they must be all. */
+	if (idle != si->nr_free_clusters)
+		return swap_bad(si, "%lu clusters wholly free and not current, "
+				"%lu stacked", idle, si->nr_free_clusters);
 	return 0;
 }
 

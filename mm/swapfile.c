@@ -16,8 +16,9 @@
  *    holes there, and filling them first keeps wholly free clusters for
  *    large folios, which need an aligned run as long as themselves (a
  *    2 MiB folio needs a whole cluster);
- *  - then the next wholly free cluster (a stack) becomes current;
- *  - then any cluster is searched, as the last resort before -ENOSPC.
+ *  - then the next wholly free cluster (a stack) becomes current; every
+ *    wholly free cluster but the current one is on the stack
+ *    (upc_check_swap() checks it), so none is left, -ENOSPC.
  *
  * swap_map holds one byte per slot: SWAP_MAP_USED while an owner holds
  * the entry, SWAP_HAS_CACHE while a swap-in has a folio in the swap cache
@@ -260,12 +261,12 @@ static unsigned long cluster_find(const struct swap_info_struct *si,
 }
 
 /*
- * Search clusters round robin; with @partly_used, only those with slots
- * in use (a wholly free one may be on the free stack, which is never
- * allocated from before it is popped).  Device lock held.
+ * Search partly used clusters round robin (a wholly free one is on the
+ * free stack, which is never allocated from before it is popped, or is
+ * the current one).  Device lock held.
  */
 static unsigned long swap_scan_clusters(struct swap_info_struct *si,
-					unsigned long nr, bool partly_used)
+					unsigned long nr)
 {
 	unsigned long nr_clusters = si->max / SWAPFILE_CLUSTER;
 	unsigned long i;
@@ -274,7 +275,7 @@ static unsigned long swap_scan_clusters(struct swap_info_struct *si,
 		unsigned long cluster = (si->scan_cursor + i) % nr_clusters;
 		unsigned long off;
 
-		if (partly_used && !si->cluster_used[cluster])
+		if (!si->cluster_used[cluster] || cluster == si->cur_cluster)
 			continue;
 		off = cluster_find(si, cluster, nr, cluster * SWAPFILE_CLUSTER);
 
@@ -295,13 +296,11 @@ static unsigned long swap_find_slots(struct swap_info_struct *si,
 	if (si->cur_cluster != ULONG_MAX)
 		off = cluster_find(si, si->cur_cluster, nr, si->cur_next);
 	if (off == ULONG_MAX && nr < SWAPFILE_CLUSTER)
-		off = swap_scan_clusters(si, nr, true);
+		off = swap_scan_clusters(si, nr);
 	if (off == ULONG_MAX && si->nr_free_clusters) {
 		si->cur_cluster = si->free_clusters[--si->nr_free_clusters];
 		off = si->cur_cluster * SWAPFILE_CLUSTER;
 	}
-	if (off == ULONG_MAX)
-		off = swap_scan_clusters(si, nr, false);
 	return off;
 }
 
