@@ -12,10 +12,11 @@
  *    there (wrapping to the cluster's start), so that filling a cluster
  *    costs one step per slot, not a scan from its start each time;
  *  - when it is used up, partly used clusters are searched, round robin
- *    from where the last search stopped: pages swapped back in leave
- *    holes there, and filling them first keeps wholly free clusters for
- *    large folios, which need an aligned run as long as themselves (a
- *    2 MiB folio needs a whole cluster);
+ *    from where the last search stopped, and the one found becomes
+ *    current: pages swapped back in leave holes there, and filling them
+ *    first keeps wholly free clusters for large folios, which need an
+ *    aligned run as long as themselves (a 2 MiB folio needs a whole
+ *    cluster);
  *  - then the next wholly free cluster (a stack) becomes current; every
  *    wholly free cluster but the current one is on the stack
  *    (upc_check_swap() checks it), so none is left, -ENOSPC.
@@ -263,7 +264,9 @@ static unsigned long cluster_find(const struct swap_info_struct *si,
 /*
  * Search partly used clusters round robin (a wholly free one is on the
  * free stack, which is never allocated from before it is popped, or is
- * the current one).  Device lock held.
+ * the current one).  The cluster found becomes the current one, so that
+ * the next small allocations go on from there without a search.  Device
+ * lock held.
  */
 static unsigned long swap_scan_clusters(struct swap_info_struct *si,
 					unsigned long nr)
@@ -281,6 +284,7 @@ static unsigned long swap_scan_clusters(struct swap_info_struct *si,
 
 		if (off != ULONG_MAX) {
 			si->scan_cursor = cluster;
+			si->cur_cluster = cluster;
 			return off;
 		}
 	}

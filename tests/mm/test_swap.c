@@ -489,9 +489,15 @@ static void test_swap_alloc_huge_and_partial(void **state)
 	/* Cluster 0 is partly used: the huge run goes to cluster 1. */
 	assert_int_equal(sw_alloc(&env, env.huge), CLUSTER);
 	assert_int_equal(env.si->inuse_pages, 3 + CLUSTER);
-	/* The current cluster (1) is full: cluster 0 is filled first. */
-	for (i = 3; i < CLUSTER; i++)
+	/*
+	 * The current cluster (1) is full: cluster 0 is filled first, and
+	 * becomes current, so that the rest follow without a search.
+	 */
+	assert_int_equal(env.si->cur_cluster, 1);
+	for (i = 3; i < CLUSTER; i++) {
 		assert_int_equal(sw_alloc(&env, env.small), i);
+		assert_int_equal(env.si->cur_cluster, 0);
+	}
 	assert_int_equal(env.si->nr_free_clusters, 2);
 	/* Nothing partly used is left: the next free one becomes current. */
 	assert_int_equal(sw_alloc(&env, env.small), 2 * CLUSTER);
