@@ -1119,6 +1119,12 @@ static int shmem_hold_edge(struct shmem_file *sf, pgoff_t index, bool first,
 {
 	struct address_space *mapping = &sf->mapping;
 
+	/*
+	 * A file reclaim cannot take folios from has no swap entries and
+	 * loses no folio to swap: only a page covered in part needs holding.
+	 */
+	if (!partial && !shmem_evictable(sf))
+		return 0;
 	for (;;) {
 		void *entry = filemap_get_entry(mapping, index);
 		pgoff_t span, head;

@@ -505,6 +505,46 @@ static void test_shmem_write_pins_only_with_swap(void **state)
 	api_fini(&env);
 }
 
+/* XArray walks one page-aligned punch of [@pos, @pos + @len) takes. */
+static uint64_t ss_punch_walks(struct upc_file *file, int64_t pos,
+			       int64_t len)
+{
+	struct upc_thread_stats st;
+
+	upc_stats_thread_reset();
+	assert_int_equal(upc_fallocate(file, FALLOC_FL_PUNCH_HOLE |
+				       FALLOC_FL_KEEP_SIZE, pos, len), 0);
+	upc_stats_thread(&st);
+	return st.xa_walks;
+}
+
+/*
+ * A page-aligned punch looks at its two edge pages (a walk each) only
+ * once the file can swap: before, no swap entry can reach across an
+ * edge and reclaim cannot take an edge folio.
+ */
+static void test_shmem_punch_edges_only_with_swap(void **state)
+{
+	struct upc_file *file;
+	struct api_env env;
+	uint64_t without;
+
+	(void)state;
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, 0, NULL);
+	api_write_pattern(file, 0, 64 * P, 33);
+	without = ss_punch_walks(file, 4 * P, 8 * P);
+	ss_swapon(&env, NULL, SWAP);
+	assert_int_equal(ss_punch_walks(file, 36 * P, 8 * P), without + 2);
+	api_expect(file, 0, 4 * P, 33);
+	api_expect(file, 4 * P, 8 * P, 0);
+	api_expect(file, 12 * P, 24 * P, 33);
+	api_expect(file, 36 * P, 8 * P, 0);
+	api_expect(file, 44 * P, 20 * P, 33);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+}
+
 /* Without swap, a full cache still means a short write, then -ENOSPC. */
 static void test_shmem_no_swap_enospc(void **state)
 {
@@ -1523,6 +1563,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_swap_rewrite_beside_active),
 		cmocka_unit_test(test_shmem_swap_rewrite_whole_range),
 		cmocka_unit_test(test_shmem_write_pins_only_with_swap),
+		cmocka_unit_test(test_shmem_punch_edges_only_with_swap),
 		cmocka_unit_test(test_shmem_swap_write_waits_for_pinned_slot),
 		cmocka_unit_test(test_shmem_no_swap_enospc),
 		cmocka_unit_test(test_shmem_swap_full),
