@@ -1165,6 +1165,34 @@ static void test_swap_slot_pin(void **state)
 }
 
 /*
+ * upc_check_swap() catches a wholly free cluster that is neither on the
+ * free stack nor current (the allocator would never hand it out again),
+ * and a stacked cluster with slots in use.
+ */
+static void test_swap_check_clusters(void **state)
+{
+	struct sw_env env;
+	unsigned long top, off;
+
+	(void)state;
+	sw_init(&env, 4 * CLUSTER_BYTES, 0);
+	off = sw_alloc(&env, env.small);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	/* Forget the top of the stack: an idle cluster nobody has. */
+	top = env.si->free_clusters[--env.si->nr_free_clusters];
+	assert_int_equal(upc_check_swap(env.si), -EUCLEAN);
+	env.si->free_clusters[env.si->nr_free_clusters++] = top;
+	assert_int_equal(upc_check_swap(env.si), 0);
+	/* Stack the current cluster, whose slot is in use. */
+	env.si->free_clusters[env.si->nr_free_clusters++] =
+		off / CLUSTER;
+	assert_int_equal(upc_check_swap(env.si), -EUCLEAN);
+	env.si->nr_free_clusters--;
+	sw_free(&env, off, 1);
+	sw_fini(&env);
+}
+
+/*
  * A large swap-in pins all of its entry's slots or none: one slot
  * already pinned, or one freed, and the others are left as they were.
  */
@@ -1219,6 +1247,7 @@ int main(void)
 		cmocka_unit_test(test_swap_full),
 		cmocka_unit_test(test_swap_slot_pin),
 		cmocka_unit_test(test_swap_slot_pin_range),
+		cmocka_unit_test(test_swap_check_clusters),
 		cmocka_unit_test(test_swap_cache_add_get_delete),
 		cmocka_unit_test(test_swap_cache_eexist),
 		cmocka_unit_test(test_swap_cache_large_folio),
