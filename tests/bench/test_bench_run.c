@@ -141,6 +141,32 @@ static bool swapped_to(const char *path)
 	return data;
 }
 
+/*
+ * expect_mixed_kept() - A mixed job of two clones on one file: each
+ * moved @bytes, reading and writing, and the swap file @name (under the
+ * test's directory), kept by unlink=0, holds swapped data; it is then
+ * removed.  Frees @res.
+ */
+static void expect_mixed_kept(struct run_outcome *res, uint64_t bytes,
+			      const char *name)
+{
+	const struct run_stats *st;
+	char path[128];
+	size_t i;
+
+	assert_int_equal(res->nr_results, 2);
+	for (i = 0; i < 2; i++) {
+		st = &res->results[i].st;
+		assert_int_equal(st->bytes[RUN_DIR_READ] +
+				 st->bytes[RUN_DIR_WRITE], bytes);
+		assert_true(st->ops[RUN_DIR_READ] && st->ops[RUN_DIR_WRITE]);
+	}
+	run_outcome_free(res);
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	assert_true(swapped_to(path));
+	assert_int_equal(unlink(path), 0);
+}
+
 /* count() - How many times @needle occurs in @hay. */
 static int count(const char *hay, const char *needle)
 {
@@ -401,7 +427,7 @@ static void test_run_swap_file_existing_kept(void **state)
  */
 static void test_run_anon_over_memory_limit(void **state)
 {
-	char dir[64], path[128];
+	char dir[64];
 	char *memhog[] = { "--name=memhog", "--ioengine=upcache-anon",
 			   "--rw=write", "--bs=4k", "--size=16m",
 			   "--memory_limit=4m", dir };
@@ -412,7 +438,6 @@ static void test_run_anon_over_memory_limit(void **state)
 			  "--unlink=0", dir };
 	const struct run_stats *st;
 	struct run_outcome res;
-	size_t i;
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
@@ -430,17 +455,7 @@ static void test_run_anon_over_memory_limit(void **state)
 	run_outcome_free(&res);
 
 	execute(11, mixed, &res);
-	assert_int_equal(res.nr_results, 2);
-	for (i = 0; i < 2; i++) {
-		st = &res.results[i].st;
-		assert_int_equal(st->bytes[RUN_DIR_READ] +
-				 st->bytes[RUN_DIR_WRITE], 8 * MiB);
-		assert_true(st->ops[RUN_DIR_READ] && st->ops[RUN_DIR_WRITE]);
-	}
-	run_outcome_free(&res);
-	snprintf(path, sizeof(path), "%s/mix.swap", tmpdir);
-	assert_true(swapped_to(path));
-	assert_int_equal(unlink(path), 0);
+	expect_mixed_kept(&res, 8 * MiB, "mix.swap");
 }
 
 /*
@@ -454,7 +469,7 @@ static void test_run_anon_over_memory_limit(void **state)
  */
 static void test_run_shmem_over_memory_limit(void **state)
 {
-	char dir[64], path[128];
+	char dir[64];
 	char *wr[] = { "--name=sw", "--ioengine=upcache-shmem", "--rw=write",
 		       "--bs=4k", "--size=16m", "--memory_limit=4m",
 		       "--fallocate=none", dir };
@@ -473,7 +488,6 @@ static void test_run_shmem_over_memory_limit(void **state)
 			  "--unlink=0", dir };
 	const struct run_stats *st;
 	struct run_outcome res;
-	size_t i;
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
@@ -503,17 +517,7 @@ static void test_run_shmem_over_memory_limit(void **state)
 	run_outcome_free(&res);
 
 	execute(13, mixed, &res);
-	assert_int_equal(res.nr_results, 2);
-	for (i = 0; i < 2; i++) {
-		st = &res.results[i].st;
-		assert_int_equal(st->bytes[RUN_DIR_READ] +
-				 st->bytes[RUN_DIR_WRITE], 8 * MiB);
-		assert_true(st->ops[RUN_DIR_READ] && st->ops[RUN_DIR_WRITE]);
-	}
-	run_outcome_free(&res);
-	snprintf(path, sizeof(path), "%s/sm.swap", tmpdir);
-	assert_true(swapped_to(path));
-	assert_int_equal(unlink(path), 0);
+	expect_mixed_kept(&res, 8 * MiB, "sm.swap");
 }
 
 /*
