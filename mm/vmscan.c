@@ -404,9 +404,9 @@ static unsigned long balance_lists(struct lruvec *lruvec, enum lru_list lru)
  * the pages freed, *@scanned gets the folios looked at), and if that
  * freed nothing, deactivate a batch anyway.  The inactive list may be
  * full of folios that cannot go now (held by a writer or a span, never
- * written, large, locked) while the active list, smaller, holds folios
- * that could: without this, balancing would never move them.  Return:
- * folios moved from the active list.
+ * written, large with no room in swap, locked) while the active list,
+ * smaller, holds folios that could: without this, balancing would never
+ * move them.  Return: folios moved from the active list.
  */
 static unsigned long shrink_lists(struct lruvec *lruvec, enum lru_list lru,
 				  unsigned long *freed, unsigned int *scanned)

@@ -27,9 +27,10 @@
  * a device installed, reclaim sends their folios to swap
  * (swap_out_folio() through struct upc_swap_ops); touching a swapped-out
  * page swaps it in through the swap cache.  Swap-out takes uptodate
- * single-page folios only (swap-in brings back single pages, and a folio
- * not uptodate has no data); any other swap-backed folio stays in
- * memory.
+ * folios only (a folio not uptodate has no data); a large one goes whole,
+ * as one swap entry of its order, when an aligned run of free slots as
+ * long as itself exists and a swap cache space holds that many slots,
+ * and otherwise stays in memory.
  *
  * Locking: a device's lock protects its slot maps; each swap cache
  * space has its own i_pages lock; the order is folio lock, then i_pages
