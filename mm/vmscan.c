@@ -31,10 +31,11 @@
  *     cache's references plus ours to zero, so no lockless lookup can
  *     take a new reference (the mapping's evict_lock hook, if any,
  *     first keeps out readers that take none: shmem's), replace the
- *     folio by its shadow
- *     (workingset_eviction()) or its swap entry, leave our reference
- *     alone as the count and drop it after unlocking, which frees the
- *     folio;
+ *     folio by its shadow (workingset_eviction()) or its swap entry,
+ *     leave our reference alone as the count and drop it after
+ *     unlocking, which frees the folio.  A batch's clean file folios
+ *     are evicted together, a mapping's under one round trip of its
+ *     i_pages lock (struct shrink_batch);
  *  3. under the lruvec lock, put the kept folios back at the head of
  *     their lists, then drop the isolation references.
  *
@@ -62,6 +63,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +79,7 @@ enum folio_verdict {
 	FOLIO_KEEP,		/* back on its list */
 	FOLIO_DROP,		/* truncated meanwhile: not put back */
 	FOLIO_FREED,		/* evicted */
+	FOLIO_PENDING,		/* locked, waiting to be evicted with others */
 };
 
 /* ---- reference freezing ----------------------------------------------- */
@@ -102,37 +105,62 @@ static bool mapping_unevictable(const struct address_space *mapping)
 }
 
 /*
- * evict_folio() - Replace a locked clean folio by @entry (a swap entry)
- * or, with @entry NULL, by its shadow, if only the cache and the caller
- * reference it.  Return: true if it left the cache (the caller's
- * reference is then the only one the cache knows of).
+ * evict_locked() - Under its mapping's i_pages lock, replace the locked
+ * clean @folio by @entry (a swap entry) or, with @entry NULL, by its
+ * shadow, if only the cache and the caller reference it.  Return: true
+ * if it left the cache (the caller's reference is then the only one the
+ * cache knows of).
  */
-static bool evict_folio(struct address_space *mapping, struct folio *folio,
-			void *entry)
+static bool evict_locked(struct folio *folio, void *entry)
 {
-	const struct address_space_operations *a_ops = mapping->a_ops;
-	bool hooked = a_ops && a_ops->evict_lock;
 	int refs = (int)folio_nr_pages(folio) + 1;
-	bool evicted = false;
 
-	if (hooked && !a_ops->evict_lock(mapping))
-		return false;
-	xa_lock(&mapping->i_pages);
 	if (!folio_ref_freeze(folio, refs))
-		goto unlock;
+		return false;
 	if (folio_test_dirty(folio)) {
 		folio_ref_unfreeze(folio, refs);
-		goto unlock;
+		return false;
 	}
 	if (!entry)
 		entry = workingset_eviction(folio);
 	filemap_delete_folio(folio, entry);
 	folio_ref_unfreeze(folio, 1);
-	evicted = true;
-unlock:
+	return true;
+}
+
+/*
+ * evict_folios() - evict_locked() for @nr locked folios of @mapping, all
+ * under one round trip of its i_pages lock (and of its evict_lock hook,
+ * if it has one).  @entries[i] replaces @folios[i]; with @entries NULL
+ * every folio leaves its shadow.  @evicted[i] gets the result.
+ */
+static void evict_folios(struct address_space *mapping, struct folio **folios,
+			 void **entries, unsigned int nr, bool *evicted)
+{
+	const struct address_space_operations *a_ops = mapping->a_ops;
+	bool hooked = a_ops && a_ops->evict_lock;
+	unsigned int i;
+
+	if (hooked && !a_ops->evict_lock(mapping)) {
+		memset(evicted, 0, nr * sizeof(*evicted));
+		return;
+	}
+	xa_lock(&mapping->i_pages);
+	for (i = 0; i < nr; i++)
+		evicted[i] = evict_locked(folios[i],
+					  entries ? entries[i] : NULL);
 	xa_unlock(&mapping->i_pages);
 	if (hooked)
 		a_ops->evict_unlock(mapping);
+}
+
+/* evict_folio() - evict_folios() for one folio.  Return: evicted. */
+static bool evict_folio(struct address_space *mapping, struct folio *folio,
+			void *entry)
+{
+	bool evicted;
+
+	evict_folios(mapping, &folio, entry ? &entry : NULL, 1, &evicted);
 	return evicted;
 }
 
@@ -198,8 +226,101 @@ static enum folio_verdict swap_out_folio(struct lruvec *lruvec,
 	return FOLIO_KEEP;
 }
 
-/* shrink_folio() - Decide about, and maybe evict, one isolated folio. */
-static enum folio_verdict shrink_folio(struct lruvec *lruvec,
+/*
+ * struct shrink_batch - one batch of isolated folios on its way through
+ * reclaim.  Clean file folios are not evicted one by one: they wait,
+ * still locked, in @pending until a folio that must be written comes or
+ * the batch ends, and then leave a mapping at a time, each mapping's
+ * under one round trip of its i_pages lock.  That is the lock every add
+ * to the file takes, so under a random read load (every miss evicts) it
+ * is the lock the readers queue on.  While they wait, reclaim does
+ * nothing but trylocks and flag tests on the other folios.
+ * @lruvec: The lruvec the batch came from.
+ * @freed: Pages evicted so far.
+ * @nr_keep: Folios in @keep.
+ * @nr_pending: Folios in @pending.
+ * @keep: Folios to put back on their lists.
+ * @pending: Locked clean file folios waiting for eviction.
+ */
+struct shrink_batch {
+	struct lruvec *lruvec;
+	unsigned long freed;
+	unsigned int nr_keep;
+	unsigned int nr_pending;
+	struct folio *keep[UPC_RECLAIM_BATCH];
+	struct folio *pending[UPC_RECLAIM_BATCH];
+};
+
+/* shrink_settle() - Account @folio's verdict; drop what is not kept. */
+static void shrink_settle(struct shrink_batch *sb, struct folio *folio,
+			  enum folio_verdict verdict)
+{
+	unsigned long pages = folio_nr_pages(folio);
+
+	switch (verdict) {
+	case FOLIO_KEEP:
+		sb->keep[sb->nr_keep++] = folio;
+		return;
+	case FOLIO_FREED:
+		lru_stat_add(&sb->lruvec->pgsteal, pages);
+		sb->freed += pages;
+		break;
+	case FOLIO_DROP:
+	case FOLIO_PENDING:
+		break;
+	}
+	folio_put(folio);
+}
+
+/*
+ * sort_by_mapping() - Order @folios so that each mapping's come
+ * together, keeping their order otherwise (insertion sort: a batch is
+ * small, and usually of one file already).
+ */
+static void sort_by_mapping(struct folio **folios, unsigned int nr)
+{
+	unsigned int i, j;
+
+	for (i = 1; i < nr; i++) {
+		struct folio *folio = folios[i];
+
+		for (j = i; j && (uintptr_t)folios[j - 1]->mapping >
+				 (uintptr_t)folio->mapping; j--)
+			folios[j] = folios[j - 1];
+		folios[j] = folio;
+	}
+}
+
+/* shrink_evict_pending() - Evict @sb's pending folios and settle them. */
+static void shrink_evict_pending(struct shrink_batch *sb)
+{
+	bool evicted[UPC_RECLAIM_BATCH];
+	unsigned int i, run;
+
+	sort_by_mapping(sb->pending, sb->nr_pending);
+	for (i = 0; i < sb->nr_pending; i += run) {
+		struct address_space *mapping = sb->pending[i]->mapping;
+
+		for (run = 1; i + run < sb->nr_pending &&
+			      sb->pending[i + run]->mapping == mapping; run++)
+			;
+		evict_folios(mapping, sb->pending + i, NULL, run, evicted + i);
+	}
+	for (i = 0; i < sb->nr_pending; i++) {
+		folio_unlock(sb->pending[i]);
+		shrink_settle(sb, sb->pending[i],
+			      evicted[i] ? FOLIO_FREED : FOLIO_KEEP);
+	}
+	sb->nr_pending = 0;
+}
+
+/*
+ * shrink_folio() - Decide about one isolated folio: evict or keep it, or
+ * queue it, locked, on @sb's pending list (FOLIO_PENDING).  The pending
+ * folios are evicted first if this one must be written: they wait only
+ * while reclaim looks at clean ones, never across a write.
+ */
+static enum folio_verdict shrink_folio(struct shrink_batch *sb,
 				       struct folio *folio)
 {
 	struct address_space *mapping;
@@ -215,12 +336,16 @@ static enum folio_verdict shrink_folio(struct lruvec *lruvec,
 	if (folio_test_writeback(folio) || mapping_unevictable(mapping))
 		goto unlock;
 	folio_clear_referenced(folio);
-	if (folio_test_swapbacked(folio))
-		verdict = swap_out_folio(lruvec, mapping, folio);
-	else if (folio_test_dirty(folio))
-		verdict = pageout_folio(lruvec, mapping, folio);
-	else if (evict_folio(mapping, folio, NULL))
-		verdict = FOLIO_FREED;
+	if (folio_test_swapbacked(folio) || folio_test_dirty(folio))
+		shrink_evict_pending(sb);
+	if (folio_test_swapbacked(folio)) {
+		verdict = swap_out_folio(sb->lruvec, mapping, folio);
+	} else if (folio_test_dirty(folio)) {
+		verdict = pageout_folio(sb->lruvec, mapping, folio);
+	} else {
+		sb->pending[sb->nr_pending++] = folio;
+		return FOLIO_PENDING;
+	}
 unlock:
 	folio_unlock(folio);
 	return verdict;
@@ -277,34 +402,23 @@ static unsigned long shrink_inactive_batch(struct lruvec *lruvec,
 					   unsigned int *scanned)
 {
 	struct folio *isolated[UPC_RECLAIM_BATCH];
-	struct folio *keep[UPC_RECLAIM_BATCH];
-	unsigned int i, nr, nr_keep = 0;
-	unsigned long freed = 0;
+	struct shrink_batch sb = { .lruvec = lruvec };
+	unsigned int i, nr;
 
 	nr = isolate_folios(lruvec, lru, isolated, nr_to_scan);
 	lru_stat_add(&lruvec->pgscan, nr);
 	__atomic_fetch_add(&lruvec->nr_isolated, nr, __ATOMIC_RELAXED);
 	for (i = 0; i < nr; i++) {
-		struct folio *folio = isolated[i];
-		unsigned long pages = folio_nr_pages(folio);
+		enum folio_verdict verdict = shrink_folio(&sb, isolated[i]);
 
-		switch (shrink_folio(lruvec, folio)) {
-		case FOLIO_KEEP:
-			keep[nr_keep++] = folio;
-			continue;
-		case FOLIO_FREED:
-			lru_stat_add(&lruvec->pgsteal, pages);
-			freed += pages;
-			break;
-		case FOLIO_DROP:
-			break;
-		}
-		folio_put(folio);
+		if (verdict != FOLIO_PENDING)
+			shrink_settle(&sb, isolated[i], verdict);
 	}
-	putback_folios(lruvec, keep, nr_keep);
+	shrink_evict_pending(&sb);
+	putback_folios(lruvec, sb.keep, sb.nr_keep);
 	__atomic_fetch_sub(&lruvec->nr_isolated, nr, __ATOMIC_RELAXED);
 	*scanned = nr;
-	return freed;
+	return sb.freed;
 }
 
 /**

@@ -16,8 +16,13 @@
  *    every pass);
  *  - an inactive list of 200 held pages beside 100 active ones: reclaim
  *    deactivates and frees from the active ones.
+ *
+ * Counted: a batch of two files' folios is evicted under one i_pages
+ * lock round trip per file.
  */
 #include "vmscan_helpers.h"
+
+#include <upcache/stats.h>
 
 #include "fault.h"
 
@@ -250,6 +255,47 @@ static void test_isolate_putback(void **state)
 	vm_teardown(&f);
 }
 
+/*
+ * A batch's clean folios leave a mapping at a time, each mapping's under
+ * one round trip of its i_pages lock: a full batch of two files' folios,
+ * interleaved on the inactive list, costs two acquisitions.  Evicted one
+ * by one, it cost one per folio (32), and under a random read load on
+ * many threads that lock is the one every add queues on.
+ */
+static void test_evict_batch_lock_trips(void **state)
+{
+	struct vm_fixture f;
+	struct address_space other;
+	struct upc_thread_stats before, after;
+	bool miss;
+	pgoff_t i;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	address_space_init(&other, f.arena, NULL, 0);
+	for (i = 0; i < UPC_RECLAIM_BATCH / 2; i++) {
+		folio_put(vm_read(&f.mapping, i, &miss));
+		folio_put(vm_read(&other, i, &miss));
+	}
+	lru_add_drain_all(f.arena);
+	upc_stats_thread(&before);
+	assert_int_equal(upc_reclaim_pages(f.arena, UPC_RECLAIM_BATCH),
+			 UPC_RECLAIM_BATCH);
+	upc_stats_thread(&after);
+	assert_int_equal(after.lock_acquires - before.lock_acquires, 2);
+	assert_int_equal(f.mapping.nrpages, 0);
+	assert_int_equal(other.nrpages, 0);
+	for (i = 0; i < UPC_RECLAIM_BATCH / 2; i++) {
+		assert_true(xa_is_value(filemap_get_entry(&f.mapping, i)));
+		assert_true(xa_is_value(filemap_get_entry(&other, i)));
+	}
+	assert_int_equal(vm_stats(f.arena).pgsteal, UPC_RECLAIM_BATCH);
+	assert_int_equal(upc_check_mapping(&other), 0);
+	truncate_inode_pages(&other, 0);
+	xa_destroy(&other.i_pages);
+	vm_teardown(&f);
+}
+
 static void test_bad_config(void **state)
 {
 	struct upc_arena *arena;
@@ -331,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_limit_and_enomem),
 		cmocka_unit_test(test_truncate_leaves_lru),
 		cmocka_unit_test(test_isolate_putback),
+		cmocka_unit_test(test_evict_batch_lock_trips),
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_fault_injection),
 	};
