@@ -2,9 +2,9 @@
 /*
  * mm/internal.h - what the files of mm/ share with each other (and with
  * their tests), and nobody else: the hand-off from the last folio_put()
- * to the allocator, the arena invariant checker, debug assertions and
- * the doubly linked list helpers that the allocator's free lists (and
- * later the LRU lists) are made of.
+ * to the allocator, the arena invariant checker, debug assertions, the
+ * doubly linked list helpers that the allocator's free lists (and
+ * later the LRU lists) are made of, and refcount freezing.
  */
 #ifndef UPCACHE_MM_INTERNAL_H
 #define UPCACHE_MM_INTERNAL_H
@@ -126,6 +126,23 @@ static inline void mm_list_del_init(struct upc_list_head *entry)
 static inline struct folio *lru_to_folio(struct upc_list_head *entry)
 {
 	return (struct folio *)((char *)entry - offsetof(struct folio, lru));
+}
+
+/*
+ * folio_ref_freeze() - Set @folio's refcount to 0 if it is exactly
+ * @count: lockless lookups then fail folio_try_get() until it is given
+ * back.  Return: success.
+ */
+static inline bool folio_ref_freeze(struct folio *folio, int count)
+{
+	return __atomic_compare_exchange_n(&folio->refcount, &count, 0, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+/* Give a frozen folio a count (release: after every change to it). */
+static inline void folio_ref_unfreeze(struct folio *folio, int count)
+{
+	__atomic_store_n(&folio->refcount, count, __ATOMIC_RELEASE);
 }
 
 #endif /* UPCACHE_MM_INTERNAL_H */

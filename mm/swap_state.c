@@ -24,7 +24,9 @@
  * out again leaving a shadow (workingset_eviction()); reclaim then puts
  * the swap entry in the folio's place in its region.  A large folio gets
  * aligned consecutive slots and leaves one entry of its order, naming
- * the first (none free: it stays in memory).  The write is
+ * the first.  One with no such run free while some slot is (or larger
+ * than a swap cache space) is refused with -EFBIG, and reclaim splits
+ * it (mm/huge_memory.c) and sends its pages one at a time.  The write is
  * synchronous, so the folio is in the swap cache only while it is
  * written.  If reclaim cannot evict the folio after all (someone took a
  * reference), swap_reclaim_free() gives the slots back.
@@ -363,6 +365,20 @@ int swap_entry_split(struct address_space *mapping, pgoff_t index, gfp_t gfp)
 
 /* ---- swap-out ------------------------------------------------------------ */
 
+/*
+ * No run of free slots for @folio: -EFBIG, for reclaim to split it, if
+ * it is large and some slot is still free (read without the lock: at
+ * worst a split that the next allocation cannot use either); else @err.
+ */
+static int swap_out_no_slots(struct swap_info_struct *si, struct folio *folio,
+			     int err)
+{
+	if (err == -ENOSPC && folio_order(folio) &&
+	    __atomic_load_n(&si->inuse_pages, __ATOMIC_RELAXED) < si->max)
+		return -EFBIG;
+	return err;
+}
+
 /* struct upc_swap_ops.swap_out: see the top of the file. */
 static int swap_reclaim_out(struct folio *folio, void **entryp, void *priv)
 {
@@ -372,11 +388,12 @@ static int swap_reclaim_out(struct folio *folio, void **entryp, void *priv)
 
 	/*
 	 * A folio larger than a swap cache space cannot be added (see
-	 * add_to_swap_cache()): refuse it before taking slots for it.
+	 * add_to_swap_cache()): refuse it before taking slots for it, as
+	 * too large, so that reclaim splits it.
 	 */
 	if (si->space_shift != SWAP_SPACE_WHOLE &&
 	    folio_order(folio) > si->space_shift)
-		return -EINVAL;
+		return -EFBIG;
 	/*
 	 * A folio not uptodate holds no data (shmem's fallocated folios,
 	 * which read as zeros and seek as holes): swapped in, it would come
@@ -386,7 +403,7 @@ static int swap_reclaim_out(struct folio *folio, void **entryp, void *priv)
 		return -EINVAL;
 	err = folio_alloc_swap(si, folio, &entry);
 	if (err)
-		return err;
+		return swap_out_no_slots(si, folio, err);
 	err = add_to_swap_cache(si, folio, entry, GFP_NOWAIT, NULL);
 	if (err)
 		goto free;

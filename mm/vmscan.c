@@ -69,6 +69,7 @@
 
 #include "fault.h"
 #include "filemap_internal.h"
+#include "huge_memory.h"
 #include "lru_internal.h"
 
 /* Times direct reclaim waits for other reclaimers' isolated folios. */
@@ -81,21 +82,6 @@ enum folio_verdict {
 	FOLIO_FREED,		/* evicted */
 	FOLIO_PENDING,		/* locked, waiting to be evicted with others */
 };
-
-/* ---- reference freezing ----------------------------------------------- */
-
-/* Set the refcount to 0 if it is exactly @count.  Return: success. */
-static bool folio_ref_freeze(struct folio *folio, int count)
-{
-	return __atomic_compare_exchange_n(&folio->refcount, &count, 0, false,
-					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-}
-
-/* Give a frozen folio its count back (release: after every change). */
-static void folio_ref_unfreeze(struct folio *folio, int count)
-{
-	__atomic_store_n(&folio->refcount, count, __ATOMIC_RELEASE);
-}
 
 /* ---- eviction ------------------------------------------------------------ */
 
@@ -196,6 +182,19 @@ static enum folio_verdict pageout_folio(struct lruvec *lruvec,
 }
 
 /*
+ * swap_out_split() - The swap hook found a large folio too large to go
+ * whole: split it, so that its first page can go now and the others
+ * from the tail of the list next.  @dirty: the dirty bit reclaim cleared,
+ * given back first so that every page keeps it.  Return: split.
+ */
+static bool swap_out_split(struct folio *folio, bool dirty)
+{
+	if (dirty)
+		folio_mark_dirty(folio);
+	return !split_folio(folio, GFP_KERNEL);
+}
+
+/*
  * swap_out_folio() - Hand a locked swap-backed folio to the swap hook and
  * leave the swap entry it returns in the folio's place.  Without the
  * hook the folio stays.  Return: FOLIO_FREED or FOLIO_KEEP.
@@ -209,11 +208,17 @@ static enum folio_verdict swap_out_folio(struct lruvec *lruvec,
 	void *priv = lruvec->swap_priv;
 	void *entry = NULL;
 	bool dirty;
+	int err;
 
 	if (!ops)
 		return FOLIO_KEEP;
 	dirty = folio_clear_dirty_for_io(folio);
-	if (!ops->swap_out(folio, &entry, priv) && xa_is_value(entry)) {
+	err = ops->swap_out(folio, &entry, priv);
+	if (err == -EFBIG && swap_out_split(folio, dirty)) {
+		dirty = folio_clear_dirty_for_io(folio);
+		err = ops->swap_out(folio, &entry, priv);
+	}
+	if (!err && xa_is_value(entry)) {
 		if (evict_folio(mapping, folio, entry)) {
 			lru_stat_add(&lruvec->pswpout, folio_nr_pages(folio));
 			return FOLIO_FREED;

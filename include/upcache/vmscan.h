@@ -188,7 +188,10 @@ struct upc_reclaim_stats {
  *	*@entryp the value entry that is to replace it in its mapping.
  *	Must not take the folio's i_pages lock on return (reclaim takes it
  *	next).  Return 0, or a negative errno to keep the folio (reclaim
- *	marks it dirty again if it was).
+ *	marks it dirty again if it was); -EFBIG says a large folio is too
+ *	large to go whole, and reclaim splits it into order-0 folios and
+ *	offers the first page's at once, the others from the tail of the
+ *	list.
  * @swap_free: Drop an entry @swap_out made for @folio (still locked)
  *	that reclaim could not use: the folio was referenced or dirtied
  *	again before it could go.

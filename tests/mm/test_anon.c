@@ -838,6 +838,57 @@ static void test_anon_large_folio_swaps_whole(void **state)
 }
 
 /*
+ * With no cluster of swap wholly free, a large folio finds no aligned run
+ * of slots as long as it is: reclaim splits it, and its pages go to swap
+ * one at a time into the free slots left (before splits it stayed in
+ * memory, and writes could fail with -ENOSPC with swap mostly free).
+ * Every page reads back as written.
+ */
+static void test_anon_large_splits_when_swap_fragmented(void **state)
+{
+	const unsigned long nr = 1UL << UPC_MAX_ORDER;
+	const unsigned long clusters = 4;
+	struct folio small = { .order = 0 };
+	swp_entry_t held[4], entry;
+	unsigned long i, n = 0, resident, swapped;
+	struct xarray *xa;
+	struct an_env env;
+
+	(void)state;
+	an_init(&env, 4 * LIMIT * PAGE, clusters * CLUSTER_BYTES);
+	xa = &env.region.mapping.i_pages;
+	assert_int_equal(upc_reclaim_set_limit(env.f.arena, 2 * LIMIT), 0);
+	/* Take every slot, then give back all but one in each cluster. */
+	for (i = 0; i < clusters * SWAPFILE_CLUSTER; i++)
+		assert_int_equal(folio_alloc_swap(env.si, &small, &entry), 0);
+	assert_int_equal(folio_alloc_swap(env.si, &small, &entry), -ENOSPC);
+	for (i = 0; i < clusters * SWAPFILE_CLUSTER; i++) {
+		entry = swp_entry(env.si->type, i);
+		if (i % SWAPFILE_CLUSTER == 7)
+			held[n++] = entry;
+		else
+			swap_free_nr(entry, 1);
+	}
+	assert_int_equal(env.si->nr_free_clusters, 0);
+
+	an_add_huge(&env, 0, 9);
+	an_write(&env, nr * PAGE, 4 * LIMIT * PAGE - nr * PAGE, 10);
+	assert_true(upc_reclaim_pages(env.f.arena, LIMIT) > 0);
+	/* The large folio is gone: its pages are in swap or order 0. */
+	for (i = 0; i < nr; i++)
+		assert_int_equal(xa_get_order(xa, i), 0);
+	assert_true(xa_is_value(xa_load(xa, 0)));
+	an_count(&env, &resident, &swapped);
+	assert_true(swapped >= nr);
+	an_check(&env);
+	an_verify(&env);
+	an_check(&env);
+	for (i = 0; i < n; i++)
+		swap_free_nr(held[i], 1);
+	an_fini(&env);
+}
+
+/*
  * When no folio of a large entry's order can be had, the page read is
  * cut out of the entry and comes back alone; the rest stays in swap in
  * the largest aligned pieces around it, each naming its own slots, and
@@ -964,6 +1015,7 @@ int main(void)
 		cmocka_unit_test(test_anon_swap_in_enomem),
 		cmocka_unit_test(test_anon_large_folio_swaps_whole),
 		cmocka_unit_test(test_anon_large_swapin_splits),
+		cmocka_unit_test(test_anon_large_splits_when_swap_fragmented),
 		cmocka_unit_test(test_anon_swap_shadows_bounded),
 	};
 
