@@ -187,11 +187,15 @@ static enum folio_verdict pageout_folio(struct lruvec *lruvec,
  * from the tail of the list next.  @dirty: the dirty bit reclaim cleared,
  * given back first so that every page keeps it.  Return: split.
  */
-static bool swap_out_split(struct folio *folio, bool dirty)
+static bool swap_out_split(struct lruvec *lruvec, struct folio *folio,
+			   bool dirty)
 {
 	if (dirty)
 		folio_mark_dirty(folio);
-	return !split_folio(folio, GFP_KERNEL);
+	if (split_folio(folio, GFP_KERNEL))
+		return false;
+	lru_stat_add(&lruvec->thp_split, 1);
+	return true;
 }
 
 /*
@@ -214,7 +218,7 @@ static enum folio_verdict swap_out_folio(struct lruvec *lruvec,
 		return FOLIO_KEEP;
 	dirty = folio_clear_dirty_for_io(folio);
 	err = ops->swap_out(folio, &entry, priv);
-	if (err == -EFBIG && swap_out_split(folio, dirty)) {
+	if (err == -EFBIG && swap_out_split(lruvec, folio, dirty)) {
 		dirty = folio_clear_dirty_for_io(folio);
 		err = ops->swap_out(folio, &entry, priv);
 	}
@@ -817,6 +821,7 @@ int upc_reclaim_stats_read(struct upc_arena *arena,
 	out->nr_vmscan_write = RD(nr_vmscan_write);
 	out->nr_vmscan_write_errors = RD(nr_vmscan_write_errors);
 	out->pswpout = RD(pswpout);
+	out->thp_split = RD(thp_split);
 #undef RD
 	return 0;
 }

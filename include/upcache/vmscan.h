@@ -102,6 +102,8 @@ struct upc_swap_ops;
  * @nr_vmscan_write_errors: Writebacks by reclaim that failed (the folio
  *	stayed, dirty).
  * @pswpout: Pages evicted through the swap hook.
+ * @thp_split: Large folios split because the swap hook found them too
+ *	large to go whole.
  * @swap_ops: The swap hook, or NULL (upc_reclaim_set_swap()).
  * @swap_priv: Its argument.
  * @nr_isolated: Folios reclaimers hold off the lists right now (atomic).
@@ -133,6 +135,7 @@ struct lruvec {
 	uint64_t nr_vmscan_write;
 	uint64_t nr_vmscan_write_errors;
 	uint64_t pswpout;
+	uint64_t thp_split;
 	const struct upc_swap_ops *swap_ops;
 	void *swap_priv;
 	unsigned long nr_isolated;
@@ -159,6 +162,7 @@ struct lruvec {
  * @nr_vmscan_write: See struct lruvec.
  * @nr_vmscan_write_errors: See struct lruvec.
  * @pswpout: See struct lruvec.
+ * @thp_split: See struct lruvec.
  */
 struct upc_reclaim_stats {
 	uint64_t nr_cached;
@@ -179,6 +183,7 @@ struct upc_reclaim_stats {
 	uint64_t nr_vmscan_write;
 	uint64_t nr_vmscan_write_errors;
 	uint64_t pswpout;
+	uint64_t thp_split;
 };
 
 /**

@@ -74,6 +74,7 @@
 #include <sys/uio.h>
 
 #include <upcache/rcu.h>
+#include <upcache/vmscan.h>
 
 #include "api_helpers.h"
 #include "rand.h"
@@ -120,6 +121,8 @@
  *	ranges, and sample the swap entries' orders (@pages a multiple
  *	of CC_HUGE_PAGES).
  * @ops_div: Run UPC_STRESS_OPS / @ops_div operations per writer (0: 1).
+ * @space_shift: The swap cache trees' space_shift (0: the default).
+ *	Below 9, order-9 folios are split to go to swap.
  */
 struct cc_config {
 	enum upc_huge huge;
@@ -129,6 +132,7 @@ struct cc_config {
 	uint64_t swap;
 	bool large;
 	unsigned int ops_div;
+	unsigned int space_shift;
 };
 
 struct cc_shared {
@@ -750,6 +754,24 @@ static void cc_check_large(struct cc_shared *sh)
 	assert_true(sh->whole > 0);
 }
 
+/*
+ * With swap cache trees of 2^space_shift slots, reclaim split order-9
+ * folios (they cannot go whole), and no swap entry larger than a tree
+ * was made.
+ */
+static void cc_check_split(struct cc_shared *sh, struct upc_cache *cache)
+{
+	struct upc_reclaim_stats rs;
+
+	assert_int_equal(upc_reclaim_stats_read(cache->arena, &rs), 0);
+	fprintf(stderr, "# split: %" PRIu64 " large folios split for swap, "
+		"entry orders seen %#lx\n", rs.thp_split, sh->orders_seen);
+	if (sh->ops < CC_LARGE_MIN_OPS)
+		return;
+	assert_true(rs.thp_split > 0);
+	assert_int_equal(sh->orders_seen >> (sh->cfg->space_shift + 1), 0);
+}
+
 static void cc_run(const struct cc_config *cfg)
 {
 	struct cc_thread writers[CC_WRITERS], readers[CC_READERS], mutator;
@@ -765,7 +787,9 @@ static void cc_run(const struct cc_config *cfg)
 		 (cfg->ops_div ? cfg->ops_div : 1);
 	sh.seed = upc_test_seed();
 	if (cfg->swap) {
-		struct upc_swap_config scfg = { .size = cfg->swap };
+		struct upc_swap_config scfg = {
+			.size = cfg->swap, .space_shift = cfg->space_shift,
+		};
 
 		assert_int_equal(upc_swapon(env.cache, &scfg), 0);
 		cc_prefill(&sh);
@@ -805,7 +829,9 @@ static void cc_run(const struct cc_config *cfg)
 		/* The file is larger than the cache: it did swap. */
 		assert_true(st.swapouts > 0);
 		assert_true(st.swapins > 0);
-		if (cfg->large)
+		if (cfg->space_shift)
+			cc_check_split(&sh, env.cache);
+		else if (cfg->large)
 			cc_check_large(&sh);
 		assert_int_equal(upc_close(env.file), 0);
 		env.file = NULL;
@@ -858,6 +884,23 @@ static void test_shmem_concurrency_swap_large(void **state)
 		.pages = CC_LARGE_PAGES, .falloc_pages = CC_LARGE_FALLOC,
 		.swap = CC_LARGE_SIZE, .large = true,
 		.ops_div = CC_LARGE_OPS_DIV,
+	};
+
+	(void)state;
+	cc_run(&cfg);
+}
+
+/*
+ * The same with swap cache trees of 64 slots: order-9 folios cannot go
+ * whole, so reclaim splits them under the readers, writers and punches.
+ */
+static void test_shmem_concurrency_swap_split(void **state)
+{
+	static const struct cc_config cfg = {
+		.huge = UPC_HUGE_ALWAYS, .limit = CC_LARGE_LIMIT,
+		.pages = CC_LARGE_PAGES, .falloc_pages = CC_LARGE_FALLOC,
+		.swap = CC_LARGE_SIZE, .large = true,
+		.ops_div = CC_LARGE_OPS_DIV, .space_shift = 6,
 	};
 
 	(void)state;
@@ -984,6 +1027,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_concurrency_huge),
 		cmocka_unit_test(test_shmem_concurrency_swap),
 		cmocka_unit_test(test_shmem_concurrency_swap_large),
+		cmocka_unit_test(test_shmem_concurrency_swap_split),
 		cmocka_unit_test(test_shmem_concurrency_spans),
 		cmocka_unit_test(test_shmem_concurrency_spans_swap),
 	};

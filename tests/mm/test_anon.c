@@ -880,6 +880,7 @@ static void test_anon_large_splits_when_swap_fragmented(void **state)
 	assert_true(xa_is_value(xa_load(xa, 0)));
 	an_count(&env, &resident, &swapped);
 	assert_true(swapped >= nr);
+	assert_int_equal(vm_stats(env.f.arena).thp_split, 1);
 	an_check(&env);
 	an_verify(&env);
 	an_check(&env);
