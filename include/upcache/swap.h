@@ -29,8 +29,9 @@
  * page swaps it in through the swap cache.  Swap-out takes uptodate
  * folios only (a folio not uptodate has no data); a large one goes whole,
  * as one swap entry of its order, when an aligned run of free slots as
- * long as itself exists and a swap cache space holds that many slots,
- * and otherwise stays in memory.
+ * long as itself exists and a swap cache space holds that many slots;
+ * otherwise reclaim splits it (split_folio(), mm/huge_memory.c) and its
+ * pages go one at a time.
  *
  * Locking: a device's lock protects its slot maps; each swap cache
  * space has its own i_pages lock; the order is folio lock, then i_pages

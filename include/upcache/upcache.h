@@ -186,7 +186,8 @@ struct upc_anon;
  * @size: Bytes of swap: a positive multiple of 2 MiB.
  * @space_shift: log2 of the slots (4 KiB each) per swap cache tree, 6
  *	to 30; 0 for the default, 14 (64 MiB per tree).  A folio larger
- *	than a tree's slots (2 MiB ones below 9) never goes to swap.
+ *	than a tree's slots (2 MiB ones below 9) never goes to swap
+ *	whole: reclaim splits it, and its pages go one at a time.
  * @flags: Must be 0.
  */
 struct upc_swap_config {
@@ -209,7 +210,9 @@ struct upc_swap_config {
  * goes to swap whole, when the device has that many aligned free slots
  * (and its swap cache trees are as large: see @space_shift), and
  * touching any of its pages brings it back whole; when memory has no
- * free run that large, only the page touched comes back.
+ * free run that large, only the page touched comes back.  A large folio
+ * that cannot go whole (no such run of slots is free, or the trees are
+ * smaller) is split into 4 KiB pages, which go one at a time.
  *
  * Context: Any thread.
  * Return: 0; -EBADF if @cache is NULL; -EINVAL if @config is NULL, its

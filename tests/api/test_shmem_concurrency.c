@@ -48,11 +48,11 @@
  * exercising large swap.  The cache holds what may be pinned at once
  * (each reader's spans over up to two order-9 folios, a writer's run of
  * 2 MiB, the fallocated window); swap is eight times the file, since a
- * large folio goes only to a wholly free cluster of slots and stays in
- * memory without one (mm/swapfile.c), and the small entries that
- * punches and splits leave spread over the clusters: with swap twice
- * the file, order-9 folios pile up in memory until writes fail with
- * -ENOSPC.  Each operation may move 2 MiB, so the variant runs a
+ * large folio goes whole only to a wholly free cluster of slots (mm/
+ * swapfile.c), and the small entries that punches and splits leave
+ * spread over the clusters: with less, more order-9 folios are split
+ * instead (the split variant below forces that for all of them).  Each
+ * operation may move 2 MiB, so the variant runs a
  * quarter of the operations.  After the threads no two swap entries of
  * the file may name the same slot (api_assert_swap_unshared()), in
  * both swap variants.
