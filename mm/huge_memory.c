@@ -152,7 +152,11 @@ out:
 
 int split_folio(struct folio *folio, gfp_t gfp)
 {
-	if (!folio_order(folio) || !folio->mapping || folio_test_lru(folio))
+	if (!folio_order(folio) || !folio->mapping || folio_test_lru(folio) ||
+	    folio_test_writeback(folio) || folio_test_swapcache(folio))
 		return -EINVAL;
+	/* Busy now: do not allocate the nodes only to find it frozen out. */
+	if (folio_ref_count(folio) != (int)folio_nr_pages(folio) + 1)
+		return -EAGAIN;
 	return split_mapped_folio(folio->mapping, folio, gfp);
 }

@@ -366,17 +366,15 @@ int swap_entry_split(struct address_space *mapping, pgoff_t index, gfp_t gfp)
 /* ---- swap-out ------------------------------------------------------------ */
 
 /*
- * No run of free slots for @folio: -EFBIG, for reclaim to split it, if
- * it is large and some slot is still free (read without the lock: at
- * worst a split that the next allocation cannot use either); else @err.
+ * @folio cannot go whole: -EFBIG, for reclaim to split it, if some slot
+ * is still free (read without the lock: at worst a split that the next
+ * allocation cannot use either); else -ENOSPC, and it stays whole.
  */
-static int swap_out_no_slots(struct swap_info_struct *si, struct folio *folio,
-			     int err)
+static int swap_out_too_large(struct swap_info_struct *si)
 {
-	if (err == -ENOSPC && folio_order(folio) &&
-	    __atomic_load_n(&si->inuse_pages, __ATOMIC_RELAXED) < si->max)
+	if (__atomic_load_n(&si->inuse_pages, __ATOMIC_RELAXED) < si->max)
 		return -EFBIG;
-	return err;
+	return -ENOSPC;
 }
 
 /* struct upc_swap_ops.swap_out: see the top of the file. */
@@ -387,23 +385,27 @@ static int swap_reclaim_out(struct folio *folio, void **entryp, void *priv)
 	int err;
 
 	/*
+	 * A folio not uptodate holds no data (shmem's fallocated folios,
+	 * which read as zeros and seek as holes): swapped in, it would come
+	 * back uptodate with whatever its memory held.  It stays, whole:
+	 * split, its pages would stay too, and a write to one would no
+	 * longer make the others uptodate.
+	 */
+	if (!folio_test_uptodate(folio))
+		return -EINVAL;
+	/*
 	 * A folio larger than a swap cache space cannot be added (see
 	 * add_to_swap_cache()): refuse it before taking slots for it, as
 	 * too large, so that reclaim splits it.
 	 */
 	if (si->space_shift != SWAP_SPACE_WHOLE &&
 	    folio_order(folio) > si->space_shift)
-		return -EFBIG;
-	/*
-	 * A folio not uptodate holds no data (shmem's fallocated folios,
-	 * which read as zeros and seek as holes): swapped in, it would come
-	 * back uptodate with whatever its memory held.  It stays.
-	 */
-	if (!folio_test_uptodate(folio))
-		return -EINVAL;
+		return swap_out_too_large(si);
 	err = folio_alloc_swap(si, folio, &entry);
+	if (err == -ENOSPC && folio_order(folio))
+		return swap_out_too_large(si);
 	if (err)
-		return swap_out_no_slots(si, folio, err);
+		return err;
 	err = add_to_swap_cache(si, folio, entry, GFP_NOWAIT, NULL);
 	if (err)
 		goto free;

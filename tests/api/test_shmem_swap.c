@@ -1129,6 +1129,37 @@ static void test_shmem_swap_large_space_shift(void **state)
 }
 
 /*
+ * A fallocated large folio (not uptodate: no data) stays in memory
+ * whole even when it could not go to swap whole anyway (space_shift 6):
+ * split, its pages would stay too, and a later write to one page would
+ * no longer make the whole 2 MiB data.
+ */
+static void test_shmem_swap_large_falloc_not_split(void **state)
+{
+	struct upc_swap_config cfg = { .size = SWAP, .space_shift = 6 };
+	struct upc_reclaim_stats rs;
+	struct upc_file *file;
+	struct api_env env;
+
+	(void)state;
+	file = api_init(&env, 4 * API_MIB, UPC_HUGE_ALWAYS, 0);
+	assert_int_equal(upc_swapon(env.cache, &cfg), 0);
+	assert_int_equal(upc_fallocate(file, 0, 0, API_HUGE), 0);
+	assert_int_equal(api_folio_order(file, 0, NULL), UPC_MAX_ORDER);
+	ss_pressure(&env, 3 * 4 * (int64_t)API_MIB);
+	assert_int_equal(api_folio_order(file, 0, NULL), UPC_MAX_ORDER);
+	assert_int_equal(upc_reclaim_stats_read(env.cache->arena, &rs), 0);
+	assert_int_equal(rs.thp_split, 0);
+	api_write_pattern(file, 0, P, 48);
+	assert_int_equal(upc_seek_hole(file, 0), API_HUGE);
+	api_expect(file, 0, P, 48);
+	api_expect(file, P, API_HUGE - P, 0);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/*
  * fallocate over pages in swap keeps their data (it allocates only what
  * is missing), and the pages it allocates stay holes beside them.
  */
@@ -1582,6 +1613,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_swap_large_write_split),
 		cmocka_unit_test(test_shmem_swap_large_free_whole),
 		cmocka_unit_test(test_shmem_swap_large_space_shift),
+		cmocka_unit_test(test_shmem_swap_large_falloc_not_split),
 		cmocka_unit_test(test_shmem_swap_fallocate_over),
 		cmocka_unit_test(test_shmem_swap_two_files),
 		cmocka_unit_test(test_shmem_swapoff_busy),

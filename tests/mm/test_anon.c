@@ -890,6 +890,45 @@ static void test_anon_large_splits_when_swap_fragmented(void **state)
 }
 
 /*
+ * With every slot taken, a large folio is not split for nothing: the
+ * hook says -ENOSPC, not -EFBIG, whether it met no run of slots or swap
+ * cache trees smaller than the folio (space_shift 6), and the folio
+ * stays whole.
+ */
+static void test_anon_large_stays_when_swap_full(void **state)
+{
+	struct folio small = { .order = 0 };
+	struct xarray *xa;
+	struct an_env env;
+	swp_entry_t entry;
+	unsigned int shift;
+	unsigned long i;
+
+	(void)state;
+	for (shift = 6; shift <= SWAP_ADDRESS_SPACE_SHIFT;
+	     shift += SWAP_ADDRESS_SPACE_SHIFT - 6) {
+		an_init(&env, 2 * LIMIT * PAGE, 0);
+		assert_int_equal(swap_device_create(env.f.arena, -1,
+						    CLUSTER_BYTES, shift,
+						    &env.si), 0);
+		xa = &env.region.mapping.i_pages;
+		for (i = 0; i < SWAPFILE_CLUSTER; i++)
+			assert_int_equal(folio_alloc_swap(env.si, &small,
+							  &entry), 0);
+		an_add_huge(&env, 0, 3);
+		lru_add_drain_all(env.f.arena);
+		assert_int_equal(upc_reclaim_pages(env.f.arena, LIMIT), 0);
+		assert_int_equal(xa_get_order(xa, 0), UPC_MAX_ORDER);
+		assert_false(xa_is_value(xa_load(xa, 0)));
+		assert_int_equal(vm_stats(env.f.arena).thp_split, 0);
+		an_verify(&env);
+		for (i = 0; i < SWAPFILE_CLUSTER; i++)
+			swap_free_nr(swp_entry(env.si->type, i), 1);
+		an_fini(&env);
+	}
+}
+
+/*
  * When no folio of a large entry's order can be had, the page read is
  * cut out of the entry and comes back alone; the rest stays in swap in
  * the largest aligned pieces around it, each naming its own slots, and
@@ -1017,6 +1056,7 @@ int main(void)
 		cmocka_unit_test(test_anon_large_folio_swaps_whole),
 		cmocka_unit_test(test_anon_large_swapin_splits),
 		cmocka_unit_test(test_anon_large_splits_when_swap_fragmented),
+		cmocka_unit_test(test_anon_large_stays_when_swap_full),
 		cmocka_unit_test(test_anon_swap_shadows_bounded),
 	};
 

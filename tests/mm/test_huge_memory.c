@@ -184,7 +184,7 @@ static void test_split_busy(void **state)
 	vm_teardown(&f);
 }
 
-/* Order 0, or a folio still on the LRU: -EINVAL. */
+/* Order 0, still on the LRU, under writeback or in swap cache: -EINVAL. */
 static void test_split_bad_args(void **state)
 {
 	struct vm_fixture f;
@@ -196,13 +196,24 @@ static void test_split_bad_args(void **state)
 	huge_isolate(folio);
 	assert_int_equal(split_folio(folio, GFP_KERNEL), -EINVAL);
 	huge_release(folio);
+	truncate_inode_pages(&f.mapping, 0);
 
 	folio = huge_add(&f, 512, UPC_MAX_ORDER, false);
 	folio_lock(folio);
 	assert_int_equal(split_folio(folio, GFP_KERNEL), -EINVAL);
 	folio_unlock(folio);
-	folio_put(folio);
 	assert_int_equal(xa_get_order(&f.mapping.i_pages, 512), UPC_MAX_ORDER);
+
+	/* Off the LRU, but under writeback or in the swap cache. */
+	huge_isolate(folio);
+	folio_set_writeback(folio);
+	assert_int_equal(split_folio(folio, GFP_KERNEL), -EINVAL);
+	folio_clear_writeback(folio);
+	folio_set_swapcache(folio);
+	assert_int_equal(split_folio(folio, GFP_KERNEL), -EINVAL);
+	folio_clear_swapcache(folio);
+	huge_unchanged(&f, folio, 512, UPC_MAX_ORDER);
+	huge_release(folio);
 	vm_teardown(&f);
 }
 
