@@ -367,14 +367,18 @@ int swap_entry_split(struct address_space *mapping, pgoff_t index, gfp_t gfp)
 
 /*
  * @folio cannot go whole: -EFBIG, for reclaim to split it, if some slot
- * is still free (read without the lock: at worst a split that the next
- * allocation cannot use either); else -ENOSPC, and it stays whole.
+ * is still free (a slot may be taken before the split's first page asks
+ * for it: at worst a split that did not help); else -ENOSPC, and it
+ * stays whole.  Takes the device lock, which guards the count.
  */
 static int swap_out_too_large(struct swap_info_struct *si)
 {
-	if (__atomic_load_n(&si->inuse_pages, __ATOMIC_RELAXED) < si->max)
-		return -EFBIG;
-	return -ENOSPC;
+	bool room;
+
+	upc_lock(&si->lock);
+	room = si->inuse_pages < si->max;
+	upc_unlock(&si->lock);
+	return room ? -EFBIG : -ENOSPC;
 }
 
 /* struct upc_swap_ops.swap_out: see the top of the file. */
