@@ -28,9 +28,10 @@
  * Takes the mapping's evict_lock hook (if any) and i_pages lock, then
  * the lruvec lock.
  * Return: 0; -EINVAL if @folio is order 0, in no mapping, listed on
- * the LRU, under writeback or in the swap cache; -EAGAIN if anybody but the mapping and the caller holds a
- * reference, or the evict_lock hook refused; -ENOMEM if the nodes could
- * not be allocated.  On error nothing changed.
+ * the LRU, under writeback or in the swap cache; -EAGAIN if anybody but
+ * the mapping and the caller holds a reference, or the evict_lock hook
+ * refused; -ENOMEM if the nodes could not be allocated.  On error
+ * nothing changed.
  */
 int split_folio(struct folio *folio, gfp_t gfp);
 

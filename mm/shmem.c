@@ -20,8 +20,8 @@
  * no such run free, reclaim splits it and its pages go one at a time:
  * mm/huge_memory.c); it comes back whole, or, when no folio of its
  * order can be had, the page wanted is cut out of the entry and comes
- * back alone (swapin_folio()).  A swap entry is data: seeks report it as such
- * without swapping it in; reads and spans swap it in; writes and
+ * back alone (swapin_folio()).  A swap entry is data: seeks report it
+ * as such without swapping it in; reads and spans swap it in; writes and
  * fallocate swap in the pages of a run and hold every folio of it (up
  * to SHMEM_PIN_MAX entries, the run cut there) before grabbing it
  * (shmem_pin_run()), since the grab's allocations may reclaim and the
