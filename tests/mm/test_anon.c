@@ -846,10 +846,10 @@ static void test_anon_large_folio_swaps_whole(void **state)
  */
 static void test_anon_large_splits_when_swap_fragmented(void **state)
 {
+	enum { clusters = 4 };
 	const unsigned long nr = 1UL << UPC_MAX_ORDER;
-	const unsigned long clusters = 4;
 	struct folio small = { .order = 0 };
-	swp_entry_t held[4], entry;
+	swp_entry_t held[clusters], entry;
 	unsigned long i, n = 0, resident, swapped;
 	struct xarray *xa;
 	struct an_env env;
@@ -869,6 +869,7 @@ static void test_anon_large_splits_when_swap_fragmented(void **state)
 		else
 			swap_free_nr(entry, 1);
 	}
+	assert_int_equal(n, clusters);
 	assert_int_equal(env.si->nr_free_clusters, 0);
 
 	an_add_huge(&env, 0, 9);
