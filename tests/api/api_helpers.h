@@ -29,6 +29,7 @@
 
 #include <upcache/check.h>
 #include <upcache/filemap.h>
+#include <upcache/rcu.h>
 #include <upcache/upcache.h>
 
 #include "api/internal.h"
@@ -221,6 +222,39 @@ static API_UNUSED int api_folio_order(struct upc_file *file, int64_t pos,
 		*uptodate = folio_test_uptodate(folio);
 	folio_put(folio);
 	return order;
+}
+
+/*
+ * api_swap_orders() - The swap entries of @mapping in [@first, @last],
+ * read under RCU while everything moves.  Return: a mask with bit k set
+ * for each order k met.  The first entry of order > 0 gives its first
+ * page in *@index and its order in *@order; *@order is 0 if none.
+ */
+static API_UNUSED unsigned long api_swap_orders(struct address_space *mapping,
+						pgoff_t first, pgoff_t last,
+						pgoff_t *index,
+						unsigned int *order)
+{
+	XA_STATE(xas, &mapping->i_pages, first);
+	unsigned long seen = 0;
+	void *entry;
+
+	*order = 0;
+	rcu_read_lock();
+	xas_for_each(&xas, entry, last) {
+		unsigned int k;
+
+		if (xas_retry(&xas, entry) || !xa_is_value(entry))
+			continue;
+		k = (unsigned int)xas_get_order(&xas);
+		seen |= 1UL << k;
+		if (k && !*order) {
+			*order = k;
+			*index = xas.xa_index & ~((1UL << k) - 1);
+		}
+	}
+	rcu_read_unlock();
+	return seen;
 }
 
 /* For api_assert_swap_unshared(): a value entry's slots, from @first. */

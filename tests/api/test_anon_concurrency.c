@@ -78,7 +78,7 @@
 #include <upcache/rcu.h>
 #include <upcache/upcache.h>
 
-#include "api/internal.h"
+#include "api_helpers.h"
 #include "rand.h"
 
 #define CC_PAGE		4096L
@@ -428,31 +428,19 @@ static void cc_probe_large(struct cc_thread *t)
 	struct cc_shared *sh = t->sh;
 	struct address_space *mapping = &sh->anon->region.mapping;
 	pgoff_t first = (pgoff_t)upc_rand_below(&t->rnd, CC_PAGES / 64) * 64;
-	XA_STATE(xas, &mapping->i_pages, first);
-	unsigned long seen = 0, nr = 0, head = 0;
+	pgoff_t head = 0;
+	unsigned long seen, nr;
+	unsigned int order;
 	struct folio *folio;
-	void *entry;
 	long page;
 	ssize_t got;
 
-	rcu_read_lock();
-	xas_for_each(&xas, entry, first + 63) {
-		unsigned int k;
-
-		if (xas_retry(&xas, entry) || !xa_is_value(entry))
-			continue;
-		k = (unsigned int)xas_get_order(&xas);
-		seen |= 1UL << k;
-		if (k && !nr) {
-			nr = 1UL << k;
-			head = xas.xa_index & ~(nr - 1);
-		}
-	}
-	rcu_read_unlock();
+	seen = api_swap_orders(mapping, first, first + 63, &head, &order);
 	if (seen & ~__atomic_load_n(&sh->orders_seen, __ATOMIC_RELAXED))
 		__atomic_fetch_or(&sh->orders_seen, seen, __ATOMIC_RELAXED);
-	if (!nr)
+	if (!order)
 		return;
+	nr = 1UL << order;
 	page = (long)(head + upc_rand_below(&t->rnd, nr));
 	got = upc_anon_read(sh->anon, t->buf, CC_PAGE, page * CC_PAGE);
 	if (got != CC_PAGE) {

@@ -556,32 +556,16 @@ static void cc_spans_once(struct cc_shared *sh, struct upc_rand *rnd)
 static bool cc_sample_swap(struct cc_shared *sh, pgoff_t first,
 			   pgoff_t *index, unsigned int *order)
 {
-	XA_STATE(xas, &upc_file_mapping(sh->file)->i_pages, first);
-	unsigned long seen = 0;
-	bool found = false;
-	void *entry;
+	unsigned long seen = api_swap_orders(upc_file_mapping(sh->file), first,
+					     first + CC_HUGE_PAGES - 1, index,
+					     order);
 
-	rcu_read_lock();
-	xas_for_each(&xas, entry, first + CC_HUGE_PAGES - 1) {
-		unsigned int k;
-
-		if (xas_retry(&xas, entry) || !xa_is_value(entry))
-			continue;
-		k = (unsigned int)xas_get_order(&xas);
-		seen |= 1UL << k;
-		if (k && !found) {
-			*order = k;
-			*index = xas.xa_index & ~((1UL << k) - 1);
-			found = true;
-		}
-	}
-	rcu_read_unlock();
 	if (seen & ~__atomic_load_n(&sh->orders_seen, __ATOMIC_RELAXED))
 		__atomic_fetch_or(&sh->orders_seen, seen, __ATOMIC_RELAXED);
 	if (!first && seen & ~__atomic_load_n(&sh->huge_orders,
 					      __ATOMIC_RELAXED))
 		__atomic_fetch_or(&sh->huge_orders, seen, __ATOMIC_RELAXED);
-	return found;
+	return *order != 0;
 }
 
 /*
