@@ -109,8 +109,7 @@ static bool slots_in_use(const struct swap_info_struct *si,
 static int check_space(struct swap_info_struct *si, unsigned long nr)
 {
 	struct address_space *space = &si->spaces[nr];
-	unsigned long base = si->space_shift == SWAP_SPACE_WHOLE ? 0 :
-			     nr << si->space_shift;
+	unsigned long base = nr << si->space_shift;
 	XA_STATE(xas, &space->i_pages, 0);
 	unsigned long pages = 0;
 	void *entry;

@@ -71,8 +71,7 @@ int add_to_swap_cache(struct swap_info_struct *si, struct folio *folio,
 	 * it and conflicts there would go unseen.  Refuse it: reclaim then
 	 * keeps the folio and gives its slots back.
 	 */
-	if (si->space_shift != SWAP_SPACE_WHOLE &&
-	    folio_order(folio) > si->space_shift)
+	if (folio_order(folio) > si->space_shift)
 		return -EINVAL;
 	xas_set_order(&xas, swap_cache_index(si, entry), folio_order(folio));
 	mapping_set_update(&xas, space);
@@ -152,8 +151,7 @@ void swap_cache_clear_shadows(struct swap_info_struct *si, swp_entry_t entry,
 		pgoff_t index = swap_cache_index(si, at);
 		unsigned long n = end - off;
 
-		if (si->space_shift != SWAP_SPACE_WHOLE &&
-		    n > (1UL << si->space_shift) - index)
+		if (n > (1UL << si->space_shift) - index)
 			n = (1UL << si->space_shift) - index;
 		swap_space_erase_values(swap_address_space(si, at), index,
 					index + n - 1);
@@ -402,8 +400,7 @@ static int swap_reclaim_out(struct folio *folio, void **entryp, void *priv)
 	 * add_to_swap_cache()): refuse it before taking slots for it, as
 	 * too large, so that reclaim splits it.
 	 */
-	if (si->space_shift != SWAP_SPACE_WHOLE &&
-	    folio_order(folio) > si->space_shift)
+	if (folio_order(folio) > si->space_shift)
 		return swap_out_too_large(si);
 	err = folio_alloc_swap(si, folio, &entry);
 	if (err == -ENOSPC && folio_order(folio))

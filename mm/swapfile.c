@@ -176,9 +176,11 @@ int swap_device_create(struct upc_arena *arena, int fd,
 	si->fd = fd;
 	si->max = (unsigned long)(slots - slots % SWAPFILE_CLUSTER);
 	si->cur_cluster = ULONG_MAX;
-	si->space_shift = space_shift;
-	si->nr_spaces = space_shift == SWAP_SPACE_WHOLE ? 1 :
-		(si->max + (1UL << space_shift) - 1) >> space_shift;
+	/* One chunk as large as the offsets: no branch on any lookup. */
+	si->space_shift = space_shift == SWAP_SPACE_WHOLE ? SWP_OFFSET_BITS :
+							      space_shift;
+	si->nr_spaces = (si->max + (1UL << si->space_shift) - 1) >>
+			si->space_shift;
 	err = swap_device_alloc(si, fd);
 	if (err)
 		goto fail;

@@ -15,7 +15,10 @@
  * each tree stays shallow (seed 003: with the default shift of 14, a
  * chunk is 64 MiB and its tree at most 3 levels deep).  A shift of
  * SWAP_SPACE_WHOLE keeps the whole device in one tree indexed by the
- * full offset: the layout before seed 003, kept for the benchmark.
+ * full offset: the layout before seed 003, kept for the benchmark.  Such
+ * a device's shift is SWP_OFFSET_BITS, which every offset fits under, so
+ * it needs no path of its own: the same arithmetic finds space 0 and
+ * the full offset.
  * Folios enter it through filemap_lock_store(), the store helper the
  * page cache uses (seed 001); leaving it, a folio leaves a shadow entry
  * that refault detection reads when the slot is swapped in.
@@ -65,7 +68,11 @@ extern "C" {
 #define SWAP_HAS_CACHE		0x2	/* a swap-in's folio is in the swap cache */
 /* Default swap cache chunk: 2^14 slots, 64 MiB. */
 #define SWAP_ADDRESS_SPACE_SHIFT	14
-/* space_shift meaning "one tree for the whole device" (the baseline). */
+/*
+ * space_shift meaning "one tree for the whole device" (the baseline).
+ * The device then keeps SWP_OFFSET_BITS as its shift: a chunk as large
+ * as the offsets, so every slot is in space 0 at its own offset.
+ */
 #define SWAP_SPACE_WHOLE	0
 /* The chunk shifts swap_device_create() accepts, besides WHOLE. */
 #define SWAP_SPACE_SHIFT_MIN	6
@@ -143,8 +150,8 @@ static inline swp_entry_t folio_swap_entry(const struct folio *folio)
  * @scan_cursor: Where the search for a partly used cluster resumes.
  * @fd: The swap file, or -1 for a device in memory.
  * @mem: The device in memory, or NULL.
- * @space_shift: log2 of the slots per swap cache space, or
- *	SWAP_SPACE_WHOLE.
+ * @space_shift: log2 of the slots per swap cache space; SWP_OFFSET_BITS
+ *	for a device created with SWAP_SPACE_WHOLE.
  * @nr_spaces: Swap cache spaces.
  * @spaces: The swap cache, one address_space per chunk.
  * @pswpin: Pages read back from the device (atomic).
@@ -274,8 +281,6 @@ int swap_read_folio(struct swap_info_struct *si, struct folio *folio,
 static inline struct address_space *
 swap_address_space(const struct swap_info_struct *si, swp_entry_t entry)
 {
-	if (si->space_shift == SWAP_SPACE_WHOLE)
-		return &si->spaces[0];
 	return &si->spaces[swp_offset(entry) >> si->space_shift];
 }
 
@@ -283,8 +288,6 @@ swap_address_space(const struct swap_info_struct *si, swp_entry_t entry)
 static inline pgoff_t swap_cache_index(const struct swap_info_struct *si,
 				       swp_entry_t entry)
 {
-	if (si->space_shift == SWAP_SPACE_WHOLE)
-		return swp_offset(entry);
 	return swp_offset(entry) & ((1UL << si->space_shift) - 1);
 }
 
