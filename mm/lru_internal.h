@@ -63,6 +63,17 @@ void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio,
 		      enum lru_list lru);
 
 /*
+ * lruvec_move_folio() - Move a listed folio from list @from to the head
+ * of the list its flags name now (the caller has just changed them),
+ * with PG_lru set throughout.  A last reference dropped meanwhile then
+ * still sees the folio listed and waits for the lock to unlink it
+ * (lru_folio_freed()); were PG_lru clear for a moment, the folio could
+ * be freed while still linked.  Caller holds the lock.
+ */
+void lruvec_move_folio(struct lruvec *lruvec, struct folio *folio,
+		       enum lru_list from);
+
+/*
  * lru_folio_freed() - The last reference to a folio still on an LRU
  * list is gone: take it off.  Called by folio_put_refs() before the
  * folio goes back to the allocator.  Takes the lruvec lock.

@@ -37,11 +37,11 @@ enum lru_op {
 
 /* ---- list primitives (lruvec->lock held) ---------------------------------- */
 
-static void lruvec_link(struct lruvec *lruvec, struct folio *folio, bool tail)
+/* Put @folio on the list its flags name and count it; PG_lru untouched. */
+static void lruvec_insert(struct lruvec *lruvec, struct folio *folio, bool tail)
 {
 	enum lru_list lru = folio_lru_list(folio);
 
-	UPC_MM_BUG_ON(folio_test_lru(folio));
 	if (tail)
 		mm_list_add_tail(&folio->lru, &lruvec->lists[lru]);
 	else
@@ -50,6 +50,12 @@ static void lruvec_link(struct lruvec *lruvec, struct folio *folio, bool tail)
 	__atomic_store_n(&lruvec->nr_pages[lru],
 			 lruvec->nr_pages[lru] + folio_nr_pages(folio),
 			 __ATOMIC_RELAXED);
+}
+
+static void lruvec_link(struct lruvec *lruvec, struct folio *folio, bool tail)
+{
+	UPC_MM_BUG_ON(folio_test_lru(folio));
+	lruvec_insert(lruvec, folio, tail);
 	folio_set_lru(folio);
 }
 
@@ -73,6 +79,14 @@ void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio,
 			 __ATOMIC_RELAXED);
 }
 
+void lruvec_move_folio(struct lruvec *lruvec, struct folio *folio,
+		       enum lru_list from)
+{
+	UPC_MM_BUG_ON(!folio_test_lru(folio));
+	lruvec_del_folio(lruvec, folio, from);
+	lruvec_insert(lruvec, folio, false);
+}
+
 /*
  * lruvec_activate_locked() - Make a folio active.  A listed one moves to
  * the head of its active list; one off the lists (its add is pending,
@@ -82,17 +96,13 @@ void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio,
  */
 static void lruvec_activate_locked(struct lruvec *lruvec, struct folio *folio)
 {
-	bool listed = folio_test_lru(folio);
+	enum lru_list from = folio_lru_list(folio);
 
 	if (folio_test_active(folio))
 		return;
-	if (listed) {
-		lruvec_del_folio(lruvec, folio, folio_lru_list(folio));
-		folio_clear_lru(folio);
-	}
 	folio_set_active(folio);
-	if (listed)
-		lruvec_add_folio(lruvec, folio);
+	if (folio_test_lru(folio))
+		lruvec_move_folio(lruvec, folio, from);
 	lru_stat_add(&lruvec->pgactivate, folio_nr_pages(folio));
 	workingset_age_nonresident(lruvec, folio_nr_pages(folio));
 }

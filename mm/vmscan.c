@@ -482,12 +482,11 @@ unsigned long shrink_active_list(struct lruvec *lruvec,
 	while (moved < nr_to_scan && !mm_list_empty(list)) {
 		struct folio *folio = lru_to_folio(list->prev);
 
-		lruvec_del_folio(lruvec, folio, lru);
-		folio_clear_lru(folio);
+		/* No reference is held: PG_lru must stay set (see there). */
 		folio_clear_active(folio);
 		folio_clear_referenced(folio);
 		folio_set_workingset(folio);
-		lruvec_add_folio(lruvec, folio);
+		lruvec_move_folio(lruvec, folio, lru);
 		pages += folio_nr_pages(folio);
 		moved++;
 	}

@@ -213,10 +213,70 @@ static void test_readers_and_reclaim(void **state)
 	vm_teardown(&f);
 }
 
+/* ---- deactivation against the last put -------------------------------- */
+
+#define CHURN_PAGES	256
+#define CHURN_OPS	400000
+
+static void *deactivator_main(void *arg)
+{
+	struct vm_fixture *f = arg;
+
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
+		shrink_active_list(f->arena->lruvec, 4, LRU_ACTIVE_FILE);
+	return NULL;
+}
+
+/*
+ * Folios made active and then truncated, so that their last reference
+ * goes while shrink_active_list(), which holds none, moves them to the
+ * inactive list.  The free path must see them listed all along: once
+ * the move cleared PG_lru for a moment, and a folio whose last put fell
+ * in that moment was freed while the move went on to list it (a
+ * use-after-free that TSan and the free-time flag check reported).
+ */
+static void test_deactivate_against_last_put(void **state)
+{
+	struct vm_fixture f;
+	pthread_t deactivator;
+	unsigned long op;
+
+	(void)state;
+	vm_setup(&f, 16, 2048, 0);
+	stop = 0;
+	assert_int_equal(pthread_create(&deactivator, NULL, deactivator_main,
+					&f), 0);
+	for (op = 0; op < CHURN_OPS; op++) {
+		pgoff_t index = op % CHURN_PAGES;
+		struct folio *folio = filemap_grab_folio(&f.mapping, index);
+
+		assert_false(IS_ERR(folio));
+		folio_set_uptodate(folio);
+		folio_activate(folio);
+		folio_unlock(folio);
+		folio_put(folio);
+		if (index % 16 == 15) {
+			lru_add_drain_all(f.arena);
+			truncate_inode_pages_range(&f.mapping,
+					(int64_t)(index - 15) << UPC_PAGE_SHIFT,
+					((int64_t)(index + 1) << UPC_PAGE_SHIFT) - 1);
+		}
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	pthread_join(deactivator, NULL);
+	assert_true(vm_stats(f.arena).pgdeactivate > 0);
+	vm_assert_lru_consistent(&f);
+	truncate_inode_pages(&f.mapping, 0);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_arena_charged(f.arena), 0);
+	vm_teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_readers_and_reclaim),
+		cmocka_unit_test(test_deactivate_against_last_put),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
