@@ -323,17 +323,35 @@ static void shrink_evict_pending(struct shrink_batch *sb)
 	sb->nr_pending = 0;
 }
 
+/* mapping_evict_hooked() - @mapping has an evict_lock hook. */
+static bool mapping_evict_hooked(const struct address_space *mapping)
+{
+	return mapping->a_ops && mapping->a_ops->evict_lock;
+}
+
+/* mapping_writes_back() - @mapping can write a dirty folio back. */
+static bool mapping_writes_back(const struct address_space *mapping)
+{
+	return mapping->a_ops && mapping->a_ops->writeback_folio;
+}
+
 /*
  * shrink_folio() - Decide about one isolated folio: evict or keep it, or
- * queue it, locked, on @sb's pending list (FOLIO_PENDING).  The pending
- * folios are evicted first if this one must be written: they wait only
- * while reclaim looks at clean ones, never across a write.
+ * queue it, locked, on @sb's pending list (FOLIO_PENDING).
+ *
+ * The pending folios wait only while reclaim looks at clean folios of
+ * mappings without an evict_lock hook.  They are evicted first if this
+ * one must be written (never hold folio locks across a write), or if
+ * its mapping has the hook: the hook's holders may wait on folio locks
+ * of other files, so it is taken with no folio locked but the one it
+ * is for.  Folios of such a mapping are therefore never queued.
  */
 static enum folio_verdict shrink_folio(struct shrink_batch *sb,
 				       struct folio *folio)
 {
 	struct address_space *mapping;
 	enum folio_verdict verdict = FOLIO_KEEP;
+	bool swapbacked, dirty, hooked;
 
 	if (!folio_trylock(folio))
 		return FOLIO_KEEP;
@@ -345,13 +363,20 @@ static enum folio_verdict shrink_folio(struct shrink_batch *sb,
 	if (folio_test_writeback(folio) || mapping_unevictable(mapping))
 		goto unlock;
 	folio_clear_referenced(folio);
-	if (folio_test_swapbacked(folio) || folio_test_dirty(folio))
+	swapbacked = folio_test_swapbacked(folio);
+	dirty = folio_test_dirty(folio);
+	hooked = mapping_evict_hooked(mapping);
+	if (swapbacked || hooked || (dirty && mapping_writes_back(mapping)))
 		shrink_evict_pending(sb);
-	if (folio_test_swapbacked(folio)) {
+	if (swapbacked) {
 		verdict = swap_out_folio(sb->lruvec, mapping, folio);
-	} else if (folio_test_dirty(folio)) {
+	} else if (dirty) {
 		verdict = pageout_folio(sb->lruvec, mapping, folio);
+	} else if (hooked) {
+		verdict = evict_folio(mapping, folio, NULL) ? FOLIO_FREED :
+							      FOLIO_KEEP;
 	} else {
+		/* Dirtied since: evict_locked() sees it and keeps it. */
 		sb->pending[sb->nr_pending++] = folio;
 		return FOLIO_PENDING;
 	}

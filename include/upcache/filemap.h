@@ -57,7 +57,9 @@ struct address_space;
  *	Return 0 or -errno.  NULL: the mapping cannot write back.
  * @evict_lock: Optional.  Reclaim calls it, with the folio it is about to
  *	take out of the mapping locked, before it takes the i_pages lock,
- *	and @evict_unlock once the folio is out (or stayed).  For a layer
+ *	and @evict_unlock once the folio is out (or stayed).  Reclaim holds
+ *	no other folio lock meanwhile, so what the hook waits for may
+ *	itself wait on folio locks.  For a layer
  *	whose readers hold no folio reference (shmem): it waits for them,
  *	so none is copying from the folio when reclaim frees it.  It may
  *	sleep, but must not wait on a folio lock.  Return: true; false if

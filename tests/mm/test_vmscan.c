@@ -296,6 +296,76 @@ static void test_evict_batch_lock_trips(void **state)
 	vm_teardown(&f);
 }
 
+/* The plain file a hooked mapping's evict_lock looks at, and what it saw. */
+static struct address_space *hook_other;
+static unsigned int hook_calls, hook_saw_locked;
+
+static bool hook_evict_lock(struct address_space *mapping)
+{
+	void *entry = filemap_get_entry(hook_other, 0);
+
+	(void)mapping;
+	hook_calls++;
+	if (entry && !xa_is_value(entry)) {
+		hook_saw_locked += folio_test_locked(entry);
+		folio_put(entry);
+	}
+	return true;
+}
+
+static void hook_evict_unlock(struct address_space *mapping)
+{
+	(void)mapping;
+}
+
+static const struct address_space_operations hook_aops = {
+	.evict_lock = hook_evict_lock,
+	.evict_unlock = hook_evict_unlock,
+};
+
+/*
+ * A mapping's evict_lock hook runs with no folio locked but the one it
+ * is for: what the hook waits for (a shmem reader under its file's
+ * lock) may itself wait on another file's folio lock.  So a plain
+ * file's clean folio queued earlier in the same batch is evicted, and
+ * unlocked, before the hook is taken.  Held pending across the hook, it
+ * deadlocked such a reader; here the hook saw it locked.
+ */
+static void test_evict_hook_holds_no_other_folio(void **state)
+{
+	/*
+	 * In one array, so the hooked mapping's address is the lower: a
+	 * batch sorted by mapping would reach its hook first.
+	 */
+	struct address_space maps[2];
+	struct address_space *hooked = &maps[0], *plain = &maps[1];
+	struct vm_fixture f;
+	bool miss;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	address_space_init(hooked, f.arena, &hook_aops, 0);
+	address_space_init(plain, f.arena, NULL, 0);
+	hook_other = plain;
+	hook_calls = hook_saw_locked = 0;
+	/* The plain file's folio is older: the batch takes it first. */
+	folio_put(vm_read(plain, 0, &miss));
+	folio_put(vm_read(hooked, 0, &miss));
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_reclaim_pages(f.arena, 2), 2);
+	assert_int_equal(hook_calls, 1);
+	assert_int_equal(hook_saw_locked, 0);
+	assert_true(xa_is_value(filemap_get_entry(plain, 0)));
+	assert_true(xa_is_value(filemap_get_entry(hooked, 0)));
+	assert_int_equal(upc_check_mapping(plain), 0);
+	assert_int_equal(upc_check_mapping(hooked), 0);
+	truncate_inode_pages(plain, 0);
+	truncate_inode_pages(hooked, 0);
+	xa_destroy(&plain->i_pages);
+	xa_destroy(&hooked->i_pages);
+	vm_teardown(&f);
+}
+
 static void test_bad_config(void **state)
 {
 	struct upc_arena *arena;
@@ -378,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_truncate_leaves_lru),
 		cmocka_unit_test(test_isolate_putback),
 		cmocka_unit_test(test_evict_batch_lock_trips),
+		cmocka_unit_test(test_evict_hook_holds_no_other_folio),
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_fault_injection),
 	};
