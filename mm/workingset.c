@@ -268,10 +268,12 @@ static bool shadow_node_erase(struct address_space *mapping,
 static struct xa_node *shadow_node_take(struct lruvec *lruvec,
 					struct address_space **mappingp)
 {
-	unsigned long tries = lruvec->nr_shadow_nodes;
 	struct xa_node *node = NULL;
+	unsigned long tries;
 
 	lru_lock(&lruvec->shadow_lock);
+	/* Read under the lock its writers hold. */
+	tries = lruvec->nr_shadow_nodes;
 	while (tries-- && !mm_list_empty(&lruvec->shadow_nodes)) {
 		struct upc_list_head *entry = lruvec->shadow_nodes.prev;
 		struct xa_node *n = (struct xa_node *)((char *)entry -
