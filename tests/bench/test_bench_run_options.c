@@ -76,6 +76,11 @@ static void test_run_parse_size_rejects(void **state)
 	assert_int_equal(run_parse_size("4kk", 1024, &v), -EINVAL);
 	assert_int_equal(run_parse_size("50%", 1024, &v), -EINVAL);
 	assert_int_equal(run_parse_size("99999999999p", 1024, &v), -ERANGE);
+	/* Not a size at all, however many digits come first. */
+	assert_int_equal(run_parse_size("99999999999999999999x", 1024, &v),
+			 -EINVAL);
+	assert_int_equal(run_parse_size("99999999999999999999", 1024, &v),
+			 -ERANGE);
 	assert_int_equal(v, 7);
 }
 
@@ -109,6 +114,8 @@ static void test_run_parse_time_units(void **state)
 	assert_int_equal(run_parse_time("s", &v), -EINVAL);
 	assert_int_equal(run_parse_time("1.5s", &v), -EINVAL);
 	assert_int_equal(run_parse_time("99999999999999d", &v), -ERANGE);
+	assert_int_equal(run_parse_time("99999999999999999999ms.5", &v),
+			 -EINVAL);
 }
 
 /* set_err() - run_opts_set() on scratch options; the message in @err. */
@@ -168,6 +175,14 @@ static void test_run_opts_bad_values(void **state)
 			 -EINVAL);
 	assert_int_equal(set_err("size", NULL, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "needs a value"));
+	/* The name is the files' name too: never cut to fit. */
+	assert_int_equal(set_err("name", "n23456789012345678901234567890123"
+				 "4567890123456789012345678901234", err,
+				 sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "longer than 63"));
+	assert_int_equal(set_err("name", "n2345678901234567890123456789012"
+				 "3456789012345678901234567890123", err,
+				 sizeof(err)), 0);
 	assert_int_equal(set_err("time_based", NULL, err, sizeof(err)), 0);
 	assert_int_equal(set_err("readwrite", "randrw", err, sizeof(err)), 0);
 	assert_int_equal(set_err("blocksize", "64k", err, sizeof(err)), 0);
@@ -288,6 +303,12 @@ static void test_run_job_bad_combinations(void **state)
 	assert_int_equal(resolve(&job, err, sizeof(err), "size", "4m",
 				 "filesize", "2m", NULL), -EINVAL);
 	assert_non_null(strstr(err, "past filesize="));
+	run_job_free(&job);
+	/* Fits 64 bits with kb_base=1024 (as stored), not with 1000. */
+	assert_int_equal(resolve(&job, err, sizeof(err), "kb_base", "1000",
+				 "bs", "18000pi", "size", "1m", NULL),
+			 -EINVAL);
+	assert_non_null(strstr(err, "too large with kb_base=1000"));
 	run_job_free(&job);
 }
 

@@ -213,24 +213,27 @@ static int enum_index(const char *const *values, const char *s)
 
 /*
  * digits() - Parse the decimal digits at the start of @s into @out;
- * *@end is set past them.  Return: 0, -EINVAL for none, -ERANGE on
+ * *@end is set past them, on overflow too, so that the caller checks
+ * the suffix first: "99999999999999999999x" is not a size (-EINVAL)
+ * rather than one too large.  Return: 0, -EINVAL for none, -ERANGE on
  * overflow.
  */
 static int digits(const char *s, const char **end, uint64_t *out)
 {
 	uint64_t v = 0, d;
+	int ret = 0;
 
 	if (*s < '0' || *s > '9')
 		return -EINVAL;
 	for (; *s >= '0' && *s <= '9'; s++) {
 		d = (uint64_t)(*s - '0');
 		if (v > (UINT64_MAX - d) / 10)
-			return -ERANGE;
+			ret = -ERANGE;
 		v = v * 10 + d;
 	}
 	*end = s;
 	*out = v;
-	return 0;
+	return ret;
 }
 
 /* mul_ok() - *@v *= @m unless it overflows; returns -ERANGE if so. */
@@ -265,7 +268,7 @@ int run_parse_size(const char *s, unsigned int kb_base, uint64_t *out)
 	if (!s)
 		return -EINVAL;
 	ret = digits(s, &p, &v);
-	if (ret)
+	if (ret == -EINVAL)
 		return ret;
 	pre = *p ? strchr(prefixes, (char)(*p | 0x20)) : NULL;
 	if (pre) {
@@ -285,7 +288,8 @@ int run_parse_size(const char *s, unsigned int kb_base, uint64_t *out)
 		p++;
 	if (*p)
 		return -EINVAL;
-	ret = mul_ok(&v, unit);
+	if (!ret)
+		ret = mul_ok(&v, unit);
 	if (ret)
 		return ret;
 	*out = v;
@@ -321,12 +325,13 @@ int run_parse_time(const char *s, uint64_t *out)
 	if (!s)
 		return -EINVAL;
 	ret = digits(s, &p, &v);
-	if (ret)
+	if (ret == -EINVAL)
 		return ret;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcasecmp(p, units[i].unit))
 			continue;
-		ret = mul_ok(&v, units[i].ns);
+		if (!ret)
+			ret = mul_ok(&v, units[i].ns);
 		if (!ret)
 			*out = v;
 		return ret;
@@ -345,6 +350,14 @@ static int check_value(const struct opt_spec *spec, const char *value,
 
 	switch (spec->kind) {
 	case OPT_STR:
+		/*
+		 * A job's name is its files' name too (JOB.CLONE.0): cut
+		 * to fit struct run_job, two jobs could share files.
+		 */
+		if (spec->id == RUN_OPT_NAME && strlen(value) >= RUN_NAME_MAX)
+			return bench_opt_error(err, errlen, "name=%.20s...: "
+					 "longer than %d characters", value,
+					 RUN_NAME_MAX - 1);
 		return 0;
 	case OPT_SIZE:
 		if (value[0] == '-')
@@ -577,12 +590,41 @@ static void resolve_file_kind(const struct run_opts *o, struct run_job *job)
 		job->file_kind = RUN_FILE_FALLOCATED;
 }
 
+/*
+ * resolve_sizes_fit() - Do the size texts fit 64 bits under the job's
+ * kb_base?  run_opts_set() checked them with 1024, before kb_base was
+ * known; with kb_base=1000 an IEC size ("18000pi") can overflow, and
+ * resolve_size() would then quietly take the default.
+ */
+static int resolve_sizes_fit(const struct run_opts *o,
+			     const struct run_job *job, char *err,
+			     size_t errlen)
+{
+	static const enum run_opt_id ids[] = {
+		RUN_OPT_BS, RUN_OPT_OFFSET, RUN_OPT_SIZE, RUN_OPT_FILESIZE,
+		RUN_OPT_MEMORY_LIMIT, RUN_OPT_SWAP_SIZE,
+	};
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (o->val[ids[i]] &&
+		    run_parse_size(o->val[ids[i]], job->kb_base, &v))
+			return bench_opt_error(err, errlen, "job '%s': %s=%s: "
+					 "too large with kb_base=%u", job->name,
+					 opt_spec_of(ids[i])->name,
+					 o->val[ids[i]], job->kb_base);
+	return 0;
+}
+
 /* resolve_sizes() - bs, size, filesize and offset, and how they fit. */
 static int resolve_sizes(const struct run_opts *o, struct run_job *job,
 			 char *err, size_t errlen)
 {
 	unsigned int kb = job->kb_base;
 
+	if (resolve_sizes_fit(o, job, err, errlen))
+		return -EINVAL;
 	job->bs = resolve_size(o, RUN_OPT_BS, kb, 4096);
 	job->offset = resolve_size(o, RUN_OPT_OFFSET, kb, 0);
 	job->size = resolve_size(o, RUN_OPT_SIZE, kb, 0);
