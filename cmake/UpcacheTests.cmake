@@ -103,6 +103,14 @@ endif()
 
 file(GLOB UPC_FUZZ_SOURCES CONFIGURE_DEPENDS "${UPC_TESTS_DIR}/fuzz/fuzz_*.c")
 list(SORT UPC_FUZZ_SOURCES)
+
+# fuzz_jobfile's code under test: the benchmark's pure parser sources
+# (upc_benchlib, which has them, is not built with UPC_FUZZ), compiled
+# into that target alone.
+set(UPC_FUZZ_JOBFILE_SOURCES run_jobfile.c run_cmdline.c run_options.c
+	options.c util.c)
+list(TRANSFORM UPC_FUZZ_JOBFILE_SOURCES PREPEND "${PROJECT_SOURCE_DIR}/tools/bench/")
+
 foreach(src IN LISTS UPC_FUZZ_SOURCES)
 	get_filename_component(name "${src}" NAME_WE)
 	if(UPC_FUZZ)
@@ -112,6 +120,10 @@ foreach(src IN LISTS UPC_FUZZ_SOURCES)
 		add_executable(${name} "${src}" "${UPC_TESTS_DIR}/fuzz/replay_main.c")
 	endif()
 	upc_test_link(${name})
+	if(name STREQUAL "fuzz_jobfile")
+		target_sources(${name} PRIVATE ${UPC_FUZZ_JOBFILE_SOURCES})
+		target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}/tools/bench")
+	endif()
 	set_target_properties(${name} PROPERTIES
 		RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/tests/fuzz")
 	if(NOT UPC_FUZZ)
