@@ -648,9 +648,10 @@ static int resolve_sizes(const struct run_opts *o, struct run_job *job,
 	}
 	if (job->offset > job->filesize ||
 	    job->size > job->filesize - job->offset)
-		return bench_opt_error(err, errlen, "job '%s': offset+size (%llu) "
-				 "is past filesize= (%llu)", job->name,
-				 (unsigned long long)(job->offset + job->size),
+		return bench_opt_error(err, errlen, "job '%s': offset (%llu) + "
+				 "size (%llu) is past filesize= (%llu)",
+				 job->name, (unsigned long long)job->offset,
+				 (unsigned long long)job->size,
 				 (unsigned long long)job->filesize);
 	if (job->filesize > (uint64_t)INT64_MAX)
 		return bench_opt_error(err, errlen, "job '%s': filesize too large",
