@@ -38,7 +38,8 @@
  * in a grab costs a step per index it does not create a folio for.
  *
  * The result is the run of folios that covers the first index onwards
- * without a gap; whatever was grabbed beyond a gap is given back.
+ * without a gap; whatever was grabbed beyond a gap is given back, and
+ * the folios this grab created there are taken out of the cache again.
  */
 #include <errno.h>
 #include <limits.h>
@@ -519,6 +520,25 @@ static void grab_lock_all(struct grab_run *run)
 }
 
 /*
+ * Give back the locked folio at @i, past the run's first gap.  One this
+ * grab created leaves the cache again if it still holds no data (not
+ * uptodate, not dirty; it may have been unlocked in step 5, so someone
+ * else may have filled it since): nobody asked for it, and left behind
+ * it would keep memory that a failed write or fallocate promises to
+ * give back, with nothing to find it by.
+ */
+static void grab_give_back(struct grab_run *run, unsigned int i)
+{
+	struct folio *folio = run->head[i];
+
+	if (run->created[i] && !folio_test_uptodate(folio) &&
+	    !folio_test_dirty(folio))
+		filemap_remove_folio(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+}
+
+/*
  * Hand out the folios covering the run from its first index up to the
  * first gap, marking found ones accessed; give back the rest.
  * Return: the number handed out.
@@ -538,8 +558,7 @@ static int grab_collect(struct grab_run *run, struct folio **folios)
 			continue;
 		}
 		if (gap) {
-			folio_unlock(folio);
-			folio_put(folio);
+			grab_give_back(run, i);
 			continue;
 		}
 		if (!run->created[i])
