@@ -204,9 +204,37 @@ ssize_t upc_writev(struct upc_file *file, const struct iovec *iov, int iovcnt,
 
 /* ---- space, size and seeks ----------------------------------------------- */
 
+#ifndef FALLOC_FL_WRITE_ZEROES
+#define FALLOC_FL_WRITE_ZEROES	0x80	/* Linux 6.17 */
+#endif
+
 /*
- * As vfs_fallocate() then shmem_fallocate(): the range, then the mode,
- * then the size limit.
+ * falloc_mode_vfs_ok() - Does vfs_fallocate() pass @mode on to the file
+ * system?  One operation, with FALLOC_FL_KEEP_SIZE where it means
+ * something (Linux 6.17 on; probed on tmpfs).  tmpfs then refuses all
+ * but allocating and punching, but only after the VFS's size check.
+ */
+static bool falloc_mode_vfs_ok(int mode)
+{
+	switch (mode & ~FALLOC_FL_KEEP_SIZE) {
+	case 0:
+	case FALLOC_FL_ZERO_RANGE:
+	case FALLOC_FL_UNSHARE_RANGE:
+		return true;
+	case FALLOC_FL_PUNCH_HOLE:
+		return mode & FALLOC_FL_KEEP_SIZE;
+	case FALLOC_FL_COLLAPSE_RANGE:
+	case FALLOC_FL_INSERT_RANGE:
+	case FALLOC_FL_WRITE_ZEROES:
+		return !(mode & FALLOC_FL_KEEP_SIZE);
+	default:
+		return false;
+	}
+}
+
+/*
+ * As vfs_fallocate() then shmem_fallocate(): the range, the mode as the
+ * VFS sees it, the size limit, then the modes tmpfs supports.
  */
 int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
 		  int64_t len)
@@ -215,11 +243,13 @@ int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
 		return -EBADF;
 	if (offset < 0 || len <= 0)
 		return -EINVAL;
-	if (mode != 0 && mode != FALLOC_FL_KEEP_SIZE &&
-	    mode != (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE))
+	if (!falloc_mode_vfs_ok(mode))
 		return -EOPNOTSUPP;
 	if (len > UPC_MAX_FILE_SIZE - offset)
 		return -EFBIG;
+	if (mode != 0 && mode != FALLOC_FL_KEEP_SIZE &&
+	    mode != (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE))
+		return -EOPNOTSUPP;
 	if (mode & FALLOC_FL_PUNCH_HOLE)
 		return shmem_punch_hole(&file->shmem, offset, len);
 	return shmem_fallocate(&file->shmem, offset, len,
@@ -247,8 +277,9 @@ int64_t upc_seek_data(struct upc_file *file, int64_t offset)
 {
 	if (!upc_file_ok(file))
 		return -EBADF;
+	/* As tmpfs (shmem_file_llseek()): nothing lies before 0 either. */
 	if (offset < 0)
-		return -EINVAL;
+		return -ENXIO;
 	return shmem_seek_data(&file->shmem, offset);
 }
 
@@ -257,6 +288,6 @@ int64_t upc_seek_hole(struct upc_file *file, int64_t offset)
 	if (!upc_file_ok(file))
 		return -EBADF;
 	if (offset < 0)
-		return -EINVAL;
+		return -ENXIO;
 	return shmem_seek_hole(&file->shmem, offset);
 }

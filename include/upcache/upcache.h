@@ -432,7 +432,10 @@ ssize_t upc_writev(struct upc_file *file, const struct iovec *iov, int iovcnt,
  * Context: Any thread.
  * Return: 0; -EBADF; -EINVAL if @offset is negative or @len is not
  * positive; -EOPNOTSUPP for any other mode; -EFBIG if the range ends
- * past UPC_MAX_FILE_SIZE; -ENOSPC if the range is larger than the
+ * past UPC_MAX_FILE_SIZE (checked, as on tmpfs, before -EOPNOTSUPP for
+ * the other single operations Linux's VFS passes on: ZERO_RANGE,
+ * COLLAPSE_RANGE, INSERT_RANGE, UNSHARE_RANGE and WRITE_ZEROES, with
+ * KEEP_SIZE where they take it); -ENOSPC if the range is larger than the
  * cache's memory or memory ran out; -ENOMEM if other memory (the page
  * cache's index) ran out, or a page in swap that a punch covers in part
  * could not be brought back to be zeroed in part; -EIO if a page in
@@ -478,8 +481,8 @@ int64_t upc_size(struct upc_file *file);
  * tmpfs reports them (their folios are not uptodate).
  *
  * Context: Any thread.
- * Return: The offset; -ENXIO if @offset is at or past the end of the file
- * or no data follows it; -EBADF; -EINVAL if @offset is negative.
+ * Return: The offset; -ENXIO if @offset is negative (as on tmpfs), at or
+ * past the end of the file, or no data follows it; -EBADF.
  */
 int64_t upc_seek_data(struct upc_file *file, int64_t offset);
 
@@ -490,8 +493,8 @@ int64_t upc_seek_data(struct upc_file *file, int64_t offset);
  * @offset: Where to start.
  *
  * Context: Any thread.
- * Return: The offset; -ENXIO if @offset is at or past the end of the
- * file; -EBADF; -EINVAL if @offset is negative.
+ * Return: The offset; -ENXIO if @offset is negative (as on tmpfs), or at
+ * or past the end of the file; -EBADF.
  */
 int64_t upc_seek_hole(struct upc_file *file, int64_t offset);
 

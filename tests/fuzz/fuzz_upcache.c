@@ -377,15 +377,19 @@ static void op_fallocate(struct fz *z, int64_t pos, int64_t len, uint8_t arg)
 	};
 	int mode = modes[arg % 8];
 	bool supported = (arg % 8) < 3;
+	/* Zeroing and collapsing pass the VFS: tmpfs refuses them later. */
+	bool vfs_ok = (arg % 8) < 3 || (arg % 8) == 4 || (arg % 8) == 5;
 	int64_t want = 0;
 	int got;
 
 	if (pos < 0 || len <= 0)
 		want = -EINVAL;
-	else if (!supported)
+	else if (!vfs_ok)
 		want = -EOPNOTSUPP;
 	else if (len > INT64_MAX - pos)
 		want = -EFBIG;
+	else if (!supported)
+		want = -EOPNOTSUPP;
 	else if (!(mode & FALLOC_FL_PUNCH_HOLE) && pos + len > FZ_SIZE)
 		return;		/* would grow past the model */
 	else if (z->swap && !(mode & FALLOC_FL_PUNCH_HOLE) &&
@@ -478,7 +482,7 @@ static void fz_step(struct fz *z, struct input *in)
 	default:
 		if (pos < 0)
 			fz_expect(z, "bad seek", upc_seek_data(z->file, pos),
-				  -EINVAL);
+				  -ENXIO);
 		else
 			check_seek(z, pos, (op & 7) == 5);
 	}
