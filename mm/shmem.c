@@ -279,10 +279,10 @@ int shmem_file_init(struct shmem_file *sf, struct upc_arena *arena,
 	return err ? -ENOMEM : 0;
 }
 
-void shmem_set_evictable(struct shmem_file *sf)
+void shmem_set_evictable(struct shmem_file *sf, bool evictable)
 {
 	shmem_lock_excl(sf);
-	__atomic_store_n(&sf->evictable, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&sf->evictable, evictable, __ATOMIC_RELAXED);
 	shmem_unlock_excl(sf);
 }
 

@@ -48,7 +48,8 @@ enum shmem_huge {
  *	no reference on; reclaim holds it exclusive while it takes a folio
  *	out for swap (see Locking in mm/shmem.c).
  * @evictable: Reclaim may take folios out (so readers take @evict_lock):
- *	set by shmem_set_evictable(), never cleared.
+ *	set by shmem_set_evictable(), cleared again only if the swap
+ *	device it was set for never came.
  * @huge: The policy in force (ADVISE resolved to ALWAYS or NEVER at
  *	creation, WITHIN_SIZE to ALWAYS for an advised file).
  *
@@ -112,8 +113,10 @@ int shmem_file_init(struct shmem_file *sf, struct upc_arena *arena,
 void shmem_file_destroy(struct shmem_file *sf);
 
 /**
- * shmem_set_evictable() - Let reclaim swap the file's folios out.
+ * shmem_set_evictable() - Let reclaim swap the file's folios out, or not.
  * @sf: The file.
+ * @evictable: true to let it; false only if no swap device was ever
+ *	there to take them (a swapon that failed).
  *
  * Until this is called, reclaim leaves the file's folios in memory and
  * readers skip the evict lock; call it before the cache gets a swap
@@ -121,7 +124,7 @@ void shmem_file_destroy(struct shmem_file *sf);
  *
  * Context: Takes @sf's lock exclusive.
  */
-void shmem_set_evictable(struct shmem_file *sf);
+void shmem_set_evictable(struct shmem_file *sf, bool evictable);
 
 /**
  * shmem_size() - The file's size.

@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/internal.h"
+
 #include "api_helpers.h"
 #include "fault.h"
 
@@ -174,12 +176,18 @@ static void test_swapon_errors(void **state)
 	cfg.path = "/dev/null";
 	assert_int_equal(upc_swapon(env.cache, &cfg), -EINVAL);
 	assert_int_equal(upc_swapoff(env.cache), -EINVAL);
-	/* Out of memory making the device. */
+	/*
+	 * Out of memory making the device.  A file open meanwhile is left
+	 * as it was: no device, so its readers need not take the evict
+	 * lock (a failed swapon left it evictable before).
+	 */
+	assert_int_equal(upc_shmem_create(env.cache, NULL, &env.file), 0);
 	cfg.path = NULL;
 	upc_fault_fail_nth(1);
 	assert_int_equal(upc_swapon(env.cache, &cfg), -ENOMEM);
 	assert_true(upc_fault_injected());
 	upc_fault_fail_nth(0);
+	assert_false(env.file->shmem.evictable);
 	assert_int_equal(upc_swapoff(env.cache), -EINVAL);
 	st = aa_stats(&env);
 	assert_int_equal(st.swap_total, 0);
@@ -187,7 +195,11 @@ static void test_swapon_errors(void **state)
 	/* Both ends of the shift range work; a second device is -EBUSY. */
 	cfg.space_shift = 6;
 	assert_int_equal(upc_swapon(env.cache, &cfg), 0);
+	assert_true(env.file->shmem.evictable);
 	assert_int_equal(upc_swapon(env.cache, &cfg), -EBUSY);
+	assert_true(env.file->shmem.evictable);
+	assert_int_equal(upc_close(env.file), 0);
+	env.file = NULL;
 	assert_int_equal(upc_swapoff(env.cache), 0);
 	cfg.space_shift = 30;
 	cfg.size = 4 * API_MIB;
