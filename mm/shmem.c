@@ -503,7 +503,8 @@ static int shmem_walk(struct shmem_file *sf, int64_t pos, size_t len,
 		if (held)
 			folio_put(held);
 		held = NULL;
-		if (!w->swapped)
+		/* Stopped by the zeros flushed last: the page is not wanted. */
+		if (!w->swapped || w->stopped)
 			break;
 		/*
 		 * A file with a page in swap is evictable, so @evict is set;

@@ -1301,7 +1301,9 @@ static int64_t ss_check_spans(const struct upc_span *spans, int n,
 
 /*
  * Spans that fill up end the walk there: a page in swap just after the
- * last span is not swapped in (a page of memory and a read) for nothing.
+ * last span is not swapped in (a page of memory and a read) for nothing,
+ * whether that span is data or a hole (a hole's span is only reported
+ * when the page in swap ends it, and filled the last slot unseen).
  */
 static void test_shmem_swap_spans_full(void **state)
 {
@@ -1328,6 +1330,17 @@ static void test_shmem_swap_spans_full(void **state)
 	assert_non_null(spans[0].data);
 	st = ss_stats(&env);
 	assert_int_equal(st.swapins, swapins);
+	assert_true(ss_in_swap(file, P));
+	upc_put_spans(spans, 1);
+
+	/* A hole before the page in swap. */
+	assert_int_equal(upc_fallocate(file, FALLOC_FL_PUNCH_HOLE |
+				       FALLOC_FL_KEEP_SIZE, 0, P), 0);
+	assert_int_equal(upc_get_spans(file, 0, 2 * P, spans, 1), 1);
+	assert_int_equal(spans[0].offset, 0);
+	assert_int_equal(spans[0].len, P);
+	assert_null(spans[0].data);
+	assert_int_equal(ss_stats(&env).swapins, swapins);
 	assert_true(ss_in_swap(file, P));
 	upc_put_spans(spans, 1);
 	ss_check(&env, file);
