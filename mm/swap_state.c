@@ -217,8 +217,9 @@ struct swap_run {
  * Erase up to @max swap entries of @mapping lying wholly in [*@index,
  * @last] into @runs, in one pass under the i_pages lock that moves
  * sideways and steps over folios; *@index is left where the pass
- * stopped.  A large entry reaching outside the range is left alone (see
- * swap_free_range()).  Return: entries erased.
+ * stopped.  A large entry reaching outside the range is left alone:
+ * callers split such entries at the range's edges first (shmem's
+ * shmem_hold_edge() says why).  Return: entries erased.
  */
 static unsigned int swap_take_entries(struct address_space *mapping,
 				      pgoff_t *index, pgoff_t last,

@@ -216,8 +216,9 @@ struct upc_swap_config {
  *
  * Context: Any thread.
  * Return: 0; -EBADF if @cache is NULL; -EINVAL if @config is NULL, its
- * size is not a positive multiple of 2 MiB, its shift is out of range or
- * its flags are not 0; -EBUSY if the cache already has a device;
+ * size is not a positive multiple of 2 MiB or is more than a swap entry
+ * can name (2^48 slots of 4 KiB), its shift is out of range or its
+ * flags are not 0; -EBUSY if the cache already has a device;
  * -ENOSPC if the process has 32 devices; -ENOMEM; -EINVAL if @path is
  * not a regular file; or the negative errno of opening or growing @path.
  */
