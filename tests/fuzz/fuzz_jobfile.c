@@ -191,27 +191,35 @@ static uint64_t size_unit(const char *p, unsigned int kb_base)
 	return 0;
 }
 
-/* time_unit() - Nanoseconds per unit @p, or 0 for no such unit. */
+/*
+ * time_unit() - Nanoseconds per unit @p, or 0 for no such unit: the
+ * header's list read as "short and long name, then the unit as a
+ * multiple or a fraction of a second" (an oracle apart from the
+ * parser's own table).
+ */
 static uint64_t time_unit(const char *p, unsigned int unused)
 {
 	static const struct {
-		const char *unit;
-		uint64_t ns;
+		const char *name[2];
+		uint64_t per_sec;	/* units in a second, or 0 */
+		uint64_t secs;		/* seconds in a unit, if per_sec is 0 */
 	} units[] = {
-		{ "", RUN_NSEC_PER_SEC },
-		{ "us", 1000 }, { "usec", 1000 },
-		{ "ms", 1000000 }, { "msec", 1000000 },
-		{ "s", RUN_NSEC_PER_SEC }, { "sec", RUN_NSEC_PER_SEC },
-		{ "m", 60 * RUN_NSEC_PER_SEC }, { "min", 60 * RUN_NSEC_PER_SEC },
-		{ "h", 3600 * RUN_NSEC_PER_SEC },
-		{ "d", 86400 * RUN_NSEC_PER_SEC },
+		{ { "", "s" }, 0, 1 }, { { "sec", "sec" }, 0, 1 },
+		{ { "us", "usec" }, 1000000, 0 },
+		{ { "ms", "msec" }, 1000, 0 },
+		{ { "m", "min" }, 0, 60 },
+		{ { "h", "h" }, 0, 3600 },
+		{ { "d", "d" }, 0, 24 * 3600 },
 	};
-	size_t i;
+	size_t i, k;
 
 	(void)unused;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcasecmp(p, units[i].unit))
-			return units[i].ns;
+		for (k = 0; k < 2; k++)
+			if (!strcasecmp(p, units[i].name[k]))
+				return units[i].per_sec ?
+				       RUN_NSEC_PER_SEC / units[i].per_sec :
+				       units[i].secs * RUN_NSEC_PER_SEC;
 	return 0;
 }
 
