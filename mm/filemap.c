@@ -171,6 +171,7 @@ int __filemap_add_folio(struct address_space *mapping, struct folio *folio,
 	}
 	mapping->nrpages += nr;
 	xas_unlock(&xas);
+	xas_destroy(&xas);
 	return 0;
 }
 

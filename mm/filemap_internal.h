@@ -25,7 +25,10 @@
  * a refault into an order-9 shadow costs one node, not eight.
  *
  * Context: Takes xas->xa's lock; on success returns with it held so the
- * caller can account under it.  May drop it to allocate.
+ * caller can account under it.  May drop it to allocate.  On success
+ * the cursor may still hold a node allocated for a retry that another
+ * thread's store made unneeded: the caller frees it with xas_destroy()
+ * once the lock is dropped.
  * Return: 0 (lock held); -EEXIST if a non-value entry is in the range;
  * -ENOMEM (lock not held).
  */

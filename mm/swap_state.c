@@ -88,6 +88,7 @@ int add_to_swap_cache(struct swap_info_struct *si, struct folio *folio,
 	}
 	space->nrpages += nr;
 	xas_unlock(&xas);
+	xas_destroy(&xas);
 	return 0;
 }
 

@@ -23,6 +23,10 @@
  *    change); under its lock, if still in the mapping, it still covers
  *    it (L3 of mm/filemap.c); folios that nobody removes are always
  *    found.  The run is bounded in time, not asserted on it.
+ * 4. Two adds into one missing leaf node with the first node allocation
+ *    failing: the add that failed allocates a node outside the lock
+ *    for its retry, and the other add may create the leaf first, so
+ *    the retry does not need it.  That node must still be freed.
  *
  * Threads other than the main one never call cmocka: they count
  * failures and keep the first message, and the main thread asserts.
@@ -31,6 +35,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "fault.h"
 #include "filemap_helpers.h"
 #include "rand.h"
 #include "../../mm/filemap_internal.h"
@@ -896,6 +901,94 @@ static void test_lookups_vs_writers(void **state)
 	fm_fini(&env);
 }
 
+/* ---- 4. the retry's spare node ----------------------------------------- */
+
+#define NOMEM_ROUNDS	(ADD_ROUNDS / 2)
+
+struct nomem_race {
+	struct address_space *mapping;
+	struct folio *folio[2];
+	int ret[2];
+	int64_t nodes[2];
+	pthread_barrier_t start, done;
+	bool stop;
+};
+
+struct nomem_adder {
+	struct nomem_race *race;
+	unsigned int id;
+};
+
+static void *nomem_adder_thread(void *p)
+{
+	struct nomem_adder *me = p;
+	struct nomem_race *race = me->race;
+
+	for (;;) {
+		pthread_barrier_wait(&race->start);
+		if (__atomic_load_n(&race->stop, __ATOMIC_ACQUIRE))
+			break;
+		race->ret[me->id] = filemap_add_folio(race->mapping,
+						      race->folio[me->id],
+						      64 + me->id, GFP_KERNEL);
+		pthread_barrier_wait(&race->done);
+	}
+	race->nodes[me->id] = fm_nodes_live();
+	return NULL;
+}
+
+/*
+ * Folios at 0 and 200 give the tree a root node with leaves for 0..63
+ * and 192..255; the two adds at 64 and 65 both need the missing leaf,
+ * and the first node allocation of the round fails.  Before the fix, a
+ * node was left over in about half the rounds under TSan.
+ */
+static void test_add_nomem_retry_frees_spare(void **state)
+{
+	struct nomem_adder adders[2];
+	pthread_t threads[2];
+	struct nomem_race race = { 0 };
+	struct fm_env env;
+	unsigned int round, i;
+
+	(void)state;
+	fm_init(&env, 0);
+	race.mapping = &env.mapping;
+	assert_int_equal(pthread_barrier_init(&race.start, NULL, 3), 0);
+	assert_int_equal(pthread_barrier_init(&race.done, NULL, 3), 0);
+	for (i = 0; i < 2; i++) {
+		adders[i] = (struct nomem_adder){ &race, i };
+		assert_int_equal(pthread_create(&threads[i], NULL,
+						nomem_adder_thread,
+						&adders[i]), 0);
+	}
+	for (round = 0; round < NOMEM_ROUNDS; round++) {
+		fm_add(&env, 0, 0);
+		fm_add(&env, 200, 0);
+		for (i = 0; i < 2; i++)
+			race.folio[i] = fm_alloc(&env, 0);
+		upc_fault_fail_nth(1);
+		pthread_barrier_wait(&race.start);
+		pthread_barrier_wait(&race.done);
+		upc_fault_fail_nth(0);
+		for (i = 0; i < 2; i++) {
+			assert_int_equal(race.ret[i], 0);
+			fm_unlock_put(race.folio[i]);
+		}
+		truncate_inode_pages(&env.mapping, 0);
+		assert_true(xa_empty(&env.mapping.i_pages));
+	}
+	__atomic_store_n(&race.stop, true, __ATOMIC_RELEASE);
+	pthread_barrier_wait(&race.start);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(pthread_join(threads[i], NULL), 0);
+		env.nodes0 -= race.nodes[i];
+	}
+	pthread_barrier_destroy(&race.start);
+	pthread_barrier_destroy(&race.done);
+	fm_fini(&env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -909,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(test_split_hook_folio_same_index),
 		cmocka_unit_test(test_split_hook_folio_elsewhere),
 		cmocka_unit_test(test_lookups_vs_writers),
+		cmocka_unit_test(test_add_nomem_retry_frees_spare),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
