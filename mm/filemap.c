@@ -602,7 +602,8 @@ static void filemap_unlink_folio(struct xa_state *xas, struct folio *folio,
 	/* A shadow keeps no tags; NULL already cleared them. */
 	if (shadow)
 		xas_init_marks(xas);
-	folio->mapping = NULL;
+	/* Referenced holders may read it unlocked (folio_mark_accessed()). */
+	__atomic_store_n(&folio->mapping, NULL, __ATOMIC_RELAXED);
 	mapping->nrpages -= nr;
 }
 

@@ -250,6 +250,7 @@ void folio_activate(struct folio *folio)
 void folio_mark_accessed(struct folio *folio)
 {
 	struct lruvec *lruvec = folio_lruvec(folio);
+	struct address_space *mapping;
 
 	if (!folio_test_referenced(folio)) {
 		folio_set_referenced(folio);
@@ -257,8 +258,12 @@ void folio_mark_accessed(struct folio *folio)
 	}
 	if (!lruvec || folio_test_active(folio))
 		return;
-	if (folio->mapping &&
-	    folio->mapping->flags & (1UL << AS_UNEVICTABLE))
+	/*
+	 * Only a reference is held: truncation or reclaim may clear the
+	 * mapping meanwhile (filemap_unlink_folio()), so read it once.
+	 */
+	mapping = __atomic_load_n(&folio->mapping, __ATOMIC_RELAXED);
+	if (mapping && mapping->flags & (1UL << AS_UNEVICTABLE))
 		return;
 	lru_batch_queue(lruvec, folio, LRU_OP_ACTIVATE);
 	folio_clear_referenced(folio);

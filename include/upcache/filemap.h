@@ -345,7 +345,8 @@ void *filemap_get_entry(struct address_space *mapping, pgoff_t index);
  * Context: May sleep (folio lock, allocation) unless FGP_NOWAIT.
  * Return: The folio with a reference (locked with FGP_LOCK), or
  * ERR_PTR(-ENOENT) if absent and not FGP_CREAT, ERR_PTR(-EAGAIN) if
- * FGP_NOWAIT would have to sleep, ERR_PTR(-ENOMEM).
+ * FGP_NOWAIT would have to sleep, ERR_PTR(-ENOMEM), or ERR_PTR(-EFBIG)
+ * if a folio to create would lie past MAX_PAGECACHE_INDEX.
  */
 struct folio *__filemap_get_folio(struct address_space *mapping, pgoff_t index,
 				  fgf_t fgp_flags, gfp_t gfp);

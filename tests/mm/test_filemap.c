@@ -992,6 +992,10 @@ static void test_grab_folios_index_limit(void **state)
 			 -EFBIG);
 	assert_int_equal(filemap_grab_folios(&env.mapping, ULONG_MAX, 1,
 					     folios), -EFBIG);
+	assert_ptr_equal(__filemap_get_folio(&env.mapping,
+					     MAX_PAGECACHE_INDEX + 1,
+					     FGP_LOCK | FGP_CREAT, GFP_KERNEL),
+			 ERR_PTR(-EFBIG));
 	nr = filemap_grab_folios(&env.mapping, MAX_PAGECACHE_INDEX - 1, 4,
 				 folios);
 	assert_int_equal(nr, 2);
