@@ -39,6 +39,23 @@ static inline void lru_stat_add(uint64_t *counter, uint64_t nr)
 	__atomic_fetch_add(counter, nr, __ATOMIC_RELAXED);
 }
 
+/* lru_pages() - Pages on list @lru (read without the lock). */
+static inline unsigned long lru_pages(const struct lruvec *lruvec,
+				      enum lru_list lru)
+{
+	return __atomic_load_n(&lruvec->nr_pages[lru], __ATOMIC_RELAXED);
+}
+
+/*
+ * lruvec_can_swap() - The swap hook is installed, so anon folios can be
+ * reclaimed: reclaim scans the anon lists, and they count in the
+ * working set a refault is measured against.
+ */
+static inline bool lruvec_can_swap(const struct lruvec *lruvec)
+{
+	return __atomic_load_n(&lruvec->swap_ops, __ATOMIC_RELAXED) != NULL;
+}
+
 /* folio_lru_list() - The list @folio belongs on, by its flags. */
 static inline enum lru_list folio_lru_list(const struct folio *folio)
 {

@@ -522,11 +522,6 @@ unsigned long shrink_active_list(struct lruvec *lruvec,
 
 /* ---- reclaim ---------------------------------------------------------------- */
 
-static unsigned long lru_pages(const struct lruvec *lruvec, enum lru_list lru)
-{
-	return __atomic_load_n(&lruvec->nr_pages[lru], __ATOMIC_RELAXED);
-}
-
 /*
  * balance_lists() - Deactivate until inactive list @lru is at least as
  * large as its active list (one batch at most).  Return: folios moved.
@@ -566,12 +561,6 @@ static unsigned long shrink_lists(struct lruvec *lruvec, enum lru_list lru,
 	if (!got && *scanned)
 		moved += shrink_active_list(lruvec, UPC_RECLAIM_BATCH, lru + 1);
 	return moved;
-}
-
-/* Anon lists are scanned only when the swap hook can take their folios. */
-static bool lruvec_can_swap(const struct lruvec *lruvec)
-{
-	return __atomic_load_n(&lruvec->swap_ops, __ATOMIC_RELAXED) != NULL;
 }
 
 /* Pages on the lists reclaim scans. */

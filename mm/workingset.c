@@ -12,10 +12,11 @@
  * When the folio comes back, the refault distance (clock now - clock in
  * the shadow) is how many evictions and activations happened while it
  * was out: the extra inactive list space it would have needed to stay.
- * That space could only come from the active list, so a distance no
- * larger than the active list means the folio belongs to the working
- * set: it is activated at once (the kernel's algorithm, see the comment
- * at the top of its mm/workingset.c for the full argument).
+ * That space could only come from the other lists, so a distance no
+ * larger than them means the folio belongs to the working set: it is
+ * activated at once (the kernel's algorithm, see the comment at the top
+ * of its mm/workingset.c for the full argument; which lists count is in
+ * workingset_size()).
  *
  * Shadow entry layout (an XArray value entry, 63 bits):
  *
@@ -111,12 +112,26 @@ void *workingset_eviction(struct folio *folio)
 	return pack_shadow(lruvec->id, age, folio_test_workingset(folio));
 }
 
-/* The pages the refault distance is compared with. */
+/*
+ * The pages the refault distance is compared with, as the kernel's
+ * workingset_test_recent() sums them: the active file list, plus the
+ * inactive file list for an anon refault; and, when anon folios can go
+ * to swap, the active anon list, plus the inactive anon list for a file
+ * refault.  The folio's own inactive list never counts: the distance
+ * is how much longer that list would have had to be.
+ */
 static unsigned long workingset_size(const struct lruvec *lruvec, bool file)
 {
-	enum lru_list active = file ? LRU_ACTIVE_FILE : LRU_ACTIVE_ANON;
+	unsigned long size = lru_pages(lruvec, LRU_ACTIVE_FILE);
 
-	return __atomic_load_n(&lruvec->nr_pages[active], __ATOMIC_RELAXED);
+	if (!file)
+		size += lru_pages(lruvec, LRU_INACTIVE_FILE);
+	if (lruvec_can_swap(lruvec)) {
+		size += lru_pages(lruvec, LRU_ACTIVE_ANON);
+		if (file)
+			size += lru_pages(lruvec, LRU_INACTIVE_ANON);
+	}
+	return size;
 }
 
 /**
@@ -146,11 +161,13 @@ void workingset_refault(struct folio *folio, void *shadow)
 				       !folio_test_swapbacked(folio)))
 		return;
 	folio_set_active(folio);
-	folio_set_workingset(folio);
 	workingset_age_nonresident(lruvec, nr);
 	lru_stat_add(&lruvec->workingset_activate, nr);
-	if (workingset)
+	/* It was in the working set before it went: a restore. */
+	if (workingset) {
+		folio_set_workingset(folio);
 		lru_stat_add(&lruvec->workingset_restore, nr);
+	}
 }
 
 /* ---- shadow nodes ------------------------------------------------------------- */

@@ -74,11 +74,15 @@ static void test_shadow_encoding(void **state)
 	assert_int_equal(vm_stats(other.arena).workingset_refault, 0);
 	folio_put(folio);
 
-	/* Distance 0: refault activates, and the folio lands on active. */
+	/*
+	 * Distance 0: refault activates, and the folio lands on active;
+	 * PG_workingset only where the shadow had it (a restore), as the
+	 * kernel does.
+	 */
 	folio = vm_read(&f.mapping, 9, &miss);
 	assert_true(miss);
 	assert_true(folio_test_active(folio));
-	assert_true(folio_test_workingset(folio));
+	assert_false(folio_test_workingset(folio));
 	folio_put(folio);
 	lru_add_drain_all(f.arena);
 	assert_int_equal(vm_stats(f.arena).nr_active_file, 1);
@@ -92,10 +96,84 @@ static void test_shadow_encoding(void **state)
 	workingset_shadow_info(entry_at(&f.mapping, 9, &order), NULL, NULL,
 			       &ws);
 	assert_true(ws);
-	folio_put(vm_read(&f.mapping, 9, &miss));
+	folio = vm_read(&f.mapping, 9, &miss);
+	assert_true(folio_test_workingset(folio));
+	folio_put(folio);
 	assert_int_equal(vm_stats(f.arena).workingset_restore, 1);
 	vm_teardown(&other);
 	vm_teardown(&f);
+}
+
+/* A swap hook that takes nothing: only its being there matters here. */
+static int refuse_swap_out(struct folio *folio, void **entryp, void *priv)
+{
+	(void)folio;
+	(void)entryp;
+	(void)priv;
+	return -ENOSPC;
+}
+
+static void refuse_swap_free(struct folio *folio, void *entry, void *priv)
+{
+	(void)folio;
+	(void)entry;
+	(void)priv;
+}
+
+static const struct upc_swap_ops refuse_swap_ops = {
+	.swap_out = refuse_swap_out,
+	.swap_free = refuse_swap_free,
+};
+
+/*
+ * A file page refaults 32 evictions after it went, with the file's
+ * active list empty and 64 swap-backed pages on the inactive anon list.
+ * Return: whether the refault was activated.
+ */
+static bool file_refault_activated(bool swap)
+{
+	struct address_space anon;
+	struct vm_fixture f;
+	struct folio *folio;
+	bool miss, active;
+
+	vm_setup(&f, 8, 1024, 0);
+	address_space_init(&anon, f.arena, NULL, 1UL << AS_SWAPBACKED);
+	vm_read_range(&anon, 0, 64);
+	folio_put(vm_read(&f.mapping, 9, &miss));
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_reclaim_pages(f.arena, 1), 1);
+	vm_read_range(&f.mapping, 100, 32);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_reclaim_pages(f.arena, 32), 32);
+	assert_int_equal(vm_stats(f.arena).nr_inactive_anon, 64);
+	assert_int_equal(vm_stats(f.arena).nr_active_file, 0);
+	if (swap)
+		assert_int_equal(upc_reclaim_set_swap(f.arena, &refuse_swap_ops,
+						      NULL), 0);
+	folio = vm_read(&f.mapping, 9, &miss);
+	assert_true(miss);
+	active = folio_test_active(folio);
+	folio_put(folio);
+	assert_int_equal(upc_reclaim_set_swap(f.arena, NULL, NULL), 0);
+	truncate_inode_pages(&anon, 0);
+	xa_destroy(&anon.i_pages);
+	vm_teardown(&f);
+	return active;
+}
+
+/*
+ * Which lists a refault distance is measured against, as the kernel's
+ * workingset_test_recent() sums them: for a file refault, the active
+ * file list, and the anon lists only when anon pages can go to swap.
+ * Compared with the active file list alone, the 32-eviction refault
+ * was never activated.
+ */
+static void test_refault_counts_anon_with_swap(void **state)
+{
+	(void)state;
+	assert_false(file_refault_activated(false));
+	assert_true(file_refault_activated(true));
 }
 
 static void test_huge_shadow_split(void **state)
@@ -216,6 +294,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shadow_encoding),
+		cmocka_unit_test(test_refault_counts_anon_with_swap),
 		cmocka_unit_test(test_huge_shadow_split),
 		cmocka_unit_test(test_shadow_nodes_bounded),
 	};
