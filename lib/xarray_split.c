@@ -157,8 +157,12 @@ void xas_split_alloc(struct xa_state *xas, void *entry, unsigned int order,
 		return;
 	subtrees = 1U << (order % XA_CHUNK_SHIFT);
 	nodes = xa_subtree_nodes((top - xas->xa_shift) / XA_CHUNK_SHIFT);
-	if (nodes > XA_SPLIT_MAX_NODES / subtrees)
-		goto nomem;
+	if (nodes > XA_SPLIT_MAX_NODES / subtrees) {
+		/* Not for want of memory: no retry would make it fit. */
+		xas_destroy(xas);
+		xas_set_err(xas, -E2BIG);
+		return;
+	}
 	for (i = 0; i < subtrees; i++) {
 		struct xa_node *root;
 
@@ -234,7 +238,7 @@ static bool xas_split_complete(struct xa_state *xas, void *entry,
 	if (have < slots &&
 	    xa_subtree_nodes((xa_order_shift(order) - xas->xa_shift) /
 			     XA_CHUNK_SHIFT) > XA_SPLIT_MAX_NODES / slots) {
-		xas_set_err(xas, -ENOMEM);
+		xas_set_err(xas, -E2BIG);
 		return false;
 	}
 	for (; have < slots; have++) {

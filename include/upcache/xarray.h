@@ -1766,10 +1766,10 @@ int xas_get_order(struct xa_state *xas);
  * split is then not made, free the subtrees with xas_destroy().
  *
  * Context: Takes no lock; must not hold xa_lock if @gfp may wait.
- * Errors: in the cursor: -ENOMEM if memory ran out or more than 65536
- * nodes would be needed (the cursor then holds nothing); -EINVAL if
- * @order is above BITS_PER_LONG.  A cursor already in an error state is
- * left alone.
+ * Errors: in the cursor: -ENOMEM if memory ran out; -E2BIG if more than
+ * 65536 nodes would be needed (no xas_nomem() retry can help); either
+ * way the cursor then holds nothing; -EINVAL if @order is above
+ * BITS_PER_LONG.  A cursor already in an error state is left alone.
  */
 void xas_split_alloc(struct xa_state *xas, void *entry, unsigned int order,
 		     gfp_t gfp);
@@ -1793,8 +1793,9 @@ void xas_split_alloc(struct xa_state *xas, void *entry, unsigned int order,
  * Context: Caller holds xa_lock.
  * Errors: in the cursor, with the array unchanged: -ENOMEM if the nodes
  * could not be had (drop the lock, xas_nomem() or xas_split_alloc(), try
- * again); -EINVAL if the cursor's index holds nothing, or not an entry of
- * order @order, or the cursor's order is not smaller.
+ * again); -E2BIG if more than 65536 would be needed (as xas_split_alloc());
+ * -EINVAL if the cursor's index holds nothing, or not an entry of order
+ * @order, or the cursor's order is not smaller.
  */
 void xas_split(struct xa_state *xas, void *entry, unsigned int order);
 
@@ -1880,7 +1881,9 @@ static inline struct xa_node *xa_parent(const struct xa_node *node)
  * was positioned (otherwise its node may have been freed).
  * Return: What the slot holds now: an entry, NULL, XA_ZERO_ENTRY,
  * XA_RETRY_ENTRY if the node has left the tree, or a node entry (on the
- * head, if the tree has grown since).
+ * head if the tree has grown since, or on a slot a split has turned into
+ * a subtree since): never the object looked up, so a caller comparing
+ * with it looks again.
  */
 static inline void *xas_reload(struct xa_state *xas)
 {

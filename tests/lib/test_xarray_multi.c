@@ -713,7 +713,11 @@ static void test_split_same_node(void **state)
 	xat_fini(&xa);
 }
 
-/* Beyond the node cap, or when an allocation fails: -ENOMEM, no change. */
+/*
+ * Beyond the node cap: -E2BIG, which xas_nomem() does not retry (with
+ * -ENOMEM a caller's retry loop allocated a node a pass, forever).  An
+ * allocation that fails: -ENOMEM.  Either way, no change.
+ */
 static void test_split_alloc_failures(void **state)
 {
 	DEFINE_XARRAY(xa);
@@ -731,10 +735,20 @@ static void test_split_alloc_failures(void **state)
 		XA_STATE_ORDER(xas, &xa, 0, 0);
 
 		xas_split_alloc(&xas, P(1), BITS_PER_LONG, GFP_KERNEL);
-		assert_int_equal(xas_error(&xas), -ENOMEM);
+		assert_int_equal(xas_error(&xas), -E2BIG);
 		xat_split(&xas, P(1), BITS_PER_LONG);
-		assert_int_equal(xas_error(&xas), -ENOMEM);
+		assert_int_equal(xas_error(&xas), -E2BIG);
+		assert_false(xas_nomem(&xas, GFP_KERNEL));
 		xas_destroy(&xas);
+	}
+	{
+		XA_STATE_ORDER(xas, &xa, 0, 0);
+
+		/* Without preallocation: the split itself says so. */
+		xat_split(&xas, P(1), BITS_PER_LONG);
+		assert_int_equal(xas_error(&xas), -E2BIG);
+		assert_false(xas_nomem(&xas, GFP_KERNEL));
+		assert_null(xas.xa_alloc);
 	}
 	assert_int_equal(xat_nodes_live(), live);
 	assert_xa_ok(&xa);
