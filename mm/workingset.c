@@ -21,9 +21,10 @@
  * Shadow entry layout (an XArray value entry, 63 bits):
  *
  *   bit 0        PG_workingset of the evicted folio
- *   bits 1..8    the lruvec's id (a shadow from another cache is ignored)
- *   bits 9..62   the clock, truncated to 54 bits (distances are taken
- *                modulo 2^54, far more than any arena's pages)
+ *   bits 1..16   the lruvec's id (a shadow from another cache is ignored;
+ *                ids repeat only after 65536 caches in one process)
+ *   bits 17..62  the clock, truncated to 46 bits (distances are taken
+ *                modulo 2^46, far more than any arena's pages)
  *
  * Shadow nodes.  Shadows of a file that is never read again would fill
  * memory with tree nodes.  The page cache's cursors report node changes
@@ -40,7 +41,7 @@
 #include "lru_internal.h"
 
 #define WORKINGSET_SHIFT	1
-#define LRUVEC_ID_BITS		8
+#define LRUVEC_ID_BITS		16
 #define EVICTION_SHIFT		(WORKINGSET_SHIFT + LRUVEC_ID_BITS)
 #define EVICTION_BITS		(BITS_PER_LONG - 1 - EVICTION_SHIFT)
 #define EVICTION_MASK		((1UL << EVICTION_BITS) - 1)

@@ -622,7 +622,10 @@ unsigned int xa_extract(struct xarray *xa, void **dst, unsigned long start,
  * its flags, so it can be used again.  Its nodes are freed after an RCU
  * grace period, so concurrent readers stay safe.  The objects the entries
  * pointed to are not touched: release them first (xa_for_each() while
- * they are still there).  No node update callback runs.
+ * they are still there).  No node update callback runs, so a tree whose
+ * cursors report node changes (xas_set_update(), as the page cache's
+ * shadow node tracking does) must first be emptied through such cursors
+ * (truncation does), or a node still on its user's list is freed.
  *
  * Context: Any thread.  Takes xa_lock itself.
  */
