@@ -157,10 +157,12 @@ static void test_suite_counters(void **state)
 	assert_near(num("add_split9", "walks_per_op"), 2, 0);
 	assert_near(num("add_split9", "locks_per_op"), 2, 0);
 	assert_true(num("add_split9_baseline", "walks_per_op") >= 3);
-	/* The add cuts its piece out of the shadow: one new leaf node... */
+	/*
+	 * The add cuts its piece out of the shadow: one new leaf node, and
+	 * the baseline splits the same way, so only the walks differ.
+	 */
 	assert_near(num("add_split9", "node_allocs_per_op"), 1, 0);
-	/* ...where the uniform split of the baseline builds eight. */
-	assert_near(num("add_split9_baseline", "node_allocs_per_op"), 8, 0);
+	assert_near(num("add_split9_baseline", "node_allocs_per_op"), 1, 0);
 
 	assert_near(num("grab_order0", "locks_per_call"), 1, 0);
 	assert_near(num("grab_order0", "locks_per_op") * FILEMAP_GRAB_MAX, 1,

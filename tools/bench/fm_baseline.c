@@ -46,7 +46,7 @@ static void before_store_locked(struct xa_state *xas, struct folio *folio,
 		/* A walk of its own: the shadow may have been split since. */
 		order = xa_get_order(xas->xa, xas->xa_index);
 		if (order > (int)folio_order(folio)) {
-			xas_split(xas, old, (unsigned int)order);
+			xas_try_split(xas, old, (unsigned int)order);
 			xas_reset(xas);
 		}
 	}
@@ -112,8 +112,13 @@ int fmb_before_add_folio_update(struct address_space *mapping,
 		int order = xa_get_order(xas.xa, xas.xa_index);
 
 		if (order > (int)folio_order(folio)) {
-			xas_split_alloc(&xas, xa_load(xas.xa, xas.xa_index),
-					(unsigned int)order, gfp);
+			/*
+			 * The kernel passed this entry to its split's
+			 * preallocation; the split kind is the library's
+			 * (see fmb_before_add_folio()), the walk is kept.
+			 */
+			(void)xa_load(xas.xa, xas.xa_index);
+			xas_try_split_alloc(&xas, (unsigned int)order, gfp);
 			if (xas_error(&xas))
 				break;
 		}

@@ -44,11 +44,20 @@
  *
  * Outside the lock, xa_get_order() reads the order of what covers @index
  * (walk 1) and, when it is larger than the folio, xa_load() fetches the
- * entry for xas_split_alloc() (walk 2).  Under the lock a conflict scan
- * (walk 3) and, if it met a shadow, a fresh xa_get_order() (walk 4) that
- * catches a split made meanwhile; a split resets the cursor so the store
- * walks again (walk 5).  Sets the folio's mapping, index and references
- * and the mapping's nrpages exactly as __filemap_add_folio() does.
+ * entry for the split's preallocation (walk 2).  Under the lock a
+ * conflict scan (walk 3) and, if it met a shadow, a fresh xa_get_order()
+ * (walk 4) that catches a split made meanwhile; a split resets the
+ * cursor so the store walks again (walk 5).  Sets the folio's mapping,
+ * index and references and the mapping's nrpages exactly as
+ * __filemap_add_folio() does.
+ *
+ * The shadow is split as the library splits it (xas_try_split(): the
+ * folio's piece cut out, the rest left as the largest shadows around
+ * it), not into 512 order-0 shadows as the kernel of seed 000 did, so
+ * that a pair of rows differs only in the seed's change, the walks.
+ * With the kernel's split of that time, this add needed 8 nodes where
+ * the library's needs 1, and that, not the walks, made most of the
+ * THP rows' difference.
  *
  * Context: May sleep if @gfp allows.  Takes and releases the i_pages lock.
  * Return: 0; -EEXIST, -ENOMEM, -EINVAL or -EFBIG as __filemap_add_folio().

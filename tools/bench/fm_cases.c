@@ -254,8 +254,9 @@ static void fmb_split_fill(struct fmb_case *fc)
  * locked order-0 folio for each, after an untimed pass of the row.
  * @arg: The struct fmb_case.
  *
- * Each split takes eight new tree nodes, so the timed body depends on
- * the state of the node pool the row before it left.  Measured on the
+ * Each split takes new tree nodes (eight when the baseline made the
+ * kernel's uniform split), so the timed body depends on the state of
+ * the node pool the row before it left.  Measured on the
  * quick size, whichever row of this pair ran first in a round was about
  * 15% slower than the other, swapping the order swapped the winner.  An
  * untimed pass of the row itself first gives both rows the same start.
