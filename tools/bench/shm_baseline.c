@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/bench/shm_baseline.c - shmem's per-page read path from before
+ * tools/bench/shm_baseline.c - shmem's per-folio read path from before
  * seed 002, timed against the library's by the shmem suite
  * (shm_baseline.h).
  *
@@ -16,26 +16,43 @@
 #include "shm_baseline.h"
 
 /*
- * before_read_page() - Copy or zero the part of page @index that
- * [@pos, @pos + @len) covers; the range lies inside that page.
+ * before_read_step() - One step of the old loop at @pos: look page
+ * @pos's index up, and copy from its folio up to the folio's end, or
+ * zero up to the page's end if there is no folio or it holds no data
+ * (not uptodate), never past @len bytes.  Return: the bytes done.
  */
-static void before_read_page(struct shmem_file *sf, unsigned char *dst,
-			     int64_t pos, size_t len)
+static size_t before_read_step(struct shmem_file *sf, unsigned char *dst,
+			       int64_t pos, size_t len)
 {
 	pgoff_t index = (pgoff_t)pos >> UPC_PAGE_SHIFT;
 	struct folio *folio = filemap_get_entry(&sf->mapping, index);
+	size_t done;
 
 	/* A value entry is a page in swap: the suite runs without swap. */
-	if (folio && !xa_is_value(folio) && folio_test_uptodate(folio)) {
+	if (folio && xa_is_value(folio))
+		folio = NULL;
+	/* shmem_get_folio() handed the folio back locked; the read let go. */
+	if (folio) {
+		folio_lock(folio);
+		folio_unlock(folio);
+	}
+	if (folio && folio_test_uptodate(folio)) {
 		size_t offset = (size_t)(pos - ((int64_t)folio->index <<
 						 UPC_PAGE_SHIFT));
 
-		memcpy(dst, (char *)folio_address(folio) + offset, len);
+		done = folio_size(folio) - offset;
+		if (done > len)
+			done = len;
+		memcpy(dst, (char *)folio_address(folio) + offset, done);
 	} else {
-		memset(dst, 0, len);
+		done = UPC_PAGE_SIZE - ((size_t)pos & (UPC_PAGE_SIZE - 1));
+		if (done > len)
+			done = len;
+		memset(dst, 0, done);
 	}
-	if (folio && !xa_is_value(folio))
+	if (folio)
 		folio_put(folio);
+	return done;
 }
 
 /**
@@ -63,15 +80,9 @@ ssize_t shmb_per_folio_read(struct shmem_file *sf, void *buf, size_t count,
 	}
 	if (count > (uint64_t)(size - pos))
 		count = (size_t)(size - pos);
-	while (done < count) {
-		int64_t at = pos + (int64_t)done;
-		size_t len = UPC_PAGE_SIZE - ((size_t)at & (UPC_PAGE_SIZE - 1));
-
-		if (len > count - done)
-			len = count - done;
-		before_read_page(sf, dst + done, at, len);
-		done += len;
-	}
+	while (done < count)
+		done += before_read_step(sf, dst + done, pos + (int64_t)done,
+					 count - done);
 	pthread_rwlock_unlock(&sf->rwsem);
 	return (ssize_t)count;
 }

@@ -3,11 +3,13 @@
  * tools/bench/shm_baseline.h - shmem's read path before seed 002, for
  * the shmem suite's per-folio rows only.
  *
- * Before seed 002, a shmem read looked up every page index on its own:
- * find the folio (a walk of the tree from the root, and a reference),
- * copy that page's part of it, or zero the page's part if there is no
- * folio or it is not uptodate, drop the reference, go to the next page.
- * A 1 MiB read was 256 lookups, a 1 MiB hole 256 lookups and 256
+ * Before seed 002, a shmem read took one step per folio or per page of
+ * a hole: find the folio of the next index (a walk of the tree from the
+ * root, and a reference; shmem_get_folio() returned it locked, and the
+ * read unlocked it), copy from it up to its end, or zero up to the
+ * page's end if there is no folio or it is not uptodate, drop the
+ * reference, go on.  A 1 MiB read of order-0 folios was 256 lookups, of
+ * one 2 MiB folio 1 lookup, and a 1 MiB hole 256 lookups and 256
  * memset()s.  shmb_per_folio_read() does exactly that, written against
  * upcache's page cache, so that `upcache-bench shmem` can time it and
  * the library's batched path (shmem_read_iter()) on the same file in
