@@ -110,8 +110,16 @@ void bench_measure_cases(const struct bench_case *cases, size_t nr_cases,
 	for (i = 0; i < nr_cases; i++)
 		measure_hook(cases[i].prepare, cases[i].arg);
 	for (r = 0; r < warmups + rounds; r++) {
+		size_t k;
+
 		measure_progress(progress, r, warmups + rounds);
-		for (i = 0; i < nr_cases; i++) {
+		/*
+		 * Each round starts one case later, so that no case always
+		 * runs right after the same one (whose caches, TLB and node
+		 * pool it would inherit every time).
+		 */
+		for (k = 0; k < nr_cases; k++) {
+			i = (k + r) % nr_cases;
 			if (r < warmups)
 				measure_sample(&cases[i], &unused);
 			else

@@ -134,12 +134,12 @@ static void shm_name_rows(struct shm_run *run)
 
 /*
  * shm_build_cases() - The cases of group @g: for each block size, the
- * four methods in a fixed order (the kernel only when there is one).
- * Each reads the file once untimed before its timed pass (@rewarm):
- * otherwise the case after a memcpy case would start in caches and
- * TLBs that the memcpy left full of its own buffer, and with the fixed
- * order that is always the same case (batched 4k, a pass of a few ms
- * for a hole): a 15% handicap in one ratio, measured.
+ * four methods (the kernel only when there is one); each round starts
+ * one case later (bench_measure_cases()).  Each reads the file once
+ * untimed before its timed pass (@rewarm): otherwise the case after a
+ * memcpy case would start in caches and TLBs that the memcpy left full
+ * of its own buffer (when the order was fixed, always batched 4k, a
+ * pass of a few ms for a hole: a 15% handicap in one ratio, measured).
  * Return: how many; @rows and @methods say which figure each one is.
  */
 static size_t shm_build_cases(struct shm_run *run, size_t g, size_t *rows,
