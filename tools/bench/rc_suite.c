@@ -346,7 +346,8 @@ int bench_suite_reclaim(const struct bench_options *opts,
 		rc_report_row(row, &run, i);
 		rc_print_row(&t, row);
 	}
-	rc_print_notes(out->table, rep);
+	/* Checks what the notes claim (or dies): before they are printed. */
 	rc_free(&run.b);
+	rc_print_notes(out->table, rep);
 	return 0;
 }
