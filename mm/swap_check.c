@@ -109,13 +109,14 @@ static bool slots_in_use(const struct swap_info_struct *si,
 static int check_space(struct swap_info_struct *si, unsigned long nr)
 {
 	struct address_space *space = &si->spaces[nr];
+	/* A key is the offset inside the chunk, or all of it. */
 	unsigned long base = nr << si->space_shift;
 	XA_STATE(xas, &space->i_pages, 0);
 	unsigned long pages = 0;
 	void *entry;
 
 	xas_for_each(&xas, entry, ULONG_MAX) {
-		unsigned long offset = base + xas.xa_index;
+		unsigned long offset = base | xas.xa_index;
 		unsigned long n = 1UL << xas_get_order(&xas);
 		struct folio *folio = entry;
 

@@ -6,10 +6,10 @@
  * The swap cache maps a swap entry to the folio whose data is on its
  * way to or from that slot.  It is split into spaces of 2^space_shift
  * slots, each an address_space indexed by the offset inside its chunk
- * (seed 003): a 64 MiB chunk needs a tree of 3 levels at most, where one
- * tree for a device of 32 GiB would need 5, and every walk pays for the
- * levels.  SWAP_SPACE_WHOLE keeps one tree indexed by the full offset,
- * the layout before seed 003, for the benchmark to compare.
+ * (seed 003): a 64 MiB chunk needs a tree of 3 levels at most, where its
+ * slots keyed by their full offset in a 32 GiB device need 5, and every
+ * walk pays for the levels.  SWAP_SPACE_FULL_INDEX keeps the full-offset
+ * keys, the layout before seed 003, for the benchmark to compare.
  *
  * A folio enters a space through filemap_lock_store(), the store helper
  * of the page cache (seed 001): one locked conflict scan that also
@@ -150,10 +150,11 @@ void swap_cache_clear_shadows(struct swap_info_struct *si, swp_entry_t entry,
 	while (off < end) {
 		swp_entry_t at = swp_entry(si->type, off);
 		pgoff_t index = swap_cache_index(si, at);
+		unsigned long chunk = 1UL << si->space_shift;
 		unsigned long n = end - off;
 
-		if (n > (1UL << si->space_shift) - index)
-			n = (1UL << si->space_shift) - index;
+		if (n > chunk - (off & (chunk - 1)))
+			n = chunk - (off & (chunk - 1));
 		swap_space_erase_values(swap_address_space(si, at), index,
 					index + n - 1);
 		off += n;

@@ -35,6 +35,7 @@
  * MAX_SWAPFILES places.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,7 @@ bool swap_slot_in_use(swp_entry_t entry)
 
 static bool space_shift_valid(unsigned int shift)
 {
-	return shift == SWAP_SPACE_WHOLE ||
+	return shift == SWAP_SPACE_FULL_INDEX ||
 	       (shift >= SWAP_SPACE_SHIFT_MIN && shift <= SWAP_SPACE_SHIFT_MAX);
 }
 
@@ -176,9 +177,14 @@ int swap_device_create(struct upc_arena *arena, int fd,
 	si->fd = fd;
 	si->max = (unsigned long)(slots - slots % SWAPFILE_CLUSTER);
 	si->cur_cluster = ULONG_MAX;
-	/* One chunk as large as the offsets: no branch on any lookup. */
-	si->space_shift = space_shift == SWAP_SPACE_WHOLE ? SWP_OFFSET_BITS :
-							      space_shift;
+	/* The baseline's full-offset keys: a mask, no branch on lookups. */
+	if (space_shift == SWAP_SPACE_FULL_INDEX) {
+		si->space_shift = SWAP_ADDRESS_SPACE_SHIFT;
+		si->index_mask = ULONG_MAX;
+	} else {
+		si->space_shift = space_shift;
+		si->index_mask = (1UL << space_shift) - 1;
+	}
 	si->nr_spaces = (si->max + (1UL << si->space_shift) - 1) >>
 			si->space_shift;
 	err = swap_device_alloc(si, fd);

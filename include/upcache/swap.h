@@ -13,12 +13,12 @@
  * written to or read from them.  It is one address_space per chunk of
  * 2^space_shift slots, indexed by the offset inside the chunk, so that
  * each tree stays shallow (seed 003: with the default shift of 14, a
- * chunk is 64 MiB and its tree at most 3 levels deep).  A shift of
- * SWAP_SPACE_WHOLE keeps the whole device in one tree indexed by the
- * full offset: the layout before seed 003, kept for the benchmark.  Such
- * a device's shift is SWP_OFFSET_BITS, which every offset fits under, so
- * it needs no path of its own: the same arithmetic finds space 0 and
- * the full offset.
+ * chunk is 64 MiB and its tree at most 3 levels deep).  A device made
+ * with SWAP_SPACE_FULL_INDEX has the same 64 MiB spaces but keys each
+ * by the slot's full offset: the layout before seed 003, kept for the
+ * benchmark, where a chunk far into the device grows a tall tree with a
+ * node per level above its entries.  Both use the same arithmetic, a
+ * shift for the space and a mask for the key, with no path of their own.
  * Folios enter it through filemap_lock_store(), the store helper the
  * page cache uses (seed 001); leaving it, a folio leaves a shadow entry
  * that refault detection reads when the slot is swapped in.
@@ -69,12 +69,11 @@ extern "C" {
 /* Default swap cache chunk: 2^14 slots, 64 MiB. */
 #define SWAP_ADDRESS_SPACE_SHIFT	14
 /*
- * space_shift meaning "one tree for the whole device" (the baseline).
- * The device then keeps SWP_OFFSET_BITS as its shift: a chunk as large
- * as the offsets, so every slot is in space 0 at its own offset.
+ * space_shift meaning the layout before seed 003 (the baseline): spaces
+ * of 2^SWAP_ADDRESS_SPACE_SHIFT slots, each keyed by the full offset.
  */
-#define SWAP_SPACE_WHOLE	0
-/* The chunk shifts swap_device_create() accepts, besides WHOLE. */
+#define SWAP_SPACE_FULL_INDEX	0
+/* The chunk shifts swap_device_create() accepts, besides FULL_INDEX. */
 #define SWAP_SPACE_SHIFT_MIN	6
 #define SWAP_SPACE_SHIFT_MAX	30
 
@@ -150,8 +149,9 @@ static inline swp_entry_t folio_swap_entry(const struct folio *folio)
  * @scan_cursor: Where the search for a partly used cluster resumes.
  * @fd: The swap file, or -1 for a device in memory.
  * @mem: The device in memory, or NULL.
- * @space_shift: log2 of the slots per swap cache space; SWP_OFFSET_BITS
- *	for a device created with SWAP_SPACE_WHOLE.
+ * @space_shift: log2 of the slots per swap cache space.
+ * @index_mask: What of a slot's offset keys it in its space: the offset
+ *	inside the chunk, or all of it (SWAP_SPACE_FULL_INDEX).
  * @nr_spaces: Swap cache spaces.
  * @spaces: The swap cache, one address_space per chunk.
  * @pswpin: Pages read back from the device (atomic).
@@ -176,6 +176,7 @@ struct swap_info_struct {
 	int fd;
 	unsigned char *mem;
 	unsigned int space_shift;
+	unsigned long index_mask;
 	unsigned long nr_spaces;
 	struct address_space *spaces;
 	uint64_t pswpin;
@@ -192,7 +193,8 @@ struct swap_info_struct {
  *	size left alone), or -1 for a device in memory.
  * @size: Bytes of swap; rounded down to whole clusters (2 MiB).
  * @space_shift: log2 of the slots per swap cache space, from
- *	SWAP_SPACE_SHIFT_MIN to SWAP_SPACE_SHIFT_MAX, or SWAP_SPACE_WHOLE.
+ *	SWAP_SPACE_SHIFT_MIN to SWAP_SPACE_SHIFT_MAX, or
+ *	SWAP_SPACE_FULL_INDEX.
  * @out: Receives the device.
  *
  * Installs the device as the arena's swap hook (upc_reclaim_set_swap()),
@@ -288,7 +290,7 @@ swap_address_space(const struct swap_info_struct *si, swp_entry_t entry)
 static inline pgoff_t swap_cache_index(const struct swap_info_struct *si,
 				       swp_entry_t entry)
 {
-	return swp_offset(entry) & ((1UL << si->space_shift) - 1);
+	return swp_offset(entry) & si->index_mask;
 }
 
 /**

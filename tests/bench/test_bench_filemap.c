@@ -484,7 +484,7 @@ static void test_swapcache_same_entries(void **state)
 		assert_int_equal(upc_arena_create(8UL << 20, &arena[k]), 0);
 		assert_int_equal(upc_reclaim_init(arena[k]), 0);
 		assert_int_equal(swap_device_create(arena[k], -1, 8UL << 20,
-						    SWAP_SPACE_WHOLE, &si[k]),
+						    SWAP_SPACE_FULL_INDEX, &si[k]),
 				 0);
 	}
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {

@@ -253,7 +253,7 @@ static void test_swap_create_registers(void **state)
 	unsigned int type;
 
 	(void)state;
-	sw_init(&env, 3 * CLUSTER_BYTES - 1, SWAP_SPACE_WHOLE);
+	sw_init(&env, 3 * CLUSTER_BYTES - 1, SWAP_SPACE_FULL_INDEX);
 	si = env.si;
 	type = si->type;
 	assert_int_equal(si->max, 2 * CLUSTER);
@@ -810,20 +810,26 @@ static void test_swap_cache_add_one_walk(void **state)
 	sw_fini(&env);
 }
 
-/* Slot @target lands in the space of its chunk, at its offset in it. */
-static void sw_space_case(unsigned int shift, unsigned long slots,
+/*
+ * Slot @target lands in the space of its chunk, at its offset in it (at
+ * its full offset with SWAP_SPACE_FULL_INDEX, in chunks of the default
+ * size).
+ */
+static void sw_space_case(unsigned int space_shift, unsigned long slots,
 			  unsigned long target)
 {
-	unsigned long space = shift ? target >> shift : 0;
-	unsigned long index = shift ? target & ((1UL << shift) - 1) : target;
+	bool full = space_shift == SWAP_SPACE_FULL_INDEX;
+	unsigned int shift = full ? SWAP_ADDRESS_SPACE_SHIFT : space_shift;
+	unsigned long index = full ? target : target & ((1UL << shift) - 1);
+	unsigned long space = target >> shift;
 	swp_entry_t entry;
 	struct folio *folio;
 	struct sw_env env;
 	unsigned long off, i;
 
-	sw_init(&env, (unsigned long long)slots << UPC_PAGE_SHIFT, shift);
+	sw_init(&env, (unsigned long long)slots << UPC_PAGE_SHIFT, space_shift);
 	assert_int_equal(env.si->nr_spaces,
-			 shift ? (slots + (1UL << shift) - 1) >> shift : 1);
+			 (slots + (1UL << shift) - 1) >> shift);
 	/* Huge runs from slot 0 up, until one covers @target. */
 	do
 		off = sw_alloc(&env, env.huge);
@@ -854,7 +860,7 @@ static void test_swap_cache_spaces(void **state)
 	(void)state;
 	/* 2^15 slots: two chunks of the default shift. */
 	sw_space_case(SWAP_ADDRESS_SPACE_SHIFT, 1UL << 15, 20000);
-	sw_space_case(SWAP_SPACE_WHOLE, 1UL << 15, 20000);
+	sw_space_case(SWAP_SPACE_FULL_INDEX, 1UL << 15, 20000);
 	/* Chunks smaller than a cluster: 8 per cluster. */
 	sw_space_case(SWAP_SPACE_SHIFT_MIN, 2 * CLUSTER, 100);
 	sw_space_case(SWAP_SPACE_SHIFT_MIN, 2 * CLUSTER, 2 * CLUSTER - 1);
@@ -896,9 +902,11 @@ static void test_swap_cache_info_heights(void **state)
 	struct swap_cache_info whole, chunked, low;
 
 	(void)state;
-	sw_info_case(SWAP_SPACE_WHOLE, high, &whole);
+	/* The same 64 MiB spaces, keyed by the full offset or inside it. */
+	sw_info_case(SWAP_SPACE_FULL_INDEX, high, &whole);
 	sw_info_case(SWAP_ADDRESS_SPACE_SHIFT, high, &chunked);
-	assert_int_equal(whole.nr_spaces, 1);
+	assert_int_equal(whole.nr_spaces,
+			 1UL << (20 - SWAP_ADDRESS_SPACE_SHIFT));
 	assert_int_equal(chunked.nr_spaces,
 			 1UL << (20 - SWAP_ADDRESS_SPACE_SHIFT));
 	/* One entry: one node per level on its path. */

@@ -159,7 +159,8 @@ static const struct seed_map seed002_rows[] = {
 /*
  * Seed 003 changed the swap cache's shape, so next to memhog's time the
  * seed's table has the trees' height (the main counter: 3 levels per
- * chunk against 4 or more for the whole device) and their memory (the
+ * chunk keyed inside it, against 4 or more keyed by the full offset)
+ * and their memory (the
  * seed's "radix tree node slab usage").
  */
 static const struct seed_extra seed003_extras[] = {

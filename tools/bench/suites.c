@@ -29,8 +29,8 @@ static const struct bench_suite bench_suites[] = {
 	SUITE("reclaim",
 	      "seed 000: random reads over a file twice the memory limit",
 	      bench_suite_reclaim),
-	SUITE("swap", "seed 003: memhog with swap, per-chunk vs whole-device "
-	      "swap cache", bench_suite_swap),
+	SUITE("swap", "seed 003: memhog with swap, swap cache keyed inside "
+	      "vs by full offset", bench_suite_swap),
 	SUITE_ARGV("seeds", "every seed experiment (000-004), before/after/"
 		   "kernel (seeds --help)", bench_suite_seeds_argv),
 	SUITE_ARGV("run", "fio-like jobs on upcache engines and kernel "

@@ -47,8 +47,8 @@ static uint64_t sw_stamp(pgoff_t index)
 static const char *const sw_side_names[SW_NR_SIDES] = { "after", "before" };
 
 /*
- * More than 1 GiB of swap in use (64^3 slots) takes the whole-device
- * tree to 4 levels while every 64 MiB chunk keeps 3: full swaps out
+ * More than 1 GiB of swap in use (64^3 slots) takes the trees keyed by
+ * full offsets to 4 levels while keys inside a chunk keep 3: full swaps out
  * 1.5 GiB, quick 1.1 GiB, the least that shows it (most of a quick run
  * is the warm-up's first touch of the devices' memory).  tiny's trees
  * have 3 levels or fewer either way.
@@ -88,11 +88,11 @@ void sw_scale_from_options(const struct bench_options *opts,
  * sw_space_shift() - The swap cache layout of a side.
  * @side: The side.
  *
- * Return: SWAP_ADDRESS_SPACE_SHIFT or SWAP_SPACE_WHOLE.
+ * Return: SWAP_ADDRESS_SPACE_SHIFT or SWAP_SPACE_FULL_INDEX.
  */
 unsigned int sw_space_shift(enum sw_side side)
 {
-	return side == SW_AFTER ? SWAP_ADDRESS_SPACE_SHIFT : SWAP_SPACE_WHOLE;
+	return side == SW_AFTER ? SWAP_ADDRESS_SPACE_SHIFT : SWAP_SPACE_FULL_INDEX;
 }
 
 /* ---- caches and devices ------------------------------------------------- */

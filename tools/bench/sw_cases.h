@@ -17,10 +17,11 @@
  *
  *	after	SWAP_ADDRESS_SPACE_SHIFT (14): one tree per 64 MiB of
  *		swap, indexed inside its chunk: at most 3 levels
- *	before	SWAP_SPACE_WHOLE: one tree for the device indexed by the
- *		slot's full offset, the layout before seed 003: 4 levels
- *		once the slots in use pass 64^3 (1 GiB of swap), 5 past
- *		64 GiB (the seed's 128 GiB memhog)
+ *	before	SWAP_SPACE_FULL_INDEX: the same 64 MiB trees, each keyed
+ *		by the slot's full offset, the layout before seed 003: 4
+ *		levels for slots past 64^3 (1 GiB of swap), 5 past 64 GiB
+ *		(the seed's 128 GiB memhog), with a node per level above
+ *		every chunk's entries
  *
  * Each side has its own cache and its own swap device for the whole run
  * (two arenas and two devices side by side), so neither pays for the
@@ -39,7 +40,7 @@
  * pages (rounded up to 8 MiB, at most SW_MAX_REGION_PAGES), the limit is
  * a quarter of it and the swap device as large as the region:
  *
- *	mode	limit	region	rounds	whole-device tree
+ *	mode	limit	region	rounds	full-offset trees
  *	full	512M	2G	11	4 levels (1.5 GiB of swap in use)
  *	quick	384M	1.5G	5	4 levels (1.1 GiB of swap in use)
  *	tiny	4M	16M	3	2 levels, as every chunk's
@@ -76,7 +77,8 @@
 /**
  * enum sw_side - the two swap cache layouts.
  * @SW_AFTER: one tree per 2^SWAP_ADDRESS_SPACE_SHIFT slots.
- * @SW_BEFORE: one tree for the whole device (SWAP_SPACE_WHOLE).
+ * @SW_BEFORE: the same trees keyed by the full offset
+ *	(SWAP_SPACE_FULL_INDEX).
  * @SW_NR_SIDES: how many.
  */
 enum sw_side {
@@ -186,7 +188,7 @@ void sw_scale_from_options(const struct bench_options *opts,
  * sw_space_shift() - The swap cache layout of a side.
  * @side: The side.
  *
- * Return: SWAP_ADDRESS_SPACE_SHIFT or SWAP_SPACE_WHOLE.
+ * Return: SWAP_ADDRESS_SPACE_SHIFT or SWAP_SPACE_FULL_INDEX.
  */
 unsigned int sw_space_shift(enum sw_side side);
 

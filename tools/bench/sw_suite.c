@@ -8,8 +8,8 @@
  *
  *	memhog		memhog over 4 x the memory limit with the swap cache
  *			split per 64 MiB chunk, indexed inside the chunk
- *	memhog_baseline	the same with one swap cache tree for the whole
- *			device, indexed by the full offset (before seed 003)
+ *	memhog_baseline	the same 64 MiB swap cache spaces, each indexed
+ *			by the slot's full offset (before seed 003)
  *
  * Rounds interleave the two part by part (a sixteenth of one region,
  * then of the other, the first side alternating; sw_round()), and the
@@ -36,9 +36,9 @@
 #include "util.h"
 
 #define BASELINE_SOURCE \
-	"swap_device_create(space_shift = SWAP_SPACE_WHOLE): one swap cache " \
-	"tree for the whole device, indexed by the full offset (before seed " \
-	"003), on this machine"
+	"swap_device_create(space_shift = SWAP_SPACE_FULL_INDEX): a swap " \
+	"cache tree per 64 MiB chunk, indexed by the full offset (before " \
+	"seed 003), on this machine"
 
 /* The seed's gain: memhog 4:17.26 -> 4:12.58 elapsed. */
 #define SW_SEED_GAIN_PCT	1.8
@@ -198,8 +198,8 @@ static void sw_report_lookups(struct bench_row *row, const struct sw_run *run,
 
 /*
  * sw_height_note() - Whether this run could show the height difference
- * at all: the whole-device tree grows a 4th level only past 64^3 slots
- * in use.
+ * at all: a chunk's tree keyed by full offsets grows a 4th level only
+ * for slots past 64^3.
  */
 static const char *sw_height_note(const struct sw_run *run, char *buf,
 				  size_t len)
@@ -208,14 +208,14 @@ static const char *sw_height_note(const struct sw_run *run, char *buf,
 
 	if (s->swapouts > SW_3_LEVEL_SLOTS)
 		snprintf(buf, len, "%llu MiB of swap in use: past 1 GiB, the "
-			 "whole-device tree needs a 4th level where each 64 MiB"
-			 " chunk needs 3", (unsigned long long)
+			 "trees keyed by the full offset need a 4th level where"
+			 " keys inside the chunk need 3", (unsigned long long)
 			 (s->swapouts >> (20 - UPC_PAGE_SHIFT)));
 	else
 		snprintf(buf, len, "%llu MiB of swap in use: under 1 GiB (64^3"
 			 " slots) both layouts have trees of the same height; "
-			 "past it (the full and --quick sizes) the whole-device"
-			 " tree grows a 4th level",
+			 "past it (the full and --quick sizes) the trees keyed "
+			 "by the full offset grow a 4th level",
 			 (unsigned long long)
 			 (s->swapouts >> (20 - UPC_PAGE_SHIFT)));
 	return buf;
@@ -307,7 +307,7 @@ static void sw_report_meta(struct bench_report *rep, const struct sw_run *run)
 	bench_row_set_num(meta, "pages_checked_per_round",
 			  (double)sw_pages_checked(s));
 	bench_row_set_num(meta, "space_shift", SWAP_ADDRESS_SPACE_SHIFT);
-	bench_row_set_num(meta, "space_shift_baseline", SWAP_SPACE_WHOLE);
+	bench_row_set_num(meta, "space_shift_baseline", SWAP_SPACE_FULL_INDEX);
 	bench_row_set_num(meta, "parts_per_round", SW_PARTS);
 	bench_meta_set_rounds(meta, s->rounds, s->warmups);
 	bench_row_set_str(meta, "baseline_source", BASELINE_SOURCE);
@@ -324,8 +324,8 @@ static void sw_print_header(FILE *out, const struct sw_scale *s)
 		"(%s); %u timed rounds after %u\n"
 		"  warm-up, the sides interleaved in %u parts a round; memhog: "
 		"swap cache per 64 MiB\n"
-		"  chunk (shift %u); baseline: one tree for the whole device "
-		"(before seed 003)\n"
+		"  chunk (shift %u), keyed inside it; baseline: keyed by the "
+		"full offset (before seed 003)\n"
 		"ms: time to touch the region, median over rounds [min..max]; "
 		"gain%%: baseline ms /\n"
 		"  memhog ms of the same round - 1, median [min..max]\n"
