@@ -170,15 +170,14 @@ int fmb_before_grab_folios(struct address_space *mapping, pgoff_t index,
 
 /**
  * fmb_before_get_folios_contig() - filemap_get_folios_contig() as a
- * lookup per page index.
+ * lookup per folio.
  * @mapping: The mapping.
  * @start: In: first index; out: the index after the last folio returned.
  * @end: Last index (inclusive).
  * @fbatch: Receives the folios, each with a reference.
  *
- * Once the batch is full the pages left of its last folio are still
- * looked up (and dropped), so that every page index of a range costs one
- * lookup however the range is cut into calls.
+ * As shmem's read loop did before seed 002: look up the next index, take
+ * its folio, go on from the folio's end; one lookup per folio.
  *
  * Context: Any thread; lockless.
  * Return: The number of folios added to @fbatch.
@@ -187,28 +186,19 @@ unsigned int fmb_before_get_folios_contig(struct address_space *mapping,
 					  pgoff_t *start, pgoff_t end,
 					  struct folio_batch *fbatch)
 {
-	struct folio *prev = NULL;
-	bool full = false;
-	pgoff_t index;
+	pgoff_t index = *start;
 	unsigned int nr;
 
-	for (index = *start; index <= end; index++) {
-		struct folio *folio;
+	while (index <= end) {
+		struct folio *folio = filemap_get_folio(mapping, index);
 
-		if (full && !folio_contains(prev, index))
-			break;
-		folio = filemap_get_folio(mapping, index);
 		if (IS_ERR(folio))
 			break;
-		if (folio == prev || full) {
-			folio_put(folio);
-			if (folio != prev)
-				break;
-		} else {
-			prev = folio;
-			full = !folio_batch_add(fbatch, folio);
-		}
-		if (index == end)
+		if (!folio_batch_add(fbatch, folio))
+			break;
+		index = folio_next_index(folio);
+		/* The folio ended the index space. */
+		if (!index)
 			break;
 	}
 	nr = folio_batch_count(fbatch);

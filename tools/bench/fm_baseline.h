@@ -16,8 +16,8 @@
  *		before seed 004: one get-or-create lookup per folio
  *		(guest_memfd's population loop);
  *	fmb_before_get_folios_contig()
- *		before seed 002: one lookup per page index, duplicates of a
- *		large folio dropped (shmem's old read loop);
+ *		before seed 002: one lookup per folio, a walk from the
+ *		root each (shmem's old read loop);
  *	fmb_before_add_to_swap_cache()
  *		before seed 001: the swap cache's own store loop, a slot
  *		per page, instead of the page cache's locked store helper.
@@ -107,16 +107,16 @@ int fmb_before_grab_folios(struct address_space *mapping, pgoff_t index,
 
 /**
  * fmb_before_get_folios_contig() - filemap_get_folios_contig() as a
- * lookup per page index.
+ * lookup per folio.
  * @mapping: The mapping.
  * @start: In: first index; out: the index after the last folio returned.
  * @end: Last index (inclusive).
  * @fbatch: Receives the folios, each with a reference.
  *
- * filemap_get_folio() at every index from *@start, each a walk from the
- * root; a large folio is found once per page and every lookup after its
- * first is dropped.  Stops at the first index with no folio and when the
- * batch is full.
+ * filemap_get_folio() at *@start, then at the index after each folio
+ * found, each a walk from the root, as shmem's read loop went before
+ * seed 002.  Stops at the first index with no folio and when the batch
+ * is full.
  *
  * Context: Any thread; lockless.
  * Return: The number of folios added to @fbatch.

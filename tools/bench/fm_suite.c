@@ -17,7 +17,7 @@
  *			a call, vs filemap_grab_folio() per index (seed 004)
  *	grab_order9	the same creating order-9 folios
  *	contig_order9	filemap_get_folios_contig() over order-9 folios
- *			vs a lookup per page index (seed 002)
+ *			vs a lookup per folio (seed 002)
  *	swapcache_add	add_to_swap_cache() over a slot's shadow, then
  *			delete_from_swap_cache(): the swap cache through
  *			the page cache's locked store helper vs its own

@@ -18,7 +18,7 @@
  *	batched		shmem_read_iter(), the library's read path (what
  *			upc_read() calls after checking its arguments)
  *	per_folio	the path before seed 002 (shm_baseline.h): one
- *			lookup per page index
+ *			lookup per folio, per page in holes
  *	kernel		pread() on a file of the same kind in /dev/shm,
  *			the kernel's tmpfs (shm_kernel.h)
  *

@@ -38,7 +38,7 @@
 
 #define BASELINE_SOURCE \
 	"tools/bench/shm_baseline.c: shmem's read path before seed 002, " \
-	"one lookup per page index"
+	"one lookup per folio (per page in holes)"
 
 #define NR_GROUPS	(2 * SHMK_NR_KINDS)
 #define NR_ROWS		(NR_GROUPS * SHMB_NR_BS)
