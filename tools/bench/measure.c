@@ -114,12 +114,13 @@ void bench_measure_cases(const struct bench_case *cases, size_t nr_cases,
 
 		measure_progress(progress, r, warmups + rounds);
 		/*
-		 * Each round starts one case later, so that no case always
-		 * runs right after the same one (whose caches, TLB and node
-		 * pool it would inherit every time).
+		 * Odd rounds run the cases backwards, so that of two
+		 * neighbours (a pair's two sides) each goes first in half
+		 * the rounds, instead of one always inheriting the caches,
+		 * TLB and node pool the other left.
 		 */
 		for (k = 0; k < nr_cases; k++) {
-			i = (k + r) % nr_cases;
+			i = r & 1 ? nr_cases - 1 - k : k;
 			if (r < warmups)
 				measure_sample(&cases[i], &unused);
 			else

@@ -112,9 +112,9 @@ void bench_time_body(uint64_t (*body)(void *arg), void *arg,
  * @progress: Stream for a "round r/R" progress line, or NULL.
  *
  * Every case is prepared before the first round and finished after the
- * last, so the inputs of all cases exist side by side.  Round r runs the
- * cases in order from case r (mod @nr_cases), so that no case always
- * follows the same one.  Dies (exit status 2) if a round timed no
+ * last, so the inputs of all cases exist side by side.  Odd rounds run
+ * the cases in reverse order, so that of two neighbours each goes first
+ * in half the rounds.  Dies (exit status 2) if a round timed no
  * operation.
  *
  * Context: Runs every hook on the calling thread.

@@ -134,8 +134,8 @@ static void shm_name_rows(struct shm_run *run)
 
 /*
  * shm_build_cases() - The cases of group @g: for each block size, the
- * four methods (the kernel only when there is one); each round starts
- * one case later (bench_measure_cases()).  Each reads the file once
+ * four methods (the kernel only when there is one); odd rounds run them
+ * backwards (bench_measure_cases()).  Each reads the file once
  * untimed before its timed pass (@rewarm): otherwise the case after a
  * memcpy case would start in caches and TLBs that the memcpy left full
  * of its own buffer (when the order was fixed, always batched 4k, a
