@@ -436,7 +436,8 @@ ssize_t upc_writev(struct upc_file *file, const struct iovec *iov, int iovcnt,
  * past UPC_MAX_FILE_SIZE (checked, as on tmpfs, before -EOPNOTSUPP for
  * the other single operations Linux's VFS passes on: ZERO_RANGE,
  * COLLAPSE_RANGE, INSERT_RANGE, UNSHARE_RANGE and WRITE_ZEROES, with
- * KEEP_SIZE where they take it); -ENOSPC if the range is larger than the
+ * KEEP_SIZE where they take it; WRITE_ZEROES as Linux 6.17 and later
+ * answer it); -ENOSPC if the range is larger than the
  * cache's memory or memory ran out; -ENOMEM if other memory (the page
  * cache's index) ran out, or a page in swap that a punch covers in part
  * could not be brought back to be zeroed in part; -EIO if a page in
