@@ -109,16 +109,23 @@ static bool slots_in_use(const struct swap_info_struct *si,
 static int check_space(struct swap_info_struct *si, unsigned long nr)
 {
 	struct address_space *space = &si->spaces[nr];
-	/* A key is the offset inside the chunk, or all of it. */
 	unsigned long base = nr << si->space_shift;
+	unsigned long chunk = 1UL << si->space_shift;
 	XA_STATE(xas, &space->i_pages, 0);
 	unsigned long pages = 0;
 	void *entry;
 
 	xas_for_each(&xas, entry, ULONG_MAX) {
-		unsigned long offset = base | xas.xa_index;
+		/* A key is the offset inside the chunk, or all of it. */
+		unsigned long offset = base + (xas.xa_index & (chunk - 1));
 		unsigned long n = 1UL << xas_get_order(&xas);
 		struct folio *folio = entry;
+
+		if (swap_cache_index(si, swp_entry(si->type, offset)) !=
+		    xas.xa_index)
+			return swap_bad(si, "key %lu in the space of slots "
+					"%lu..%lu", xas.xa_index, base,
+					base + chunk - 1);
 
 		if (xa_is_value(entry)) {
 			if (!slots_in_use(si, offset, n))

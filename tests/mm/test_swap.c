@@ -1026,6 +1026,47 @@ static void test_swap_free_clears_shadows_across_chunks(void **state)
 }
 
 /*
+ * The same across the 64 MiB chunk boundary when keys are full offsets
+ * (SWAP_SPACE_FULL_INDEX, the layout before seed 003): each chunk's part
+ * is cleared in its own space, and a shadow just past the run stays.
+ */
+static void test_swap_free_clears_shadows_full_index(void **state)
+{
+	const unsigned long chunk = 1UL << SWAP_ADDRESS_SPACE_SHIFT;
+	const unsigned long offs[] = { chunk - 4, chunk - 1, chunk,
+				       chunk + 5, chunk + 6 };
+	enum { NR = sizeof(offs) / sizeof(offs[0]) };
+	struct sw_env env;
+	unsigned long got;
+	unsigned int i;
+
+	(void)state;
+	sw_init(&env, (2 * chunk) << UPC_PAGE_SHIFT, SWAP_SPACE_FULL_INDEX);
+	do
+		got = sw_alloc(&env, env.huge);
+	while (got + CLUSTER <= chunk + 6);
+	for (i = 0; i < NR; i++) {
+		struct folio *folio = sw_folio(&env, 0);
+
+		assert_int_equal(add_to_swap_cache(env.si, folio,
+						   sw_entry(&env, offs[i]),
+						   GFP_KERNEL, NULL), 0);
+		delete_from_swap_cache(env.si, folio, xa_mk_value(i + 1));
+		sw_unlock_put(folio);
+	}
+	assert_non_null(xa_load(&env.si->spaces[1].i_pages, chunk));
+	/* [chunk - 4, chunk + 5]: both chunks' parts, not chunk + 6. */
+	sw_free(&env, chunk - 4, 10);
+	for (i = 0; i < NR - 1; i++)
+		assert_null(sw_cache_load(&env, offs[i]));
+	assert_non_null(sw_cache_load(&env, chunk + 6));
+	assert_int_equal(upc_check_swap(env.si), 0);
+	sw_free(&env, 0, chunk - 4);
+	sw_free(&env, chunk + 6, got + CLUSTER - (chunk + 6));
+	sw_fini(&env);
+}
+
+/*
  * A folio fits the swap cache only within one chunk: up to the chunk's
  * size it is one multi-index entry every page finds; a larger one is
  * refused (regression: it was stored in its first chunk alone, where
@@ -1264,6 +1305,7 @@ int main(void)
 		cmocka_unit_test(test_swap_cache_info_heights),
 		cmocka_unit_test(test_swap_free_clears_shadows),
 		cmocka_unit_test(test_swap_free_clears_shadows_across_chunks),
+		cmocka_unit_test(test_swap_free_clears_shadows_full_index),
 		cmocka_unit_test(test_swap_cache_folio_vs_chunk),
 		cmocka_unit_test(test_swap_cache_add_enomem),
 	};
