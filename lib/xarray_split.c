@@ -29,7 +29,7 @@
 
 #include "xarray_internal.h"
 
-/* A uniform split that needs more nodes than this is refused (-ENOMEM). */
+/* A uniform split that needs more nodes than this is refused (-E2BIG). */
 #define XA_SPLIT_MAX_NODES	65536UL
 
 /* Level of the node that holds an entry of @order. */
@@ -137,8 +137,9 @@ static struct xa_node *xa_split_build(struct xa_state *xas,
  * are built here, so that xas_split() cannot fail.
  *
  * Context: May wait if @gfp allows; must not hold the xa_lock then.
- * Errors (in the cursor): -ENOMEM if memory ran out or the split would
- * need more than 65536 nodes; -EINVAL if @order is above BITS_PER_LONG.
+ * Errors (in the cursor): -ENOMEM if memory ran out; -E2BIG if the split
+ * would need more than 65536 nodes; -EINVAL if @order is above
+ * BITS_PER_LONG.
  */
 void xas_split_alloc(struct xa_state *xas, void *entry, unsigned int order,
 		     gfp_t gfp)
@@ -226,8 +227,8 @@ static unsigned int xa_chain_prebuilt(const struct xa_state *xas,
  * Make sure the cursor holds the @slots subtrees a split needs.  Missing
  * ones (no xas_split_alloc(), or a smaller one) are built here from
  * nodes left by xas_nomem() and allocations that do not wait.
- * Return: true if all are there; false with -ENOMEM in the cursor (the
- * tree unchanged) otherwise.
+ * Return: true if all are there; false with -ENOMEM, or -E2BIG over the
+ * node cap, in the cursor (the tree unchanged) otherwise.
  */
 static bool xas_split_complete(struct xa_state *xas, void *entry,
 			       unsigned int order, unsigned int child_shift,

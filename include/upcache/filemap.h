@@ -388,7 +388,8 @@ static inline struct folio *filemap_grab_folio(struct address_space *mapping,
  * that walks the tree once.  Shadows in the way are replaced.  Each
  * returned folio is locked and holds a reference for the caller.  Stops
  * early at an index that could not be filled, so a short count is not
- * an error; no folio it created past that index stays in the cache.
+ * an error; no folio it created past that index stays in the cache,
+ * unless another thread filled it meanwhile.
  *
  * Context: May sleep.  Takes the i_pages lock once when something is
  * missing, not at all when the whole run is cached.

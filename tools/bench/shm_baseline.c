@@ -56,7 +56,7 @@ static size_t before_read_step(struct shmem_file *sf, unsigned char *dst,
 }
 
 /**
- * shmb_per_folio_read() - Read from a shmem file a page at a time.
+ * shmb_per_folio_read() - Read from a shmem file a folio at a time.
  * @sf: The file.
  * @buf: Where the bytes go.
  * @count: How many are wanted.

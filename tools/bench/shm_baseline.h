@@ -28,16 +28,17 @@
 #include "../../mm/shmem.h"
 
 /**
- * shmb_per_folio_read() - Read from a shmem file a page at a time.
+ * shmb_per_folio_read() - Read from a shmem file a folio at a time.
  * @sf: The file.
  * @buf: Where the bytes go.
  * @count: How many are wanted.
  * @pos: File offset, not negative.
  *
  * Takes @sf's lock shared for the whole read, as shmem_read_iter()
- * does; then filemap_get_entry() for each page index of the range,
- * copying the page's part of an uptodate folio and zeroing it
- * otherwise.
+ * does; then, from the first index of the range, filemap_get_entry()
+ * and the folio's lock taken and dropped, copying from an uptodate
+ * folio up to its end, or zeroing up to the page's end where there is
+ * no folio or it is not uptodate, and on from there.
  *
  * Context: Takes @sf's lock shared.
  * Return: The bytes read: fewer than asked only at the end of the file,
