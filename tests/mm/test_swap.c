@@ -987,6 +987,23 @@ static void test_swap_free_clears_shadows(void **state)
 	sw_fini(&env);
 }
 
+/* A shadow (value i + 1) at each slot @offs[i], left by a swap cache add. */
+static void sw_put_shadows(struct sw_env *env, const unsigned long *offs,
+			   unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		struct folio *folio = sw_folio(env, 0);
+
+		assert_int_equal(add_to_swap_cache(env->si, folio,
+						   sw_entry(env, offs[i]),
+						   GFP_KERNEL, NULL), 0);
+		delete_from_swap_cache(env->si, folio, xa_mk_value(i + 1));
+		sw_unlock_put(folio);
+	}
+}
+
 /*
  * Chunks smaller than a run: freeing the run clears the shadows in every
  * chunk it covers (regression: only the first chunk's were cleared, the
@@ -1004,15 +1021,7 @@ static void test_swap_free_clears_shadows_across_chunks(void **state)
 	sw_init(&env, 2 * CLUSTER_BYTES, SWAP_SPACE_SHIFT_MIN);
 	sw_alloc(&env, env.huge);
 	sw_alloc(&env, env.huge);
-	for (i = 0; i < NR; i++) {
-		struct folio *folio = sw_folio(&env, 0);
-
-		assert_int_equal(add_to_swap_cache(env.si, folio,
-						   sw_entry(&env, offs[i]),
-						   GFP_KERNEL, NULL), 0);
-		delete_from_swap_cache(env.si, folio, xa_mk_value(i + 1));
-		sw_unlock_put(folio);
-	}
+	sw_put_shadows(&env, offs, NR);
 	swap_cache_info(env.si, &info);
 	assert_int_equal(info.nr_entries, NR);
 	/* One call over both clusters: sixteen chunks. */
@@ -1045,15 +1054,7 @@ static void test_swap_free_clears_shadows_full_index(void **state)
 	do
 		got = sw_alloc(&env, env.huge);
 	while (got + CLUSTER <= chunk + 6);
-	for (i = 0; i < NR; i++) {
-		struct folio *folio = sw_folio(&env, 0);
-
-		assert_int_equal(add_to_swap_cache(env.si, folio,
-						   sw_entry(&env, offs[i]),
-						   GFP_KERNEL, NULL), 0);
-		delete_from_swap_cache(env.si, folio, xa_mk_value(i + 1));
-		sw_unlock_put(folio);
-	}
+	sw_put_shadows(&env, offs, NR);
 	assert_non_null(xa_load(&env.si->spaces[1].i_pages, chunk));
 	/* [chunk - 4, chunk + 5]: both chunks' parts, not chunk + 6. */
 	sw_free(&env, chunk - 4, 10);
