@@ -70,7 +70,7 @@ static void test_reclaim_rows(void **state)
 	static const char *const numbers[] = {
 		"iops", "iops_min", "iops_max", "walks_per_add",
 		"walks_per_read", "refaults", "activations", "evictions",
-		"reads", "adds", "rounds", "hit_ratio",
+		"reads", "adds", "rounds", "hit_ratio", "iops_wall",
 	};
 	size_t i, k;
 
@@ -82,6 +82,7 @@ static void test_reclaim_rows(void **state)
 		for (k = 0; k < sizeof(numbers) / sizeof(numbers[0]); k++)
 			num(name, numbers[k]);
 		assert_true(num(name, "iops") > 0);
+		assert_true(num(name, "iops_wall") > 0);
 		assert_true(num(name, "iops_min") <= num(name, "iops"));
 		assert_true(num(name, "iops") <= num(name, "iops_max"));
 		assert_near(num(name, "rounds"), 3, 0);
