@@ -122,8 +122,6 @@ static void split_list_pages(struct folio *folio, unsigned long nr)
 static int split_mapped_folio(struct address_space *mapping,
 			      struct folio *folio, gfp_t gfp)
 {
-	const struct address_space_operations *a_ops = mapping->a_ops;
-	bool hooked = a_ops && a_ops->evict_lock;
 	unsigned int order = folio_order(folio);
 	XA_STATE(xas, &mapping->i_pages, folio->index);
 	int err;
@@ -134,15 +132,12 @@ static int split_mapped_folio(struct address_space *mapping,
 	if (err)
 		goto out;
 	xas_reset(&xas);
-	if (hooked && !a_ops->evict_lock(mapping)) {
+	if (!mapping_evict_lock(mapping)) {
 		err = -EAGAIN;
 		goto out;
 	}
-	xas_lock(&xas);
 	err = split_locked(&xas, folio);
-	xas_unlock(&xas);
-	if (hooked)
-		a_ops->evict_unlock(mapping);
+	mapping_evict_unlock(mapping);
 	if (!err)
 		split_list_pages(folio, 1UL << order);
 out:

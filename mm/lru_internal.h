@@ -56,6 +56,34 @@ static inline bool lruvec_can_swap(const struct lruvec *lruvec)
 	return __atomic_load_n(&lruvec->swap_ops, __ATOMIC_RELAXED) != NULL;
 }
 
+/* mapping_evict_hooked() - @mapping has an evict_lock hook (shmem's). */
+static inline bool mapping_evict_hooked(const struct address_space *mapping)
+{
+	return mapping->a_ops && mapping->a_ops->evict_lock;
+}
+
+/*
+ * mapping_evict_lock() - What taking folios out of @mapping needs, as
+ * reclaim and a split do: its evict_lock hook, if it has one, then its
+ * i_pages lock.  Return: false, holding nothing, if the hook refuses.
+ */
+static inline bool mapping_evict_lock(struct address_space *mapping)
+{
+	if (mapping_evict_hooked(mapping) &&
+	    !mapping->a_ops->evict_lock(mapping))
+		return false;
+	xa_lock(&mapping->i_pages);
+	return true;
+}
+
+/* mapping_evict_unlock() - Undo a successful mapping_evict_lock(). */
+static inline void mapping_evict_unlock(struct address_space *mapping)
+{
+	xa_unlock(&mapping->i_pages);
+	if (mapping_evict_hooked(mapping))
+		mapping->a_ops->evict_unlock(mapping);
+}
+
 /* folio_lru_list() - The list @folio belongs on, by its flags. */
 static inline enum lru_list folio_lru_list(const struct folio *folio)
 {

@@ -123,21 +123,16 @@ static bool evict_locked(struct folio *folio, void *entry)
 static void evict_folios(struct address_space *mapping, struct folio **folios,
 			 void **entries, unsigned int nr, bool *evicted)
 {
-	const struct address_space_operations *a_ops = mapping->a_ops;
-	bool hooked = a_ops && a_ops->evict_lock;
 	unsigned int i;
 
-	if (hooked && !a_ops->evict_lock(mapping)) {
+	if (!mapping_evict_lock(mapping)) {
 		memset(evicted, 0, nr * sizeof(*evicted));
 		return;
 	}
-	xa_lock(&mapping->i_pages);
 	for (i = 0; i < nr; i++)
 		evicted[i] = evict_locked(folios[i],
 					  entries ? entries[i] : NULL);
-	xa_unlock(&mapping->i_pages);
-	if (hooked)
-		a_ops->evict_unlock(mapping);
+	mapping_evict_unlock(mapping);
 }
 
 /* evict_folio() - evict_folios() for one folio.  Return: evicted. */
@@ -321,12 +316,6 @@ static void shrink_evict_pending(struct shrink_batch *sb)
 			      evicted[i] ? FOLIO_FREED : FOLIO_KEEP);
 	}
 	sb->nr_pending = 0;
-}
-
-/* mapping_evict_hooked() - @mapping has an evict_lock hook. */
-static bool mapping_evict_hooked(const struct address_space *mapping)
-{
-	return mapping->a_ops && mapping->a_ops->evict_lock;
 }
 
 /* mapping_writes_back() - @mapping can write a dirty folio back. */
