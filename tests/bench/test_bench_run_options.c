@@ -310,6 +310,18 @@ static void test_run_job_bad_combinations(void **state)
 			 -EINVAL);
 	assert_non_null(strstr(err, "too large with kb_base=1000"));
 	run_job_free(&job);
+	/*
+	 * Fits with 1000, not with 1024: taken as a size before kb_base is
+	 * known, then judged in the job's base (here past INT64_MAX).
+	 */
+	assert_int_equal(resolve(&job, err, sizeof(err), "filesize", "16384p",
+				 "kb_base", "1000", NULL), -EINVAL);
+	assert_non_null(strstr(err, "job 'sect': filesize too large"));
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "filesize", "16384p",
+				 NULL), -EINVAL);
+	assert_non_null(strstr(err, "too large with kb_base=1024"));
+	run_job_free(&job);
 }
 
 /* The swap options: read, defaulted, and only for the engines that swap. */

@@ -371,7 +371,14 @@ static int check_value(const struct opt_spec *spec, const char *value,
 			return bench_opt_error(err, errlen, "%s=%s: only one value "
 					 "is supported, not a list or range",
 					 spec->name, value);
+		/*
+		 * kb_base is not known yet (it may come later in the job):
+		 * a size too large only in one base is left for
+		 * resolve_sizes_fit() to judge.
+		 */
 		ret = run_parse_size(value, 1024, &v);
+		if (ret == -ERANGE)
+			ret = run_parse_size(value, 1000, &v);
 		if (ret == -ERANGE)
 			return bench_opt_error(err, errlen, "%s=%s: too large",
 					 spec->name, value);
@@ -592,9 +599,10 @@ static void resolve_file_kind(const struct run_opts *o, struct run_job *job)
 
 /*
  * resolve_sizes_fit() - Do the size texts fit 64 bits under the job's
- * kb_base?  run_opts_set() checked them with 1024, before kb_base was
- * known; with kb_base=1000 an IEC size ("18000pi") can overflow, and
- * resolve_size() would then quietly take the default.
+ * kb_base?  run_opts_set() only checked that they fit in one of the two
+ * bases, before kb_base was known: "18000pi" fits with 1024 and not with
+ * 1000, "16384p" the other way round, and resolve_size() would quietly
+ * take the default for one that does not fit.
  */
 static int resolve_sizes_fit(const struct run_opts *o,
 			     const struct run_job *job, char *err,
