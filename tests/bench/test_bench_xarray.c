@@ -98,6 +98,53 @@ static void test_ratios(void **state)
 	assert_true(isnan(bench_ratio(NAN, 28)));
 }
 
+/* The sign test: counts, ties left out, and binomial p-values. */
+static void test_sign_test(void **state)
+{
+	const double nine_ones[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+	const double nine_twos[9] = { 2, 2, 2, 2, 2, 2, 2, 2, 2 };
+	const double seven_two[9] = { 2, 2, 2, 2, 2, 2, 2, 0.5, 0.5 };
+	const double mixed[9] = { 2, 0.5, 2, 0.5, 2, 0.5, 2, 0.5, 1 };
+	double many_num[100], many_den[100];
+	struct bench_sign sg;
+	int i;
+
+	(void)state;
+	/* 9 of 9 one way: p = 2 / 2^9. */
+	bench_sign_test(nine_twos, nine_ones, 9, &sg);
+	assert_int_equal(sg.above, 9);
+	assert_int_equal(sg.below, 0);
+	assert_near(sg.p, 2.0 / 512, 1e-12);
+	bench_sign_test(nine_ones, nine_twos, 9, &sg);
+	assert_int_equal(sg.above, 0);
+	assert_int_equal(sg.below, 9);
+	assert_near(sg.p, 2.0 / 512, 1e-12);
+	/* 7 against 2: p = 2 (1 + 9 + 36) / 512. */
+	bench_sign_test(seven_two, nine_ones, 9, &sg);
+	assert_int_equal(sg.above, 7);
+	assert_int_equal(sg.below, 2);
+	assert_near(sg.p, 92.0 / 512, 1e-12);
+	/* 4 against 4 and a tie: even, p capped at 1. */
+	bench_sign_test(mixed, nine_ones, 9, &sg);
+	assert_int_equal(sg.above, 4);
+	assert_int_equal(sg.below, 4);
+	assert_near(sg.p, 1, 1e-12);
+	/* Only ties: nothing differs. */
+	bench_sign_test(nine_ones, nine_ones, 9, &sg);
+	assert_int_equal(sg.above + sg.below, 0);
+	assert_near(sg.p, 1, 1e-12);
+	bench_sign_test(nine_ones, nine_ones, 0, &sg);
+	assert_true(isnan(sg.p));
+	/* 100 rounds, all one way: 2^-99, no overflow on the way. */
+	for (i = 0; i < 100; i++) {
+		many_num[i] = 1;
+		many_den[i] = 2;
+	}
+	bench_sign_test(many_num, many_den, 100, &sg);
+	assert_int_equal(sg.below, 100);
+	assert_near(sg.p / ldexp(1.0, -99), 1, 1e-9);
+}
+
 /* ------------------------------------------------------------------ */
 /* Options and exit status                                             */
 /* ------------------------------------------------------------------ */
@@ -414,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_percentiles),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_ratios),
+		cmocka_unit_test(test_sign_test),
 		cmocka_unit_test(test_options_good),
 		cmocka_unit_test(test_options_bad),
 		cmocka_unit_test(test_parse_size),

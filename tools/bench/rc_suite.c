@@ -181,11 +181,20 @@ static void rc_report_pair(struct bench_row *row, const struct rc_run *run,
 	const struct rc_row *spec = &rc_rows[i];
 	struct bench_summary speedup = { 0 };
 	bool is_new = !spec->baseline;
+	struct bench_sign sg;
 	double gain;
 
 	if (is_new && bench_ratio_summary(run->iops[i], run->iops[i + 1],
 					  run->b.scale.rounds, &speedup))
 		bench_die("reclaim %s: cannot summarise its gain", spec->name);
+	if (is_new) {
+		/* IOPS, not times: the new side is the numerator. */
+		bench_sign_test(run->iops[i], run->iops[i + 1],
+				run->b.scale.rounds, &sg);
+		bench_row_set_num(row, "rounds_faster", sg.above);
+		bench_row_set_num(row, "rounds_slower", sg.below);
+		bench_row_set_num(row, "sign_p", sg.p);
+	}
 	gain = bench_row_set_gain(row, is_new ? &speedup : NULL,
 				  spec->target_pct);
 	bench_row_set_num(row, "aim_gain_pct", spec->target_pct * 2);
@@ -313,6 +322,12 @@ static void rc_print_notes(FILE *out, const struct bench_report *rep)
 			bench_row_get(row, "target_met")->str,
 			rc_rows[i].target_pct * 2,
 			bench_row_get(row, "aim_met")->str);
+		fprintf(out, "    faster in %.0f of %.0f rounds, slower in "
+			"%.0f (sign test p = %.2f)\n",
+			bench_row_num(row, "rounds_faster"),
+			bench_row_num(row, "rounds"),
+			bench_row_num(row, "rounds_slower"),
+			bench_row_num(row, "sign_p"));
 		fprintf(out, "    by the wall clock, all rounds: %.0f against "
 			"%.0f IOPS\n", bench_row_num(row, "iops_wall"),
 			bench_row_num(&rep->rows[rc_partner(i)], "iops_wall"));

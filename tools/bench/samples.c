@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/bench/samples.c - medians, percentiles, ratios and ratio medians.
+ * tools/bench/samples.c - medians, percentiles, ratios, ratio medians
+ * and the sign test of paired rounds.
  *
  * Sample counts are small (rounds, at most a few thousand latencies), so
  * every function sorts a copy with qsort(); nothing here is on a timed
@@ -164,6 +165,52 @@ int bench_ratio_summary(const double *num, const double *den, size_t n,
 	err = i < n ? -EDOM : bench_summarize(ratio, n, out);
 	free(ratio);
 	return err;
+}
+
+/*
+ * sign_tail() - P(X <= @k) for X binomial with @m trials of probability
+ * 1/2.  The terms are built as ratios of doubles, so no binomial
+ * coefficient overflows for any round count the suites allow.
+ */
+static double sign_tail(unsigned int k, unsigned int m)
+{
+	double term = ldexp(1.0, -(int)m), sum = 0.0;
+	unsigned int i;
+
+	for (i = 0; i <= k; i++) {
+		sum += term;
+		term = term * (double)(m - i) / (double)(i + 1);
+	}
+	return sum;
+}
+
+/**
+ * bench_sign_test() - Sign test of paired rounds.
+ * @num: Numerators, one per round.
+ * @den: Denominators, paired with @num by position.
+ * @n: Number of pairs.
+ * @out: The counts and the two-sided p-value.
+ */
+void bench_sign_test(const double *num, const double *den, size_t n,
+		     struct bench_sign *out)
+{
+	unsigned int m;
+	size_t i;
+	double p;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++) {
+		out->above += num[i] > den[i];
+		out->below += num[i] < den[i];
+	}
+	if (!n) {
+		out->p = NAN;
+		return;
+	}
+	m = out->above + out->below;
+	p = 2.0 * sign_tail(out->above < out->below ? out->above :
+			    out->below, m);
+	out->p = p > 1.0 ? 1.0 : p;
 }
 
 /**

@@ -106,6 +106,38 @@ int bench_ratio_summary(const double *num, const double *den, size_t n,
 			struct bench_summary *out);
 
 /**
+ * struct bench_sign - The sign test of paired rounds.
+ * @above: Rounds whose ratio num/den is above 1 ("after" faster, with
+ *	times as for bench_ratio_summary()).
+ * @below: Rounds whose ratio is below 1.
+ * @p: Two-sided p-value: the chance that two sides with no real
+ *	difference, each first in a round with probability 1/2, split
+ *	the rounds that differ at least this unevenly.  1 when no round
+ *	differs; NaN when there were no rounds.
+ *
+ * A ratio's median says how large a difference is; the sign test says
+ * whether there is one at all.  A median of 0.99 with @below 5 of 9
+ * (p = 1) is two sides at parity; with @below 9 of 9 (p = 0.004) it is
+ * a real, small slowdown.
+ */
+struct bench_sign {
+	unsigned int above;
+	unsigned int below;
+	double p;
+};
+
+/**
+ * bench_sign_test() - Sign test of paired rounds.
+ * @num: Numerators, one per round (the "before" times).
+ * @den: Denominators, paired with @num by position (the "after" times).
+ * @n: Number of pairs.
+ * @out: The counts and p-value; rounds with equal figures count on
+ *	neither side.
+ */
+void bench_sign_test(const double *num, const double *den, size_t n,
+		     struct bench_sign *out);
+
+/**
  * bench_ratio() - One figure relative to a reference.
  * @value: The figure (upcache's).
  * @ref: The reference (the kernel's), in the same unit.

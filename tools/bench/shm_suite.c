@@ -287,6 +287,27 @@ static void shm_report_targets(struct shm_run *run, struct bench_row *row,
 				  missed_before ? "yes" : "no");
 }
 
+/*
+ * shm_sign_vs_per_folio() - Whether batched differs from per-folio at
+ * all in row @r: the rounds each side was faster, and the sign test's
+ * p-value.  "Never slower" judges a median, which two sides at parity
+ * miss about half the time; these say whether a miss is a slowdown.
+ */
+static void shm_sign_vs_per_folio(struct bench_row *row,
+				  const struct shm_run *run, size_t r)
+{
+	const struct bench_measurement *new = &run->m[r][SHMB_BATCHED];
+	const struct bench_measurement *old = &run->m[r][SHMB_PER_FOLIO];
+	struct bench_sign sg;
+
+	if (!old->rounds)
+		return;
+	bench_sign_test(old->ns_per_op, new->ns_per_op, new->rounds, &sg);
+	bench_row_set_num(row, "vs_per_folio_rounds_faster", sg.above);
+	bench_row_set_num(row, "vs_per_folio_rounds_slower", sg.below);
+	bench_row_set_num(row, "vs_per_folio_sign_p", sg.p);
+}
+
 /* shm_report_row() - Fill the report row of row @r. */
 static void shm_report_row(struct bench_row *row, struct shm_run *run,
 			   size_t r)
@@ -314,6 +335,7 @@ static void shm_report_row(struct bench_row *row, struct shm_run *run,
 	bench_row_set_summary(row, "vs_per_folio", "vs_per_folio_min",
 			      "vs_per_folio_max",
 			      shm_vs(run, r, SHMB_PER_FOLIO, &s));
+	shm_sign_vs_per_folio(row, run, r);
 	bench_row_set_summary(row, "memcpy_fraction", "memcpy_fraction_min",
 			      "memcpy_fraction_max",
 			      shm_vs(run, r, SHMB_MEMCPY, &s));
@@ -417,12 +439,27 @@ static void shm_print_missed(FILE *out, const struct bench_report *rep)
 			const struct bench_field *met =
 				bench_row_get(row, what[k][2]);
 
-			if (met && met->kind == BENCH_FIELD_STR &&
-			    !strcmp(met->str, "no"))
-				fprintf(out, "  missed: %s %s %.2f, target "
-					"%.2f\n", row->name, what[k][0],
-					bench_row_num(row, what[k][0]),
-					bench_row_num(row, what[k][1]));
+			if (!met || met->kind != BENCH_FIELD_STR ||
+			    strcmp(met->str, "no"))
+				continue;
+			fprintf(out, "  missed: %s %s %.2f, target %.2f",
+				row->name, what[k][0],
+				bench_row_num(row, what[k][0]),
+				bench_row_num(row, what[k][1]));
+			/* "Never slower": is the miss a slowdown at all? */
+			if (!strcmp(what[k][0], "vs_per_folio") &&
+			    bench_row_num(row, what[k][1]) <= 1.0)
+				fprintf(out, " (batched slower in %.0f of "
+					"%.0f rounds, faster in %.0f; sign "
+					"test p = %.2f)",
+					bench_row_num(row,
+					    "vs_per_folio_rounds_slower"),
+					bench_row_num(row, "rounds"),
+					bench_row_num(row,
+					    "vs_per_folio_rounds_faster"),
+					bench_row_num(row,
+					    "vs_per_folio_sign_p"));
+			fputc('\n', out);
 		}
 	}
 }
