@@ -12,10 +12,12 @@
  *   1. free lists: well linked (next->prev), entries inside the memmap,
  *      each the first page of a block of the list's order that is
  *      aligned to its size and inside the arena, PG_buddy the only flag,
- *      ->order the list's order, refcount 0; no block whose buddy is a
+ *      ->order the list's order, refcount 0, its other pages with no
+ *      flag and refcount 0; the head linked both ways (an empty list's
+ *      too); no block whose buddy is a
  *      free block of the same order (it should have merged); the number
  *      of blocks equals nr_free[order];
- *   2. pcp lists: well linked, order-0 pages with no flag and refcount
+ *   2. pcp lists: well linked (the head too), order-0 pages with no flag and refcount
  *      0, as many as ->count, and ->count <= UPC_PCP_HIGH;
  *   3. no page is in two free places (a bitmap of the pages seen; this
  *      also stops the walk of a list that loops);
@@ -96,6 +98,42 @@ static int check_links(const struct arena_check *c,
 	return 0;
 }
 
+/*
+ * check_head() - Is the list at @head linked both ways at its ends?  The
+ * walk checks each entry's link to its successor, which leaves the
+ * head's first back link and its ->prev (of an empty list too) unseen.
+ */
+static int check_head(const struct arena_check *c,
+		      const struct upc_list_head *head, const char *what)
+{
+	if (head->next->prev != head || head->prev->next != head)
+		return check_fail(c, "%s: broken link at the head %p", what,
+				  (const void *)head);
+	return 0;
+}
+
+/*
+ * check_free_pages() - The pages of a free block after its first: no
+ * flag and refcount 0, so that a stale lockless folio_try_get() on one
+ * fails, and none looks like a folio when the block is handed out.
+ */
+static int check_free_pages(const struct arena_check *c, unsigned long pfn,
+			    unsigned long nr)
+{
+	const struct folio *page;
+	unsigned long p;
+
+	for (p = pfn + 1; p < pfn + nr; p++) {
+		page = c->arena->memmap + p;
+		if (page_flags(page) || folio_ref_count(page))
+			return check_fail(c, "free block at %lu: page %lu has "
+					  "flags %#lx refcount %d", pfn, p,
+					  page_flags(page),
+					  folio_ref_count(page));
+	}
+	return 0;
+}
+
 /* check_block() - One entry of free_area[@order], at page @pfn. */
 static int check_block(struct arena_check *c, unsigned long pfn,
 		       unsigned int order)
@@ -118,6 +156,8 @@ static int check_block(struct arena_check *c, unsigned long pfn,
 	    (page_flags(bpage) & (1UL << PG_buddy)) && bpage->order == order)
 		return check_fail(c, "order %u: blocks at %lu and %lu not "
 				  "merged", order, pfn, buddy);
+	if (check_free_pages(c, pfn, nr))
+		return -EUCLEAN;
 	return mark_free(c, pfn, nr);
 }
 
@@ -128,6 +168,9 @@ static int check_free_area(struct arena_check *c, unsigned int order)
 	long pfn;
 	int err;
 
+	err = check_head(c, head, "free list");
+	if (err)
+		return err;
 	for (pos = head->next; pos != head; pos = pos->next) {
 		err = check_links(c, pos, "free list");
 		if (err)
@@ -168,6 +211,9 @@ static int check_pcp(struct arena_check *c, unsigned int i)
 	unsigned long n = 0;
 	int err;
 
+	err = check_head(c, head, "pcp list");
+	if (err)
+		return err;
 	for (pos = head->next; pos != head; pos = pos->next) {
 		err = check_links(c, pos, "pcp list");
 		if (!err)

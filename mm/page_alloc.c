@@ -28,9 +28,12 @@
  * past UPC_PCP_HIGH gives its UPC_PCP_BATCH coldest pages back.  Pages
  * in a cache are neither PG_buddy nor charged: they do not merge until
  * drained, so an allocation the buddy lists cannot satisfy drains every
- * cache and tries again before it gives up.  Lock order: a pcp lock,
- * then the arena lock; never two pcp locks at once (the checker aside,
- * which takes them in index order).
+ * cache and tries again before it gives up.  The drain and the second
+ * try are one step, under every cache lock and the arena lock: between
+ * the two, a refill on another CPU could otherwise take the pages just
+ * drained and fail a charge that had pages to back it.  Lock order: a
+ * pcp lock, then the arena lock; two pcp locks only all of them, in
+ * index order (that drain and the checker).
  *
  * Charging.  arena->charged counts the pages handed out as folios.  An
  * allocation charges first, with a compare-and-swap loop that refuses to
@@ -38,10 +41,16 @@
  * the pages to the lists first and uncharges last, so a charge that
  * succeeds against an unfragmented arena always finds its pages.
  *
- * Reclaim.  When an attempt fails (limit or fragmentation) and the
- * caller may wait, the arena's reclaim hook is called with no lock held
- * and the attempt is repeated while the hook reports progress, at most
- * UPC_RECLAIM_RETRIES times.
+ * Reclaim.  When an attempt fails and the caller may wait, the arena's
+ * reclaim hook is called with no lock held and the attempt is repeated
+ * while the hook reports progress.  A charge that would pass the limit
+ * is retried up to UPC_RECLAIM_RETRIES times: each round frees pages
+ * under it.  A charge that succeeded with no free block of the order
+ * (fragmentation) gets one round only: evicting from the LRU's tail
+ * frees a whole aligned block only by chance, and more rounds would
+ * empty the cache for one large folio (the kernel too gives a costly
+ * order one round of reclaim under __GFP_NORETRY, and has compaction
+ * besides).  A folio larger than the limit is refused at once.
  *
  * Fault injection.  Each call of upc_arena_alloc_folio() (with valid
  * arguments) asks upc_fault_should_fail() once, before it charges
@@ -225,43 +234,57 @@ static void pcp_refill(struct upc_arena *arena, upc_pcp_t *pcp)
 }
 
 /*
- * pcp_drain() - Give the @nr coldest pages of @pcp (at most all of them)
- * back to the buddy lists.  Caller holds pcp->lock.
- * Return: the number of pages given back.
+ * pcp_drain_locked() - Give the @nr coldest pages of @pcp (at most all of
+ * them) back to the buddy lists.  Caller holds pcp->lock and the arena
+ * lock.
  */
-static unsigned int pcp_drain(struct upc_arena *arena, upc_pcp_t *pcp,
-			      unsigned int nr)
+static void pcp_drain_locked(struct upc_arena *arena, upc_pcp_t *pcp,
+			     unsigned int nr)
 {
 	struct folio *page;
 	unsigned int n;
 
 	if (nr > pcp->count)
 		nr = pcp->count;
-	if (!nr)
-		return 0;
-	arena_lock(&arena->lock);
 	for (n = 0; n < nr; n++) {
 		page = lru_to_folio(pcp->list.prev);
 		mm_list_del_init(&page->lru);
 		buddy_free_locked(arena, page, 0);
 	}
-	upc_unlock(&arena->lock);
 	pcp->count -= nr;
-	return nr;
 }
 
-/* pcp_drain_all() - Empty every cache.  Return: pages given back. */
-static unsigned long pcp_drain_all(struct upc_arena *arena)
+/* pcp_drain() - pcp_drain_locked() for a caller holding pcp->lock only. */
+static void pcp_drain(struct upc_arena *arena, upc_pcp_t *pcp,
+		      unsigned int nr)
 {
-	unsigned long n = 0;
+	arena_lock(&arena->lock);
+	pcp_drain_locked(arena, pcp, nr);
+	upc_unlock(&arena->lock);
+}
+
+/*
+ * drain_and_take() - Empty every cache into the buddy lists and take a
+ * block of @order from them, all under every cache lock (index order)
+ * and the arena lock, so no refill can come between.  Return: the block,
+ * or NULL if the arena has none even so.
+ */
+static struct folio *drain_and_take(struct upc_arena *arena,
+				    unsigned int order)
+{
+	struct folio *block;
 	unsigned int i;
 
-	for (i = 0; i < UPC_PCP_LISTS; i++) {
+	for (i = 0; i < UPC_PCP_LISTS; i++)
 		arena_lock(&arena->pcp[i].lock);
-		n += pcp_drain(arena, &arena->pcp[i], arena->pcp[i].count);
+	arena_lock(&arena->lock);
+	for (i = 0; i < UPC_PCP_LISTS; i++)
+		pcp_drain_locked(arena, &arena->pcp[i], arena->pcp[i].count);
+	block = buddy_alloc_locked(arena, order);
+	upc_unlock(&arena->lock);
+	for (i = UPC_PCP_LISTS; i-- > 0;)
 		upc_unlock(&arena->pcp[i].lock);
-	}
-	return n;
+	return block;
 }
 
 /* pcp_alloc() - Take the hottest page of this CPU's cache. */
@@ -333,23 +356,28 @@ static struct folio *arena_take(struct upc_arena *arena, unsigned int order)
 {
 	struct folio *block = arena_take_once(arena, order);
 
-	if (!block && pcp_drain_all(arena))
-		block = arena_take_once(arena, order);
-	return block;
+	return block ? block : drain_and_take(arena, order);
 }
 
-/* arena_try_alloc() - One attempt: charge, take a block or uncharge. */
+/*
+ * arena_try_alloc() - One attempt: charge, take a block or uncharge.
+ * *@fragmented tells a failure with the charge made (no free block of
+ * @order) from one at the limit.
+ */
 static struct folio *arena_try_alloc(struct upc_arena *arena,
-				     unsigned int order)
+				     unsigned int order, bool *fragmented)
 {
 	unsigned long nr = 1UL << order;
 	struct folio *block;
 
+	*fragmented = false;
 	if (!arena_charge(arena, nr))
 		return NULL;
 	block = arena_take(arena, order);
-	if (!block)
+	if (!block) {
 		arena_uncharge(arena, nr);
+		*fragmented = true;
+	}
 	return block;
 }
 
@@ -371,6 +399,35 @@ static void folio_prep_new(struct upc_arena *arena, struct folio *folio,
 	__atomic_store_n(&folio->refcount, 1, __ATOMIC_RELEASE);
 }
 
+/*
+ * arena_alloc_folio() - upc_arena_alloc_folio() past its argument checks
+ * and the fault injector: attempts, and reclaim between them as the
+ * opening comment says.
+ */
+static struct folio *arena_alloc_folio(struct upc_arena *arena, gfp_t gfp,
+				       unsigned int order)
+{
+	unsigned int tries = 0, fragmented_rounds = 0;
+	struct folio *folio;
+	bool fragmented;
+
+	if (1UL << order > __atomic_load_n(&arena->limit_pages,
+					   __ATOMIC_RELAXED))
+		return NULL;
+	while (!(folio = arena_try_alloc(arena, order, &fragmented))) {
+		if ((gfp & __GFP_NOWAIT_BIT) || !arena->reclaim ||
+		    tries++ >= UPC_RECLAIM_RETRIES ||
+		    (fragmented && fragmented_rounds++))
+			return NULL;
+		if (!arena->reclaim(arena, 1UL << order, arena->reclaim_priv))
+			return NULL;
+	}
+	folio_prep_new(arena, folio, order);
+	if (gfp & __GFP_ZERO)
+		memset(folio_address(folio), 0, folio_size(folio));
+	return folio;
+}
+
 /**
  * upc_arena_alloc_folio() - Allocate a folio.
  * @arena: The arena to allocate from.
@@ -380,36 +437,26 @@ static void folio_prep_new(struct upc_arena *arena, struct folio *folio,
  *
  * Order-0 folios come from this CPU's cache without the arena lock.
  * When the buddy lists cannot satisfy a request the caches are drained
- * and it is tried again; when that fails too, or the charge would pass
- * the limit, a caller that may wait calls the reclaim hook and retries
- * while the hook reports progress (UPC_RECLAIM_RETRIES times at most).
+ * and it is tried again.  When the charge would pass the limit, a
+ * caller that may wait calls the reclaim hook and retries while the
+ * hook reports progress (UPC_RECLAIM_RETRIES times at most); when the
+ * charge fits but no free block of @order is left (fragmentation), it
+ * calls the hook once.
  *
  * Context: Any thread.  Takes short-hold locks; GFP_KERNEL may run the
  * reclaim hook.
  * Return: The folio, with one reference, no flags, no mapping and its
  * pages charged; NULL if @arena is NULL, @order is too large, the fault
- * injector failed the call, the charge would pass the limit, or no free
- * block is left (after reclaim, if allowed).
+ * injector failed the call, the folio is larger than the limit, the
+ * charge would pass the limit, or no free block is left (after reclaim,
+ * if allowed).
  */
 struct folio *upc_arena_alloc_folio(struct upc_arena *arena, gfp_t gfp,
 				    unsigned int order)
 {
-	struct folio *folio;
-	unsigned int tries = 0;
-
 	if (!arena || order > UPC_MAX_ORDER || upc_fault_should_fail())
 		return NULL;
-	while (!(folio = arena_try_alloc(arena, order))) {
-		if ((gfp & __GFP_NOWAIT_BIT) || !arena->reclaim ||
-		    tries++ >= UPC_RECLAIM_RETRIES)
-			return NULL;
-		if (!arena->reclaim(arena, 1UL << order, arena->reclaim_priv))
-			return NULL;
-	}
-	folio_prep_new(arena, folio, order);
-	if (gfp & __GFP_ZERO)
-		memset(folio_address(folio), 0, folio_size(folio));
-	return folio;
+	return arena_alloc_folio(arena, gfp, order);
 }
 
 /*
@@ -478,9 +525,12 @@ unsigned int upc_arena_alloc_bulk(struct upc_arena *arena, gfp_t gfp,
 		if (gfp & __GFP_ZERO)
 			memset(folio_address(folios[i]), 0, UPC_PAGE_SIZE);
 	}
-	/* The rest one by one, with draining and reclaim. */
+	/*
+	 * The rest one by one, with draining and reclaim; each page has
+	 * asked the fault injector already.
+	 */
 	while (got < want) {
-		struct folio *folio = upc_arena_alloc_folio(arena, gfp, 0);
+		struct folio *folio = arena_alloc_folio(arena, gfp, 0);
 
 		if (!folio)
 			break;

@@ -678,6 +678,141 @@ static void test_reclaim_merges(void **state)
 	upc_arena_destroy(arena);
 }
 
+/*
+ * Fragmentation: the charge fits, but one page pinned in each 2 MiB block
+ * leaves no block of order 9.  A hook that says it made progress without
+ * freeing anything is called once, not UPC_RECLAIM_RETRIES times: each
+ * call would evict pages that could not make the block.
+ */
+static void test_reclaim_fragmented_once(void **state)
+{
+	struct upc_arena *arena = arena_new(4 * MiB);
+	unsigned long nr = arena->nr_pages, i, kept = 0;
+	struct folio **pool;
+	struct reclaim_ctx ctx;
+
+	(void)state;
+	pool = calloc(nr, sizeof(*pool));
+	assert_non_null(pool);
+	reclaim_setup(&ctx, arena, pool, nr);
+	for (i = 0; i < nr; i++) {
+		if (folio_pfn(pool[i]) % HUGE_PAGES)
+			folio_put(pool[i]);
+		else
+			pool[kept++] = pool[i];
+	}
+	assert_int_equal(kept, nr / HUGE_PAGES);
+	ctx.nr_pool = 0;	/* the hook may not touch them */
+	ctx.want = HUGE_PAGES;
+	ctx.lie = 1;
+	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, UPC_MAX_ORDER));
+	assert_int_equal(ctx.calls, 1);
+	assert_false(ctx.bad);
+	assert_int_equal(upc_arena_charged(arena), kept);
+	/* Order 0 still comes at once, without the hook. */
+	ctx.want = 1;
+	pool[kept] = upc_arena_alloc_folio(arena, GFP_KERNEL, 0);
+	assert_non_null(pool[kept]);
+	assert_int_equal(ctx.calls, 1);
+	put_all(pool, kept + 1, NULL);
+	free(pool);
+	arena_fini(arena);
+}
+
+/* A folio larger than the limit is refused without calling the hook. */
+static void test_reclaim_larger_than_limit(void **state)
+{
+	struct upc_arena *arena = arena_new(2 * MiB);
+	struct folio *pool[1];
+	struct reclaim_ctx ctx;
+
+	(void)state;
+	assert_int_equal(upc_arena_set_limit(arena, HUGE_PAGES / 2), 0);
+	reclaim_setup(&ctx, arena, pool, 0);
+	ctx.want = HUGE_PAGES;
+	ctx.lie = 1;
+	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, UPC_MAX_ORDER));
+	assert_int_equal(ctx.calls, 0);
+	assert_int_equal(upc_arena_charged(arena), 0);
+	/* The largest order that fits still comes. */
+	pool[0] = upc_arena_alloc_folio(arena, GFP_KERNEL, UPC_MAX_ORDER - 1);
+	assert_new_folio(arena, pool[0], UPC_MAX_ORDER - 1);
+	assert_int_equal(ctx.calls, 0);
+	folio_put(pool[0]);
+	arena_fini(arena);
+}
+
+/* ---- the invariant checker ---------------------------------------------- */
+
+/*
+ * expect_corrupt() - upc_arena_check() reports the corruption @what made
+ * (and the arena is whole again once it is undone by the caller).
+ */
+static void expect_corrupt(struct upc_arena *arena, const char *what)
+{
+	if (upc_arena_check(arena) != -EUCLEAN)
+		fail_msg("the checker missed: %s", what);
+}
+
+/*
+ * Each corruption the checker exists for, made and undone in turn on a
+ * live arena: a free block's other page with a reference, the first
+ * back link of a free list, an empty free list's and an empty pcp
+ * list's ->prev, a pcp page with a flag.
+ */
+static void test_check_catches_corruption(void **state)
+{
+	struct upc_arena *arena = arena_new(4 * MiB);
+	struct upc_list_head *head, *saved;
+	struct folio *page, *folio;
+	unsigned int order;
+
+	(void)state;
+	folio = upc_arena_alloc_folio(arena, GFP_NOWAIT, 0);
+	assert_non_null(folio);
+	folio_put(folio);	/* now on a pcp list */
+	assert_arena_ok(arena);
+
+	/* A page inside the free 2 MiB block at the arena's end. */
+	page = arena->memmap + arena->nr_pages - 3;
+	page->refcount = 1;
+	expect_corrupt(arena, "a free block's page with a reference");
+	page->refcount = 0;
+	assert_arena_ok(arena);
+
+	head = &arena->free_area[UPC_MAX_ORDER];
+	assert_false(mm_list_empty(head));
+	saved = head->next->prev;
+	head->next->prev = head->next;
+	expect_corrupt(arena, "a free list's first back link");
+	head->next->prev = saved;
+	assert_arena_ok(arena);
+
+	for (order = 0; order < UPC_MAX_ORDER; order++)
+		if (mm_list_empty(&arena->free_area[order]))
+			break;
+	assert_true(order < UPC_MAX_ORDER);
+	head = &arena->free_area[order];
+	head->prev = &arena->free_area[UPC_MAX_ORDER];
+	expect_corrupt(arena, "an empty free list's ->prev");
+	head->prev = head;
+	assert_arena_ok(arena);
+
+	head = &arena->pcp[UPC_PCP_LISTS - 1].list;
+	if (!mm_list_empty(head))
+		head = &arena->pcp[0].list;
+	assert_true(mm_list_empty(head));
+	head->prev = &arena->free_area[UPC_MAX_ORDER];
+	expect_corrupt(arena, "an empty pcp list's ->prev");
+	head->prev = head;
+	assert_arena_ok(arena);
+
+	folio_set_flag(folio, PG_dirty);
+	expect_corrupt(arena, "a pcp page with a flag");
+	folio_clear_flag(folio, PG_dirty);
+	arena_fini(arena);
+}
+
 /* ---- __GFP_ZERO, the pcp hot path, fault injection ---------------------- */
 
 static void test_gfp_zero(void **state)
@@ -1018,6 +1153,9 @@ int main(void)
 		cmocka_unit_test(test_reclaim_no_progress),
 		cmocka_unit_test(test_reclaim_nowait),
 		cmocka_unit_test(test_reclaim_merges),
+		cmocka_unit_test(test_reclaim_fragmented_once),
+		cmocka_unit_test(test_reclaim_larger_than_limit),
+		cmocka_unit_test(test_check_catches_corruption),
 		cmocka_unit_test(test_gfp_zero),
 		cmocka_unit_test(test_alloc_bulk),
 		cmocka_unit_test(test_pcp_hot_path),
