@@ -614,6 +614,12 @@ static unsigned long arena_free_pages(const struct upc_arena *arena)
 	return charged < limit ? limit - charged : 0;
 }
 
+/* lruvec_wmark() - A watermark, as lruvec_set_watermarks() left it. */
+static unsigned long lruvec_wmark(const unsigned long *wmark)
+{
+	return __atomic_load_n(wmark, __ATOMIC_RELAXED);
+}
+
 /**
  * upc_reclaim_balance() - Background reclaim: restore the watermark.
  * @arena: The arena.
@@ -624,14 +630,15 @@ static unsigned long arena_free_pages(const struct upc_arena *arena)
 unsigned long upc_reclaim_balance(struct upc_arena *arena)
 {
 	struct lruvec *lruvec = arena_lruvec(arena);
-	unsigned long free;
+	unsigned long free, high;
 
 	if (!lruvec)
 		return 0;
 	free = arena_free_pages(arena);
-	if (free >= lruvec->wmark_low)
+	if (free >= lruvec_wmark(&lruvec->wmark_low))
 		return 0;
-	return upc_reclaim_pages(arena, lruvec->wmark_high - free);
+	high = lruvec_wmark(&lruvec->wmark_high);
+	return free < high ? upc_reclaim_pages(arena, high - free) : 0;
 }
 
 /*
@@ -652,10 +659,11 @@ static unsigned long reclaim_hook(struct upc_arena *arena,
 	unsigned long target = nr_pages > UPC_RECLAIM_BATCH ?
 			       nr_pages : UPC_RECLAIM_BATCH;
 	unsigned long free = arena_free_pages(arena), freed;
+	unsigned long high = lruvec_wmark(&lruvec->wmark_high);
 	unsigned int tries;
 
-	if (free < lruvec->wmark_high && lruvec->wmark_high - free > target)
-		target = lruvec->wmark_high - free;
+	if (free < high && high - free > target)
+		target = high - free;
 	for (tries = 0;; tries++) {
 		freed = upc_reclaim_pages(arena, target);
 		if (freed)
@@ -671,14 +679,19 @@ static unsigned long reclaim_hook(struct upc_arena *arena,
 
 /* ---- setup ------------------------------------------------------------------- */
 
-/* Watermarks from the limit: low 1/128 of it, high 1/64, at least a batch. */
+/*
+ * Watermarks from the limit: low 1/128 of it, high 1/64, at least a batch.
+ * upc_reclaim_set_limit() may change them while reclaimers read them, so
+ * both sides go through atomics, and a reader loads each once.
+ */
 static void lruvec_set_watermarks(struct lruvec *lruvec, unsigned long limit)
 {
 	unsigned long high = limit / 64, low = limit / 128;
 
-	lruvec->wmark_high = high > UPC_RECLAIM_BATCH ? high : UPC_RECLAIM_BATCH;
-	lruvec->wmark_low = low > UPC_RECLAIM_BATCH / 2 ?
-			    low : UPC_RECLAIM_BATCH / 2;
+	__atomic_store_n(&lruvec->wmark_high, high > UPC_RECLAIM_BATCH ?
+			 high : UPC_RECLAIM_BATCH, __ATOMIC_RELAXED);
+	__atomic_store_n(&lruvec->wmark_low, low > UPC_RECLAIM_BATCH / 2 ?
+			 low : UPC_RECLAIM_BATCH / 2, __ATOMIC_RELAXED);
 }
 
 static bool reclaim_limit_valid(const struct upc_arena *arena,
