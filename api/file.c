@@ -80,20 +80,15 @@ int upc_close(struct upc_file *file)
 /* ---- reads and writes ---------------------------------------------------- */
 
 /*
- * Check an iovec array as preadv()/pwritev() do.  Return: 0 with the
- * total length in *@total; -EINVAL for a count out of range or a total
- * above SSIZE_MAX; -EFAULT for a NULL array or a NULL buffer that is
- * not empty.
+ * Check the segments of an iovec array as preadv()/pwritev() do.
+ * Return: 0 with the total length in *@total; -EINVAL for a total above
+ * SSIZE_MAX; -EFAULT for a NULL buffer that is not empty.
  */
 static int upc_iov_check(const struct iovec *iov, int iovcnt, size_t *total)
 {
 	size_t sum = 0;
 	int i;
 
-	if (iovcnt < 0 || iovcnt > IOV_MAX)
-		return -EINVAL;
-	if (!iov && iovcnt)
-		return -EFAULT;
 	for (i = 0; i < iovcnt; i++) {
 		if (!iov[i].iov_base && iov[i].iov_len)
 			return -EFAULT;
@@ -170,36 +165,75 @@ ssize_t upc_write(struct upc_file *file, const void *buf, size_t count,
 	return upc_write_iov(file, &iov, 1, count, offset);
 }
 
+/* iovecs upc_vec_import() copies on the stack; more are allocated. */
+#define UPC_FAST_IOV	8
+
 /*
  * The checks upc_readv() and upc_writev() share, in the order their
- * errors are documented.  Return: 0 with the total length in *@count.
+ * errors are documented, on a copy of the caller's array (as the
+ * kernel's import_iovec() makes): the lengths summed are then the
+ * lengths walked, even if another thread changes the array meanwhile.
+ * The copy is @fast when it fits, else allocated (-ENOMEM without).
+ * Return: 0 with the copy in *@vec (free it unless it is @fast) and the
+ * total length in *@count.
  */
-static int upc_vec_check(struct upc_file *file, const struct iovec *iov,
-			 int iovcnt, int64_t offset, size_t *count)
+static int upc_vec_import(struct upc_file *file, const struct iovec *iov,
+			  int iovcnt, int64_t offset, struct iovec *fast,
+			  struct iovec **vec, size_t *count)
 {
+	int err;
+
 	if (!upc_file_ok(file))
 		return -EBADF;
-	if (offset < 0)
+	if (offset < 0 || iovcnt < 0 || iovcnt > IOV_MAX)
 		return -EINVAL;
-	return upc_iov_check(iov, iovcnt, count);
+	if (!iov && iovcnt)
+		return -EFAULT;
+	*vec = fast;
+	if (iovcnt > UPC_FAST_IOV) {
+		*vec = upc_fault_should_fail() ? NULL :
+		       malloc((size_t)iovcnt * sizeof(*iov));
+		if (!*vec)
+			return -ENOMEM;
+	}
+	if (iovcnt)
+		memcpy(*vec, iov, (size_t)iovcnt * sizeof(*iov));
+	err = upc_iov_check(*vec, iovcnt, count);
+	if (err && *vec != fast)
+		free(*vec);
+	return err;
 }
 
 ssize_t upc_readv(struct upc_file *file, const struct iovec *iov, int iovcnt,
 		  int64_t offset)
 {
+	struct iovec fast[UPC_FAST_IOV], *vec;
 	size_t count;
-	int err = upc_vec_check(file, iov, iovcnt, offset, &count);
+	ssize_t ret;
 
-	return err ? err : upc_read_iov(file, iov, iovcnt, count, offset);
+	ret = upc_vec_import(file, iov, iovcnt, offset, fast, &vec, &count);
+	if (ret)
+		return ret;
+	ret = upc_read_iov(file, vec, iovcnt, count, offset);
+	if (vec != fast)
+		free(vec);
+	return ret;
 }
 
 ssize_t upc_writev(struct upc_file *file, const struct iovec *iov, int iovcnt,
 		   int64_t offset)
 {
+	struct iovec fast[UPC_FAST_IOV], *vec;
 	size_t count;
-	int err = upc_vec_check(file, iov, iovcnt, offset, &count);
+	ssize_t ret;
 
-	return err ? err : upc_write_iov(file, iov, iovcnt, count, offset);
+	ret = upc_vec_import(file, iov, iovcnt, offset, fast, &vec, &count);
+	if (ret)
+		return ret;
+	ret = upc_write_iov(file, vec, iovcnt, count, offset);
+	if (vec != fast)
+		free(vec);
+	return ret;
 }
 
 /* ---- space, size and seeks ----------------------------------------------- */

@@ -182,7 +182,10 @@ struct upc_anon;
  * @path: Swap file to use: a regular file, created if missing and grown
  *	to @size if shorter (never shrunk; its first @size bytes are
  *	overwritten as pages go out); NULL for a device in memory (outside
- *	the cache's limit, like a ramdisk).
+ *	the cache's limit, like a ramdisk).  Nothing else may write or
+ *	truncate the file while it is in use: the kernel refuses that for
+ *	its swap files, a process cannot, and a page read back from a
+ *	range cut off comes back as zeros, not as -EIO.
  * @size: Bytes of swap: a positive multiple of 2 MiB.
  * @space_shift: log2 of the slots (4 KiB each) per swap cache tree, 6
  *	to 30; 0 for the default, 14 (64 MiB per tree).  A folio larger
@@ -388,13 +391,16 @@ ssize_t upc_write(struct upc_file *file, const void *buf, size_t count,
  * @iovcnt: How many, 0..IOV_MAX.
  * @offset: File offset.
  *
- * The whole call is one read: no write is seen half done.
+ * The whole call is one read: no write is seen half done.  @iov is
+ * copied first, as the kernel copies it, so a thread changing the array
+ * during the call cannot make it read past the lengths checked.
  *
  * Context: Any thread.
  * Return: As upc_read(), with the total length as @count; -EINVAL also
  * for @iovcnt out of range or a total length above SSIZE_MAX; -EFAULT
  * if @iov is NULL and @iovcnt is not 0, or a buffer is NULL and its
- * length is not 0.
+ * length is not 0; -ENOMEM also if there is no memory for the copy of
+ * more than 8 iovecs.
  */
 ssize_t upc_readv(struct upc_file *file, const struct iovec *iov, int iovcnt,
 		  int64_t offset);
@@ -406,12 +412,13 @@ ssize_t upc_readv(struct upc_file *file, const struct iovec *iov, int iovcnt,
  * @iovcnt: How many, 0..IOV_MAX.
  * @offset: File offset.
  *
- * The whole call is one write: no read sees it half done.
+ * The whole call is one write: no read sees it half done.  @iov is
+ * copied first, as for upc_readv().
  *
  * Context: Any thread.
  * Return: As upc_write(), with the total length as @count; -EINVAL also
  * for @iovcnt out of range or a total length above SSIZE_MAX; -EFAULT
- * as upc_readv().
+ * and -ENOMEM as upc_readv().
  */
 ssize_t upc_writev(struct upc_file *file, const struct iovec *iov, int iovcnt,
 		   int64_t offset);
@@ -553,6 +560,13 @@ int upc_get_spans(struct upc_file *file, int64_t offset, size_t len,
  * upc_put_spans() - Release spans from upc_get_spans().
  * @spans: The spans.
  * @nr: How many.
+ *
+ * Each span is cleared as it is released, so calling this twice on the
+ * same array is harmless.  Releasing one span twice otherwise (through
+ * a copy of it, or from two threads) is the caller's bug, as free()
+ * twice is: it drops a reference the file itself holds, and the memory
+ * may then be reused while the file still uses it (the debug build
+ * aborts when the page is freed in that state).
  *
  * Context: Any thread.
  */

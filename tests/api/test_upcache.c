@@ -392,6 +392,47 @@ static void test_readv_writev(void **state)
 	api_fini(&env);
 }
 
+/*
+ * More iovecs than the copy on the stack holds: the copy is allocated,
+ * and without memory the call is -ENOMEM with nothing written or read.
+ */
+static void test_readv_writev_many(void **state)
+{
+	static char buf[20][100], out[20][100];
+	struct iovec wv[20], rv[20];
+	struct api_env env;
+	struct upc_file *file;
+	int i;
+
+	(void)state;
+	file = api_init(&env, MEM, UPC_HUGE_NEVER, 0);
+	api_fill(buf[0], sizeof(buf), 0, 6);
+	for (i = 0; i < 20; i++) {
+		wv[i] = (struct iovec){ buf[i], sizeof(buf[i]) };
+		rv[i] = (struct iovec){ out[i], sizeof(out[i]) };
+	}
+	upc_fault_fail_nth(1);
+	assert_int_equal(upc_writev(file, wv, 20, 0), -ENOMEM);
+	upc_fault_fail_nth(0);
+	assert_int_equal(upc_size(file), 0);
+	assert_int_equal(upc_writev(file, wv, 20, 0), (ssize_t)sizeof(buf));
+	api_expect(file, 0, sizeof(buf), 6);
+
+	memset(out, 0xee, sizeof(out));
+	upc_fault_fail_nth(1);
+	assert_int_equal(upc_readv(file, rv, 20, 0), -ENOMEM);
+	upc_fault_fail_nth(0);
+	assert_int_equal((unsigned char)out[0][0], 0xee);
+	/* Eight fit on the stack: no allocation to fail. */
+	upc_fault_fail_nth(1);
+	assert_int_equal(upc_readv(file, rv, 8, 0), 800);
+	upc_fault_fail_nth(0);
+	assert_int_equal(upc_readv(file, rv, 20, 0), (ssize_t)sizeof(out));
+	assert_memory_equal(out, buf, sizeof(buf));
+	assert_file_ok(file);
+	api_fini(&env);
+}
+
 /* ---- fallocate ----------------------------------------------------------- */
 
 static void test_fallocate_errors(void **state)
@@ -890,6 +931,7 @@ int main(void)
 		cmocka_unit_test(test_write_enospc),
 		cmocka_unit_test(test_readv_writev_errors),
 		cmocka_unit_test(test_readv_writev),
+		cmocka_unit_test(test_readv_writev_many),
 		cmocka_unit_test(test_fallocate_errors),
 		cmocka_unit_test(test_fallocate),
 		cmocka_unit_test(test_fallocate_enospc_undoes),
