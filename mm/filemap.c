@@ -779,16 +779,33 @@ void truncate_inode_pages_range(struct address_space *mapping, int64_t lstart,
 			    false, truncate_visit, &range);
 }
 
-/* Drop a locked folio if nobody else uses it; count its pages. */
+/*
+ * Drop a locked folio if nobody else uses it; count its pages.  As
+ * reclaim does, the refcount is frozen before the folio leaves, under
+ * the locks taking folios out needs: a lockless lookup could otherwise
+ * take a reference between the check and the removal and dirty a folio
+ * no longer cached, a write nothing would ever write back.
+ */
 static void invalidate_visit(struct folio *folio, void *arg)
 {
+	struct address_space *mapping = folio->mapping;
+	int refs = (int)folio_nr_pages(folio) + 1;
 	unsigned long *count = arg;
+	bool gone = false;
 
 	if (folio_test_dirty(folio) || folio_test_writeback(folio) ||
-	    folio_ref_count(folio) != (int)folio_nr_pages(folio) + 1)
+	    folio_ref_count(folio) != refs || !mapping_evict_lock(mapping))
 		return;
-	*count += folio_nr_pages(folio);
-	filemap_remove_folio(folio);
+	if (folio_ref_freeze(folio, refs)) {
+		gone = !folio_test_dirty(folio);
+		if (gone)
+			filemap_delete_folio(folio, NULL);
+		/* Gone: the caller's reference is the last. */
+		folio_ref_unfreeze(folio, gone ? 1 : refs);
+	}
+	mapping_evict_unlock(mapping);
+	if (gone)
+		*count += folio_nr_pages(folio);
 }
 
 unsigned long invalidate_mapping_pages(struct address_space *mapping,
@@ -822,6 +839,13 @@ static void folio_retag(struct folio *folio, unsigned int set,
 		return;
 	xas.xa = &mapping->i_pages;
 	xas_lock(&xas);
+	/*
+	 * A dirtier may have set the bit again since the caller cleared it,
+	 * and tagged the folio before this: the tag stays with the bit
+	 * (under the lock, the bit says who came last).
+	 */
+	if (folio_test_dirty(folio))
+		clear &= ~TAG(PAGECACHE_TAG_DIRTY);
 	if (folio->mapping == mapping && xas_load(&xas) == folio) {
 		for (tag = 0; tag <= XA_MARK_MAX; tag++) {
 			if (set & TAG(tag))

@@ -40,6 +40,10 @@
  * The result is the run of folios that covers the first index onwards
  * without a gap; whatever was grabbed beyond a gap is given back, and
  * the folios this grab created there are taken out of the cache again.
+ * A run left with a gap at its first index only because its folio left
+ * the mapping meanwhile (a truncation) is grabbed again from the start,
+ * as __filemap_get_folio() repeats its lookup: -ENOMEM means memory
+ * could not be had.
  */
 #include <errno.h>
 #include <limits.h>
@@ -64,6 +68,7 @@ struct grab_run {
 	pgoff_t index;
 	unsigned int nr;
 	unsigned int nr_created;	/* folios step 2 made */
+	bool nomem;		/* step 5b could not allocate */
 	struct folio **head;
 	void **shadow;		/* what an insert replaced */
 	unsigned short *span;	/* run positions it covers, from there on */
@@ -124,6 +129,7 @@ static struct grab_run *grab_run_get(unsigned int nr)
 	run->locked = run->created + FILEMAP_GRAB_MAX;
 	run->nr = nr;
 	run->nr_created = 0;
+	run->nomem = false;
 	run->head[0] = NULL;
 	run->span[0] = (unsigned short)nr;
 	return run;
@@ -472,8 +478,10 @@ static bool grab_fill_gap(struct grab_run *run, unsigned int gap)
 
 		folio = __filemap_get_folio(run->mapping, run->index + i,
 					    FGP_CREAT, GFP_KERNEL);
-		if (IS_ERR(folio))
+		if (IS_ERR(folio)) {
+			run->nomem = true;
 			return false;
+		}
 		if (grab_position(run, folio) != i ||
 		    (end < run->nr &&
 		     folio_next_index(folio) - run->index > end)) {
@@ -568,21 +576,22 @@ static int grab_collect(struct grab_run *run, struct folio **folios)
 	return count;
 }
 
-int filemap_grab_folios(struct address_space *mapping, pgoff_t index,
-			unsigned int nr, struct folio **folios)
+/*
+ * grab_once() - Steps 1 to 5 and the collection, for one run.  Return:
+ * the number of folios handed out; 0 with *@nomem set if memory ran out
+ * at the first index, with it clear if the first index's folio left the
+ * mapping (or another overlapping one came in) meanwhile.
+ */
+static int grab_once(struct address_space *mapping, pgoff_t index,
+		     unsigned int nr, struct folio **folios, bool *nomem)
 {
 	struct grab_run *run;
 	int count;
 
-	if (!nr || nr > FILEMAP_GRAB_MAX)
-		return -EINVAL;
-	if (index > MAX_PAGECACHE_INDEX)
-		return -EFBIG;
-	if (nr - 1 > MAX_PAGECACHE_INDEX - index)
-		nr = (unsigned int)(MAX_PAGECACHE_INDEX - index + 1);
+	*nomem = true;
 	run = grab_run_get(nr);
 	if (!run)
-		return -ENOMEM;
+		return 0;
 	run->mapping = mapping;
 	run->index = index;
 
@@ -595,6 +604,25 @@ int filemap_grab_folios(struct address_space *mapping, pgoff_t index,
 		grab_lock_all(run);
 	}
 	count = grab_collect(run, folios);
+	*nomem = run->nomem;
 	grab_run_put(run);
+	return count;
+}
+
+int filemap_grab_folios(struct address_space *mapping, pgoff_t index,
+			unsigned int nr, struct folio **folios)
+{
+	bool nomem;
+	int count;
+
+	if (!nr || nr > FILEMAP_GRAB_MAX)
+		return -EINVAL;
+	if (index > MAX_PAGECACHE_INDEX)
+		return -EFBIG;
+	if (nr - 1 > MAX_PAGECACHE_INDEX - index)
+		nr = (unsigned int)(MAX_PAGECACHE_INDEX - index + 1);
+	do {
+		count = grab_once(mapping, index, nr, folios, &nomem);
+	} while (!count && !nomem);
 	return count ? count : -ENOMEM;
 }

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/mm/test_filemap_interleave_concurrency.c - page cache races
+ * replayed in one exact interleaving (run under ThreadSanitizer too).
+ *
+ * Each test holds a lock the other thread will need (the mapping's
+ * i_pages lock, or a folio's lock), starts that thread, waits until it
+ * sleeps on the lock (the lock says so: a upc_lock_t's state 2, a
+ * folio's PG_waiters), changes what the thread decided on before it
+ * blocked, and lets it go:
+ *
+ * 1. invalidate_mapping_pages() checked that only the cache holds a
+ *    folio; before it takes the folio out, another thread takes a
+ *    reference (as a lockless lookup may).  The folio must stay: a
+ *    holder may dirty it, and a folio no longer cached is never written.
+ * 2. folio_clear_dirty_for_io() cleared the dirty bit; before it clears
+ *    the DIRTY tag, a dirtier sets the bit and the tag again.  The tag
+ *    must stay with the bit, or a tag-driven flush misses the folio.
+ * 3. filemap_grab_folios() found the folio at its first index cached and
+ *    waits for its lock; meanwhile the folio is truncated.  The grab
+ *    must start again and create a new one, not fail with -ENOMEM while
+ *    memory is free.
+ */
+#include <pthread.h>
+#include <sched.h>
+
+#include "filemap_helpers.h"
+
+/* Wait until some thread sleeps on @lock. */
+static void wait_for_lock_sleeper(upc_lock_t *lock)
+{
+	while (__atomic_load_n(&lock->state, __ATOMIC_ACQUIRE) != 2)
+		sched_yield();
+}
+
+/* Wait until some thread sleeps on @folio's lock. */
+static void wait_for_folio_waiter(struct folio *folio)
+{
+	while (!(__atomic_load_n(&folio->flags, __ATOMIC_ACQUIRE) &
+		 (1UL << PG_waiters)))
+		sched_yield();
+}
+
+/* ---- 1. invalidation against a new reference ------------------------------ */
+
+struct invalidate_arg {
+	struct address_space *mapping;
+	unsigned long dropped;
+};
+
+static void *invalidate_thread(void *p)
+{
+	struct invalidate_arg *arg = p;
+
+	arg->dropped = invalidate_mapping_pages(arg->mapping, 0, 0);
+	return NULL;
+}
+
+static void test_invalidate_keeps_referenced(void **state)
+{
+	struct invalidate_arg arg = { 0 };
+	struct address_space *mapping;
+	struct fm_env env;
+	struct folio *folio;
+	pthread_t thread;
+
+	(void)state;
+	mapping = fm_init(&env, 0);
+	folio = fm_add(&env, 0, 0);
+	arg.mapping = mapping;
+
+	xa_lock(&mapping->i_pages);
+	assert_int_equal(pthread_create(&thread, NULL, invalidate_thread,
+					&arg), 0);
+	wait_for_lock_sleeper(&mapping->i_pages.xa_lock);
+	folio_get(folio);
+	xa_unlock(&mapping->i_pages);
+	assert_int_equal(pthread_join(thread, NULL), 0);
+
+	assert_int_equal(arg.dropped, 0);
+	assert_ptr_equal(folio->mapping, mapping);
+	assert_ptr_equal(fm_lookup(mapping, 0), folio);
+	/* Unreferenced again, it goes. */
+	folio_put(folio);
+	assert_int_equal(invalidate_mapping_pages(mapping, 0, 0), 1);
+	assert_null(fm_lookup(mapping, 0));
+	fm_fini(&env);
+}
+
+/* ---- 2. the DIRTY tag against a new dirtier ------------------------------ */
+
+struct clean_arg {
+	struct folio *folio;
+	bool cleared;
+};
+
+static void *clean_thread(void *p)
+{
+	struct clean_arg *arg = p;
+
+	folio_lock(arg->folio);
+	arg->cleared = folio_clear_dirty_for_io(arg->folio);
+	folio_unlock(arg->folio);
+	return NULL;
+}
+
+static void test_dirty_tag_stays_with_bit(void **state)
+{
+	struct clean_arg arg = { 0 };
+	struct address_space *mapping;
+	struct folio_batch fbatch;
+	struct fm_env env;
+	struct folio *folio;
+	pthread_t thread;
+	pgoff_t index = 0;
+
+	(void)state;
+	mapping = fm_init(&env, 0);
+	folio = fm_add(&env, 0, 0);
+	assert_true(folio_mark_dirty(folio));
+	assert_true(xa_get_mark(&mapping->i_pages, 0, PAGECACHE_TAG_DIRTY));
+	arg.folio = folio;
+
+	xa_lock(&mapping->i_pages);
+	assert_int_equal(pthread_create(&thread, NULL, clean_thread, &arg), 0);
+	wait_for_lock_sleeper(&mapping->i_pages.xa_lock);
+	/* The bit is clear and the tag not yet: dirty it again, as a
+	 * dirtier would (the bit, then the tag under the lock). */
+	assert_false(folio_test_dirty(folio));
+	assert_false(folio_test_set_dirty(folio));
+	{
+		XA_STATE(xas, &mapping->i_pages, 0);
+
+		assert_ptr_equal(xas_load(&xas), folio);
+		xas_set_mark(&xas, PAGECACHE_TAG_DIRTY);
+	}
+	xa_unlock(&mapping->i_pages);
+	assert_int_equal(pthread_join(thread, NULL), 0);
+
+	assert_true(arg.cleared);
+	assert_true(folio_test_dirty(folio));
+	assert_true(xa_get_mark(&mapping->i_pages, 0, PAGECACHE_TAG_DIRTY));
+	folio_batch_init(&fbatch);
+	assert_int_equal(filemap_get_folios_tag(mapping, &index, (pgoff_t)-1,
+						PAGECACHE_TAG_DIRTY, &fbatch),
+			 1);
+	folio_batch_release(&fbatch);
+	folio_lock(folio);
+	assert_true(folio_clear_dirty_for_io(folio));
+	folio_unlock(folio);
+	assert_false(xa_get_mark(&mapping->i_pages, 0, PAGECACHE_TAG_DIRTY));
+	fm_fini(&env);
+}
+
+/* ---- 3. a grab against truncation of its first folio --------------------- */
+
+struct grab_arg {
+	struct address_space *mapping;
+	struct folio *folios[4];
+	int ret;
+};
+
+static void *grab_thread(void *p)
+{
+	struct grab_arg *arg = p;
+
+	arg->ret = filemap_grab_folios(arg->mapping, 0, 4, arg->folios);
+	return NULL;
+}
+
+static void test_grab_restarts_after_truncation(void **state)
+{
+	struct grab_arg arg = { 0 };
+	struct address_space *mapping;
+	struct fm_env env;
+	struct folio *folio;
+	pthread_t thread;
+	int i;
+
+	(void)state;
+	mapping = fm_init(&env, 0);
+	/* Index 10 makes the tree node here, counted on this thread. */
+	fm_add(&env, 10, 0);
+	folio = fm_add(&env, 0, 0);
+	arg.mapping = mapping;
+
+	folio_get(folio);
+	folio_lock(folio);
+	assert_int_equal(pthread_create(&thread, NULL, grab_thread, &arg), 0);
+	wait_for_folio_waiter(folio);
+	/* What truncation does to a locked folio. */
+	filemap_remove_folio(folio);
+	fm_unlock_put(folio);
+	assert_int_equal(pthread_join(thread, NULL), 0);
+
+	assert_int_equal(arg.ret, 4);
+	for (i = 0; i < 4; i++) {
+		assert_ptr_equal(arg.folios[i]->mapping, mapping);
+		assert_int_equal(arg.folios[i]->index, i);
+		assert_true(folio_test_locked(arg.folios[i]));
+	}
+	fm_unlock_put_all(arg.folios, 4);
+	fm_fini(&env);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_invalidate_keeps_referenced),
+		cmocka_unit_test(test_dirty_tag_stays_with_bit),
+		cmocka_unit_test(test_grab_restarts_after_truncation),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
