@@ -120,7 +120,44 @@ struct folio *swap_cache_get_folio(struct swap_info_struct *si,
 	return xa_is_value(folio) ? NULL : folio;
 }
 
-/* Erase every value entry of @space in [@first, @last]. */
+/*
+ * Erase the value entry @entry under the cursor if it lies inside
+ * [@first, @last].  One that reaches out of the range (a large folio's
+ * shadow, some of whose slots are freed) is cut at the range's edge
+ * instead, xas_try_split() leaving the shadow in aligned pieces around
+ * the slot at the edge, and the cursor is set back to the range's part
+ * of it: the caller's walk then meets those pieces again, erases the
+ * ones inside and cuts one across the other edge in turn.  Without a
+ * node to split with (none can be waited for under the lock) the whole
+ * shadow goes: a lost shadow only costs refault accounting, one that
+ * outlived its slot would mislead the slot's next user.  Caller holds
+ * the lock.
+ */
+static void swap_erase_value(struct xa_state *xas, void *entry,
+			     pgoff_t first, pgoff_t last)
+{
+	unsigned int order = (unsigned int)xas_get_order(xas);
+	pgoff_t start = xas->xa_index & ~((1UL << order) - 1);
+	pgoff_t end = start + (1UL << order) - 1;
+
+	if (start >= first && end <= last) {
+		xas_store(xas, NULL);
+		return;
+	}
+	xas_set_order(xas, start < first ? first : last, 0);
+	xas_try_split(xas, entry, order);
+	if (!xas_error(xas)) {
+		xas_set(xas, start < first ? first : start);
+		return;
+	}
+	xas_set_order(xas, start, order);
+	xas_store(xas, NULL);
+}
+
+/*
+ * Erase every value entry of @space in [@first, @last], and no part of
+ * one outside it (swap_erase_value()).
+ */
 static void swap_space_erase_values(struct address_space *space,
 				    pgoff_t first, pgoff_t last)
 {
@@ -131,7 +168,7 @@ static void swap_space_erase_values(struct address_space *space,
 	xas_lock(&xas);
 	xas_for_each(&xas, entry, last) {
 		if (xa_is_value(entry))
-			xas_store(&xas, NULL);
+			swap_erase_value(&xas, entry, first, last);
 	}
 	xas_unlock(&xas);
 }

@@ -1005,6 +1005,72 @@ static void sw_put_shadows(struct sw_env *env, const unsigned long *offs,
 }
 
 /*
+ * Freeing some slots of a large folio's shadow erases their part only:
+ * the slots around them are still in use and keep the shadow
+ * (regression: the whole order-9 shadow went with its first slot freed).
+ */
+static void test_swap_free_cuts_large_shadow(void **state)
+{
+	void *shadow = xa_mk_value(0x5ad0);
+	struct folio *huge;
+	unsigned long base, i;
+	struct sw_env env;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, 0);
+	huge = sw_folio(&env, UPC_MAX_ORDER);
+	base = sw_alloc(&env, huge);
+	assert_int_equal(add_to_swap_cache(env.si, huge, sw_entry(&env, base),
+					   GFP_KERNEL, NULL), 0);
+	delete_from_swap_cache(env.si, huge, shadow);
+	sw_unlock_put(huge);
+
+	/* One slot inside, then a range across several pieces. */
+	sw_free(&env, base + 5, 1);
+	sw_free(&env, base + 100, 201);
+	for (i = 0; i < CLUSTER; i++) {
+		bool freed = i == 5 || (i >= 100 && i <= 300);
+
+		if (sw_cache_load(&env, base + i) != (freed ? NULL : shadow))
+			fail_msg("slot %lu: %p", i, sw_cache_load(&env,
+							base + i));
+	}
+	assert_int_equal(upc_check_swap(env.si), 0);
+	/* The last slot, then the rest: nothing is left. */
+	sw_free(&env, base + CLUSTER - 1, 1);
+	assert_null(sw_cache_load(&env, base + CLUSTER - 1));
+	assert_ptr_equal(sw_cache_load(&env, base + CLUSTER - 2), shadow);
+	sw_free(&env, base, 5);
+	sw_free(&env, base + 6, 94);
+	sw_free(&env, base + 301, CLUSTER - 302);
+	{
+		struct swap_cache_info info;
+
+		swap_cache_info(env.si, &info);
+		assert_int_equal(info.nr_entries, 0);
+		assert_int_equal(info.nr_nodes, 0);
+	}
+	assert_int_equal(env.si->inuse_pages, 0);
+
+	/* With no node to cut it, the whole shadow goes, and nothing leaks. */
+	huge = sw_folio(&env, UPC_MAX_ORDER);
+	base = sw_alloc(&env, huge);
+	assert_int_equal(add_to_swap_cache(env.si, huge, sw_entry(&env, base),
+					   GFP_KERNEL, NULL), 0);
+	delete_from_swap_cache(env.si, huge, shadow);
+	sw_unlock_put(huge);
+	upc_fault_fail_from(1);
+	sw_free(&env, base + 5, 1);
+	upc_fault_fail_nth(0);
+	assert_null(sw_cache_load(&env, base));
+	assert_null(sw_cache_load(&env, base + CLUSTER - 1));
+	assert_int_equal(upc_check_swap(env.si), 0);
+	sw_free(&env, base, 5);
+	sw_free(&env, base + 6, CLUSTER - 6);
+	sw_fini(&env);
+}
+
+/*
  * Chunks smaller than a run: freeing the run clears the shadows in every
  * chunk it covers (regression: only the first chunk's were cleared, the
  * others outlived their slots and upc_check_swap() failed).
@@ -1305,6 +1371,7 @@ int main(void)
 		cmocka_unit_test(test_swap_cache_spaces),
 		cmocka_unit_test(test_swap_cache_info_heights),
 		cmocka_unit_test(test_swap_free_clears_shadows),
+		cmocka_unit_test(test_swap_free_cuts_large_shadow),
 		cmocka_unit_test(test_swap_free_clears_shadows_across_chunks),
 		cmocka_unit_test(test_swap_free_clears_shadows_full_index),
 		cmocka_unit_test(test_swap_cache_folio_vs_chunk),
