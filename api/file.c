@@ -204,8 +204,9 @@ static int upc_vec_import(struct upc_file *file, const struct iovec *iov,
 	return err;
 }
 
-ssize_t upc_readv(struct upc_file *file, const struct iovec *iov, int iovcnt,
-		  int64_t offset)
+/* upc_readv() and upc_writev(): the copy, then the transfer. */
+static ssize_t upc_vec_rw(struct upc_file *file, const struct iovec *iov,
+			  int iovcnt, int64_t offset, bool write)
 {
 	struct iovec fast[UPC_FAST_IOV], *vec;
 	size_t count;
@@ -214,26 +215,23 @@ ssize_t upc_readv(struct upc_file *file, const struct iovec *iov, int iovcnt,
 	ret = upc_vec_import(file, iov, iovcnt, offset, fast, &vec, &count);
 	if (ret)
 		return ret;
-	ret = upc_read_iov(file, vec, iovcnt, count, offset);
+	ret = write ? upc_write_iov(file, vec, iovcnt, count, offset) :
+		      upc_read_iov(file, vec, iovcnt, count, offset);
 	if (vec != fast)
 		free(vec);
 	return ret;
 }
 
+ssize_t upc_readv(struct upc_file *file, const struct iovec *iov, int iovcnt,
+		  int64_t offset)
+{
+	return upc_vec_rw(file, iov, iovcnt, offset, false);
+}
+
 ssize_t upc_writev(struct upc_file *file, const struct iovec *iov, int iovcnt,
 		   int64_t offset)
 {
-	struct iovec fast[UPC_FAST_IOV], *vec;
-	size_t count;
-	ssize_t ret;
-
-	ret = upc_vec_import(file, iov, iovcnt, offset, fast, &vec, &count);
-	if (ret)
-		return ret;
-	ret = upc_write_iov(file, vec, iovcnt, count, offset);
-	if (vec != fast)
-		free(vec);
-	return ret;
+	return upc_vec_rw(file, iov, iovcnt, offset, true);
 }
 
 /* ---- space, size and seeks ----------------------------------------------- */

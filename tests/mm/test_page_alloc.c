@@ -639,6 +639,25 @@ static void alloc_huge_reclaiming(struct upc_arena *arena,
 }
 
 /*
+ * keep_every() - Of @nr order-0 folios in @pool, put those whose page
+ * number is not a multiple of @step and keep the others, moved to the
+ * front.  Return: how many were kept.
+ */
+static unsigned long keep_every(struct folio **pool, unsigned long nr,
+				unsigned long step)
+{
+	unsigned long i, kept = 0;
+
+	for (i = 0; i < nr; i++) {
+		if (folio_pfn(pool[i]) % step)
+			folio_put(pool[i]);
+		else
+			pool[kept++] = pool[i];
+	}
+	return kept;
+}
+
+/*
  * A full arena of 4 KiB folios: a 2 MiB allocation calls the hook with
  * 512 pages; once the hook freed them, the pages (spread over the
  * per-CPU-like caches) merge into a 2 MiB block.  Then the same with a
@@ -647,7 +666,7 @@ static void alloc_huge_reclaiming(struct upc_arena *arena,
 static void test_reclaim_merges(void **state)
 {
 	struct upc_arena *arena = arena_new(4 * MiB);
-	unsigned long nr = arena->nr_pages, i, kept = 0;
+	unsigned long nr = arena->nr_pages;
 	struct folio **pool;
 	struct reclaim_ctx ctx;
 
@@ -662,13 +681,7 @@ static void test_reclaim_merges(void **state)
 
 	/* Every other page free: half the arena, and not one order-1 block. */
 	reclaim_setup(&ctx, arena, pool, nr);
-	for (i = 0; i < nr; i++) {
-		if (folio_pfn(pool[i]) % 2)
-			folio_put(pool[i]);
-		else
-			pool[kept++] = pool[i];
-	}
-	ctx.nr_pool = kept;
+	ctx.nr_pool = keep_every(pool, nr, 2);
 	assert_int_equal(upc_arena_charged(arena), nr / 2);
 	assert_null(upc_arena_alloc_folio(arena, GFP_NOWAIT, 1));
 	alloc_huge_reclaiming(arena, &ctx);
@@ -687,7 +700,7 @@ static void test_reclaim_merges(void **state)
 static void test_reclaim_fragmented_once(void **state)
 {
 	struct upc_arena *arena = arena_new(4 * MiB);
-	unsigned long nr = arena->nr_pages, i, kept = 0;
+	unsigned long nr = arena->nr_pages, kept;
 	struct folio **pool;
 	struct reclaim_ctx ctx;
 
@@ -695,12 +708,7 @@ static void test_reclaim_fragmented_once(void **state)
 	pool = calloc(nr, sizeof(*pool));
 	assert_non_null(pool);
 	reclaim_setup(&ctx, arena, pool, nr);
-	for (i = 0; i < nr; i++) {
-		if (folio_pfn(pool[i]) % HUGE_PAGES)
-			folio_put(pool[i]);
-		else
-			pool[kept++] = pool[i];
-	}
+	kept = keep_every(pool, nr, HUGE_PAGES);
 	assert_int_equal(kept, nr / HUGE_PAGES);
 	ctx.nr_pool = 0;	/* the hook may not touch them */
 	ctx.want = HUGE_PAGES;

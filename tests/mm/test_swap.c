@@ -1005,6 +1005,22 @@ static void sw_put_shadows(struct sw_env *env, const unsigned long *offs,
 }
 
 /*
+ * sw_put_large_shadow() - Swap an order-9 folio's slots in and out of
+ * the swap cache, leaving @shadow over all of them.  Return: the first.
+ */
+static unsigned long sw_put_large_shadow(struct sw_env *env, void *shadow)
+{
+	struct folio *huge = sw_folio(env, UPC_MAX_ORDER);
+	unsigned long base = sw_alloc(env, huge);
+
+	assert_int_equal(add_to_swap_cache(env->si, huge, sw_entry(env, base),
+					   GFP_KERNEL, NULL), 0);
+	delete_from_swap_cache(env->si, huge, shadow);
+	sw_unlock_put(huge);
+	return base;
+}
+
+/*
  * Freeing some slots of a large folio's shadow erases their part only:
  * the slots around them are still in use and keep the shadow
  * (regression: the whole order-9 shadow went with its first slot freed).
@@ -1012,18 +1028,12 @@ static void sw_put_shadows(struct sw_env *env, const unsigned long *offs,
 static void test_swap_free_cuts_large_shadow(void **state)
 {
 	void *shadow = xa_mk_value(0x5ad0);
-	struct folio *huge;
 	unsigned long base, i;
 	struct sw_env env;
 
 	(void)state;
 	sw_init(&env, 2 * CLUSTER_BYTES, 0);
-	huge = sw_folio(&env, UPC_MAX_ORDER);
-	base = sw_alloc(&env, huge);
-	assert_int_equal(add_to_swap_cache(env.si, huge, sw_entry(&env, base),
-					   GFP_KERNEL, NULL), 0);
-	delete_from_swap_cache(env.si, huge, shadow);
-	sw_unlock_put(huge);
+	base = sw_put_large_shadow(&env, shadow);
 
 	/* One slot inside, then a range across several pieces. */
 	sw_free(&env, base + 5, 1);
@@ -1053,12 +1063,7 @@ static void test_swap_free_cuts_large_shadow(void **state)
 	assert_int_equal(env.si->inuse_pages, 0);
 
 	/* With no node to cut it, the whole shadow goes, and nothing leaks. */
-	huge = sw_folio(&env, UPC_MAX_ORDER);
-	base = sw_alloc(&env, huge);
-	assert_int_equal(add_to_swap_cache(env.si, huge, sw_entry(&env, base),
-					   GFP_KERNEL, NULL), 0);
-	delete_from_swap_cache(env.si, huge, shadow);
-	sw_unlock_put(huge);
+	base = sw_put_large_shadow(&env, shadow);
 	upc_fault_fail_from(1);
 	sw_free(&env, base + 5, 1);
 	upc_fault_fail_nth(0);
