@@ -121,17 +121,21 @@ char *run_file_path(const struct run_job *job, unsigned int i);
 
 /**
  * run_file_open() - Open a job's file, creating and laying it out as
- * file_kind= asks unless an existing regular file already holds
- * filesize= bytes (file_kind=normal only).
+ * file_kind= asks if it is missing; an existing regular file that holds
+ * filesize= bytes is used as it is, whatever file_kind= says, and is
+ * never truncated.
  * @job: The job.
  * @path: The file, from run_file_path().
  * @created: Set to whether this call created the file (even if laying
- *	it out then failed: the caller removes it).
+ *	it out then failed: the caller removes it); only such a file is
+ *	removed afterwards unless unlink=1.
  * @err: Where a message goes on error.
  * @errlen: Its size.
  *
- * Return: A descriptor open for reading and writing; -errno if the file
- * cannot be opened, created or laid out (-ENOSPC for a short write).
+ * Return: A descriptor open for reading and writing; -EINVAL if the file
+ * exists but is not a regular file or is shorter than filesize= (it is
+ * left as it is); -errno if the file cannot be opened, created or laid
+ * out (-ENOSPC for a short write).
  */
 int run_file_open(const struct run_job *job, const char *path, bool *created,
 		  char *err, size_t errlen);

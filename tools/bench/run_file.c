@@ -6,11 +6,13 @@
  * Shared by the engines that work on a real file: the kernel baselines
  * (run_engine_kernel.c) and upcache-file (run_engine_file.c), so that a
  * job's file is the same whichever engine reads it.  A file is
- * directory=/NAME.CLONE.0 unless filename= names one; an existing
- * regular file that already holds filesize= bytes is used as it is
- * (file_kind=normal only), any other is created and laid out: written
- * once with the pattern (normal), fallocate()d (fallocated) or
- * ftruncate()d (hole), straight to the file.
+ * directory=/NAME.CLONE.0 unless filename= names one.  A missing file
+ * is created and laid out: written once with the pattern (normal),
+ * fallocate()d (fallocated) or ftruncate()d (hole), straight to the
+ * file.  An existing one is never truncated, laid out again or (unless
+ * unlink=1) removed: as fio does, a regular file that already holds
+ * filesize= bytes is used as it is, whatever file_kind= says, and
+ * anything else (shorter, not a regular file) is an error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -73,18 +75,43 @@ static int run_file_layout(const struct run_job *job, int fd)
 	return ret ? -errno : 0;
 }
 
+/*
+ * run_file_existing() - May the job use the file open at @fd as it is?
+ * Return: 0, or -EINVAL with a message in @err.
+ */
+static int run_file_existing(const struct run_job *job, const char *path,
+			     int fd, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: exists and is not a regular file",
+			 path);
+		return -EINVAL;
+	}
+	if ((uint64_t)st.st_size < job->filesize) {
+		snprintf(err, errlen, "%s: exists with %llu bytes, fewer than "
+			 "filesize=%llu: not overwritten (remove it, or make "
+			 "filesize= fit)", path,
+			 (unsigned long long)st.st_size,
+			 (unsigned long long)job->filesize);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int run_file_open(const struct run_job *job, const char *path, bool *created,
 		  char *err, size_t errlen)
 {
-	struct stat st;
 	int fd, ret;
 
 	*created = false;
-	if (!stat(path, &st) && job->file_kind == RUN_FILE_NORMAL &&
-	    S_ISREG(st.st_mode) && (uint64_t)st.st_size >= job->filesize) {
-		fd = open(path, O_RDWR | O_CLOEXEC);
-	} else {
-		fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		/* O_EXCL: a file that appeared meanwhile is not ours. */
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		*created = fd >= 0;
 	}
 	if (fd < 0) {
@@ -92,12 +119,24 @@ int run_file_open(const struct run_job *job, const char *path, bool *created,
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	ret = *created ? run_file_layout(job, fd) : 0;
+	if (!*created) {
+		ret = run_file_existing(job, path, fd, err, errlen);
+		if (ret == -EINVAL)
+			goto fail;
+		if (ret) {
+			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+			goto fail;
+		}
+		return fd;
+	}
+	ret = run_file_layout(job, fd);
 	if (ret) {
-		close(fd);
 		snprintf(err, errlen, "%s: laying out %llu bytes: %s", path,
 			 (unsigned long long)job->filesize, strerror(-ret));
-		return ret;
+		goto fail;
 	}
 	return fd;
+fail:
+	close(fd);
+	return ret;
 }
