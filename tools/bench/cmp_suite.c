@@ -8,15 +8,19 @@
  *
  * Owns A/B comparisons of two `run` configurations.  The machines this
  * runs on drift (shared cores, frequency, other tenants), so A and B
- * are never measured in two separate blocks: rounds alternate A B A B
- * ..., each figure is reported as the median of its rounds, and the
- * comparison as the median of the per-pair ratios B/A with their min
- * and max (samples.h), so a slow phase of the machine hits both sides
- * of one ratio.
+ * are never measured in two separate blocks: each round runs both, each
+ * figure is reported as the median of its rounds, and the comparison as
+ * the median of the per-pair ratios B/A with their min and max
+ * (samples.h), so a slow phase of the machine hits both sides of one
+ * ratio.  The side that goes first alternates (A B, B A, A B, ...): a
+ * run right after the other's teardown is measured differently, by
+ * several percent on a shared machine, and always going second would
+ * put that into every ratio.
  *
  * The two sides must report the same rows (the same jobs, in order;
  * engines, sizes and options may differ, which is the point); rows are
- * paired by position.  Ctrl-C stops after the current operation; the
+ * paired by position, and a row whose job or direction differs between
+ * the sides is an error.  Ctrl-C stops after the current operation; the
  * pairs completed so far are reported and the status is 130.
  *
  * Exit status: 0, 2 for bad input or a failed run, 130 after Ctrl-C.
@@ -237,10 +241,16 @@ static int cmp_record(struct cmp_samples *s, unsigned int rounds, int side,
 
 		if (strcmp(bench_row_get(row, "kind")->str, "job"))
 			continue;
+		snprintf(name, sizeof(name), "%s/%s", row->name,
+			 dir ? dir->str : "skipped");
 		if (!s->names[n]) {
-			snprintf(name, sizeof(name), "%s/%s", row->name,
-				 dir ? dir->str : "skipped");
 			s->names[n] = bench_xstrdup(name);
+		} else if (strcmp(s->names[n], name)) {
+			snprintf(err, errlen, "row %zu is %s on one side and "
+				 "%s on the other: compare needs the same jobs "
+				 "in the same order", n + 1, s->names[n], name);
+			bench_report_free(&rep);
+			return -EINVAL;
 		}
 		for (f = 0; f < NR_CMP_FIGURES; f++)
 			*cmp_at(s, rounds, side, round, n, f) =
@@ -251,16 +261,20 @@ static int cmp_record(struct cmp_samples *s, unsigned int rounds, int side,
 	return 0;
 }
 
-/* cmp_rounds() - Run A B A B ... and record every figure. */
+/*
+ * cmp_rounds() - Run A B, B A, A B ... and record every figure.  Odd
+ * rounds run B first (see the opening comment).
+ */
 static int cmp_rounds(const struct cmp_args *a, struct run_spec *spec,
 		      struct cmp_samples *s, char *err, size_t errlen)
 {
 	struct run_outcome res;
 	unsigned int round;
-	int side, ret = 0;
+	int i, side, ret = 0;
 
 	for (round = 0; round < a->rounds && !ret; round++) {
-		for (side = 0; side < 2 && !ret; side++) {
+		for (i = 0; i < 2 && !ret; i++) {
+			side = (int)(round & 1) ^ i;
 			ret = run_execute(&spec[side], &res, NULL, err, errlen);
 			if (!ret && res.interrupted)
 				ret = -EINTR;
@@ -279,8 +293,10 @@ static int cmp_rounds(const struct cmp_args *a, struct run_spec *spec,
  * struct cmp_figure - one compared figure.
  * @a: A's rounds summarised.
  * @b: B's rounds summarised.
- * @ratio: The per-pair ratios B/A summarised.
- * @ok: Every sample is a number and no A sample is 0.
+ * @ratio: The per-pair ratios B/A summarised; NaN (printed "-", null in
+ *	JSON) when an A sample is 0, as a lock count that goes from 0 to
+ *	1: the medians still show the change.
+ * @ok: Every sample is a number (both sides have the figure).
  */
 struct cmp_figure {
 	struct bench_summary a, b, ratio;
@@ -302,8 +318,9 @@ static void cmp_summarise(struct cmp_samples *s, unsigned int rounds,
 			return;
 	}
 	out->ok = s->done && !bench_summarize(va, s->done, &out->a) &&
-		  !bench_summarize(vb, s->done, &out->b) &&
-		  !bench_ratio_summary(vb, va, s->done, &out->ratio);
+		  !bench_summarize(vb, s->done, &out->b);
+	if (out->ok && bench_ratio_summary(vb, va, s->done, &out->ratio))
+		bench_summary_none(&out->ratio);
 }
 
 static const struct bench_table_col cmp_cols[] = {
@@ -323,8 +340,9 @@ static void cmp_report(const struct cmp_args *a, struct cmp_samples *s,
 	size_t r, f;
 
 	if (a->normal) {
-		fprintf(out, "compare: %u of %u rounds, interleaved A B A B; "
-			"ratios are B/A per pair\n\n", s->done, a->rounds);
+		fprintf(out, "compare: %u of %u rounds, interleaved A B, B A, "
+			"...; ratios are B/A per pair\n\n", s->done,
+			a->rounds);
 		bench_table_header(&t);
 	}
 	for (r = 0; r < s->nr_rows; r++) {
@@ -373,11 +391,11 @@ static void cmp_usage(FILE *out)
 	      "                             -- <run options A> -- "
 	      "<run options B>\n"
 	      "       upcache-bench compare [--rounds N] ... A.fio B.fio\n\n"
-	      "Runs A and B interleaved (A B A B ...) for N rounds (default "
-	      "5) and prints each\nfigure's median per side and the median "
-	      "of the per-pair ratios B/A with min..max.\nBoth sides must "
-	      "define the same jobs in the same order.  Exit status: 0, 2 "
-	      "error,\n130 stopped by Ctrl-C (completed pairs are "
+	      "Runs A and B interleaved (A B, B A, A B ...) for N rounds "
+	      "(default 5) and prints\neach figure's median per side and the "
+	      "median of the per-pair ratios B/A with\nmin..max.  Both sides "
+	      "must define the same jobs in the same order.  Exit\nstatus: "
+	      "0, 2 error, 130 stopped by Ctrl-C (completed pairs are "
 	      "reported).\n", out);
 }
 

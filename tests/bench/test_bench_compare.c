@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/bench/test_bench_compare.c - how `upcache-bench compare` pairs
+ * its two sides.
+ *
+ * The side that runs first alternates from round to round (seen in the
+ * order the two sides' files were last written); rows that differ
+ * between the sides are an error, not paired silently; a figure that is
+ * 0 on side A (a lock count) is still reported, with its medians and no
+ * ratio.
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../tools/bench/suite.h"
+
+static char tmpdir[] = "/tmp/upc-bench-cmp-XXXXXX";
+
+/* compare_status() - bench_suite_compare_argv() on a NULL-terminated list. */
+static int compare_status(const char *first, ...)
+{
+	char *argv[48];
+	const char *a;
+	va_list ap;
+	int argc = 0;
+
+	va_start(ap, first);
+	for (a = first; a && argc < 47; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+	return bench_suite_compare_argv(argc, argv);
+}
+
+/* slurp() - A file's text (malloc()ed). */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 1 << 20);
+	size_t n;
+
+	assert_non_null(f);
+	assert_non_null(buf);
+	n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* mtime_ns() - When @path was last written. */
+static int64_t mtime_ns(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+/*
+ * Each side writes its own kept file for 20 ms (file times move by the
+ * kernel's tick, a few ms); the file written last belongs to the side
+ * that ran last: B after one round (A B), A after two (A B, B A), B
+ * after three.
+ */
+static void test_compare_alternates_first_side(void **state)
+{
+	char dir[96], a_path[128], b_path[128], rounds[8];
+	unsigned int n;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(a_path, sizeof(a_path), "%s/a.img", tmpdir);
+	snprintf(b_path, sizeof(b_path), "%s/b.img", tmpdir);
+	for (n = 1; n <= 3; n++) {
+		snprintf(rounds, sizeof(rounds), "%u", n);
+		assert_int_equal(compare_status("--rounds", rounds,
+			"--output-format=json", "--json=/dev/null",
+			"--", "--name=w", "--ioengine=kernel-psync",
+			"--rw=write", "--size=64k", "--unlink=0",
+			"--time_based", "--runtime=20ms",
+			"--filename=a.img", dir,
+			"--", "--name=w", "--ioengine=kernel-psync",
+			"--rw=write", "--size=64k", "--unlink=0",
+			"--time_based", "--runtime=20ms",
+			"--filename=b.img", dir, NULL), 0);
+		if (n % 2)
+			assert_true(mtime_ns(b_path) > mtime_ns(a_path));
+		else
+			assert_true(mtime_ns(a_path) > mtime_ns(b_path));
+	}
+	assert_int_equal(unlink(a_path), 0);
+	assert_int_equal(unlink(b_path), 0);
+}
+
+/* The same number of rows, but other jobs: an error, not a pairing. */
+static void test_compare_refuses_other_rows(void **state)
+{
+	(void)state;
+	assert_int_equal(compare_status("--rounds", "1",
+		"--output-format=json", "--json=/dev/null",
+		"--", "--name=x", "--ioengine=upcache-shmem", "--rw=read",
+		"--size=64k", "--name=y", "--ioengine=upcache-shmem",
+		"--rw=write", "--size=64k",
+		"--", "--name=y", "--ioengine=upcache-shmem", "--rw=write",
+		"--size=64k", "--name=x", "--ioengine=upcache-shmem",
+		"--rw=read", "--size=64k", NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(compare_status("--rounds", "1",
+		"--output-format=json", "--json=/dev/null",
+		"--", "--name=x", "--ioengine=upcache-shmem", "--rw=read",
+		"--size=64k",
+		"--", "--name=x", "--ioengine=upcache-shmem", "--rw=write",
+		"--size=64k", NULL), BENCH_EXIT_ERROR);
+}
+
+/*
+ * upcache-shmem reads take no i_pages lock, upcache-file reads one: the
+ * locks_per_op row is there with both medians and a null ratio.
+ */
+static void test_compare_reports_zero_on_a(void **state)
+{
+	char dir[96], json[128], arg[160];
+	char *text, *row, *end;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(json, sizeof(json), "%s/cmp.json", tmpdir);
+	snprintf(arg, sizeof(arg), "--json=%s", json);
+	assert_int_equal(compare_status("--rounds", "2",
+		"--output-format=json", arg,
+		"--", "--name=r", "--ioengine=upcache-shmem", "--rw=read",
+		"--size=256k",
+		"--", "--name=r", "--ioengine=upcache-file", "--rw=read",
+		"--size=256k", dir, NULL), 0);
+	text = slurp(json);
+	row = strstr(text, "\"figure\":\"locks_per_op\"");
+	assert_non_null(row);
+	end = strchr(row, '}');
+	assert_non_null(end);
+	*end = '\0';
+	assert_non_null(strstr(row, "\"a_median\":0"));
+	assert_null(strstr(row, "\"b_median\":0,"));
+	assert_non_null(strstr(row, "\"ratio_median\":null"));
+	free(text);
+	assert_int_equal(unlink(json), 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_compare_alternates_first_side),
+		cmocka_unit_test(test_compare_refuses_other_rows),
+		cmocka_unit_test(test_compare_reports_zero_on_a),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
