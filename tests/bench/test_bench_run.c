@@ -18,7 +18,12 @@
  * read, shared by clones, in memory and in a swap file), and refuses,
  * saying why, a limit below files that cannot go to swap (huge pages,
  * fallocated pages) or with too little swap;
- * the JSON has fio's figures; the example job file runs unchanged; bad
+ * the JSON has fio's figures, a group's per direction over the clones
+ * that moved data that way; the measured phase carries on from the
+ * ramp's offsets; rw=readwrite walks the region once per direction;
+ * every clone of a run has its own seed, random passes their own order
+ * and directions their own stream; a read past the end of a file fails
+ * the run on every engine; the example job file runs unchanged; bad
  * input (unknown option, bad size, negative runtime, missing job file
  * or directory, swap options that are wrong or on the wrong engine) is
  * exit status 2; a baseline this
@@ -480,10 +485,16 @@ static void test_run_shmem_over_memory_limit(void **state)
 	char *huge[] = { "--name=sh", "--ioengine=upcache-shmem",
 			 "--rw=randread", "--bs=64k", "--size=16m",
 			 "--memory_limit=4m", "--huge=always", dir };
+	/*
+	 * Not file_kind=hole: a read of a hole zeroes the clone's buffer,
+	 * which the writes after it store, and zeros in swap look like no
+	 * swap at all, so whether the check held hung on which direction
+	 * the first operations drew.
+	 */
 	char *mixed[] = { "--name=sm", "--ioengine=upcache-shmem",
 			  "--rw=randrw", "--bs=16k", "--size=8m",
 			  "--memory_limit=2m", "--numjobs=2",
-			  "--filename=shared", "--file_kind=hole",
+			  "--filename=shared", "--file_kind=normal",
 			  "--swap_file=sm.swap", "--swap_space_shift=8",
 			  "--unlink=0", dir };
 	const struct run_stats *st;
@@ -1032,6 +1043,339 @@ static void test_compare_pairs_rounds(void **state)
 	assert_int_equal(bench_suite_compare_argv(3, bad), BENCH_EXIT_ERROR);
 }
 
+/*
+ * row_num() - Field @key of the JSON row named @name for direction @dir
+ * in @text; fails the test if there is none.
+ */
+static double row_num(const char *text, const char *name, const char *dir,
+		      const char *key)
+{
+	char nm[64], dr[32], k[64];
+	const char *row = text, *end, *at;
+
+	snprintf(nm, sizeof(nm), "{\"name\":\"%s\"", name);
+	snprintf(dr, sizeof(dr), "\"dir\":\"%s\"", dir);
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	for (; (row = strstr(row, nm)); row++) {
+		end = strchr(row, '}');
+		at = strstr(row, dr);
+		if (!at || at > end)
+			continue;
+		at = strstr(row, k);
+		if (at && at < end)
+			return strtod(at + strlen(k), NULL);
+	}
+	fail_msg("no %s for %s/%s", key, name, dir);
+	return 0;
+}
+
+/*
+ * A group's figures per direction cover only the clones that moved data
+ * in that direction (fio's run time per direction): a short read job
+ * beside a long write-only one keeps its own read bandwidth and run
+ * time in the group's line, not the write job's run time.
+ */
+static void test_run_group_time_per_dir(void **state)
+{
+	static const char *const dirs[] = { "read", "write" };
+	static const char *const jobs[] = { "r", "w" };
+	static const char *const keys[] = { "runtime_ms", "bw_bytes", "iops" };
+	char json[128], arg[160], dir[64];
+	size_t d, k;
+	char *text;
+
+	(void)state;
+	snprintf(json, sizeof(json), "%s/dirs.json", tmpdir);
+	snprintf(arg, sizeof(arg), "--json=%s", json);
+	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	assert_int_equal(run_status("--output-format=json", arg, dir,
+				    "--name=r", "--ioengine=upcache-shmem",
+				    "--rw=read", "--size=1m", "--name=w",
+				    "--ioengine=kernel-psync", "--rw=write",
+				    "--size=64m", NULL), 0);
+	text = slurp(json);
+	assert_non_null(text);
+	for (d = 0; d < 2; d++)
+		for (k = 0; k < 3; k++)
+			assert_true(row_num(text, "group0", dirs[d], keys[k]) ==
+				    row_num(text, jobs[d], dirs[d], keys[k]));
+	/* The case is a real one: the writes took longer than the reads. */
+	assert_true(row_num(text, "group0", "read", "runtime_ms") <
+		    row_num(text, "group0", "write", "runtime_ms"));
+	free(text);
+}
+
+/* gen_job() - The first job of @argv, parsed into cur_spec. */
+static const struct run_job *gen_job(int argc, char **argv)
+{
+	char err[300];
+
+	spec_drop();
+	cur_spec = bench_xcalloc(1, sizeof(*cur_spec));
+	if (run_parse_args(argc, argv, cur_spec, err, sizeof(err)))
+		fail_msg("parse: %s", err);
+	return &cur_spec->jobs[0];
+}
+
+/*
+ * The measured phase goes on from where ramp_time= left the offsets (fio
+ * resets only the figures) and, without time_based=, still moves size=
+ * bytes, as fio counts the bytes since the ramp: a pass's worth of
+ * operations, going on into the next pass.  The generator itself, one
+ * per clone for both phases, carries on from where it was: after k
+ * sequential blocks the next is block k, and a pass ends after n.
+ */
+static void test_run_ramp_carries_on(void **state)
+{
+	static const char *const rws[] = { "--rw=read", "--rw=randread" };
+	size_t r;
+
+	(void)state;
+	for (r = 0; r < 2; r++) {
+		char *argv[] = { "--name=rp", "--ioengine=upcache-shmem",
+				 (char *)rws[r], "--size=16m", "--bs=4k",
+				 "--ramp_time=20ms" };
+		struct run_outcome res;
+		uint64_t ops;
+
+		execute(6, argv, &res);
+		ops = res.results[0].st.ops[RUN_DIR_READ];
+		assert_int_equal(ops, 16 * MiB / 4096);
+		assert_int_equal(res.results[0].st.bytes[RUN_DIR_READ],
+				 ops * 4096);
+		run_outcome_free(&res);
+	}
+	{
+		char *argv[] = { "--name=g", "--rw=read", "--bs=4k",
+				 "--size=64k" };
+		const struct run_job *job = gen_job(4, argv);
+		struct run_gen g;
+		enum run_dir dir;
+		uint64_t off, k;
+
+		run_gen_init(&g, job, 0);
+		for (k = 0; k < 5; k++)
+			assert_true(run_gen_next(&g, &dir, &off));
+		assert_true(run_gen_next(&g, &dir, &off));
+		assert_int_equal(off, 5 * 4096);
+		for (k = 6; k < 16; k++)
+			assert_true(run_gen_next(&g, &dir, &off));
+		assert_false(run_gen_next(&g, &dir, &off));
+		assert_true(run_gen_next(&g, &dir, &off));
+		assert_int_equal(off, 0);
+		run_gen_free(&g);
+	}
+}
+
+/* block_is_layout() - Does block @i (@bs bytes) of @f hold the layout? */
+static bool block_is_layout(FILE *f, const unsigned char *pattern,
+			    uint64_t i, uint64_t bs)
+{
+	unsigned char buf[8192];
+	uint64_t k;
+
+	assert_true(bs <= sizeof(buf));
+	assert_int_equal(fseek(f, (long)(i * bs), SEEK_SET), 0);
+	assert_int_equal(fread(buf, 1, bs, f), bs);
+	for (k = 0; k < bs; k++)
+		if (buf[k] != want_byte(pattern, i * bs + k, 0))
+			return false;
+	return true;
+}
+
+/*
+ * rw=readwrite walks the region once for reads and once for writes, each
+ * from the start (fio's position per direction), until the two together
+ * made a pass: the writes land on blocks 0..W-1 and nowhere else.  (A
+ * write stores the block read last, which is not the layout of the block
+ * it lands on: the pattern repeats every 2 KiB, so blocks of 6000 bytes
+ * differ.)
+ */
+static void test_run_readwrite_cursor_per_dir(void **state)
+{
+	unsigned char *pattern = bench_xcalloc(1, RUN_LAYOUT_CHUNK);
+	char dir[64], path[128];
+	char *argv[] = { "--name=rwc", "--ioengine=kernel-psync",
+			 "--rw=readwrite", "--bs=6000", "--size=1536000",
+			 "--unlink=0", dir };
+	const struct run_stats *st;
+	struct run_outcome res;
+	bool front = false;
+	uint64_t i, w;
+	FILE *f;
+
+	(void)state;
+	run_fill_pattern(pattern, RUN_LAYOUT_CHUNK);
+	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	execute(7, argv, &res);
+	st = &res.results[0].st;
+	w = st->ops[RUN_DIR_WRITE];
+	assert_int_equal(st->ops[RUN_DIR_READ] + w, 256);
+	assert_true(w > 64 && w < 192);
+	run_outcome_free(&res);
+	snprintf(path, sizeof(path), "%s/rwc.0.0", tmpdir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	for (i = 0; i < w; i++)
+		front |= !block_is_layout(f, pattern, i, 6000);
+	assert_true(front);
+	for (i = w; i < 256; i++)
+		if (!block_is_layout(f, pattern, i, 6000))
+			fail_msg("block %llu, past the %llu written, changed",
+				 (unsigned long long)i, (unsigned long long)w);
+	fclose(f);
+	assert_int_equal(unlink(path), 0);
+	free(pattern);
+}
+
+/*
+ * Clone 0 of one job and clone 0 of the next have seeds of their own
+ * (the clone's number in the run, as fio's thread number): two identical
+ * mixed jobs do not issue the same blocks and directions, which would
+ * leave their files identical (blocks of 6000 bytes: the pattern repeats
+ * every 2 KiB).
+ */
+static void test_run_seed_per_job(void **state)
+{
+	char dir[64], a[128], b[128];
+	char *argv[] = { dir, "--ioengine=kernel-psync", "--rw=randrw",
+			 "--bs=6000", "--size=1536000", "--unlink=0",
+			 "--name=sa", "--name=sb" };
+	struct run_outcome res;
+	char *ta, *tb;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	execute(8, argv, &res);
+	assert_int_equal(res.nr_results, 2);
+	run_outcome_free(&res);
+	snprintf(a, sizeof(a), "%s/sa.0.0", tmpdir);
+	snprintf(b, sizeof(b), "%s/sb.0.0", tmpdir);
+	ta = slurp(a);
+	tb = slurp(b);
+	assert_non_null(ta);
+	assert_non_null(tb);
+	assert_true(memcmp(ta, tb, MiB - 1) != 0);
+	free(ta);
+	free(tb);
+	assert_int_equal(unlink(a), 0);
+	assert_int_equal(unlink(b), 0);
+}
+
+/*
+ * gen_pass() - One pass of @g: the blocks in @blocks, the directions in
+ * @reads (true for a read); each block exactly once.
+ */
+static void gen_pass(struct run_gen *g, unsigned long *blocks, bool *reads)
+{
+	bool *seen = bench_xcalloc(g->nr_blocks, sizeof(*seen));
+	enum run_dir dir;
+	uint64_t off, m;
+
+	for (m = 0; m < g->nr_blocks; m++) {
+		assert_true(run_gen_next(g, &dir, &off));
+		blocks[m] = (unsigned long)(off / g->job->bs);
+		reads[m] = dir == RUN_DIR_READ;
+		assert_false(seen[blocks[m]]);
+		seen[blocks[m]] = true;
+	}
+	assert_false(run_gen_next(g, &dir, &off));
+	free(seen);
+}
+
+/*
+ * A random pattern visits every block once per pass, in a new order each
+ * pass (fio re-randomises at the end of a time-based pass), the same for
+ * two runs.  The directions of a mixed job do not follow the block
+ * order: the shuffle's draw m places the block visited last but m, and
+ * directions drawn from the same stream made op m a read when that draw
+ * was in the lower half (94% of ops agreed); now about half do.
+ */
+static void test_run_gen_passes(void **state)
+{
+	char *argv[] = { "--name=g", "--rw=randrw", "--bs=4k", "--size=16m" };
+	const uint64_t n = 4096;
+	unsigned long *p1 = bench_xcalloc(n, sizeof(*p1));
+	unsigned long *p2 = bench_xcalloc(n, sizeof(*p2));
+	unsigned long *p3 = bench_xcalloc(n, sizeof(*p3));
+	bool *r1 = bench_xcalloc(n, sizeof(*r1));
+	bool *r2 = bench_xcalloc(n, sizeof(*r2));
+	const struct run_job *job = gen_job(4, argv);
+	struct run_gen g;
+	uint64_t m, agree = 0, reads = 0;
+
+	(void)state;
+	run_gen_init(&g, job, 0);
+	assert_int_equal(g.nr_blocks, n);
+	gen_pass(&g, p1, r1);
+	gen_pass(&g, p2, r2);
+	assert_true(memcmp(p1, p2, n * sizeof(*p1)) != 0);
+	run_gen_free(&g);
+	run_gen_init(&g, job, 0);
+	gen_pass(&g, p3, r2);
+	assert_memory_equal(p1, p3, n * sizeof(*p1));
+	run_gen_free(&g);
+	for (m = 0; m < n / 2; m++) {
+		bool low = p1[n - 1 - m] < (n - m) / 2;
+
+		agree += r1[m] == low;
+		reads += r1[m];
+	}
+	assert_true(agree > n / 2 * 40 / 100 && agree < n / 2 * 60 / 100);
+	assert_true(reads > n / 2 * 40 / 100 && reads < n / 2 * 60 / 100);
+	free(p1);
+	free(p2);
+	free(p3);
+	free(r1);
+	free(r2);
+}
+
+/*
+ * A read that moves 0 bytes (past the end of a file) is an error, not a
+ * completed operation, on every engine with a file's end (upcache-anon's
+ * regions have none: they read as zeros).  A write job over an empty
+ * file is fine: writes extend it.
+ */
+static void test_run_read_past_eof_fails(void **state)
+{
+	static const char *const engines[] = {
+		"--ioengine=kernel-sync", "--ioengine=kernel-psync",
+		"--ioengine=kernel-mmap", "--ioengine=upcache-shmem",
+		"--ioengine=upcache-file",
+	};
+	char dir[64], err[300];
+	size_t e;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	for (e = 0; e < sizeof(engines) / sizeof(engines[0]); e++) {
+		char *argv[] = { "--name=eof", (char *)engines[e],
+				 "--rw=randread", "--size=1m",
+				 "--file_kind=empty", dir };
+		struct run_outcome res;
+
+		spec_drop();
+		cur_spec = bench_xcalloc(1, sizeof(*cur_spec));
+		assert_int_equal(run_parse_args(6, argv, cur_spec, err,
+						sizeof(err)), 0);
+		run_stop_reset();
+		assert_int_equal(run_execute(cur_spec, &res, NULL, err,
+					     sizeof(err)), -EIO);
+		if (!strstr(err, "job 'eof': read of 4096 bytes at offset ") ||
+		    !strstr(err, "past the end of the file"))
+			fail_msg("%s: %s", engines[e], err);
+		run_outcome_free(&res);
+		assert_int_equal(run_status("--name=eof", engines[e],
+					    "--rw=randread", "--size=1m",
+					    "--file_kind=empty", dir, NULL),
+				 BENCH_EXIT_ERROR);
+		assert_int_equal(run_status("--name=eof", engines[e],
+					    "--rw=write", "--size=1m",
+					    "--file_kind=empty", dir, NULL), 0);
+	}
+	run_stop_reset();
+}
+
 static void test_hist_percentiles(void **state)
 {
 	struct run_hist *h = bench_xcalloc(1, sizeof(*h));
@@ -1095,6 +1439,12 @@ int main(void)
 		cmocka_unit_test(test_run_baseline_skipped),
 		cmocka_unit_test(test_run_sigint_stops),
 		cmocka_unit_test(test_compare_pairs_rounds),
+		cmocka_unit_test(test_run_group_time_per_dir),
+		cmocka_unit_test(test_run_ramp_carries_on),
+		cmocka_unit_test(test_run_readwrite_cursor_per_dir),
+		cmocka_unit_test(test_run_seed_per_job),
+		cmocka_unit_test(test_run_gen_passes),
+		cmocka_unit_test(test_run_read_past_eof_fails),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

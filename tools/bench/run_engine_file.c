@@ -11,9 +11,9 @@
  *
  * Files are the kernel baselines' (run_engine_kernel.c): in /dev/shm
  * unless directory= or filename= say elsewhere, one per clone named
- * JOB.CLONE.0 or the one filename= gives, laid out as file_kind= says,
- * an existing file at least filesize= long used as it is for
- * file_kind=normal, removed afterwards as unlink= says.  One cache per
+ * JOB.CLONE.0 or the one filename= gives, laid out as file_kind= says
+ * when the run creates it (an existing file at least filesize= long is
+ * used as it is), removed afterwards as unlink= says.  One cache per
  * job holds every file of the job (as upcache-shmem's does), sized to
  * hold them all unless memory_limit= is given.
  *
@@ -63,7 +63,7 @@
  * @mapping: The page cache; @mapping.host points back here.
  * @path: The file's path.
  * @fd: The file, open for the whole job.
- * @created: This run created (or re-laid out) the file.
+ * @created: This run created the file.
  *
  * The file's size as the cache sees it is @mapping.size, read and grown
  * atomically.

@@ -14,12 +14,17 @@
  *	kernel-mmap	memcpy() from or into a MAP_SHARED mapping of the
  *			whole file, one mapping per clone (fio's mmap)
  *
+ * All three see a file's end as pread() does: a read past it moves
+ * nothing, a read across it moves the bytes before it (which the runner
+ * reports as an error).  kernel-mmap extends the file before mapping it,
+ * since a store past the end would fault, so it keeps the end that
+ * pread() would see itself: the file's size before, raised by writes.
+ *
  * Files: one per clone named JOB.CLONE.0 as fio names them, or the one
  * filename= gives (absolute, or relative to directory=).  A file the job
  * creates is laid out as file_kind= says and removed afterwards unless
- * unlink=0; an existing file at least filesize= long is used as it is
- * when file_kind=normal (it already holds data), and kept unless
- * unlink=1.
+ * unlink=0; an existing file at least filesize= long is used as it is,
+ * whatever file_kind= says, and kept unless unlink=1 (run_file.c).
  *
  * A job whose memory_limit= is below its files' size asks for the
  * kernel's page cache to be held to that limit, which needs a memory
@@ -31,6 +36,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <linux/falloc.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,11 +58,14 @@ enum kern_kind {
 /**
  * struct kern_file - one file of a job.
  * @path: Its path.
- * @created: This run created (or re-laid out) it.
+ * @created: This run created it.
+ * @data_end: kernel-mmap: the end of the data, as pread() would see it:
+ *	the size after the layout, raised by the clones' writes.
  */
 struct kern_file {
 	char *path;
 	bool created;
+	_Atomic uint64_t data_end;
 };
 
 /**
@@ -80,6 +89,7 @@ struct kern_ctx {
  * @pos: The file position (kernel-sync).
  * @map: The mapping (kernel-mmap), or NULL.
  * @map_len: Its length.
+ * @data_end: Its file's end of data (kernel-mmap).
  */
 struct kern_handle {
 	enum kern_kind kind;
@@ -87,6 +97,7 @@ struct kern_handle {
 	uint64_t pos;
 	char *map;
 	size_t map_len;
+	_Atomic uint64_t *data_end;
 };
 
 /*
@@ -132,16 +143,27 @@ static const char *kern_skip(const struct run_job *job, char *buf,
 	return buf;
 }
 
-/* kern_prepare() - Create or reuse one file; the clones open it later. */
+/*
+ * kern_prepare() - Create or reuse one file; the clones open it later.
+ * Return: 0 or -errno.
+ */
 static int kern_prepare(const struct run_job *job, struct kern_file *f,
 			char *err, size_t errlen)
 {
 	int fd = run_file_open(job, f->path, &f->created, err, errlen);
+	struct stat st;
+	int ret = 0;
 
 	if (fd < 0)
 		return fd;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", f->path, strerror(-ret));
+	} else {
+		atomic_store(&f->data_end, (uint64_t)st.st_size);
+	}
 	close(fd);
-	return 0;
+	return ret;
 }
 
 /* kern_teardown() - Remove the files the run made (or as unlink= says). */
@@ -218,7 +240,8 @@ static int kern_setup_mmap(const struct run_job *job, void **out, char *err,
 /*
  * kern_map() - Map the whole file.  Stores past the end of a file fault
  * (SIGBUS), so a shorter file is first extended with a hole, as fio's
- * mmap engine extends files it writes.
+ * mmap engine extends files it writes; reads still stop at the end of
+ * the data (kern_io_mmap()).  Return: 0 or -errno.
  */
 static int kern_map(struct kern_handle *h, uint64_t filesize)
 {
@@ -248,6 +271,7 @@ static int kern_open(void *arg, unsigned int clone, void **handle)
 	int ret = 0;
 
 	h->kind = ctx->kind;
+	h->data_end = &f->data_end;
 	h->fd = open(f->path, O_RDWR | O_CLOEXEC);
 	if (h->fd < 0)
 		ret = -errno;
@@ -278,6 +302,37 @@ static ssize_t kern_io_sync(struct kern_handle *h, bool wr, void *buf,
 	return n;
 }
 
+/*
+ * kern_io_mmap() - memcpy() from or into the mapping, no further than the
+ * end of the data for a read (the mapping reads zeros past it, which
+ * pread() would not return).  Return: the bytes moved.
+ */
+static ssize_t kern_io_mmap(struct kern_handle *h, bool wr, void *buf,
+			    size_t len, uint64_t off)
+{
+	uint64_t end = atomic_load_explicit(h->data_end, memory_order_relaxed);
+
+	if (off >= h->map_len)
+		return 0;
+	if (len > h->map_len - off)
+		len = (size_t)(h->map_len - off);
+	if (wr) {
+		memcpy(h->map + off, buf, len);
+		while (end < off + len &&
+		       !atomic_compare_exchange_weak_explicit(h->data_end,
+				&end, off + len, memory_order_relaxed,
+				memory_order_relaxed))
+			;
+		return (ssize_t)len;
+	}
+	if (off >= end)
+		return 0;
+	if (len > end - off)
+		len = (size_t)(end - off);
+	memcpy(buf, h->map + off, len);
+	return (ssize_t)len;
+}
+
 /* kern_io() - One operation. */
 static ssize_t kern_io(void *handle, bool write, void *buf, size_t len,
 		       uint64_t off)
@@ -293,15 +348,7 @@ static ssize_t kern_io(void *handle, bool write, void *buf, size_t len,
 			    pread(h->fd, buf, len, (off_t)off);
 		return n < 0 ? -errno : n;
 	case KERN_MMAP:
-		if (off >= h->map_len)
-			return 0;
-		if (len > h->map_len - off)
-			len = (size_t)(h->map_len - off);
-		if (write)
-			memcpy(h->map + off, buf, len);
-		else
-			memcpy(buf, h->map + off, len);
-		return (ssize_t)len;
+		return kern_io_mmap(h, write, buf, len, off);
 	}
 	return -EINVAL;
 }

@@ -9,12 +9,14 @@
  * The workload's steps are numbered in run_exec.h; the "Step N" labels
  * below match them.
  *
- * Offsets: sequential patterns walk the region block by block; random
- * ones visit every block of the region once per pass in a shuffled
- * order (fio's default random map), from a seed fixed per clone, so two
- * runs issue the same sequence.  A region of more than 2^26 blocks uses
- * independent random blocks instead (fio's norandommap), to keep the
- * map's memory bounded.
+ * Offsets: sequential patterns walk the region block by block (a mixed
+ * one with a position per direction, as fio keeps); random ones visit
+ * every block of the region once per pass in a shuffled order (fio's
+ * default random map), shuffled anew for every pass, from a seed fixed
+ * per clone of the run, so two runs issue the same sequence.  A region
+ * of more than 2^26 blocks uses independent random blocks instead
+ * (fio's norandommap), to keep the map's memory bounded.  The
+ * directions of mixed patterns come from a stream of their own.
  *
  * Conventions: @c is one clone's state, @g its offset generator.
  */
@@ -37,6 +39,8 @@
 #define RUN_PROGRESS_NS		(1000ULL * 1000 * 1000)
 #define RUN_PROGRESS_POLL_NS	(50ULL * 1000 * 1000)
 #define RUN_SEED_CLONE		(BENCH_RNG_SEED + 0x5255)
+/* Far enough from every RUN_SEED_CLONE stream never to meet one. */
+#define RUN_SEED_DIR		(BENCH_RNG_SEED ^ 0x6d6978656452574eULL)
 
 static atomic_bool run_stop;
 
@@ -67,31 +71,12 @@ void run_stop_reset(void)
 }
 
 /**
- * struct run_gen - the offsets of one clone.
- * @base: Start of the region (offset=).
- * @bs: Block size.
- * @nr_blocks: Blocks per pass.
- * @next: Blocks issued in this pass.
- * @map: Shuffled block numbers of a random pattern, or NULL.
- * @random: Offsets are random.
- * @rng: Random blocks (no map) and the direction of mixed patterns.
- */
-struct run_gen {
-	uint64_t base;
-	uint64_t bs;
-	uint64_t nr_blocks;
-	uint64_t next;
-	unsigned long *map;
-	bool random;
-	struct bench_rng rng;
-};
-
-/**
  * struct run_clone - one clone's thread.
  * @job: Its job.
  * @eng: Its job's engine.
  * @ctx: The engine's context for the job.
  * @clone: Its number within the job.
+ * @thread: Its number within the run (run_gen_init()).
  * @group: Its stonewall group.
  * @barrier: The group's start barrier.
  * @tid: Its thread.
@@ -99,12 +84,14 @@ struct run_gen {
  * @measuring: The measured phase has begun.
  * @st: What it measured.
  * @err: 0, or the -errno that ended it.
+ * @why: What failed, when @err is set by an operation.
  */
 struct run_clone {
 	const struct run_job *job;
 	const struct run_engine *eng;
 	void *ctx;
 	unsigned int clone;
+	unsigned int thread;
 	unsigned int group;
 	pthread_barrier_t *barrier;
 	pthread_t tid;
@@ -112,65 +99,120 @@ struct run_clone {
 	atomic_bool measuring;
 	struct run_stats st;
 	int err;
+	char why[200];
 };
 
-/* gen_init() - Start @c's offsets. */
-static void gen_init(struct run_gen *g, const struct run_clone *c)
+/**
+ * run_gen_init() - Start the offsets of one clone.
+ * @g: The generator.
+ * @job: The clone's job.
+ * @thread: The clone's number within the run.
+ */
+void run_gen_init(struct run_gen *g, const struct run_job *job,
+		  unsigned int thread)
 {
-	const struct run_job *job = c->job;
+	uint64_t i;
 
 	memset(g, 0, sizeof(*g));
-	g->base = job->offset;
-	g->bs = job->bs;
+	g->job = job;
 	g->nr_blocks = job->size / job->bs;
 	g->random = run_rw_random(job->rw);
-	g->rng.state = RUN_SEED_CLONE + c->clone;
-	if (g->random && g->nr_blocks <= RUN_MAX_RANDOM_MAP)
-		g->map = bench_permutation(RUN_SEED_CLONE + c->clone,
-					   (size_t)g->nr_blocks);
+	g->read_pct = !run_rw_writes(job->rw) ? 100 :
+		      !run_rw_reads(job->rw) ? 0 : job->rwmixread;
+	g->rng.state = RUN_SEED_CLONE + thread;
+	g->dir_rng.state = RUN_SEED_DIR + thread;
+	if (!g->random || g->nr_blocks > RUN_MAX_RANDOM_MAP)
+		return;
+	/* Not bench_permutation(): later passes go on with @g->rng. */
+	g->map = bench_xcalloc((size_t)g->nr_blocks, sizeof(*g->map));
+	for (i = 0; i < g->nr_blocks; i++)
+		g->map[i] = (unsigned long)i;
+	bench_shuffle(&g->rng, g->map, (size_t)g->nr_blocks);
 }
 
-/*
- * gen_next() - The next offset; false at the end of a pass (the next
- * call starts a new one).
+/**
+ * run_gen_free() - Free what run_gen_init() allocated.
+ * @g: The generator.
  */
-static inline bool gen_next(struct run_gen *g, uint64_t *off)
+void run_gen_free(struct run_gen *g)
+{
+	free(g->map);
+	g->map = NULL;
+}
+
+/* gen_dir() - The direction of the next operation. */
+static inline enum run_dir gen_dir(struct run_gen *g)
+{
+	if (g->read_pct == 100)
+		return RUN_DIR_READ;
+	if (!g->read_pct)
+		return RUN_DIR_WRITE;
+	return bench_rng_below(&g->dir_rng, 100) < g->read_pct ?
+		RUN_DIR_READ : RUN_DIR_WRITE;
+}
+
+/* gen_seq() - The next block of direction @dir of a sequential pattern. */
+static inline uint64_t gen_seq(struct run_gen *g, enum run_dir dir)
+{
+	uint64_t block = g->seq[dir];
+
+	g->seq[dir] = block + 1 == g->nr_blocks ? 0 : block + 1;
+	return block;
+}
+
+/**
+ * run_gen_next() - The next operation.
+ * @g: The generator.
+ * @dir: Its direction.
+ * @off: Its offset.
+ *
+ * Return: true, or false at the end of a pass.
+ */
+bool run_gen_next(struct run_gen *g, enum run_dir *dir, uint64_t *off)
 {
 	uint64_t block;
 
 	if (g->next == g->nr_blocks) {
 		g->next = 0;
+		if (g->map)
+			bench_shuffle(&g->rng, g->map, (size_t)g->nr_blocks);
 		return false;
 	}
-	if (!g->random)
-		block = g->next;
-	else if (g->map)
+	*dir = gen_dir(g);
+	if (g->map)
 		block = g->map[g->next];
-	else
+	else if (g->random)
 		block = bench_rng_next(&g->rng) % g->nr_blocks;
+	else
+		block = gen_seq(g, *dir);
 	g->next++;
-	*off = g->base + block * g->bs;
+	*off = g->job->offset + block * g->job->bs;
 	return true;
-}
-
-/* gen_dir() - The direction of the next operation. */
-static inline enum run_dir gen_dir(struct run_gen *g, const struct run_job *job)
-{
-	if (!run_rw_writes(job->rw))
-		return RUN_DIR_READ;
-	if (!run_rw_reads(job->rw))
-		return RUN_DIR_WRITE;
-	return bench_rng_below(&g->rng, 100) < job->rwmixread ?
-		RUN_DIR_READ : RUN_DIR_WRITE;
 }
 
 /* stats_init() - Empty figures. */
 static void stats_init(struct run_stats *st)
 {
+	int d;
+
 	memset(st, 0, sizeof(*st));
-	run_hist_init(&st->hist[RUN_DIR_READ]);
-	run_hist_init(&st->hist[RUN_DIR_WRITE]);
-	st->min_elapsed_ns = UINT64_MAX;
+	for (d = 0; d < RUN_NR_DIRS; d++) {
+		run_hist_init(&st->hist[d]);
+		st->min_elapsed_ns[d] = UINT64_MAX;
+	}
+}
+
+/*
+ * stats_set_elapsed() - A clone measured for @ns: that is its run time
+ * in each direction it moved data in, and it has none in the others.
+ */
+static void stats_set_elapsed(struct run_stats *st, uint64_t ns)
+{
+	int d;
+
+	for (d = 0; d < RUN_NR_DIRS; d++)
+		if (st->ops[d])
+			st->elapsed_ns[d] = st->min_elapsed_ns[d] = ns;
 }
 
 /* stats_merge() - Add @more's figures to @acc (clones run side by side). */
@@ -182,80 +224,121 @@ static void stats_merge(struct run_stats *acc, const struct run_stats *more)
 		acc->bytes[d] += more->bytes[d];
 		acc->ops[d] += more->ops[d];
 		run_hist_merge(&acc->hist[d], &more->hist[d]);
+		if (more->elapsed_ns[d] > acc->elapsed_ns[d])
+			acc->elapsed_ns[d] = more->elapsed_ns[d];
+		if (more->min_elapsed_ns[d] < acc->min_elapsed_ns[d])
+			acc->min_elapsed_ns[d] = more->min_elapsed_ns[d];
 	}
 	bench_counts_merge(&acc->counts, &more->counts);
-	if (more->elapsed_ns > acc->elapsed_ns)
-		acc->elapsed_ns = more->elapsed_ns;
-	if (more->min_elapsed_ns < acc->min_elapsed_ns)
-		acc->min_elapsed_ns = more->min_elapsed_ns;
+}
+
+/*
+ * clone_io_failed() - Say in @c->why what went wrong with an operation
+ * that returned @n.  Return: the -errno that ends the clone: -EIO for
+ * fewer bytes than asked, which the figures would count as done.
+ */
+static int clone_io_failed(struct run_clone *c, enum run_dir dir,
+			   uint64_t off, ssize_t n)
+{
+	const char *op = dir == RUN_DIR_WRITE ? "write" : "read";
+	int len;
+
+	len = snprintf(c->why, sizeof(c->why), "job '%s': %s of %llu bytes "
+		       "at offset %llu: ", c->job->name, op,
+		       (unsigned long long)c->job->bs,
+		       (unsigned long long)off);
+	if (len < 0 || (size_t)len >= sizeof(c->why))
+		len = 0;
+	if (n < 0)
+		snprintf(c->why + len, sizeof(c->why) - (size_t)len, "%s",
+			 strerror((int)-n));
+	else if (!n && dir == RUN_DIR_READ)
+		snprintf(c->why + len, sizeof(c->why) - (size_t)len,
+			 "read past the end of the file (0 bytes)");
+	else
+		snprintf(c->why + len, sizeof(c->why) - (size_t)len,
+			 "short %s: %lld bytes", op, (long long)n);
+	return n < 0 ? (int)n : -EIO;
+}
+
+/*
+ * clone_io() - One operation of bs bytes.  Return: 0, or -errno (-EIO
+ * for a short one) with @c->why set.
+ */
+static inline int clone_io(struct run_clone *c, void *h, void *buf,
+			   enum run_dir dir, uint64_t off)
+{
+	size_t len = (size_t)c->job->bs;
+	ssize_t n = c->eng->io(h, dir == RUN_DIR_WRITE, buf, len, off);
+
+	if (n == (ssize_t)len)
+		return 0;
+	return clone_io_failed(c, dir, off, n);
 }
 
 /* Step 3: run the workload unmeasured until @end. */
-static int clone_ramp(struct run_clone *c, void *h, void *buf, uint64_t end)
+static int clone_ramp(struct run_clone *c, struct run_gen *g, void *h,
+		      void *buf, uint64_t end)
 {
-	struct run_gen g;
+	enum run_dir dir;
 	uint64_t off;
-	ssize_t n;
+	int ret;
 
-	gen_init(&g, c);
 	while (!run_stop_requested() && bench_now_ns() < end) {
-		enum run_dir dir = gen_dir(&g, c->job);
-
-		if (!gen_next(&g, &off))
+		if (!run_gen_next(g, &dir, &off))
 			continue;
-		n = c->eng->io(h, dir == RUN_DIR_WRITE, buf, c->job->bs, off);
-		if (n < 0) {
-			free(g.map);
-			return (int)n;
-		}
+		ret = clone_io(c, h, buf, dir, off);
+		if (ret)
+			return ret;
 	}
-	free(g.map);
 	return 0;
 }
 
-/* Step 4: the measured phase. */
-static int clone_measure(struct run_clone *c, void *h, void *buf)
+/*
+ * Step 4: the measured phase, from where the ramp left @g: without
+ * time_based=, size= bytes (a pass's worth of operations, into the next
+ * pass where the ramp's ends), as fio counts the bytes done since the
+ * ramp against size=.
+ */
+static int clone_measure(struct run_clone *c, struct run_gen *g, void *h,
+			 void *buf)
 {
 	const struct run_job *job = c->job;
 	struct upc_thread_stats snap;
 	uint64_t t0, prev, now, off, nr_ops = 0;
 	struct run_stats *st = &c->st;
-	struct run_gen g;
+	enum run_dir dir;
 	int ret = 0;
 
-	gen_init(&g, c);
 	upc_stats_thread(&snap);
 	atomic_store_explicit(&c->measuring, true, memory_order_relaxed);
 	t0 = prev = bench_now_ns();
 	while (!run_stop_requested()) {
-		enum run_dir dir = gen_dir(&g, job);
-		ssize_t n;
-
-		if (!gen_next(&g, &off)) {
-			if (!job->time_based)
-				break;
+		if (!run_gen_next(g, &dir, &off)) {
+			/* A new pass: shuffling its map is not I/O. */
+			now = bench_now_ns();
+			t0 += now - prev;
+			prev = now;
 			continue;
 		}
-		n = c->eng->io(h, dir == RUN_DIR_WRITE, buf, job->bs, off);
-		now = bench_now_ns();
-		if (n < 0) {
-			ret = (int)n;
+		ret = clone_io(c, h, buf, dir, off);
+		if (ret)
 			break;
-		}
+		now = bench_now_ns();
 		run_hist_add(&st->hist[dir], now - prev);
 		prev = now;
-		st->bytes[dir] += (uint64_t)n;
+		st->bytes[dir] += job->bs;
 		st->ops[dir]++;
 		nr_ops++;
 		atomic_store_explicit(&c->done[dir], st->bytes[dir],
 				      memory_order_relaxed);
 		if (job->runtime_ns && now - t0 >= job->runtime_ns)
 			break;
+		if (!job->time_based && nr_ops == g->nr_blocks)
+			break;
 	}
-	st->elapsed_ns = prev - t0;
-	st->min_elapsed_ns = st->elapsed_ns;
+	stats_set_elapsed(st, prev - t0);
 	bench_counts_add_since(&st->counts, &snap, nr_ops);
-	free(g.map);
 	return ret;
 }
 
@@ -265,6 +348,7 @@ static void *clone_main(void *arg)
 	struct run_clone *c = arg;
 	size_t buflen = (size_t)((c->job->bs + 4095) & ~4095ULL);
 	void *buf = NULL, *h = NULL;
+	struct run_gen g;
 
 	/* Step 1: open. */
 	if (posix_memalign(&buf, 4096, buflen))
@@ -273,13 +357,16 @@ static void *clone_main(void *arg)
 		run_fill_pattern(buf, buflen);
 	if (!c->err)
 		c->err = c->eng->open(c->ctx, c->clone, &h);
+	/* Once: the measured phase goes on from where the ramp stopped. */
+	run_gen_init(&g, c->job, c->thread);
 	/* Step 2: every clone waits, even one that failed, or none starts. */
 	pthread_barrier_wait(c->barrier);
 	if (!c->err && c->job->ramp_ns)
-		c->err = clone_ramp(c, h, buf,
+		c->err = clone_ramp(c, &g, h, buf,
 				    bench_now_ns() + c->job->ramp_ns);
 	if (!c->err)
-		c->err = clone_measure(c, h, buf);
+		c->err = clone_measure(c, &g, h, buf);
+	run_gen_free(&g);
 	if (c->err)
 		run_request_stop();
 	if (h)
@@ -474,6 +561,7 @@ static struct run_result *out_add(struct run_outcome *out,
  * @skip: Per job, why it is skipped (malloc()ed), or NULL.
  * @clones: Every clone of every job that runs.
  * @nr_clones: Number of @clones.
+ * @first_thread: The run's number of its first job's first clone.
  */
 struct run_group {
 	const struct run_job *jobs;
@@ -482,6 +570,7 @@ struct run_group {
 	char **skip;
 	struct run_clone *clones;
 	unsigned int nr_clones;
+	unsigned int first_thread;
 };
 
 /* group_setup() - Lay out the files of every job of @grp. */
@@ -507,20 +596,26 @@ static int group_setup(struct run_group *grp, char *err, size_t errlen)
 	return 0;
 }
 
-/* group_run() - Steps 1-5 for every clone of @grp, side by side. */
-static int group_run(struct run_group *grp, unsigned int gid, FILE *progress)
+/*
+ * group_run() - Steps 1-5 for every clone of @grp, side by side.
+ * Return: 0, or the first failed clone's -errno, with its message in
+ * @err if it has one.
+ */
+static int group_run(struct run_group *grp, unsigned int gid, FILE *progress,
+		     char *err, size_t errlen)
 {
+	unsigned int i, k = 0, thread = grp->first_thread;
 	pthread_barrier_t barrier;
 	struct run_progress prog;
-	unsigned int i, k = 0;
 	size_t j;
-	int err = 0;
+	int ret = 0;
 
 	if (!grp->nr_clones)
 		return 0;
 	grp->clones = bench_xcalloc(grp->nr_clones, sizeof(*grp->clones));
 	pthread_barrier_init(&barrier, NULL, grp->nr_clones);
-	for (j = 0; j < grp->nr_jobs; j++) {
+	/* A skipped job's clones keep their numbers: seeds do not shift. */
+	for (j = 0; j < grp->nr_jobs; thread += grp->jobs[j++].numjobs) {
 		if (grp->skip[j])
 			continue;
 		for (i = 0; i < grp->jobs[j].numjobs; i++, k++) {
@@ -530,6 +625,7 @@ static int group_run(struct run_group *grp, unsigned int gid, FILE *progress)
 			c->eng = run_engine_find(c->job->engine);
 			c->ctx = grp->ctx[j];
 			c->clone = i;
+			c->thread = thread + i;
 			c->group = gid;
 			c->barrier = &barrier;
 			stats_init(&c->st);
@@ -542,13 +638,18 @@ static int group_run(struct run_group *grp, unsigned int gid, FILE *progress)
 			bench_die("cannot start a thread for job '%s'",
 				  grp->clones[k].job->name);
 	for (k = 0; k < grp->nr_clones; k++) {
-		pthread_join(grp->clones[k].tid, NULL);
-		if (grp->clones[k].err && !err)
-			err = grp->clones[k].err;
+		struct run_clone *c = &grp->clones[k];
+
+		pthread_join(c->tid, NULL);
+		if (!c->err || ret)
+			continue;
+		ret = c->err;
+		if (c->why[0])
+			snprintf(err, errlen, "%s", c->why);
 	}
 	progress_stop(&prog);
 	pthread_barrier_destroy(&barrier);
-	return err;
+	return ret;
 }
 
 /* group_results() - Turn @grp's clones into results and a group line. */
@@ -633,8 +734,8 @@ static unsigned int nr_groups(const struct run_spec *spec)
 int run_execute(const struct run_spec *spec, struct run_outcome *out,
 		FILE *progress, char *err, size_t errlen)
 {
-	unsigned int gid = 0;
-	size_t first = 0, end;
+	unsigned int gid = 0, thread = 0;
+	size_t first = 0, end, j;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -649,6 +750,7 @@ int run_execute(const struct run_spec *spec, struct run_outcome *out,
 	for (; first < spec->nr_jobs && !ret; first = end, gid++) {
 		struct run_group grp = {
 			.jobs = &spec->jobs[first],
+			.first_thread = thread,
 		};
 
 		for (end = first + 1; end < spec->nr_jobs &&
@@ -659,11 +761,13 @@ int run_execute(const struct run_spec *spec, struct run_outcome *out,
 			break;
 		}
 		grp.nr_jobs = end - first;
+		for (j = first; j < end; j++)
+			thread += spec->jobs[j].numjobs;
 		grp.ctx = bench_xcalloc(grp.nr_jobs, sizeof(*grp.ctx));
 		grp.skip = bench_xcalloc(grp.nr_jobs, sizeof(*grp.skip));
 		ret = group_setup(&grp, err, errlen);
 		if (!ret)
-			ret = group_run(&grp, gid, progress);
+			ret = group_run(&grp, gid, progress, err, errlen);
 		if (ret && !err[0])
 			snprintf(err, errlen, "group %u: an operation failed: "
 				 "%s", gid, strerror(-ret));

@@ -11,9 +11,10 @@
  *	1. opens its file (untimed; the job's files were laid out before),
  *	2. waits until every clone of the group is ready,
  *	3. runs the workload unmeasured for ramp_time=,
- *	4. runs it measured: one pass of size= bytes, or passes until
- *	   runtime= when time_based=1, stopping early at runtime= or when a
- *	   stop is requested (Ctrl-C),
+ *	4. runs it measured, from where the ramp left its offsets: size=
+ *	   bytes (reads and writes together; into the next pass where the
+ *	   ramp's ends), or passes until runtime= when time_based=1,
+ *	   stopping early at runtime= or when a stop is requested (Ctrl-C),
  *	5. records bytes, operations, a latency histogram per direction and
  *	   upcache's counters.
  *
@@ -21,6 +22,13 @@
  * next, read from CLOCK_MONOTONIC (vDSO, about 20 ns), so each
  * operation costs exactly one clock read; it includes choosing the next
  * offset, which is a few nanoseconds.
+ *
+ * The offsets and directions of a clone come from one generator (struct
+ * run_gen), started once per clone: the measured phase carries on from
+ * where the ramp left it, as fio only resets its figures when the ramp
+ * ends.  An operation that moves fewer bytes than asked (a read past the
+ * end of a file moves none) fails the run: counting it would report
+ * work that was not done.
  */
 #ifndef UPCACHE_TOOLS_BENCH_RUN_EXEC_H
 #define UPCACHE_TOOLS_BENCH_RUN_EXEC_H
@@ -31,6 +39,7 @@
 #include <stdio.h>
 
 #include "counters.h"
+#include "rng.h"
 #include "run_hist.h"
 #include "run_spec.h"
 
@@ -49,17 +58,86 @@ enum run_dir {
  * @ops: Operations, per direction.
  * @hist: Latencies, per direction.
  * @counts: upcache's counters over all operations.
- * @elapsed_ns: Length of the measured phase (the longest, once merged).
- * @min_elapsed_ns: The shortest measured phase among merged clones.
+ * @elapsed_ns: Per direction, the length of the measured phase of a
+ *	clone that moved data in it, 0 for one that did not (once merged,
+ *	the longest), as fio keeps a run time per direction: a direction's
+ *	bandwidth is its bytes over its own time, never over the time of a
+ *	clone that only moved data the other way.
+ * @min_elapsed_ns: Per direction, the shortest of those (UINT64_MAX
+ *	when no clone moved data in it).
  */
 struct run_stats {
 	uint64_t bytes[RUN_NR_DIRS];
 	uint64_t ops[RUN_NR_DIRS];
 	struct run_hist hist[RUN_NR_DIRS];
 	struct bench_counts counts;
-	uint64_t elapsed_ns;
-	uint64_t min_elapsed_ns;
+	uint64_t elapsed_ns[RUN_NR_DIRS];
+	uint64_t min_elapsed_ns[RUN_NR_DIRS];
 };
+
+/**
+ * struct run_gen - the offsets and directions of one clone.
+ * @job: Its job.
+ * @nr_blocks: Operations per pass (blocks in the region).
+ * @next: Operations issued in this pass.
+ * @seq: Per direction, the next block of a sequential pattern: reads and
+ *	writes of a mixed job walk the region each on its own (fio's
+ *	last_pos per direction), each back to its start past the end.
+ * @map: A random pattern's blocks in this pass's order, or NULL.
+ * @random: Offsets are random.
+ * @read_pct: Percentage of operations that read (0 or 100 unless mixed).
+ * @rng: Random blocks: the shuffles of @map, or the blocks themselves
+ *	without one.
+ * @dir_rng: The directions of a mixed job, a stream of its own so that
+ *	they do not follow the block order.
+ */
+struct run_gen {
+	const struct run_job *job;
+	uint64_t nr_blocks;
+	uint64_t next;
+	uint64_t seq[RUN_NR_DIRS];
+	unsigned long *map;
+	bool random;
+	unsigned int read_pct;
+	struct bench_rng rng;
+	struct bench_rng dir_rng;
+};
+
+/**
+ * run_gen_init() - Start the offsets of one clone.
+ * @g: The generator.
+ * @job: The clone's job.
+ * @thread: The clone's number among every clone of the run (the clones
+ *	of the jobs before its job, plus its number within its job), which
+ *	seeds it, so no two clones of a run (two jobs on one filename=
+ *	included) follow the same sequence, and two runs of one spec do.
+ *
+ * Context: Allocates a random pattern's map (run_gen_free() it).
+ */
+void run_gen_init(struct run_gen *g, const struct run_job *job,
+		  unsigned int thread);
+
+/**
+ * run_gen_next() - The next operation.
+ * @g: The generator.
+ * @dir: Its direction.
+ * @off: Its offset.
+ *
+ * A pass is one operation per block of the region, in both directions
+ * together (as fio ends a job when the bytes of both reach size=).
+ * At the end of a pass, a random pattern's map is shuffled again, so the
+ * next pass visits the blocks in a new order, as fio's does.
+ *
+ * Return: true, or false (and neither @dir nor @off) when the pass is
+ * over; the next call starts a new pass.
+ */
+bool run_gen_next(struct run_gen *g, enum run_dir *dir, uint64_t *off);
+
+/**
+ * run_gen_free() - Free what run_gen_init() allocated.
+ * @g: The generator.
+ */
+void run_gen_free(struct run_gen *g);
 
 /**
  * struct run_result - one reported entry: a clone, or a whole group with
@@ -112,7 +190,9 @@ struct run_outcome {
  * Context: Starts and joins threads; call from one thread at a time.
  * Return: 0 (also when stopped early: @out->interrupted); -ENOSYS for
  * an engine that is not implemented yet; -EINVAL for an unknown engine;
- * another -errno when a file cannot be set up or an operation fails.
+ * -EIO for an operation that moved fewer bytes than asked (a read past
+ * the end of a file); another -errno when a file cannot be set up or an
+ * operation fails.  The message names the job, the operation and why.
  */
 int run_execute(const struct run_spec *spec, struct run_outcome *out,
 		FILE *progress, char *err, size_t errlen);

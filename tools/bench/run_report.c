@@ -73,18 +73,29 @@ static char *fmt_count(char *buf, size_t len, double v)
 	return fmt_unit(buf, len, v, 1000, units, "");
 }
 
-/* stats_bw() - Bytes per second of direction @d, NaN if no time. */
+/*
+ * stats_rate() - @n (bytes or operations of direction @d) per second,
+ * over that direction's own run time: 0 for none, NaN for some in no
+ * time.
+ */
+static double stats_rate(const struct run_stats *st, int d, uint64_t n)
+{
+	if (!n)
+		return 0;
+	return st->elapsed_ns[d] ?
+		(double)n * 1e9 / (double)st->elapsed_ns[d] : NAN;
+}
+
+/* stats_bw() - Bytes per second of direction @d. */
 static double stats_bw(const struct run_stats *st, int d)
 {
-	return st->elapsed_ns ?
-		(double)st->bytes[d] * 1e9 / (double)st->elapsed_ns : NAN;
+	return stats_rate(st, d, st->bytes[d]);
 }
 
 /* stats_iops() - Operations per second of direction @d. */
 static double stats_iops(const struct run_stats *st, int d)
 {
-	return st->elapsed_ns ?
-		(double)st->ops[d] * 1e9 / (double)st->elapsed_ns : NAN;
+	return stats_rate(st, d, st->ops[d]);
 }
 
 /* text_dir() - fio's block for one direction of one result. */
@@ -100,7 +111,7 @@ static void text_dir(FILE *out, const struct run_result *r, int d)
 		run_fmt_bytes(bw, sizeof(bw), stats_bw(st, d)),
 		fmt_bytes_si(bws, sizeof(bws), stats_bw(st, d)),
 		run_fmt_bytes(io, sizeof(io), (double)st->bytes[d]),
-		(unsigned long long)(st->elapsed_ns / 1000000));
+		(unsigned long long)(st->elapsed_ns[d] / 1000000));
 	if (!h->count)
 		return;
 	fprintf(out, "    clat (nsec): min=%llu, max=%llu, avg=%.2f\n",
@@ -158,8 +169,8 @@ static void text_group(FILE *out, const struct run_stats *g, unsigned int gid)
 			fmt_bytes_si(bws, sizeof(bws), stats_bw(g, d)),
 			run_fmt_bytes(io, sizeof(io), (double)g->bytes[d]),
 			fmt_bytes_si(ios, sizeof(ios), (double)g->bytes[d]),
-			(unsigned long long)(g->min_elapsed_ns / 1000000),
-			(unsigned long long)(g->elapsed_ns / 1000000));
+			(unsigned long long)(g->min_elapsed_ns[d] / 1000000),
+			(unsigned long long)(g->elapsed_ns[d] / 1000000));
 	}
 }
 
@@ -193,7 +204,7 @@ static void row_dir(struct bench_row *row, const struct run_stats *st, int d,
 
 	bench_row_set_str(row, "dir", dir_name[d]);
 	bench_row_set_num(row, "io_bytes", (double)st->bytes[d]);
-	bench_row_set_num(row, "runtime_ms", (double)st->elapsed_ns / 1e6);
+	bench_row_set_num(row, "runtime_ms", (double)st->elapsed_ns[d] / 1e6);
 	bench_row_set_num(row, "bw_bytes", stats_bw(st, d));
 	bench_row_set_num(row, "bw_MiBps", stats_bw(st, d) / 1048576.0);
 	bench_row_set_num(row, "iops", stats_iops(st, d));

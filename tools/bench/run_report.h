@@ -9,7 +9,9 @@
  * upcache's counters per operation (null for kernel engines, which do
  * not run upcache code).  Then, per stonewall group, fio's "Run status
  * group" line: the group's total bandwidth (bytes over its longest
- * clone's run time) and the range of run times.
+ * clone's run time) and the range of run times, per direction and over
+ * the clones that moved data in that direction only (fio's per
+ * direction run time): a write-only clone has no read run time.
  *
  * JSON row fields (one row per result and direction, "kind": "job"; one
  * per group and direction, "kind": "group"):
