@@ -265,6 +265,28 @@ static void test_run_engines_same_bytes(void **state)
 	}
 }
 
+/*
+ * The layout's pattern tells its blocks apart: no two 4 KiB blocks of a
+ * chunk are alike (a read at the wrong offset shows), none is all zeros.
+ */
+static void test_run_pattern_blocks_differ(void **state)
+{
+	const size_t block = 4096, nr = RUN_LAYOUT_CHUNK / block;
+	unsigned char *p = bench_xcalloc(1, RUN_LAYOUT_CHUNK);
+	unsigned char zero[4096] = { 0 };
+	size_t a, b;
+
+	(void)state;
+	run_fill_pattern(p, RUN_LAYOUT_CHUNK);
+	for (a = 0; a < nr; a++) {
+		assert_true(memcmp(p + a * block, zero, block) != 0);
+		for (b = a + 1; b < nr; b++)
+			if (!memcmp(p + a * block, p + b * block, block))
+				fail_msg("blocks %zu and %zu are alike", a, b);
+	}
+	free(p);
+}
+
 /* want_byte() - Byte @off after a write of generation @gen (0: layout). */
 static unsigned char want_byte(const unsigned char *pattern, uint64_t off,
 			       int gen)
@@ -1421,6 +1443,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hist_percentiles),
+		cmocka_unit_test(test_run_pattern_blocks_differ),
 		cmocka_unit_test(test_run_shmem_moves_size),
 		cmocka_unit_test(test_run_kernel_psync_and_cleanup),
 		cmocka_unit_test(test_run_engines_same_bytes),

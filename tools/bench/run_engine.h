@@ -83,7 +83,10 @@ extern const struct run_engine run_engine_kernel_mmap;
  * @buf: The buffer.
  * @len: Its length.
  *
- * Not zeros, so a written page is never mistaken for a hole.
+ * Byte i depends on i alone, and no two 4 KiB blocks of the first
+ * RUN_LAYOUT_CHUNK bytes are alike, so a read of the right bytes at the
+ * wrong offset shows; no 4 KiB block is all zeros, so a written page is
+ * never mistaken for a hole.
  */
 void run_fill_pattern(void *buf, size_t len);
 

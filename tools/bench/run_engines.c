@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "util.h"
@@ -52,8 +53,9 @@ void run_fill_pattern(void *buf, size_t len)
 	unsigned char *p = buf;
 	size_t i;
 
+	/* The top byte of a multiplicative hash of the position. */
 	for (i = 0; i < len; i++)
-		p[i] = (unsigned char)(0x5a ^ (i * 131 >> 3));
+		p[i] = (unsigned char)((uint32_t)i * 0x9e3779b1u >> 24);
 }
 
 /**
