@@ -150,7 +150,12 @@ static void swap_erase_value(struct xa_state *xas, void *entry,
 		xas_set(xas, start < first ? first : start);
 		return;
 	}
-	xas_set_order(xas, start, order);
+	/*
+	 * The cursor keeps order 0 for the rest of the walk (a store of a
+	 * larger order would erase that many slots at each later entry);
+	 * an order-0 store into the shadow erases all of it.
+	 */
+	xas_set(xas, start);
 	xas_store(xas, NULL);
 }
 

@@ -1062,16 +1062,42 @@ static void test_swap_free_cuts_large_shadow(void **state)
 	}
 	assert_int_equal(env.si->inuse_pages, 0);
 
-	/* With no node to cut it, the whole shadow goes, and nothing leaks. */
+	/*
+	 * With no node to cut it, the whole shadow goes, and only it: the
+	 * walk goes on over the range's other entries one slot at a time,
+	 * past the shadow (regression: it went on with the shadow's order
+	 * and erased 8 slots at each, a swap cache folio past the range
+	 * included).
+	 */
 	base = sw_put_large_shadow(&env, shadow);
-	upc_fault_fail_from(1);
-	sw_free(&env, base + 5, 1);
-	upc_fault_fail_nth(0);
-	assert_null(sw_cache_load(&env, base));
-	assert_null(sw_cache_load(&env, base + CLUSTER - 1));
-	assert_int_equal(upc_check_swap(env.si), 0);
-	sw_free(&env, base, 5);
-	sw_free(&env, base + 6, CLUSTER - 6);
+	{
+		const unsigned long offs[] = { base + CLUSTER,
+					       base + CLUSTER + 1,
+					       base + CLUSTER + 7 };
+		swp_entry_t at = sw_entry(&env, base + CLUSTER + 6);
+		struct folio *folio = sw_folio(&env, 0);
+
+		assert_int_equal(sw_alloc(&env, env.huge), base + CLUSTER);
+		sw_put_shadows(&env, offs, 3);
+		assert_int_equal(add_to_swap_cache(env.si, folio, at,
+						   GFP_KERNEL, NULL), 0);
+		upc_fault_fail_from(1);
+		swap_cache_clear_shadows(env.si, sw_entry(&env, base + 5),
+					 CLUSTER);
+		upc_fault_fail_nth(0);
+		assert_null(sw_cache_load(&env, base));
+		assert_null(sw_cache_load(&env, base + CLUSTER - 1));
+		assert_null(sw_cache_load(&env, base + CLUSTER));
+		assert_null(sw_cache_load(&env, base + CLUSTER + 1));
+		assert_ptr_equal(sw_cache_load(&env, base + CLUSTER + 6),
+				 folio);
+		assert_ptr_equal(sw_cache_load(&env, base + CLUSTER + 7),
+				 xa_mk_value(3));
+		assert_int_equal(upc_check_swap(env.si), 0);
+		delete_from_swap_cache(env.si, folio, NULL);
+		sw_unlock_put(folio);
+	}
+	sw_free(&env, base, 2 * CLUSTER);
 	sw_fini(&env);
 }
 
