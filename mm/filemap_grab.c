@@ -578,9 +578,10 @@ static int grab_collect(struct grab_run *run, struct folio **folios)
 
 /*
  * grab_once() - Steps 1 to 5 and the collection, for one run.  Return:
- * the number of folios handed out; 0 with *@nomem set if memory ran out
- * at the first index, with it clear if the first index's folio left the
- * mapping (or another overlapping one came in) meanwhile.
+ * the number of folios handed out.  *@nomem says whether an allocation
+ * of step 5 failed (at any gap); 0 with it clear means the first
+ * index's folio left the mapping (or another overlapping one came in)
+ * meanwhile, and the grab is worth repeating.
  */
 static int grab_once(struct address_space *mapping, pgoff_t index,
 		     unsigned int nr, struct folio **folios, bool *nomem)

@@ -5,7 +5,8 @@
  *
  * The side that runs first alternates from round to round (seen in the
  * order the two sides' files were last written); rows that differ
- * between the sides are an error, not paired silently; a figure that is
+ * between the sides are an error, not paired silently, except a job
+ * one side skips, which pairs with nothing to compare; a figure that is
  * 0 on side A (a lock count) is still reported, with its medians and no
  * ratio.
  */
@@ -123,6 +124,32 @@ static void test_compare_refuses_other_rows(void **state)
 }
 
 /*
+ * A job one side skips (a kernel baseline held to a memory_limit= below
+ * its files, which tmpfs cannot be) pairs with the other side's row:
+ * nothing to compare, not an error.
+ */
+static void test_compare_pairs_skipped_job(void **state)
+{
+	char json[128], arg[160];
+	char *text;
+
+	(void)state;
+	snprintf(json, sizeof(json), "%s/skip.json", tmpdir);
+	snprintf(arg, sizeof(arg), "--json=%s", json);
+	assert_int_equal(compare_status("--rounds", "2",
+		"--output-format=json", arg,
+		"--", "--name=big", "--ioengine=upcache-shmem", "--rw=read",
+		"--size=4m",
+		"--", "--name=big", "--ioengine=kernel-psync", "--rw=read",
+		"--size=4m", "--memory_limit=2m", NULL), 0);
+	text = slurp(json);
+	assert_non_null(strstr(text, "\"benchmark\":\"compare\""));
+	assert_null(strstr(text, "\"figure\":"));
+	free(text);
+	assert_int_equal(unlink(json), 0);
+}
+
+/*
  * upcache-shmem reads take no i_pages lock, upcache-file reads one: the
  * locks_per_op row is there with both medians and a null ratio.
  */
@@ -174,6 +201,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compare_alternates_first_side),
 		cmocka_unit_test(test_compare_refuses_other_rows),
+		cmocka_unit_test(test_compare_pairs_skipped_job),
 		cmocka_unit_test(test_compare_reports_zero_on_a),
 	};
 

@@ -65,8 +65,12 @@ int sched_getcpu(void)
 /*
  * The arena full but for 20 pages in cache 1, and its charge 20 below
  * the limit: an allocation on CPU 0 finds cache 0 and the buddy lists
- * empty, so it drains.  Another CPU allocating at the moment it asks
- * again takes one page; 19 are left and the allocation must get one.
+ * empty, so it drains.  The allocator used to drain, then ask for its
+ * CPU again and retry with no lock held: there, this test lets another
+ * CPU allocate (its refill took every drained page), and the first
+ * allocation failed with 19 pages free.  Now the drain and the take are
+ * one step under the locks and the CPU is not asked again, so no other
+ * allocation can come between; either way the allocation must succeed.
  */
 static void test_drain_then_take_is_one_step(void **state)
 {

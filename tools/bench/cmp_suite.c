@@ -210,6 +210,23 @@ static int cmp_spec(const struct cmp_args *a, int side, struct run_spec *spec,
 	return 0;
 }
 
+/*
+ * cmp_same_row() - Are rows @a and @b ("JOB/DIR") the same job and
+ * direction?  A job skipped on one side (a baseline this machine cannot
+ * run) pairs with its row on the other: its figures are missing, and
+ * are then not compared.
+ */
+static bool cmp_same_row(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+
+	if (!strcmp(a, b))
+		return true;
+	if (sa - a != sb - b || strncmp(a, b, (size_t)(sa - a)))
+		return false;
+	return !strcmp(sa, "/skipped") || !strcmp(sb, "/skipped");
+}
+
 /* cmp_record() - Store one run's figures; sizes the samples on the first. */
 static int cmp_record(struct cmp_samples *s, unsigned int rounds, int side,
 		      unsigned int round, const struct run_outcome *res,
@@ -245,7 +262,7 @@ static int cmp_record(struct cmp_samples *s, unsigned int rounds, int side,
 			 dir ? dir->str : "skipped");
 		if (!s->names[n]) {
 			s->names[n] = bench_xstrdup(name);
-		} else if (strcmp(s->names[n], name)) {
+		} else if (!cmp_same_row(s->names[n], name)) {
 			snprintf(err, errlen, "row %zu is %s on one side and "
 				 "%s on the other: compare needs the same jobs "
 				 "in the same order", n + 1, s->names[n], name);
