@@ -55,6 +55,7 @@
 #include "../../tools/bench/run_engine.h"
 #include "../../tools/bench/run_exec.h"
 #include "../../tools/bench/run_hist.h"
+#include "../../tools/bench/run_report.h"
 #include "../../tools/bench/run_spec.h"
 #include "../../tools/bench/run_suite.h"
 #include "../../tools/bench/suite.h"
@@ -285,6 +286,43 @@ static void test_run_pattern_blocks_differ(void **state)
 				fail_msg("blocks %zu and %zu are alike", a, b);
 	}
 	free(p);
+}
+
+/*
+ * The text output puts the job's units first, as fio does: binary ones
+ * (KiB, MiB) by default, decimal ones (kB, MB) under kb_base=1000, with
+ * the other kind in parentheses; the group line follows its first job.
+ */
+static void test_run_text_units_follow_kb_base(void **state)
+{
+	static const char *const bases[] = { "--kb_base=1024",
+					     "--kb_base=1000" };
+	static const char *const want[][2] = {
+		{ "(1.00MiB/", "io=1.00MiB (1.05MB)" },
+		{ "(1.00MB/", "io=1.00MB (977KiB)" },
+	};
+	size_t b;
+
+	(void)state;
+	for (b = 0; b < 2; b++) {
+		char *argv[] = { "--name=u", "--ioengine=upcache-shmem",
+				 "--size=1m", "--bs=1k", (char *)bases[b] };
+		struct run_outcome res;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *out;
+
+		execute(5, argv, &res);
+		out = open_memstream(&text, &len);
+		assert_non_null(out);
+		run_report_text(out, &res);
+		fclose(out);
+		if (!strstr(text, want[b][0]) || !strstr(text, want[b][1]))
+			fail_msg("%s: not in the units expected:\n%s",
+				 bases[b], text);
+		free(text);
+		run_outcome_free(&res);
+	}
 }
 
 /* want_byte() - Byte @off after a write of generation @gen (0: layout). */
@@ -1444,6 +1482,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hist_percentiles),
 		cmocka_unit_test(test_run_pattern_blocks_differ),
+		cmocka_unit_test(test_run_text_units_follow_kb_base),
 		cmocka_unit_test(test_run_shmem_moves_size),
 		cmocka_unit_test(test_run_kernel_psync_and_cleanup),
 		cmocka_unit_test(test_run_engines_same_bytes),

@@ -98,6 +98,24 @@ static double stats_iops(const struct run_stats *st, int d)
 	return stats_rate(st, d, st->ops[d]);
 }
 
+/*
+ * fmt_bytes_pair() - @v in the job's units first and the other ones
+ * second, as fio prints them: binary first (MiB, and kB in parentheses)
+ * unless kb_base=1000 puts the decimal ones first.  Return: nothing;
+ * @first and @second hold the two texts.
+ */
+static void fmt_bytes_pair(char *first, char *second, size_t len, double v,
+			   unsigned int kb_base)
+{
+	if (kb_base == 1000) {
+		fmt_bytes_si(first, len, v);
+		run_fmt_bytes(second, len, v);
+	} else {
+		run_fmt_bytes(first, len, v);
+		fmt_bytes_si(second, len, v);
+	}
+}
+
 /* text_dir() - fio's block for one direction of one result. */
 static void text_dir(FILE *out, const struct run_result *r, int d)
 {
@@ -106,10 +124,11 @@ static void text_dir(FILE *out, const struct run_result *r, int d)
 	char iops[32], bw[32], bws[32], io[32];
 	unsigned int i;
 
+	fmt_bytes_pair(bw, bws, sizeof(bw), stats_bw(st, d), r->job->kb_base);
 	fprintf(out, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%llums)\n", dir_name[d],
-		fmt_count(iops, sizeof(iops), stats_iops(st, d)),
-		run_fmt_bytes(bw, sizeof(bw), stats_bw(st, d)),
-		fmt_bytes_si(bws, sizeof(bws), stats_bw(st, d)),
+		fmt_count(iops, sizeof(iops), stats_iops(st, d)), bw, bws,
+		r->job->kb_base == 1000 ?
+		fmt_bytes_si(io, sizeof(io), (double)st->bytes[d]) :
 		run_fmt_bytes(io, sizeof(io), (double)st->bytes[d]),
 		(unsigned long long)(st->elapsed_ns[d] / 1000000));
 	if (!h->count)
@@ -153,8 +172,12 @@ static void text_result(FILE *out, const struct run_result *r)
 			bench_per_op(c->locks, c->ops));
 }
 
-/* text_group() - fio's "Run status group" block. */
-static void text_group(FILE *out, const struct run_stats *g, unsigned int gid)
+/*
+ * text_group() - fio's "Run status group" block, in the units of
+ * @kb_base (its first job's).
+ */
+static void text_group(FILE *out, const struct run_stats *g, unsigned int gid,
+		       unsigned int kb_base)
 {
 	char bw[32], bws[32], io[32], ios[32];
 	int d;
@@ -163,15 +186,26 @@ static void text_group(FILE *out, const struct run_stats *g, unsigned int gid)
 	for (d = 0; d < RUN_NR_DIRS; d++) {
 		if (!g->ops[d])
 			continue;
+		fmt_bytes_pair(bw, bws, sizeof(bw), stats_bw(g, d), kb_base);
+		fmt_bytes_pair(io, ios, sizeof(io), (double)g->bytes[d],
+			       kb_base);
 		fprintf(out, "%7s: bw=%s/s (%s/s), io=%s (%s), "
-			"run=%llu-%llumsec\n", dir_upper[d],
-			run_fmt_bytes(bw, sizeof(bw), stats_bw(g, d)),
-			fmt_bytes_si(bws, sizeof(bws), stats_bw(g, d)),
-			run_fmt_bytes(io, sizeof(io), (double)g->bytes[d]),
-			fmt_bytes_si(ios, sizeof(ios), (double)g->bytes[d]),
+			"run=%llu-%llumsec\n", dir_upper[d], bw, bws, io, ios,
 			(unsigned long long)(g->min_elapsed_ns[d] / 1000000),
 			(unsigned long long)(g->elapsed_ns[d] / 1000000));
 	}
+}
+
+/* group_kb_base() - The kb_base= of group @gid's first job, or 1024. */
+static unsigned int group_kb_base(const struct run_outcome *res,
+				  unsigned int gid)
+{
+	size_t i;
+
+	for (i = 0; i < res->nr_results; i++)
+		if (res->results[i].group == gid)
+			return res->results[i].job->kb_base;
+	return 1024;
 }
 
 /**
@@ -188,7 +222,8 @@ void run_report_text(FILE *out, const struct run_outcome *res)
 		text_result(out, &res->results[i]);
 	for (g = 0; g < res->nr_groups; g++)
 		if (res->groups[g].ops[0] || res->groups[g].ops[1])
-			text_group(out, &res->groups[g], g);
+			text_group(out, &res->groups[g], g,
+				   group_kb_base(res, g));
 	if (res->interrupted)
 		fputs("\ninterrupted: the figures cover what ran before the "
 		      "stop\n", out);
