@@ -68,7 +68,7 @@ struct grab_run {
 	pgoff_t index;
 	unsigned int nr;
 	unsigned int nr_created;	/* folios step 2 made */
-	bool nomem;		/* step 5b could not allocate */
+	bool nomem;		/* step 5b could not allocate the first index */
 	struct folio **head;
 	void **shadow;		/* what an insert replaced */
 	unsigned short *span;	/* run positions it covers, from there on */
@@ -479,7 +479,9 @@ static bool grab_fill_gap(struct grab_run *run, unsigned int gap)
 		folio = __filemap_get_folio(run->mapping, run->index + i,
 					    FGP_CREAT, GFP_KERNEL);
 		if (IS_ERR(folio)) {
-			run->nomem = true;
+			/* Only the first index's failure ends the grab. */
+			if (!i)
+				run->nomem = true;
 			return false;
 		}
 		if (grab_position(run, folio) != i ||
@@ -578,10 +580,11 @@ static int grab_collect(struct grab_run *run, struct folio **folios)
 
 /*
  * grab_once() - Steps 1 to 5 and the collection, for one run.  Return:
- * the number of folios handed out.  *@nomem says whether an allocation
- * of step 5 failed (at any gap); 0 with it clear means the first
- * index's folio left the mapping (or another overlapping one came in)
- * meanwhile, and the grab is worth repeating.
+ * the number of folios handed out.  *@nomem says whether step 5 failed
+ * to allocate a folio for the first index; 0 with it clear means the
+ * first index's folio left the mapping (or another overlapping one came
+ * in) meanwhile, and the grab is worth repeating: it then has the first
+ * index's slot to fill again, whatever failed at later ones.
  */
 static int grab_once(struct address_space *mapping, pgoff_t index,
 		     unsigned int nr, struct folio **folios, bool *nomem)

@@ -19,11 +19,13 @@
  * 3. filemap_grab_folios() found the folio at its first index cached and
  *    waits for its lock; meanwhile the folio is truncated.  The grab
  *    must start again and create a new one, not fail with -ENOMEM while
- *    memory is free.
+ *    memory is free; also when, with memory short meanwhile, the run's
+ *    later indices could not be filled.
  */
 #include <pthread.h>
 #include <sched.h>
 
+#include "fault.h"
 #include "filemap_helpers.h"
 
 /* Wait until some thread sleeps on @lock. */
@@ -203,12 +205,50 @@ static void test_grab_restarts_after_truncation(void **state)
 	fm_fini(&env);
 }
 
+/*
+ * The same, with no memory for the run's other indices: the gaps after
+ * the first index fail, then the first folio is truncated.  The grab
+ * must still start again (memory is back by then) rather than report
+ * -ENOMEM for an index whose allocation never failed.
+ */
+static void test_grab_restarts_despite_later_gaps(void **state)
+{
+	struct grab_arg arg = { 0 };
+	struct address_space *mapping;
+	struct fm_env env;
+	struct folio *folio;
+	pthread_t thread;
+
+	(void)state;
+	mapping = fm_init(&env, 0);
+	fm_add(&env, 10, 0);
+	folio = fm_add(&env, 0, 0);
+	arg.mapping = mapping;
+
+	folio_get(folio);
+	folio_lock(folio);
+	upc_fault_fail_from(1);
+	assert_int_equal(pthread_create(&thread, NULL, grab_thread, &arg), 0);
+	wait_for_folio_waiter(folio);
+	upc_fault_fail_nth(0);
+	filemap_remove_folio(folio);
+	fm_unlock_put(folio);
+	assert_int_equal(pthread_join(thread, NULL), 0);
+
+	assert_true(arg.ret >= 1);
+	assert_ptr_equal(arg.folios[0]->mapping, mapping);
+	assert_int_equal(arg.folios[0]->index, 0);
+	fm_unlock_put_all(arg.folios, arg.ret);
+	fm_fini(&env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_invalidate_keeps_referenced),
 		cmocka_unit_test(test_dirty_tag_stays_with_bit),
 		cmocka_unit_test(test_grab_restarts_after_truncation),
+		cmocka_unit_test(test_grab_restarts_despite_later_gaps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
