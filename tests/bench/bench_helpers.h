@@ -11,7 +11,10 @@
  *    the strict reader of tests/utils/jread.h; bt_check_rows() and
  *    bt_rows_have() check the rows the reader found;
  *  - bt_expect_exit2() runs a function in a child process that must end
- *    with exit status 2 (BENCH_EXIT_ERROR) and a message on stderr.
+ *    with exit status 2 (BENCH_EXIT_ERROR) and a message on stderr;
+ *  - bt_call_argv() runs a subcommand's argv entry point (run, compare)
+ *    on a NULL-terminated list of arguments; bt_slurp() reads a file;
+ *    bt_rm_rf() removes a scratch directory.
  *
  * Helpers here assert with cmocka, so they may only be called from a
  * test's main thread (or a group's setup).
@@ -397,6 +400,67 @@ static BT_UNUSED const char *bt_expect_exit2(void (*fn)(void *arg), void *arg,
 	if (!strstr(buf, needle))
 		fail_msg("the child did not say \"%s\": %s", needle, buf);
 	return buf;
+}
+
+/**
+ * bt_call_argv() - Call @fn with the arguments from @first to a NULL.
+ * @fn: A subcommand's entry point (bench_suite_run_argv(), ...).
+ * @first: The first argument.
+ *
+ * At most 63 arguments.
+ *
+ * Return: What @fn returned: the process's exit status.
+ */
+static BT_UNUSED int bt_call_argv(int (*fn)(int argc, char **argv),
+				  const char *first, ...)
+{
+	char *argv[64];
+	const char *a;
+	va_list ap;
+	int argc = 0;
+
+	va_start(ap, first);
+	for (a = first; a && argc < 63; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+	return fn(argc, argv);
+}
+
+/**
+ * bt_slurp() - A file's text.
+ * @path: The file.
+ *
+ * Return: Its first MiB, NUL-terminated, malloc()ed; NULL if it cannot
+ * be opened.
+ */
+static BT_UNUSED char *bt_slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n;
+
+	if (!f)
+		return NULL;
+	buf = bench_xcalloc(1, 1 << 20);
+	n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/**
+ * bt_rm_rf() - Remove a test's scratch directory and what it holds.
+ * @dir: The directory (made by mkdtemp()).
+ *
+ * Return: 0, or -1 if it could not be removed (for a group's teardown).
+ */
+static BT_UNUSED int bt_rm_rf(const char *dir)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
 }
 
 #endif /* UPCACHE_TESTS_BENCH_BENCH_HELPERS_H */

@@ -23,40 +23,12 @@
 
 #include <cmocka.h>
 
-#include "../../tools/bench/suite.h"
+#include "bench_helpers.h"
 
 static char tmpdir[] = "/tmp/upc-bench-cmp-XXXXXX";
 
-/* compare_status() - bench_suite_compare_argv() on a NULL-terminated list. */
-static int compare_status(const char *first, ...)
-{
-	char *argv[48];
-	const char *a;
-	va_list ap;
-	int argc = 0;
-
-	va_start(ap, first);
-	for (a = first; a && argc < 47; a = va_arg(ap, const char *))
-		argv[argc++] = (char *)a;
-	va_end(ap);
-	argv[argc] = NULL;
-	return bench_suite_compare_argv(argc, argv);
-}
-
-/* slurp() - A file's text (malloc()ed). */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = calloc(1, 1 << 20);
-	size_t n;
-
-	assert_non_null(f);
-	assert_non_null(buf);
-	n = fread(buf, 1, (1 << 20) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
+#define compare_status(...) \
+	bt_call_argv(bench_suite_compare_argv, __VA_ARGS__)
 
 /* mtime_ns() - When @path was last written. */
 static int64_t mtime_ns(const char *path)
@@ -142,7 +114,8 @@ static void test_compare_pairs_skipped_job(void **state)
 		"--size=4m",
 		"--", "--name=big", "--ioengine=kernel-psync", "--rw=read",
 		"--size=4m", "--memory_limit=2m", NULL), 0);
-	text = slurp(json);
+	text = bt_slurp(json);
+	assert_non_null(text);
 	assert_non_null(strstr(text, "\"benchmark\":\"compare\""));
 	assert_null(strstr(text, "\"figure\":"));
 	free(text);
@@ -168,7 +141,8 @@ static void test_compare_reports_zero_on_a(void **state)
 		"--size=256k",
 		"--", "--name=r", "--ioengine=upcache-file", "--rw=read",
 		"--size=256k", dir, NULL), 0);
-	text = slurp(json);
+	text = bt_slurp(json);
+	assert_non_null(text);
 	row = strstr(text, "\"figure\":\"locks_per_op\"");
 	assert_non_null(row);
 	end = strchr(row, '}');
@@ -189,11 +163,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return bt_rm_rf(tmpdir);
 }
 
 int main(void)

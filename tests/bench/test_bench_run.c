@@ -50,6 +50,7 @@
 
 #include <cmocka.h>
 
+#include "bench_helpers.h"
 #include "../../tools/bench/clock.h"
 #include "../../tools/bench/kernel_env.h"
 #include "../../tools/bench/run_engine.h"
@@ -94,37 +95,8 @@ static void execute(int argc, char **argv, struct run_outcome *res)
 		fail_msg("run: %s", err);
 }
 
-/* run_status() - bench_suite_run_argv() on a NULL-terminated list. */
-static int run_status(const char *first, ...)
-{
-	char *argv[64];
-	const char *a;
-	va_list ap;
-	int argc = 0;
-
-	va_start(ap, first);
-	for (a = first; a && argc < 63; a = va_arg(ap, const char *))
-		argv[argc++] = (char *)a;
-	va_end(ap);
-	argv[argc] = NULL;
-	return bench_suite_run_argv(argc, argv);
-}
-
-/* slurp() - A file's text (malloc()ed), or NULL. */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	size_t n;
-
-	if (!f)
-		return NULL;
-	buf = bench_xcalloc(1, 1 << 20);
-	n = fread(buf, 1, (1 << 20) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
+#define run_status(...) bt_call_argv(bench_suite_run_argv, __VA_ARGS__)
+#define slurp(path) bt_slurp(path)
 
 /*
  * swapped_to() - Is there a file at @path with a byte that is not zero?
@@ -1469,12 +1441,9 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
 	spec_drop();
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return bt_rm_rf(tmpdir);
 }
 
 int main(void)

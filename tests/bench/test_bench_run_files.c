@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-#include "../../tools/bench/suite.h"
+#include "bench_helpers.h"
 
 #define FILE_BYTES	(2UL << 20)
 
@@ -31,21 +31,7 @@ static char tmpdir[] = "/tmp/upc-bench-files-XXXXXX";
 static const char *const engines[] = { "kernel-psync", "upcache-file" };
 #define NR_ENGINES	(sizeof(engines) / sizeof(engines[0]))
 
-/* run_status() - bench_suite_run_argv() on a NULL-terminated list. */
-static int run_status(const char *first, ...)
-{
-	char *argv[32];
-	const char *a;
-	va_list ap;
-	int argc = 0;
-
-	va_start(ap, first);
-	for (a = first; a && argc < 31; a = va_arg(ap, const char *))
-		argv[argc++] = (char *)a;
-	va_end(ap);
-	argv[argc] = NULL;
-	return bench_suite_run_argv(argc, argv);
-}
+#define run_status(...) bt_call_argv(bench_suite_run_argv, __VA_ARGS__)
 
 /* The byte a test file holds at @off: anything but the run's pattern. */
 static unsigned char mark(uint64_t off)
@@ -215,11 +201,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return bt_rm_rf(tmpdir);
 }
 
 int main(void)

@@ -170,7 +170,14 @@ static void *grab_thread(void *p)
 	return NULL;
 }
 
-static void test_grab_restarts_after_truncation(void **state)
+/*
+ * grab_against_truncation() - Hold the cached folio at index 0 locked,
+ * start a grab of indices 0..3 (with every allocation failing if
+ * @fail_gaps, so the indices after 0 stay gaps), and once the grab
+ * sleeps on the lock, truncate the folio (with memory back).  The grab
+ * must come back with the run from index 0, made anew.
+ */
+static void grab_against_truncation(bool fail_gaps)
 {
 	struct grab_arg arg = { 0 };
 	struct address_space *mapping;
@@ -179,7 +186,6 @@ static void test_grab_restarts_after_truncation(void **state)
 	pthread_t thread;
 	int i;
 
-	(void)state;
 	mapping = fm_init(&env, 0);
 	/* Index 10 makes the tree node here, counted on this thread. */
 	fm_add(&env, 10, 0);
@@ -188,8 +194,11 @@ static void test_grab_restarts_after_truncation(void **state)
 
 	folio_get(folio);
 	folio_lock(folio);
+	if (fail_gaps)
+		upc_fault_fail_from(1);
 	assert_int_equal(pthread_create(&thread, NULL, grab_thread, &arg), 0);
 	wait_for_folio_waiter(folio);
+	upc_fault_fail_nth(0);
 	/* What truncation does to a locked folio. */
 	filemap_remove_folio(folio);
 	fm_unlock_put(folio);
@@ -205,41 +214,23 @@ static void test_grab_restarts_after_truncation(void **state)
 	fm_fini(&env);
 }
 
+static void test_grab_restarts_after_truncation(void **state)
+{
+	(void)state;
+	grab_against_truncation(false);
+}
+
 /*
- * The same, with no memory for the run's other indices: the gaps after
- * the first index fail, then the first folio is truncated.  The grab
- * must still start again (memory is back by then) rather than report
- * -ENOMEM for an index whose allocation never failed.
+ * The same, with no memory for the run's other indices while the grab
+ * first runs: the gaps after the first index fail, then the first folio
+ * is truncated.  The grab must still start again (memory is back by
+ * then) rather than report -ENOMEM for an index whose allocation never
+ * failed.
  */
 static void test_grab_restarts_despite_later_gaps(void **state)
 {
-	struct grab_arg arg = { 0 };
-	struct address_space *mapping;
-	struct fm_env env;
-	struct folio *folio;
-	pthread_t thread;
-
 	(void)state;
-	mapping = fm_init(&env, 0);
-	fm_add(&env, 10, 0);
-	folio = fm_add(&env, 0, 0);
-	arg.mapping = mapping;
-
-	folio_get(folio);
-	folio_lock(folio);
-	upc_fault_fail_from(1);
-	assert_int_equal(pthread_create(&thread, NULL, grab_thread, &arg), 0);
-	wait_for_folio_waiter(folio);
-	upc_fault_fail_nth(0);
-	filemap_remove_folio(folio);
-	fm_unlock_put(folio);
-	assert_int_equal(pthread_join(thread, NULL), 0);
-
-	assert_true(arg.ret >= 1);
-	assert_ptr_equal(arg.folios[0]->mapping, mapping);
-	assert_int_equal(arg.folios[0]->index, 0);
-	fm_unlock_put_all(arg.folios, arg.ret);
-	fm_fini(&env);
+	grab_against_truncation(true);
 }
 
 int main(void)
