@@ -13,9 +13,8 @@
  * the median of the per-pair ratios B/A with their min and max
  * (samples.h), so a slow phase of the machine hits both sides of one
  * ratio.  The side that goes first alternates (A B, B A, A B, ...): a
- * run right after the other's teardown is measured differently, by
- * several percent on a shared machine, and always going second would
- * put that into every ratio.
+ * run right after the other's teardown can measure differently, and
+ * always going second would put that into every ratio.
  *
  * The two sides must report the same rows (the same jobs, in order;
  * engines, sizes and options may differ, which is the point); rows are
