@@ -39,7 +39,7 @@
 #define RUN_PROGRESS_NS		(1000ULL * 1000 * 1000)
 #define RUN_PROGRESS_POLL_NS	(50ULL * 1000 * 1000)
 #define RUN_SEED_CLONE		(BENCH_RNG_SEED + 0x5255)
-/* Far enough from every RUN_SEED_CLONE stream never to meet one. */
+/* A base of its own: a clone's direction draws are not its offset draws. */
 #define RUN_SEED_DIR		(BENCH_RNG_SEED ^ 0x6d6978656452574eULL)
 
 static atomic_bool run_stop;

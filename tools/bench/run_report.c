@@ -121,15 +121,14 @@ static void text_dir(FILE *out, const struct run_result *r, int d)
 {
 	const struct run_stats *st = &r->st;
 	const struct run_hist *h = &st->hist[d];
-	char iops[32], bw[32], bws[32], io[32];
+	char iops[32], bw[32], bws[32], io[32], ios[32];
 	unsigned int i;
 
 	fmt_bytes_pair(bw, bws, sizeof(bw), stats_bw(st, d), r->job->kb_base);
+	fmt_bytes_pair(io, ios, sizeof(io), (double)st->bytes[d],
+		       r->job->kb_base);
 	fprintf(out, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%llums)\n", dir_name[d],
-		fmt_count(iops, sizeof(iops), stats_iops(st, d)), bw, bws,
-		r->job->kb_base == 1000 ?
-		fmt_bytes_si(io, sizeof(io), (double)st->bytes[d]) :
-		run_fmt_bytes(io, sizeof(io), (double)st->bytes[d]),
+		fmt_count(iops, sizeof(iops), stats_iops(st, d)), bw, bws, io,
 		(unsigned long long)(st->elapsed_ns[d] / 1000000));
 	if (!h->count)
 		return;
