@@ -168,6 +168,8 @@ static enum folio_verdict pageout_folio(struct lruvec *lruvec,
 			folio_mark_dirty(folio);
 		folio_end_writeback(folio);
 		if (err) {
+			/* The data stays; the owner's next fsync hears of it. */
+			mapping_set_error(mapping, err);
 			lru_stat_add(&lruvec->nr_vmscan_write_errors, 1);
 			return FOLIO_KEEP;
 		}

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "errseq.h"
 #include "folio.h"
 #include "xarray.h"
 
@@ -97,6 +98,7 @@ enum mapping_flag_bit {
  * @nrpages: Pages cached (under i_pages' lock).
  * @flags: AS_* bits.
  * @size: The file's size in bytes (the owner's to maintain).
+ * @wb_err: Writeback errors, for the owner's watchers (mapping_set_error()).
  * @host: The owner (a file object).
  */
 struct address_space {
@@ -106,6 +108,7 @@ struct address_space {
 	unsigned long nrpages;
 	unsigned long flags;
 	int64_t size;
+	errseq_t wb_err;
 	void *host;
 };
 
@@ -121,6 +124,20 @@ struct address_space {
 void address_space_init(struct address_space *mapping, struct upc_arena *arena,
 			const struct address_space_operations *a_ops,
 			unsigned long flags);
+
+/**
+ * mapping_set_error() - Record that writing @mapping's data back failed.
+ * @mapping: The mapping.
+ * @err: The negative errno (0 records nothing).
+ *
+ * Every watcher of the mapping (an open file's fsync) reports it once.
+ *
+ * Context: Any thread.
+ */
+static inline void mapping_set_error(struct address_space *mapping, int err)
+{
+	errseq_set(&mapping->wb_err, err);
+}
 
 /* mapping_large_folio_support() - May @mapping cache large folios? */
 static inline bool mapping_large_folio_support(const struct address_space *mapping)
@@ -609,6 +626,55 @@ bool noop_dirty_folio(struct address_space *mapping, struct folio *folio);
  * Return: true if the folio was dirty.
  */
 bool folio_clear_dirty_for_io(struct folio *folio);
+
+/**
+ * filemap_fdatawrite_range() - Write back the dirty folios of a range.
+ * @mapping: The mapping.
+ * @start: First byte.
+ * @end: Last byte (inclusive); INT64_MAX for the rest of the file.
+ *
+ * Each dirty folio of the range is locked, cleaned, written through
+ * a_ops->writeback_folio and unlocked; a folio reclaim is writing is
+ * waited for first.  A folio whose write fails is dirtied again and the
+ * error recorded with mapping_set_error(); the pass goes on with the
+ * rest.  Folios dirtied while the pass runs may or may not be written.
+ *
+ * Context: May sleep (folio locks, the hook); the caller holds no folio
+ * lock of @mapping.
+ * Return: 0 (also when the mapping has no writeback_folio: nothing can
+ * be written); -EINVAL if @start is negative or @end is below it; the
+ * first error of the hook.
+ */
+int filemap_fdatawrite_range(struct address_space *mapping, int64_t start,
+			     int64_t end);
+
+/**
+ * file_check_and_advance_wb_err() - Report a writeback error once.
+ * @mapping: The mapping.
+ * @since: The watcher's sample of @mapping->wb_err (errseq_sample()),
+ *	advanced past what is reported.
+ *
+ * Context: Any thread.
+ * Return: 0; the last writeback error recorded since *@since.
+ */
+int file_check_and_advance_wb_err(struct address_space *mapping,
+				  errseq_t *since);
+
+/**
+ * file_write_and_wait_range() - The data part of fsync: write a range
+ * back and report what failed since the watcher last looked.
+ * @mapping: The mapping.
+ * @since: The watcher's sample, as for file_check_and_advance_wb_err().
+ * @start: First byte.
+ * @end: Last byte (inclusive).
+ *
+ * Context: As filemap_fdatawrite_range().
+ * Return: 0; the pass's first error; else an error recorded earlier
+ * (by reclaim, or by another watcher's pass) that this watcher has not
+ * reported; -EINVAL for a bad range.
+ */
+int file_write_and_wait_range(struct address_space *mapping, errseq_t *since,
+			      int64_t start, int64_t end);
 
 /**
  * folio_mark_accessed() - Note a use of the folio (for reclaim).

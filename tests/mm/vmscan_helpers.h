@@ -149,6 +149,7 @@ static inline void vm_assert_lru_consistent(struct vm_fixture *f)
  * @nr_pages: Its size; pages past it read as zeros.
  * @fail_read: Index whose reads fail with -EIO, or -1.
  * @fail_write: Non-zero: writebacks fail with -EIO.
+ * @fail_write_index: Index whose folio's writebacks fail with -EIO, or -1.
  * @reads: read_folio calls (atomic).
  * @writes: Successful writeback_folio calls (atomic).
  */
@@ -157,6 +158,7 @@ struct vm_store {
 	unsigned long nr_pages;
 	long fail_read;
 	int fail_write;
+	long fail_write_index;
 	unsigned long reads;
 	unsigned long writes;
 };
@@ -198,7 +200,9 @@ static inline int vm_store_writeback_folio(struct address_space *mapping,
 	struct vm_store *st = mapping->host;
 	pgoff_t i;
 
-	if (__atomic_load_n(&st->fail_write, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&st->fail_write, __ATOMIC_RELAXED) ||
+	    (long)folio->index == __atomic_load_n(&st->fail_write_index,
+						  __ATOMIC_RELAXED))
 		return -EIO;
 	for (i = 0; i < folio_nr_pages(folio); i++)
 		if (folio->index + i < st->nr_pages)
@@ -232,6 +236,7 @@ static inline void vm_store_setup(struct vm_fixture *f, struct vm_store *st,
 	assert_non_null(st->data);
 	st->nr_pages = nr_pages;
 	st->fail_read = -1;
+	st->fail_write_index = -1;
 	for (i = 0; i < nr_pages; i++)
 		*(uint64_t *)vm_store_page(st, i) = vm_pattern(i);
 	vm_setup(f, arena_mib, limit, 0);
