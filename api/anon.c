@@ -73,7 +73,8 @@ int upc_swapon(struct upc_cache *cache, const struct upc_swap_config *config)
 		goto unlock;
 	/* Before reclaim can swap: readers must take the evict lock. */
 	LIST_FOREACH(file, &cache->files, link)
-		shmem_set_evictable(&file->shmem, true);
+		if (upc_file_shmem(file))
+			shmem_set_evictable(upc_file_shmem(file), true);
 	if (config->path) {
 		fd = upc_swap_open(config->path, config->size);
 		err = fd;
@@ -92,7 +93,9 @@ unlock:
 	/* No device: nothing can go to swap, readers can skip the lock. */
 	if (!cache->swap)
 		LIST_FOREACH(file, &cache->files, link)
-			shmem_set_evictable(&file->shmem, false);
+			if (upc_file_shmem(file))
+				shmem_set_evictable(upc_file_shmem(file),
+						    false);
 	pthread_mutex_unlock(&cache->lock);
 	return err;
 }

@@ -165,8 +165,8 @@ void upc_cache_add_file(struct upc_cache *cache, struct upc_file *file)
 {
 	pthread_mutex_lock(&cache->lock);
 	/* Not shared yet; under the lock, so a swapon sees it or sets it. */
-	if (cache->swap)
-		shmem_set_evictable(&file->shmem, true);
+	if (cache->swap && upc_file_shmem(file))
+		shmem_set_evictable(upc_file_shmem(file), true);
 	LIST_INSERT_HEAD(&cache->files, file, link);
 	cache->nr_files++;
 	pthread_mutex_unlock(&cache->lock);

@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
- * api/file.c - shmem files behind the upc_ API: creation, reads and
- * writes, fallocate, truncation, size, seeks and close
- * (include/upcache/upcache.h).
+ * api/file.c - the files of the upc_ API: creation (in memory, or in
+ * front of a file descriptor), reads and writes, fallocate, truncation,
+ * size, seeks, fsync and close (include/upcache/upcache.h).
  *
  * Each call checks its arguments the way the kernel's system calls and
  * VFS do, in the same order where the contract allows, so that a bad
- * call gets the errno it would get on tmpfs; then mm/shmem.c does the
- * work.  Reads and writes go through an iov_iter, so upc_read() is
- * upc_readv() with one segment.
+ * call gets the errno it would get on tmpfs (or the backing file's file
+ * system); then mm/shmem.c or mm/fdfile.c, as the file's kind says,
+ * does the work.  Reads and writes go through an iov_iter, so upc_read()
+ * is upc_readv() with one segment.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <linux/falloc.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "fault.h"
 #include "internal.h"
@@ -60,6 +62,7 @@ int upc_shmem_create(struct upc_cache *cache,
 		free(file);
 		return err;
 	}
+	file->kind = UPC_FILE_SHMEM;
 	file->cache = cache;
 	file->magic = UPC_FILE_MAGIC;
 	upc_cache_add_file(cache, file);
@@ -67,14 +70,78 @@ int upc_shmem_create(struct upc_cache *cache,
 	return 0;
 }
 
+int upc_file_open(struct upc_cache *cache, int fd, unsigned int flags,
+		  struct upc_file **out)
+{
+	struct upc_file *file;
+	int err;
+
+	if (!upc_cache_ok(cache))
+		return -EBADF;
+	if (!out || flags)
+		return -EINVAL;
+	file = upc_fault_should_fail() ? NULL : calloc(1, sizeof(*file));
+	if (!file)
+		return -ENOMEM;
+	err = fd_file_init(&file->fdf, cache->arena, fd);
+	if (err) {
+		free(file);
+		return err;
+	}
+	file->kind = UPC_FILE_FD;
+	file->wb_since = errseq_sample(&file->fdf.mapping.wb_err);
+	file->cache = cache;
+	file->magic = UPC_FILE_MAGIC;
+	upc_cache_add_file(cache, file);
+	*out = file;
+	return 0;
+}
+
+/* The data of an fd file, written back before its cache goes. */
+static int upc_file_release(struct upc_file *file)
+{
+	int err;
+
+	if (file->kind == UPC_FILE_SHMEM) {
+		shmem_file_destroy(&file->shmem);
+		return 0;
+	}
+	err = file_write_and_wait_range(&file->fdf.mapping, &file->wb_since,
+					0, INT64_MAX);
+	fd_file_destroy(&file->fdf);
+	return err;
+}
+
 int upc_close(struct upc_file *file)
 {
+	int err;
+
 	if (!upc_file_ok(file))
 		return -EBADF;
 	upc_cache_del_file(file->cache, file);
-	shmem_file_destroy(&file->shmem);
+	err = upc_file_release(file);
 	upc_handle_retire(file, &file->magic);
-	return 0;
+	return err;
+}
+
+static int upc_sync(struct upc_file *file, bool datasync)
+{
+	if (!upc_file_ok(file))
+		return -EBADF;
+	/* As tmpfs: the memory is the file, nothing to write. */
+	if (file->kind == UPC_FILE_SHMEM)
+		return 0;
+	return fd_file_fsync(&file->fdf, &file->wb_since, datasync);
+}
+
+int upc_fsync(struct upc_file *file)
+{
+	return upc_sync(file, false);
+}
+
+int upc_fdatasync(struct upc_file *file)
+{
+	return upc_sync(file, true);
 }
 
 /* ---- reads and writes ---------------------------------------------------- */
@@ -117,6 +184,8 @@ static ssize_t upc_read_iov(struct upc_file *file, const struct iovec *iov,
 	if (upc_rw_overflows(offset, count))
 		return -EINVAL;
 	iov_iter_init(&iter, iov, (unsigned long)iovcnt, count);
+	if (file->kind == UPC_FILE_FD)
+		return fd_file_read_iter(&file->fdf, &iter, offset);
 	return shmem_read_iter(&file->shmem, &iter, offset);
 }
 
@@ -134,6 +203,8 @@ static ssize_t upc_write_iov(struct upc_file *file, const struct iovec *iov,
 		return -EFBIG;
 	iov_iter_init(&iter, iov, (unsigned long)iovcnt, count);
 	iov_iter_truncate(&iter, (size_t)(UPC_MAX_FILE_SIZE - offset));
+	if (file->kind == UPC_FILE_FD)
+		return fd_file_write_iter(&file->fdf, &iter, offset);
 	return shmem_write_iter(&file->shmem, &iter, offset);
 }
 
@@ -282,6 +353,8 @@ int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
 	if (mode != 0 && mode != FALLOC_FL_KEEP_SIZE &&
 	    mode != (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE))
 		return -EOPNOTSUPP;
+	if (file->kind == UPC_FILE_FD)
+		return fd_file_fallocate(&file->fdf, mode, offset, len);
 	if (mode & FALLOC_FL_PUNCH_HOLE)
 		return shmem_punch_hole(&file->shmem, offset, len);
 	return shmem_fallocate(&file->shmem, offset, len,
@@ -295,6 +368,8 @@ int upc_truncate(struct upc_file *file, int64_t size)
 	if (size < 0)
 		return -EINVAL;
 	/* Nothing above UPC_MAX_FILE_SIZE fits in an int64_t: no -EFBIG. */
+	if (file->kind == UPC_FILE_FD)
+		return fd_file_truncate(&file->fdf, size);
 	return shmem_truncate(&file->shmem, size);
 }
 
@@ -302,6 +377,8 @@ int64_t upc_size(struct upc_file *file)
 {
 	if (!upc_file_ok(file))
 		return -EBADF;
+	if (file->kind == UPC_FILE_FD)
+		return fd_file_size(&file->fdf);
 	return shmem_size(&file->shmem);
 }
 
@@ -312,6 +389,8 @@ int64_t upc_seek_data(struct upc_file *file, int64_t offset)
 	/* As tmpfs (shmem_file_llseek()): nothing lies before 0 either. */
 	if (offset < 0)
 		return -ENXIO;
+	if (file->kind == UPC_FILE_FD)
+		return fd_file_seek(&file->fdf, offset, SEEK_DATA);
 	return shmem_seek_data(&file->shmem, offset);
 }
 
@@ -321,5 +400,7 @@ int64_t upc_seek_hole(struct upc_file *file, int64_t offset)
 		return -EBADF;
 	if (offset < 0)
 		return -ENXIO;
+	if (file->kind == UPC_FILE_FD)
+		return fd_file_seek(&file->fdf, offset, SEEK_HOLE);
 	return shmem_seek_hole(&file->shmem, offset);
 }

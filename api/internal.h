@@ -25,6 +25,7 @@
 
 #include <upcache/swap.h>
 
+#include "mm/fdfile.h"
 #include "mm/shmem.h"
 
 #define UPC_CACHE_MAGIC		0x75704361u	/* "upCa" */
@@ -59,18 +60,33 @@ struct upc_cache {
 	int swap_fd;
 };
 
+/* What is behind a struct upc_file. */
+enum upc_file_kind {
+	UPC_FILE_SHMEM,		/* upc_shmem_create(): in memory */
+	UPC_FILE_FD,		/* upc_file_open(): a file descriptor */
+};
+
 /**
  * struct upc_file - an open file.
  * @magic: UPC_FILE_MAGIC while it is open.
+ * @kind: Which member of the union it is (fixed).
  * @cache: Its cache (fixed).
  * @link: On @cache->files, under @cache->lock.
+ * @wb_since: Writeback errors this handle has reported (UPC_FILE_FD;
+ *	the mapping's errseq_t as of the last upc_fsync()).
  * @shmem: The in-memory file.
+ * @fdf: The cache in front of a file descriptor.
  */
 struct upc_file {
 	unsigned int magic;
+	enum upc_file_kind kind;
 	struct upc_cache *cache;
 	LIST_ENTRY(upc_file) link;
-	struct shmem_file shmem;
+	errseq_t wb_since;
+	union {
+		struct shmem_file shmem;
+		struct fd_file fdf;
+	};
 };
 
 /**
@@ -118,7 +134,14 @@ static inline bool upc_cache_ok(const struct upc_cache *cache)
 /* upc_file_mapping() - The page cache of an open file (for tests). */
 static inline struct address_space *upc_file_mapping(struct upc_file *file)
 {
-	return &file->shmem.mapping;
+	return file->kind == UPC_FILE_FD ? &file->fdf.mapping :
+					   &file->shmem.mapping;
+}
+
+/* upc_file_shmem() - The in-memory file behind @file, or NULL. */
+static inline struct shmem_file *upc_file_shmem(struct upc_file *file)
+{
+	return file->kind == UPC_FILE_SHMEM ? &file->shmem : NULL;
 }
 
 /**
@@ -137,7 +160,7 @@ void upc_handle_retire(void *handle, unsigned int *magic);
  * @cache: The cache.
  * @file: A file being opened.
  *
- * A cache with swap makes the file evictable (shmem_set_evictable());
+ * A cache with swap makes a shmem file evictable (shmem_set_evictable());
  * upc_swapon() does it for the files already open.
  *
  * Context: Takes @cache->lock.

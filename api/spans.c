@@ -54,6 +54,8 @@ int upc_get_spans(struct upc_file *file, int64_t offset, size_t len,
 		return -EBADF;
 	if (offset < 0 || (!spans && max_spans))
 		return -EINVAL;
+	if (!upc_file_shmem(file))
+		return -EOPNOTSUPP;
 	if (max_spans)
 		err = shmem_for_each_piece(&file->shmem, offset, len,
 					   span_piece, &fill);

@@ -333,6 +333,64 @@ int upc_shmem_create(struct upc_cache *cache,
 		     const struct upc_shmem_options *options,
 		     struct upc_file **out);
 
+/* ---- files backed by a file descriptor ---------------------------------- */
+
+/**
+ * upc_file_open() - Cache a regular file: open it as a upc_ file.
+ * @cache: The cache its pages are kept in (under its memory limit).
+ * @fd: The file: open for reading (O_RDONLY) or reading and writing
+ *	(O_RDWR), without O_APPEND or O_DIRECT.  It stays the caller's:
+ *	upc_close() does not close it, and it must stay open until then.
+ * @flags: 0 (no flags are defined yet).
+ * @out: Receives the file.
+ *
+ * Reads that miss read the file (pread()); writes go to the cache and
+ * reach the file when upc_fsync() or upc_close() writes them back, or
+ * when reclaim evicts them under the memory limit.  While the upc_ file
+ * is open it must be the file's only user: changes made through other
+ * descriptors are not seen by pages already cached, and may be
+ * overwritten by writeback.  Every call of the upc_ file API works on it
+ * except upc_get_spans() (-EOPNOTSUPP); upc_fallocate() passes the
+ * tmpfs modes on to the file's file system.
+ *
+ * Context: Any thread.
+ * Return: 0; -EBADF if @cache is NULL, or @fd is not open or is open
+ * only for writing; -EINVAL if @out is NULL, @flags is not 0, or @fd is
+ * not a regular file or has O_APPEND or O_DIRECT; -ENOMEM; fstat()'s
+ * error.
+ */
+int upc_file_open(struct upc_cache *cache, int fd, unsigned int flags,
+		  struct upc_file **out);
+
+/**
+ * upc_fsync() - Write a file's dirty data back and flush it (fsync()).
+ * @file: The file.
+ *
+ * For a file from upc_file_open(): every dirty page is written to the
+ * file, then fsync() flushes it.  A page that cannot be written stays
+ * dirty in the cache (its data is not dropped) and is tried again by
+ * the next writeback; its error is reported once to this handle,
+ * whether this call or reclaim met it.  For an in-memory file there is
+ * nothing to write, as on tmpfs.
+ *
+ * Context: Any thread.
+ * Return: 0; -EBADF if @file is NULL; the first error writing a page
+ * back (pwrite()'s errno: -EIO, -ENOSPC, -EFBIG past the file system's
+ * or RLIMIT_FSIZE's limit, ...); else a writeback error met since this
+ * handle's last upc_fsync() (reclaim's, or another call's), reported
+ * once; fsync()'s error.
+ */
+int upc_fsync(struct upc_file *file);
+
+/**
+ * upc_fdatasync() - upc_fsync(), flushing with fdatasync().
+ * @file: The file.
+ *
+ * Context: Any thread.
+ * Return: As upc_fsync().
+ */
+int upc_fdatasync(struct upc_file *file);
+
 /* The largest file size, in bytes (the kernel's MAX_LFS_FILESIZE). */
 #define UPC_MAX_FILE_SIZE	INT64_MAX
 
@@ -345,7 +403,8 @@ int upc_shmem_create(struct upc_cache *cache,
  *
  * Holes and allocated-but-unwritten ranges read as zeros.  Reading at or
  * past the end of the file returns 0.  A write, truncation or fallocate
- * running at the same time is seen whole or not at all.
+ * running at the same time is seen whole or not at all.  For a file from
+ * upc_file_open(), pages not cached are read from the file.
  *
  * Context: Any thread.
  * Return: Bytes read (short at the end of the file, or before a page in
@@ -355,7 +414,9 @@ int upc_shmem_create(struct upc_cache *cache,
  * -ENOMEM if the first page wanted is in swap and no memory could be
  * found for it (the cache's memory is full of pages that cannot go to
  * swap now, or the swap device is full too); -EIO if it could not be
- * read from the swap file (it stays there).
+ * read from the swap file (it stays there); for a file from
+ * upc_file_open(), the error of reading the first page wanted from the
+ * file (pread()'s errno).
  */
 ssize_t upc_read(struct upc_file *file, void *buf, size_t count,
 		 int64_t offset);
@@ -380,6 +441,10 @@ ssize_t upc_read(struct upc_file *file, void *buf, size_t count,
  * nothing could be written; -ENOMEM if other memory (the page cache's
  * index) ran out and nothing could be written; -EIO if a page the write
  * covers is in swap and could not be read back, and nothing was written.
+ * For a file from upc_file_open(): -EBADF also if it is open read-only;
+ * the error of reading a page the write covers in part from the file,
+ * if nothing was written.  The file system's own limits (space, size)
+ * are met at writeback: upc_fsync() reports them.
  */
 ssize_t upc_write(struct upc_file *file, const void *buf, size_t count,
 		  int64_t offset);
@@ -450,7 +515,10 @@ ssize_t upc_writev(struct upc_file *file, const struct iovec *iov, int iovcnt,
  * could not be brought back to be zeroed in part; -EIO if a page in
  * swap that the range covers could not be read back.  On failure, what
  * the call allocated is freed again and the size is unchanged, as on
- * tmpfs; a failed punch changed nothing.
+ * tmpfs; a failed punch changed nothing.  For a file from
+ * upc_file_open(), the call is passed on to fallocate() on the file
+ * (after a punch drops the range from the cache): -EBADF if it is open
+ * read-only, fallocate()'s error otherwise.
  */
 int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
 		  int64_t len);
@@ -467,7 +535,10 @@ int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
  * Return: 0; -EBADF; -EINVAL if @size is negative; -EFBIG if @size is
  * above UPC_MAX_FILE_SIZE; -ENOMEM or -EIO if the page @size falls in
  * is in swap and could not be brought back to zero its tail (nothing
- * changed).
+ * changed).  For a file from upc_file_open(), the file is cut or grown
+ * too: -EINVAL if it is open read-only (as ftruncate() answers);
+ * ftruncate()'s error (when shrinking, the cache has the new size
+ * already).
  */
 int upc_truncate(struct upc_file *file, int64_t size);
 
@@ -490,8 +561,12 @@ int64_t upc_size(struct upc_file *file);
  * tmpfs reports them (their folios are not uptodate).
  *
  * Context: Any thread.
+ * For a file from upc_file_open(), dirty pages are written back and
+ * the file's own lseek() answers.
+ *
  * Return: The offset; -ENXIO if @offset is negative (as on tmpfs), at or
- * past the end of the file, or no data follows it; -EBADF.
+ * past the end of the file, or no data follows it; -EBADF; for a file
+ * from upc_file_open(), a writeback error (as upc_fsync()).
  */
 int64_t upc_seek_data(struct upc_file *file, int64_t offset);
 
@@ -503,7 +578,8 @@ int64_t upc_seek_data(struct upc_file *file, int64_t offset);
  *
  * Context: Any thread.
  * Return: The offset; -ENXIO if @offset is negative (as on tmpfs), or at
- * or past the end of the file; -EBADF.
+ * or past the end of the file; -EBADF; a writeback error, as
+ * upc_seek_data().
  */
 int64_t upc_seek_hole(struct upc_file *file, int64_t offset);
 
@@ -511,8 +587,16 @@ int64_t upc_seek_hole(struct upc_file *file, int64_t offset);
  * upc_close() - Close a file and free everything it holds.
  * @file: The file.
  *
+ * A file from upc_file_open() has its dirty pages written back first
+ * (not flushed with fsync(): call upc_fsync() for that); the file
+ * descriptor stays open.  The file is closed even if writing back
+ * failed, and the data that could not be written is then lost: call
+ * upc_fsync() first to keep the file open while it fails.
+ *
  * Context: No other thread may use @file during or after the call.
- * Return: 0; -EBADF if @file is NULL.
+ * Return: 0; -EBADF if @file is NULL; for a file from upc_file_open(),
+ * the first error writing back, or one met earlier that this handle has
+ * not reported (as upc_fsync()).
  */
 int upc_close(struct upc_file *file);
 
@@ -550,7 +634,8 @@ struct upc_span {
  * Return: The number of spans filled (fewer than needed when @max_spans
  * ran out: call again from the end of the last one); 0 at or past the
  * end of the file; -EBADF; -EINVAL if @offset is negative or @spans is
- * NULL with @max_spans not 0; -ENOMEM or -EIO if the first page with
+ * NULL with @max_spans not 0; -EOPNOTSUPP for a file from
+ * upc_file_open(); -ENOMEM or -EIO if the first page with
  * data is in swap and could not be brought back (as upc_read()).
  */
 int upc_get_spans(struct upc_file *file, int64_t offset, size_t len,

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mm/fdfile.c - files backed by a file descriptor: upcache's page cache
+ * in front of a regular file, as a simple file system puts the kernel's
+ * page cache in front of its blocks.
+ *
+ * This file owns the file's semantics; mm/filemap*.c do the caching and
+ * mm/page_writeback.c the writing back:
+ *
+ *  - Reads: per page, mapping_read_folio_gfp(): a hit copies from the
+ *    cached folio, a miss allocates (reclaiming under the memory limit)
+ *    and fills the folio with pread() (fd_file_read_folio()).  Bytes past
+ *    what the file holds read as zeros: the cache's size may be ahead of
+ *    the file's until writeback.
+ *  - Writes: filemap_grab_folios() for a run of pages, a page written in
+ *    part read from the file first (the kernel's write_begin), copy in,
+ *    mark uptodate and dirty, grow the size.  Nothing reaches the file
+ *    until writeback.
+ *  - Writeback: fd_file_writeback_folio() pwrite()s a folio, never past
+ *    the size (a whole last page would make the file longer than its
+ *    data).  Reclaim calls it to evict a dirty folio; fsync for all.
+ *    A failure keeps the folio dirty and is recorded on the mapping, so
+ *    data is never dropped because a write failed, and every open file
+ *    hears of it from its next fsync (mm/page_writeback.c).
+ *  - The size: @mapping.size, read atomically.  A write grows it before
+ *    it unlocks the last folio it wrote, so writeback of that folio (it
+ *    must lock it first) sees a size that covers the new bytes.
+ *
+ * Locking: @rwsem as struct fd_file says.  Reclaim takes none of it: a
+ * reader holds a reference on each folio it copies from, which reclaim
+ * cannot freeze, and writeback runs with the folio locked.  Truncation
+ * sets the size first, then drops folios (waiting for each one's lock,
+ * so a writeback that began with the old size has ended), then cuts the
+ * file: a writeback started later sees the new size, so nothing past it
+ * is written after the cut.
+ */
+#define _GNU_SOURCE	/* fallocate(), SEEK_DATA */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fdfile.h"
+#include "io/fd.h"
+
+/* Pages one step of a write grabs at once (a stack array of pointers). */
+#define FD_FILE_GRAB	64u
+
+static int64_t folio_file_pos(const struct folio *folio)
+{
+	return (int64_t)folio->index << UPC_PAGE_SHIFT;
+}
+
+/* ---- the backing store ---------------------------------------------------- */
+
+/*
+ * Read a locked folio's bytes from the file, zeros past its end.  The
+ * folio's flags are the caller's.  Return: 0 or pread()'s error.
+ */
+static int fd_file_fill(struct fd_file *ff, struct folio *folio)
+{
+	size_t len = folio_size(folio);
+	ssize_t n;
+
+	n = fd_read_full(ff->fd, folio_address(folio), len,
+			 folio_file_pos(folio));
+	if (n < 0)
+		return (int)n;
+	memset((char *)folio_address(folio) + n, 0, len - (size_t)n);
+	return 0;
+}
+
+/* a_ops->read_folio: fill, mark uptodate on success, unlock. */
+static int fd_file_read_folio(struct address_space *mapping,
+			      struct folio *folio)
+{
+	int err = fd_file_fill(mapping->host, folio);
+
+	if (!err)
+		folio_set_uptodate(folio);
+	folio_unlock(folio);
+	return err;
+}
+
+/* a_ops->writeback_folio: write a locked folio, up to the size. */
+static int fd_file_writeback_folio(struct address_space *mapping,
+				   struct folio *folio)
+{
+	struct fd_file *ff = mapping->host;
+	int64_t pos = folio_file_pos(folio), size = fd_file_size(ff);
+	size_t len = folio_size(folio);
+
+	if (pos >= size)
+		return 0;
+	if ((int64_t)len > size - pos)
+		len = (size_t)(size - pos);
+	return fd_write_full(ff->fd, folio_address(folio), len, pos);
+}
+
+static const struct address_space_operations fd_file_aops = {
+	.read_folio = fd_file_read_folio,
+	.writeback_folio = fd_file_writeback_folio,
+};
+
+/* ---- set-up ---------------------------------------------------------------- */
+
+int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd)
+{
+	struct stat st;
+	int flags;
+
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0)
+		return -EBADF;
+	if ((flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH))
+		return -EBADF;
+	if (flags & (O_APPEND | O_DIRECT))
+		return -EINVAL;
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	memset(ff, 0, sizeof(*ff));
+	address_space_init(&ff->mapping, arena, &fd_file_aops, 0);
+	ff->mapping.host = ff;
+	ff->mapping.size = (int64_t)st.st_size;
+	pthread_rwlock_init(&ff->rwsem, NULL);
+	ff->fd = fd;
+	ff->writable = (flags & O_ACCMODE) == O_RDWR;
+	return 0;
+}
+
+void fd_file_destroy(struct fd_file *ff)
+{
+	truncate_inode_pages(&ff->mapping, 0);
+	xa_destroy(&ff->mapping.i_pages);
+	pthread_rwlock_destroy(&ff->rwsem);
+}
+
+/* ---- reads ----------------------------------------------------------------- */
+
+ssize_t fd_file_read_iter(struct fd_file *ff, struct iov_iter *iter,
+			  int64_t pos)
+{
+	int64_t start = pos, end, size;
+	int err = 0;
+
+	pthread_rwlock_rdlock(&ff->rwsem);
+	size = fd_file_size(ff);
+	if (pos >= size || !iov_iter_count(iter))
+		goto out;
+	end = size - pos < (int64_t)iov_iter_count(iter) ?
+	      size : pos + (int64_t)iov_iter_count(iter);
+	while (pos < end) {
+		struct folio *folio;
+		int64_t fpos, to;
+
+		folio = mapping_read_folio_gfp(&ff->mapping,
+					       (pgoff_t)pos >> UPC_PAGE_SHIFT,
+					       GFP_KERNEL);
+		if (IS_ERR(folio)) {
+			err = (int)PTR_ERR(folio);
+			break;
+		}
+		fpos = folio_file_pos(folio);
+		to = fpos + (int64_t)folio_size(folio) < end ?
+		     fpos + (int64_t)folio_size(folio) : end;
+		copy_to_iter((char *)folio_address(folio) + (pos - fpos),
+			     (size_t)(to - pos), iter);
+		folio_put(folio);
+		pos = to;
+	}
+out:
+	pthread_rwlock_unlock(&ff->rwsem);
+	return pos > start ? (ssize_t)(pos - start) : err;
+}
+
+/* ---- writes ---------------------------------------------------------------- */
+
+/* Grow the size to @end if it is smaller.  Caller holds the rwsem. */
+static void fd_file_size_extend(struct fd_file *ff, int64_t end)
+{
+	if (end > fd_file_size(ff))
+		__atomic_store_n(&ff->mapping.size, end, __ATOMIC_RELEASE);
+}
+
+/*
+ * Copy the part of the write [@pos, @end) that a locked folio holds from
+ * @iter (which is at @pos).  Unlocks and puts the folio.  Return: the
+ * new position, or the error of reading a page written in part.
+ */
+static int64_t fd_file_write_folio(struct fd_file *ff, struct folio *folio,
+				   struct iov_iter *iter, int64_t pos,
+				   int64_t end)
+{
+	int64_t fpos = folio_file_pos(folio);
+	int64_t fend = fpos + (int64_t)folio_size(folio);
+	int64_t to = end < fend ? end : fend;
+	int err = 0;
+
+	/* The bytes around a partial write are the file's. */
+	if (!folio_test_uptodate(folio) && (pos > fpos || to < fend))
+		err = fd_file_fill(ff, folio);
+	if (!err) {
+		copy_from_iter((char *)folio_address(folio) + (pos - fpos),
+			       (size_t)(to - pos), iter);
+		/* Uptodate once the bytes are in: lockless readers trust it. */
+		folio_set_uptodate(folio);
+		folio_mark_dirty(folio);
+		fd_file_size_extend(ff, to);
+	}
+	folio_unlock(folio);
+	folio_put(folio);
+	return err ? err : to;
+}
+
+ssize_t fd_file_write_iter(struct fd_file *ff, struct iov_iter *iter,
+			   int64_t pos)
+{
+	int64_t start = pos, end = pos + (int64_t)iov_iter_count(iter);
+	int err = 0;
+
+	if (!ff->writable)
+		return -EBADF;
+	pthread_rwlock_wrlock(&ff->rwsem);
+	while (!err && pos < end) {
+		pgoff_t index = (pgoff_t)pos >> UPC_PAGE_SHIFT;
+		pgoff_t last = (pgoff_t)(end - 1) >> UPC_PAGE_SHIFT;
+		unsigned int nr = last - index + 1 < FD_FILE_GRAB ?
+				  (unsigned int)(last - index + 1) :
+				  FD_FILE_GRAB;
+		struct folio *folios[FD_FILE_GRAB];
+		int got, i;
+
+		got = filemap_grab_folios(&ff->mapping, index, nr, folios);
+		if (got < 0) {
+			err = got;
+			break;
+		}
+		for (i = 0; i < got; i++) {
+			int64_t ret;
+
+			/* After a failure, only give the rest back. */
+			if (err) {
+				folio_unlock(folios[i]);
+				folio_put(folios[i]);
+				continue;
+			}
+			ret = fd_file_write_folio(ff, folios[i], iter, pos, end);
+			if (ret < 0)
+				err = (int)ret;
+			else
+				pos = ret;
+		}
+	}
+	pthread_rwlock_unlock(&ff->rwsem);
+	return pos > start ? (ssize_t)(pos - start) : err;
+}
+
+/* ---- size, space, sync and seeks ---------------------------------------- */
+
+int fd_file_truncate(struct fd_file *ff, int64_t size)
+{
+	int err = 0;
+
+	if (!ff->writable)
+		return -EINVAL;
+	pthread_rwlock_wrlock(&ff->rwsem);
+	if (size >= fd_file_size(ff)) {
+		/* Growing: the file first, so the cache never claims more. */
+		if (ftruncate(ff->fd, (off_t)size))
+			err = -errno;
+		else
+			__atomic_store_n(&ff->mapping.size, size,
+					 __ATOMIC_RELEASE);
+	} else {
+		__atomic_store_n(&ff->mapping.size, size, __ATOMIC_RELEASE);
+		truncate_inode_pages(&ff->mapping, size);
+		if (ftruncate(ff->fd, (off_t)size))
+			err = -errno;
+	}
+	pthread_rwlock_unlock(&ff->rwsem);
+	return err;
+}
+
+int fd_file_fallocate(struct fd_file *ff, int mode, int64_t pos, int64_t len)
+{
+	int err = 0;
+
+	if (!ff->writable)
+		return -EBADF;
+	pthread_rwlock_wrlock(&ff->rwsem);
+	if (mode & FALLOC_FL_PUNCH_HOLE)
+		truncate_inode_pages_range(&ff->mapping, pos, pos + len - 1);
+	if (fallocate(ff->fd, mode, (off_t)pos, (off_t)len))
+		err = -errno;
+	else if (!(mode & FALLOC_FL_KEEP_SIZE))
+		fd_file_size_extend(ff, pos + len);
+	pthread_rwlock_unlock(&ff->rwsem);
+	return err;
+}
+
+int fd_file_fsync(struct fd_file *ff, errseq_t *since, bool datasync)
+{
+	int err = file_write_and_wait_range(&ff->mapping, since, 0, INT64_MAX);
+
+	if ((datasync ? fdatasync(ff->fd) : fsync(ff->fd)) && !err)
+		err = -errno;
+	return err;
+}
+
+int64_t fd_file_seek(struct fd_file *ff, int64_t pos, int whence)
+{
+	int64_t ret;
+
+	pthread_rwlock_rdlock(&ff->rwsem);
+	if (pos >= fd_file_size(ff)) {
+		ret = -ENXIO;
+		goto out;
+	}
+	/* The file answers for the data it holds: give it all of it. */
+	ret = filemap_fdatawrite_range(&ff->mapping, 0, INT64_MAX);
+	if (ret)
+		goto out;
+	ret = lseek(ff->fd, (off_t)pos, whence);
+	if (ret < 0)
+		ret = -errno;
+out:
+	pthread_rwlock_unlock(&ff->rwsem);
+	return ret;
+}

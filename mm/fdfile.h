@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mm/fdfile.h - files backed by a file descriptor (internal: the upc_
+ * facade in api/ and the tests use it; applications use upcache.h).
+ *
+ * An fd file is an address_space in front of a regular file: misses read
+ * it, writes dirty folios, and writeback (fsync, reclaim) writes them to
+ * it.  See mm/fdfile.c for the semantics and the locking.
+ *
+ * Conventions: @ff is the file, @pos and @size byte offsets, @iter the
+ * caller's buffers, @since an open file's writeback error sample.
+ */
+#ifndef UPCACHE_MM_FDFILE_H
+#define UPCACHE_MM_FDFILE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <upcache/filemap.h>
+
+#include "iov_iter.h"
+
+/**
+ * struct fd_file - a page cache in front of a file descriptor.
+ * @mapping: The cache; @mapping.size is the file's size as the cache's
+ *	users see it, @mapping.host points back here.
+ * @rwsem: Reads take it shared; writes, truncation and fallocate
+ *	exclusive (the kernel's i_rwsem, held by reads too so that a read
+ *	sees a write whole or not at all).
+ * @fd: The backing file (the caller's; never closed here).
+ * @writable: @fd was opened for writing.
+ */
+struct fd_file {
+	struct address_space mapping;
+	pthread_rwlock_t rwsem;
+	int fd;
+	bool writable;
+};
+
+/**
+ * fd_file_init() - Put a cache in front of an open file.
+ * @ff: The file to set up.
+ * @arena: Where its folios' memory comes from.
+ * @fd: A regular file, open for reading (O_RDONLY or O_RDWR), without
+ *	O_APPEND (pwrite() would append) or O_DIRECT (writeback of the
+ *	last, partial page would not be aligned).
+ *
+ * The cache assumes it is the file's only user while it is open: a
+ * change made through another descriptor is not seen by cached pages.
+ *
+ * Context: Any thread.
+ * Return: 0; -EBADF if @fd is not open, or only for writing; -EINVAL if
+ * it is not a regular file or has O_APPEND or O_DIRECT; fstat()'s error.
+ */
+int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd);
+
+/**
+ * fd_file_destroy() - Drop the cache (dirty data is lost: write it
+ * back first).  The descriptor stays open.
+ * @ff: The file.
+ *
+ * Context: No other thread uses @ff.
+ */
+void fd_file_destroy(struct fd_file *ff);
+
+/* fd_file_size() - The size the cache's users see. */
+static inline int64_t fd_file_size(struct fd_file *ff)
+{
+	return __atomic_load_n(&ff->mapping.size, __ATOMIC_ACQUIRE);
+}
+
+/**
+ * fd_file_read_iter() - Read from @pos into @iter through the cache.
+ * @ff: The file.
+ * @iter: The buffers; the read stops at the end of the file.
+ * @pos: File offset, not negative.
+ *
+ * A miss reads the page from the file (pread()); bytes the file does
+ * not have (a size the cache grew that is not written back yet) are
+ * zeros.
+ *
+ * Context: May sleep; takes @ff->rwsem shared.
+ * Return: Bytes read (short if a page could not be read after others
+ * were); 0 at or past the end; -ENOMEM; the read's error (pread()'s
+ * errno, -EIO if a page stayed not uptodate).
+ */
+ssize_t fd_file_read_iter(struct fd_file *ff, struct iov_iter *iter,
+			  int64_t pos);
+
+/**
+ * fd_file_write_iter() - Write @iter at @pos into the cache.
+ * @ff: The file.
+ * @iter: The bytes.
+ * @pos: File offset, not negative; the size grows to cover the write.
+ *
+ * Folios are dirtied, not written: fd_file_fsync() or reclaim writes
+ * them.  A page the write covers only in part is read from the file
+ * first.
+ *
+ * Context: May sleep; takes @ff->rwsem exclusive.
+ * Return: Bytes written (short when memory or a read ran out part-way);
+ * -EBADF if the file is not open for writing; -ENOMEM; -EFBIG past the
+ * largest page index; the error of the read of a partly written page.
+ */
+ssize_t fd_file_write_iter(struct fd_file *ff, struct iov_iter *iter,
+			   int64_t pos);
+
+/**
+ * fd_file_truncate() - Set the size, in the cache and the file.
+ * @ff: The file.
+ * @size: New size, not negative.
+ *
+ * Shrinking drops the cached pages past @size (dirty ones too: their
+ * data is cut) and zeroes the tail of the last; then the file is cut.
+ *
+ * Context: May sleep; takes @ff->rwsem exclusive.
+ * Return: 0; -EINVAL if the file is not open for writing (as ftruncate()
+ * answers); ftruncate()'s error (when shrinking, the cache has the new
+ * size already, and the file's own data past it stays until a later
+ * truncation succeeds).
+ */
+int fd_file_truncate(struct fd_file *ff, int64_t size);
+
+/**
+ * fd_file_fsync() - Write every dirty folio back, then flush the file.
+ * @ff: The file.
+ * @since: The caller's writeback error sample, advanced.
+ * @datasync: fdatasync() the file rather than fsync().
+ *
+ * Context: May sleep.
+ * Return: 0; the first writeback error of this pass; else a writeback
+ * error recorded since *@since (by reclaim, or another caller's pass)
+ * and not reported to this caller yet; fsync()'s error.
+ */
+int fd_file_fsync(struct fd_file *ff, errseq_t *since, bool datasync);
+
+/**
+ * fd_file_seek() - SEEK_DATA or SEEK_HOLE, answered by the file after
+ * the dirty data is written back.
+ * @ff: The file.
+ * @pos: Where to start, not negative.
+ * @whence: SEEK_DATA or SEEK_HOLE.
+ *
+ * Context: May sleep; takes @ff->rwsem shared.
+ * Return: The offset; -ENXIO at or past the end (or no data follows);
+ * the writeback's error; lseek()'s.
+ */
+int64_t fd_file_seek(struct fd_file *ff, int64_t pos, int whence);
+
+/**
+ * fd_file_fallocate() - Allocate or punch in the file, keeping the
+ * cache in step.
+ * @ff: The file.
+ * @mode: 0, FALLOC_FL_KEEP_SIZE or FALLOC_FL_PUNCH_HOLE |
+ *	FALLOC_FL_KEEP_SIZE (checked by the caller).
+ * @pos: Start of the range.
+ * @len: Its length, above 0.
+ *
+ * Punching drops the cached pages of the range (zeroing the parts of
+ * pages it covers in part) before the file's blocks go.
+ *
+ * Context: May sleep; takes @ff->rwsem exclusive.
+ * Return: 0; -EBADF if not open for writing; fallocate()'s error.
+ */
+int fd_file_fallocate(struct fd_file *ff, int mode, int64_t pos, int64_t len);
+
+#endif /* UPCACHE_MM_FDFILE_H */

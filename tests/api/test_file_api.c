@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/api/test_file_api.c - files backed by a file descriptor
+ * (upc_file_open(), mm/fdfile.c), one call at a time: what each does to
+ * the cache and to the file behind it, each error its contract
+ * documents, and writeback errors: a page that cannot be written stays
+ * dirty with its data, and upc_fsync() says so, once per failure.
+ *
+ * Writeback failures are real ones: RLIMIT_FSIZE makes pwrite() past
+ * the limit fail with EFBIG (SIGXFSZ ignored), as a full disk would
+ * with ENOSPC.  Files live in a directory made under $TMPDIR (or /tmp).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api_helpers.h"
+#include "fault.h"
+
+#define MEM		(8UL << 20)
+
+/**
+ * struct fenv - a cache, a file on disk and the upc_ file over it.
+ * @cache: The cache.
+ * @file: The upc_ file, or NULL.
+ * @fd: The file's descriptor.
+ * @dir: The directory the test made.
+ * @path: The file's path.
+ */
+struct fenv {
+	struct upc_cache *cache;
+	struct upc_file *file;
+	int fd;
+	char dir[256];
+	char path[300];
+};
+
+/* A new directory, a file in it of @size bytes of api_byte(., 1). */
+static void fenv_make_file(struct fenv *e, int64_t size)
+{
+	const char *tmp = getenv("TMPDIR");
+	unsigned char buf[4096];
+	int64_t pos;
+
+	snprintf(e->dir, sizeof(e->dir), "%s/upc-file-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(e->dir));
+	snprintf(e->path, sizeof(e->path), "%s/data", e->dir);
+	e->fd = open(e->path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	assert_true(e->fd >= 0);
+	for (pos = 0; pos < size; pos += (int64_t)sizeof(buf)) {
+		size_t n = size - pos < (int64_t)sizeof(buf) ?
+			   (size_t)(size - pos) : sizeof(buf);
+		size_t i;
+
+		for (i = 0; i < n; i++)
+			buf[i] = api_byte(pos + (int64_t)i, 1);
+		assert_int_equal(pwrite(e->fd, buf, n, pos), (ssize_t)n);
+	}
+}
+
+/* A cache of @limit bytes and a file of @size bytes opened in it. */
+static void fenv_init(struct fenv *e, size_t limit, int64_t size)
+{
+	struct upc_cache_config cfg = { .memory_limit = limit };
+
+	memset(e, 0, sizeof(*e));
+	fenv_make_file(e, size);
+	assert_int_equal(upc_cache_create(&cfg, &e->cache), 0);
+	assert_int_equal(upc_file_open(e->cache, e->fd, 0, &e->file), 0);
+}
+
+/* Close (writing back), check nothing leaked, remove the file. */
+static void fenv_fini(struct fenv *e)
+{
+	struct upc_cache_stats st;
+
+	if (e->file) {
+		assert_file_ok(e->file);
+		assert_int_equal(upc_close(e->file), 0);
+	}
+	assert_int_equal(upc_cache_stats(e->cache, &st), 0);
+	assert_int_equal(st.memory_used, 0);
+	assert_int_equal(st.files, 0);
+	assert_int_equal(upc_cache_destroy(e->cache), 0);
+	close(e->fd);
+	unlink(e->path);
+	rmdir(e->dir);
+}
+
+static int64_t fd_size(int fd)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(fd, &st), 0);
+	return (int64_t)st.st_size;
+}
+
+/* Do @len bytes at @pos of @fd read as api_byte(., @seed)? */
+static bool fd_has_pattern(int fd, int64_t pos, size_t len, unsigned int seed)
+{
+	unsigned char *buf = malloc(len);
+	bool ok = true;
+	size_t i;
+
+	assert_non_null(buf);
+	assert_int_equal(pread(fd, buf, len, pos), (ssize_t)len);
+	for (i = 0; ok && i < len; i++)
+		ok = buf[i] == api_byte(pos + (int64_t)i, seed);
+	free(buf);
+	return ok;
+}
+
+/* Does the upc_ file read as api_byte(., @seed) over [@pos, +@len)? */
+static bool file_has_pattern(struct upc_file *file, int64_t pos, size_t len,
+			     unsigned int seed)
+{
+	unsigned char *buf = malloc(len);
+	bool ok = true;
+	size_t i;
+
+	assert_non_null(buf);
+	assert_int_equal(upc_read(file, buf, len, pos), (ssize_t)len);
+	for (i = 0; ok && i < len; i++)
+		ok = buf[i] == api_byte(pos + (int64_t)i, seed);
+	free(buf);
+	return ok;
+}
+
+/* Write api_byte(., @seed) over [@pos, +@len) through the cache. */
+static void file_write_pattern(struct upc_file *file, int64_t pos, size_t len,
+			       unsigned int seed)
+{
+	unsigned char *buf = malloc(len);
+	size_t i;
+
+	assert_non_null(buf);
+	for (i = 0; i < len; i++)
+		buf[i] = api_byte(pos + (int64_t)i, seed);
+	assert_int_equal(upc_write(file, buf, len, pos), (ssize_t)len);
+	free(buf);
+}
+
+static bool all_zero(const unsigned char *p, size_t len)
+{
+	return !len || (!p[0] && !memcmp(p, p + 1, len - 1));
+}
+
+/* ---- opening ------------------------------------------------------------ */
+
+static void test_open_errors(void **state)
+{
+	struct upc_cache_config cfg = { .memory_limit = MEM };
+	struct upc_file *file = NULL;
+	struct fenv e;
+	int fds[2], fd;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	fenv_make_file(&e, 4096);
+	assert_int_equal(upc_cache_create(&cfg, &e.cache), 0);
+	assert_int_equal(upc_file_open(NULL, e.fd, 0, &file), -EBADF);
+	assert_int_equal(upc_file_open(e.cache, e.fd, 0, NULL), -EINVAL);
+	assert_int_equal(upc_file_open(e.cache, e.fd, 1, &file), -EINVAL);
+	assert_int_equal(upc_file_open(e.cache, -1, 0, &file), -EBADF);
+	fd = open(e.path, O_RDONLY);
+	close(fd);
+	assert_int_equal(upc_file_open(e.cache, fd, 0, &file), -EBADF);
+
+	fd = open(e.path, O_WRONLY);
+	assert_int_equal(upc_file_open(e.cache, fd, 0, &file), -EBADF);
+	close(fd);
+	fd = open(e.path, O_RDWR | O_APPEND);
+	assert_int_equal(upc_file_open(e.cache, fd, 0, &file), -EINVAL);
+	close(fd);
+	/* Not every file system takes O_DIRECT; where it does, we refuse. */
+	fd = open(e.path, O_RDWR | O_DIRECT);
+	if (fd >= 0) {
+		assert_int_equal(upc_file_open(e.cache, fd, 0, &file), -EINVAL);
+		close(fd);
+	}
+	fd = open(e.dir, O_RDONLY | O_DIRECTORY);
+	assert_int_equal(upc_file_open(e.cache, fd, 0, &file), -EINVAL);
+	close(fd);
+	fd = open(e.path, O_PATH);
+	assert_int_equal(upc_file_open(e.cache, fd, 0, &file), -EBADF);
+	close(fd);
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(upc_file_open(e.cache, fds[0], 0, &file), -EINVAL);
+	close(fds[0]);
+	close(fds[1]);
+	assert_null(file);
+	fenv_fini(&e);
+}
+
+/* Every allocation of opening can fail, leaving nothing behind. */
+static void test_open_enomem(void **state)
+{
+	struct upc_cache_config cfg = { .memory_limit = MEM };
+	struct upc_file *file = NULL;
+	unsigned long n;
+	struct fenv e;
+	int err;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	fenv_make_file(&e, 4096);
+	assert_int_equal(upc_cache_create(&cfg, &e.cache), 0);
+	for (n = 1;; n++) {
+		upc_fault_fail_nth(n);
+		err = upc_file_open(e.cache, e.fd, 0, &file);
+		if (!upc_fault_injected())
+			break;
+		assert_int_equal(err, -ENOMEM);
+		assert_null(file);
+	}
+	upc_fault_fail_nth(0);
+	assert_true(n > 1);
+	assert_int_equal(err, 0);
+	e.file = file;
+	assert_true(file_has_pattern(file, 0, 4096, 1));
+	fenv_fini(&e);
+}
+
+/* ---- reads and writes --------------------------------------------------- */
+
+static void test_read_existing(void **state)
+{
+	unsigned char buf[8192];
+	struct fenv e;
+
+	(void)state;
+	fenv_init(&e, MEM, 3 * 4096 + 100);
+	assert_int_equal(upc_size(e.file), 3 * 4096 + 100);
+	assert_true(file_has_pattern(e.file, 0, 3 * 4096 + 100, 1));
+	assert_true(file_has_pattern(e.file, 4000, 300, 1));
+	/* Short at the end, nothing past it. */
+	assert_int_equal(upc_read(e.file, buf, sizeof(buf), 2 * 4096),
+			 4096 + 100);
+	assert_int_equal(upc_read(e.file, buf, sizeof(buf), 3 * 4096 + 100), 0);
+	assert_int_equal(upc_read(e.file, buf, sizeof(buf), 1L << 40), 0);
+	assert_int_equal(upc_read(e.file, buf, 0, 0), 0);
+	assert_int_equal(upc_read(e.file, NULL, 1, 0), -EFAULT);
+	assert_int_equal(upc_read(e.file, buf, 1, -1), -EINVAL);
+	assert_int_equal(upc_read(NULL, buf, 1, 0), -EBADF);
+	fenv_fini(&e);
+}
+
+/* Writes stay in the cache until fsync; a partial page keeps its bytes. */
+static void test_write_then_fsync(void **state)
+{
+	struct fenv e;
+
+	(void)state;
+	fenv_init(&e, MEM, 64 * 1024);
+	file_write_pattern(e.file, 5000, 3000, 2);
+	assert_true(file_has_pattern(e.file, 0, 5000, 1));
+	assert_true(file_has_pattern(e.file, 5000, 3000, 2));
+	assert_true(file_has_pattern(e.file, 8000, 64 * 1024 - 8000, 1));
+	/* Not on disk yet. */
+	assert_true(fd_has_pattern(e.fd, 5000, 3000, 1));
+	assert_int_equal(upc_fsync(e.file), 0);
+	assert_true(fd_has_pattern(e.fd, 0, 5000, 1));
+	assert_true(fd_has_pattern(e.fd, 5000, 3000, 2));
+	assert_true(fd_has_pattern(e.fd, 8000, 64 * 1024 - 8000, 1));
+	assert_int_equal(upc_fdatasync(e.file), 0);
+	assert_int_equal(upc_fsync(NULL), -EBADF);
+	assert_int_equal(upc_fdatasync(NULL), -EBADF);
+	fenv_fini(&e);
+}
+
+/* A write past the end grows the file; the gap reads as zeros. */
+static void test_write_past_end(void **state)
+{
+	unsigned char buf[4096];
+	struct fenv e;
+
+	(void)state;
+	fenv_init(&e, MEM, 1000);
+	file_write_pattern(e.file, 3 * 4096 + 10, 50, 3);
+	assert_int_equal(upc_size(e.file), 3 * 4096 + 60);
+	assert_int_equal(fd_size(e.fd), 1000);
+	assert_int_equal(upc_read(e.file, buf, sizeof(buf), 1000), 4096);
+	assert_true(all_zero(buf, sizeof(buf)));
+	assert_int_equal(upc_fsync(e.file), 0);
+	/* Written up to the size, not a whole last page. */
+	assert_int_equal(fd_size(e.fd), 3 * 4096 + 60);
+	assert_true(fd_has_pattern(e.fd, 0, 1000, 1));
+	assert_true(fd_has_pattern(e.fd, 3 * 4096 + 10, 50, 3));
+	assert_int_equal(pread(e.fd, buf, sizeof(buf), 1000), 4096);
+	assert_true(all_zero(buf, sizeof(buf)));
+	fenv_fini(&e);
+}
+
+/* upc_close() writes back and leaves the descriptor open. */
+static void test_close_writes_back(void **state)
+{
+	struct fenv e;
+
+	(void)state;
+	fenv_init(&e, MEM, 0);
+	file_write_pattern(e.file, 0, 100000, 4);
+	assert_int_equal(fd_size(e.fd), 0);
+	assert_int_equal(upc_close(e.file), 0);
+	e.file = NULL;
+	assert_true(fcntl(e.fd, F_GETFD) >= 0);
+	assert_int_equal(fd_size(e.fd), 100000);
+	assert_true(fd_has_pattern(e.fd, 0, 100000, 4));
+	assert_int_equal(upc_close(NULL), -EBADF);
+	fenv_fini(&e);
+}
+
+/* A file four times the cache, written and read back through eviction. */
+static void test_larger_than_cache(void **state)
+{
+	const size_t chunk = 1UL << 20;
+	struct upc_cache_stats st;
+	struct fenv e;
+	int64_t pos;
+
+	(void)state;
+	fenv_init(&e, 4UL << 20, 0);
+	for (pos = 0; pos < 16 * (int64_t)chunk; pos += (int64_t)chunk)
+		file_write_pattern(e.file, pos, chunk, 5);
+	for (pos = 0; pos < 16 * (int64_t)chunk; pos += (int64_t)chunk)
+		assert_true(file_has_pattern(e.file, pos, chunk, 5));
+	assert_int_equal(upc_cache_stats(e.cache, &st), 0);
+	assert_true(st.evictions > 0);
+	assert_true(st.writebacks > 0);
+	assert_true(st.memory_used <= 4UL << 20);
+	assert_int_equal(upc_fsync(e.file), 0);
+	assert_true(fd_has_pattern(e.fd, 0, 16 * chunk, 5));
+	fenv_fini(&e);
+}
+
+/* ---- size and space ----------------------------------------------------- */
+
+static void test_truncate(void **state)
+{
+	unsigned char buf[4096];
+	struct fenv e;
+
+	(void)state;
+	fenv_init(&e, MEM, 4 * 4096);
+	file_write_pattern(e.file, 0, 4 * 4096, 6);
+	/* Down into a page: the cache and the file are cut. */
+	assert_int_equal(upc_truncate(e.file, 4096 + 100), 0);
+	assert_int_equal(upc_size(e.file), 4096 + 100);
+	assert_int_equal(fd_size(e.fd), 4096 + 100);
+	/* Up again: what was cut reads as zeros, in the cache and the file. */
+	assert_int_equal(upc_truncate(e.file, 3 * 4096), 0);
+	assert_int_equal(fd_size(e.fd), 3 * 4096);
+	assert_true(file_has_pattern(e.file, 0, 4096 + 100, 6));
+	assert_int_equal(upc_read(e.file, buf, sizeof(buf), 4096 + 100), 4096);
+	assert_true(all_zero(buf, sizeof(buf)));
+	assert_int_equal(upc_fsync(e.file), 0);
+	assert_true(fd_has_pattern(e.fd, 0, 4096 + 100, 6));
+	assert_int_equal(pread(e.fd, buf, sizeof(buf), 4096 + 100), 4096);
+	assert_true(all_zero(buf, sizeof(buf)));
+	assert_int_equal(upc_truncate(e.file, -1), -EINVAL);
+	assert_int_equal(upc_truncate(NULL, 0), -EBADF);
+	fenv_fini(&e);
+}
+
+static void test_punch_hole(void **state)
+{
+	unsigned char buf[2 * 4096];
+	struct fenv e;
+	int ret;
+
+	(void)state;
+	fenv_init(&e, MEM, 3 * 4096);
+	file_write_pattern(e.file, 0, 3 * 4096, 7);
+	ret = upc_fallocate(e.file, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			    4096 - 10, 4096 + 20);
+	if (ret == -EOPNOTSUPP) {
+		/* The file system cannot punch holes: nothing to test here. */
+		skip();
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(upc_size(e.file), 3 * 4096);
+	assert_true(file_has_pattern(e.file, 0, 4096 - 10, 7));
+	assert_int_equal(upc_read(e.file, buf, 4096 + 20, 4096 - 10), 4096 + 20);
+	assert_true(all_zero(buf, 4096 + 20));
+	assert_true(file_has_pattern(e.file, 2 * 4096 + 10, 4096 - 10, 7));
+	assert_int_equal(upc_fsync(e.file), 0);
+	assert_int_equal(pread(e.fd, buf, 4096 + 20, 4096 - 10), 4096 + 20);
+	assert_true(all_zero(buf, 4096 + 20));
+	assert_true(fd_has_pattern(e.fd, 2 * 4096 + 10, 4096 - 10, 7));
+	/* Mode 0 grows the size; KEEP_SIZE does not. */
+	assert_int_equal(upc_fallocate(e.file, FALLOC_FL_KEEP_SIZE, 0,
+				       8 * 4096), 0);
+	assert_int_equal(upc_size(e.file), 3 * 4096);
+	assert_int_equal(upc_fallocate(e.file, 0, 0, 5 * 4096), 0);
+	assert_int_equal(upc_size(e.file), 5 * 4096);
+	assert_int_equal(fd_size(e.fd), 5 * 4096);
+	assert_int_equal(upc_fallocate(e.file, FALLOC_FL_ZERO_RANGE, 0, 4096),
+			 -EOPNOTSUPP);
+	fenv_fini(&e);
+}
+
+/* A read-only descriptor: reads work, changes get the kernel's answers. */
+static void test_read_only(void **state)
+{
+	struct upc_cache_config cfg = { .memory_limit = MEM };
+	int kernel_truncate, kernel_fallocate, ro;
+	struct fenv e;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	fenv_make_file(&e, 10000);
+	ro = open(e.path, O_RDONLY);
+	assert_true(ro >= 0);
+	kernel_truncate = ftruncate(ro, 0) ? -errno : 0;
+	kernel_fallocate = fallocate(ro, 0, 0, 4096) ? -errno : 0;
+	assert_true(kernel_truncate < 0 && kernel_fallocate < 0);
+	assert_int_equal(upc_cache_create(&cfg, &e.cache), 0);
+	assert_int_equal(upc_file_open(e.cache, ro, 0, &e.file), 0);
+	assert_true(file_has_pattern(e.file, 0, 10000, 1));
+	assert_int_equal(upc_write(e.file, "x", 1, 0), -EBADF);
+	assert_int_equal(upc_truncate(e.file, 0), kernel_truncate);
+	assert_int_equal(upc_fallocate(e.file, 0, 0, 4096), kernel_fallocate);
+	assert_int_equal(upc_fsync(e.file), 0);
+	assert_int_equal(upc_size(e.file), 10000);
+	assert_true(fd_has_pattern(e.fd, 0, 10000, 1));
+	fenv_fini(&e);
+	close(ro);
+}
+
+/* Seeks answer as lseek() on the file does, once the data is written. */
+static void test_seek(void **state)
+{
+	int64_t want;
+	struct fenv e;
+
+	(void)state;
+	fenv_init(&e, MEM, 0);
+	assert_int_equal(upc_truncate(e.file, 4L << 20), 0);
+	file_write_pattern(e.file, 1L << 20, 4096, 8);
+	assert_int_equal(upc_seek_data(e.file, 4L << 20), -ENXIO);
+	assert_int_equal(upc_seek_hole(e.file, -1), -ENXIO);
+	want = upc_seek_data(e.file, 0);
+	/* The data went to the file: its lseek() agrees, and finds it. */
+	assert_int_equal(want, lseek(e.fd, 0, SEEK_DATA));
+	assert_true(want <= 1L << 20);
+	assert_true(fd_has_pattern(e.fd, 1L << 20, 4096, 8));
+	assert_int_equal(upc_seek_hole(e.file, 1L << 20),
+			 lseek(e.fd, 1L << 20, SEEK_HOLE));
+	fenv_fini(&e);
+}
+
+static void test_spans_unsupported(void **state)
+{
+	struct upc_span spans[4];
+	struct fenv e;
+
+	(void)state;
+	fenv_init(&e, MEM, 4096);
+	assert_int_equal(upc_get_spans(e.file, 0, 4096, spans, 4), -EOPNOTSUPP);
+	fenv_fini(&e);
+}
+
+/* ---- writeback errors --------------------------------------------------- */
+
+/* Files may not grow past @bytes until fsize_unlimit(). */
+static void fsize_limit(rlim_t bytes)
+{
+	struct rlimit rl;
+
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &rl), 0);
+	rl.rlim_cur = bytes;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
+}
+
+static void fsize_unlimit(void)
+{
+	struct rlimit rl;
+
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &rl), 0);
+	rl.rlim_cur = rl.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
+}
+
+/* A failed fsync keeps the data dirty, fails again, then succeeds. */
+static void test_fsync_error_keeps_data(void **state)
+{
+	struct fenv e;
+
+	(void)state;
+	fenv_init(&e, MEM, 16 * 4096);
+	file_write_pattern(e.file, 8 * 4096, 16 * 4096, 9);
+	fsize_limit(16 * 4096);
+	assert_int_equal(upc_fsync(e.file), -EFBIG);
+	/* The pages that could not be written still hold the data. */
+	assert_true(file_has_pattern(e.file, 8 * 4096, 16 * 4096, 9));
+	assert_true(fd_has_pattern(e.fd, 8 * 4096, 8 * 4096, 9));
+	assert_int_equal(fd_size(e.fd), 16 * 4096);
+	assert_int_equal(upc_fsync(e.file), -EFBIG);
+	fsize_unlimit();
+	assert_int_equal(upc_fsync(e.file), 0);
+	assert_int_equal(fd_size(e.fd), 24 * 4096);
+	assert_true(fd_has_pattern(e.fd, 8 * 4096, 16 * 4096, 9));
+	assert_true(fd_has_pattern(e.fd, 0, 8 * 4096, 1));
+	fenv_fini(&e);
+}
+
+/* Reclaim's failure to write a page is the next fsync's error, once. */
+static void test_reclaim_error_reaches_fsync(void **state)
+{
+	const int64_t base = 8L << 20;
+	unsigned char *buf = malloc(1UL << 20);
+	struct fenv e;
+	int64_t pos;
+
+	(void)state;
+	assert_non_null(buf);
+	/* 8 MiB of clean data to read, a 4 MiB cache. */
+	fenv_init(&e, 4UL << 20, base);
+	file_write_pattern(e.file, base, 256 * 1024, 10);
+	fsize_limit((rlim_t)base);
+	/* Reading evicts; the dirty pages past the limit fail to go. */
+	for (pos = 0; pos < base; pos += 1L << 20)
+		assert_int_equal(upc_read(e.file, buf, 1UL << 20, pos),
+				 1L << 20);
+	fsize_unlimit();
+	assert_true(file_has_pattern(e.file, base, 256 * 1024, 10));
+	/* This pass writes them; the error reclaim met is still told. */
+	assert_int_equal(upc_fsync(e.file), -EFBIG);
+	assert_true(fd_has_pattern(e.fd, base, 256 * 1024, 10));
+	assert_int_equal(upc_fsync(e.file), 0);
+	free(buf);
+	fenv_fini(&e);
+}
+
+/* upc_close() reports what it could not write; the file is closed. */
+static void test_close_error(void **state)
+{
+	struct upc_cache_stats st;
+	struct fenv e;
+
+	(void)state;
+	fenv_init(&e, MEM, 4096);
+	file_write_pattern(e.file, 4096, 4096, 11);
+	fsize_limit(4096);
+	assert_int_equal(upc_close(e.file), -EFBIG);
+	fsize_unlimit();
+	e.file = NULL;
+	assert_int_equal(upc_cache_stats(e.cache, &st), 0);
+	assert_int_equal(st.files, 0);
+	fenv_fini(&e);
+}
+
+/* ---- in-memory files ---------------------------------------------------- */
+
+static void test_shmem_fsync(void **state)
+{
+	struct api_env env;
+	struct upc_file *file = api_init(&env, MEM, UPC_HUGE_NEVER, 0);
+
+	(void)state;
+	assert_int_equal(upc_write(file, "abc", 3, 0), 3);
+	assert_int_equal(upc_fsync(file), 0);
+	assert_int_equal(upc_fdatasync(file), 0);
+	api_fini(&env);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_open_enomem),
+		cmocka_unit_test(test_read_existing),
+		cmocka_unit_test(test_write_then_fsync),
+		cmocka_unit_test(test_write_past_end),
+		cmocka_unit_test(test_close_writes_back),
+		cmocka_unit_test(test_larger_than_cache),
+		cmocka_unit_test(test_truncate),
+		cmocka_unit_test(test_punch_hole),
+		cmocka_unit_test(test_read_only),
+		cmocka_unit_test(test_seek),
+		cmocka_unit_test(test_spans_unsupported),
+		cmocka_unit_test(test_fsync_error_keeps_data),
+		cmocka_unit_test(test_reclaim_error_reaches_fsync),
+		cmocka_unit_test(test_close_error),
+		cmocka_unit_test(test_shmem_fsync),
+	};
+
+	/* pwrite() past RLIMIT_FSIZE: EFBIG, not death by SIGXFSZ. */
+	signal(SIGXFSZ, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
