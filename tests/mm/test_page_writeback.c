@@ -15,20 +15,6 @@
 #define LIMIT		1024UL
 #define FILE_PAGES	256UL
 
-/* Overwrite page @index's first word with @stamp and dirty the folio. */
-static void dirty_page(struct address_space *mapping, pgoff_t index,
-		       uint64_t stamp)
-{
-	struct folio *folio = read_mapping_folio(mapping, index);
-
-	assert_false(IS_ERR(folio));
-	folio_lock(folio);
-	*(uint64_t *)folio_address(folio) = stamp;
-	folio_mark_dirty(folio);
-	folio_unlock(folio);
-	folio_put(folio);
-}
-
 static bool page_dirty(struct address_space *mapping, pgoff_t index)
 {
 	struct folio *folio = filemap_get_folio(mapping, index);
@@ -57,7 +43,7 @@ static void test_fdatawrite_range_writes_range(void **state)
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
 	for (i = 0; i < 32; i++)
-		dirty_page(&f.mapping, i, ~i);
+		vm_write_stamp(&f.mapping, i, ~i);
 	/* Pages 8..15: bytes from the middle of page 8 to that of 15. */
 	assert_int_equal(filemap_fdatawrite_range(&f.mapping,
 						  8 * UPC_PAGE_SIZE + 100,
@@ -89,7 +75,7 @@ static void test_fdatawrite_range_errors(void **state)
 	assert_int_equal(filemap_fdatawrite_range(&f.mapping, -1, 5), -EINVAL);
 	assert_int_equal(filemap_fdatawrite_range(&f.mapping, 10, 9), -EINVAL);
 	/* No writeback hook: nothing can be written, and that is no error. */
-	dirty_page(&f.mapping, 3, 7);
+	vm_write_stamp(&f.mapping, 3, 7);
 	assert_int_equal(filemap_fdatawrite_range(&f.mapping, 0, INT64_MAX), 0);
 	assert_true(page_dirty(&f.mapping, 3));
 	vm_store_teardown(&f, &st);
@@ -107,7 +93,7 @@ static void test_fdatawrite_range_failure_keeps_data(void **state)
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
 	since = errseq_sample(&f.mapping.wb_err);
 	for (i = 0; i < 16; i++)
-		dirty_page(&f.mapping, i, ~i);
+		vm_write_stamp(&f.mapping, i, ~i);
 	st.fail_write_index = 5;
 	assert_int_equal(file_write_and_wait_range(&f.mapping, &since, 0,
 						   INT64_MAX), -EIO);
@@ -141,7 +127,7 @@ static void test_reclaim_error_reported_once(void **state)
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
 	a = errseq_sample(&f.mapping.wb_err);
 	b = errseq_sample(&f.mapping.wb_err);
-	dirty_page(&f.mapping, 9, 99);
+	vm_write_stamp(&f.mapping, 9, 99);
 	st.fail_write = 1;
 	assert_int_equal(upc_reclaim_pages(f.arena, LIMIT), 0);
 	st.fail_write = 0;

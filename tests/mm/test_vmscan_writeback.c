@@ -16,20 +16,6 @@
 #define LIMIT		1024UL
 #define FILE_PAGES	(2 * LIMIT)
 
-/* Overwrite page @index's first word with @stamp and dirty the folio. */
-static void write_stamp(struct address_space *mapping, pgoff_t index,
-			uint64_t stamp)
-{
-	struct folio *folio = read_mapping_folio(mapping, index);
-
-	assert_false(IS_ERR(folio));
-	folio_lock(folio);
-	*(uint64_t *)folio_address(folio) = stamp;
-	folio_mark_dirty(folio);
-	folio_unlock(folio);
-	folio_put(folio);
-}
-
 static uint64_t stamp_of(pgoff_t index)
 {
 	return ~vm_pattern(index);
@@ -46,7 +32,7 @@ static void test_vmscan_dirty_written_back(void **state)
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
 	for (i = 0; i < 64; i++)
-		write_stamp(&f.mapping, i, stamp_of(i));
+		vm_write_stamp(&f.mapping, i, stamp_of(i));
 	assert_true(xa_marked(&f.mapping.i_pages, PAGECACHE_TAG_DIRTY));
 	assert_int_equal(upc_reclaim_pages(f.arena, LIMIT), 64);
 	assert_int_equal(f.mapping.nrpages, 0);
@@ -76,7 +62,7 @@ static void test_vmscan_dirty_survives_pressure(void **state)
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < FILE_PAGES; i++) {
 			if (i % 3 == 0)
-				write_stamp(&f.mapping, i, stamp_of(i) + pass);
+				vm_write_stamp(&f.mapping, i, stamp_of(i) + pass);
 			else
 				assert_true(vm_read_word(&f.mapping, i) ==
 					    vm_pattern(i));
@@ -99,7 +85,7 @@ static void test_vmscan_dirty_without_hook_stays(void **state)
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, false);
 	for (i = 0; i < 16; i++)
-		write_stamp(&f.mapping, i, stamp_of(i));
+		vm_write_stamp(&f.mapping, i, stamp_of(i));
 	for (i = 16; i < 32; i++)
 		assert_true(vm_read_word(&f.mapping, i) == vm_pattern(i));
 	assert_int_equal(upc_reclaim_pages(f.arena, LIMIT), 16);
@@ -120,7 +106,7 @@ static void test_vmscan_writeback_error_keeps_dirty(void **state)
 
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
-	write_stamp(&f.mapping, 5, stamp_of(5));
+	vm_write_stamp(&f.mapping, 5, stamp_of(5));
 	st.fail_write = 1;
 	assert_int_equal(upc_reclaim_pages(f.arena, LIMIT), 0);
 	rs = vm_stats(f.arena);

@@ -251,6 +251,20 @@ static inline void vm_store_teardown(struct vm_fixture *f, struct vm_store *st)
 	free(st->data);
 }
 
+/* vm_write_stamp() - Overwrite page @index's first word, dirtying it. */
+static inline void vm_write_stamp(struct address_space *mapping, pgoff_t index,
+				  uint64_t stamp)
+{
+	struct folio *folio = read_mapping_folio(mapping, index);
+
+	assert_false(IS_ERR(folio));
+	folio_lock(folio);
+	*(uint64_t *)folio_address(folio) = stamp;
+	folio_mark_dirty(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+}
+
 /* The first word of page @index as mapping_read_folio_gfp() returns it. */
 static inline uint64_t vm_read_word(struct address_space *mapping,
 				    pgoff_t index)
