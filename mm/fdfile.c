@@ -291,11 +291,20 @@ int fd_file_fallocate(struct fd_file *ff, int mode, int64_t pos, int64_t len)
 	if (!ff->writable)
 		return -EBADF;
 	pthread_rwlock_wrlock(&ff->rwsem);
+	/*
+	 * A punch writes the range back first, as ext4 does: once nothing
+	 * in it is dirty (and writers are out), reclaim has nothing to
+	 * write into the hole after it is made, and if the file system
+	 * refuses the punch the data written is still there.
+	 */
 	if (mode & FALLOC_FL_PUNCH_HOLE)
-		truncate_inode_pages_range(&ff->mapping, pos, pos + len - 1);
-	if (fallocate(ff->fd, mode, (off_t)pos, (off_t)len))
+		err = filemap_fdatawrite_range(&ff->mapping, pos,
+					       pos + len - 1);
+	if (!err && fallocate(ff->fd, mode, (off_t)pos, (off_t)len))
 		err = -errno;
-	else if (!(mode & FALLOC_FL_KEEP_SIZE))
+	if (!err && (mode & FALLOC_FL_PUNCH_HOLE))
+		truncate_inode_pages_range(&ff->mapping, pos, pos + len - 1);
+	else if (!err && !(mode & FALLOC_FL_KEEP_SIZE))
 		fd_file_size_extend(ff, pos + len);
 	pthread_rwlock_unlock(&ff->rwsem);
 	return err;

@@ -158,11 +158,14 @@ int64_t fd_file_seek(struct fd_file *ff, int64_t pos, int whence);
  * @pos: Start of the range.
  * @len: Its length, above 0.
  *
- * Punching drops the cached pages of the range (zeroing the parts of
- * pages it covers in part) before the file's blocks go.
+ * Punching first writes the range's dirty pages back, so that a file
+ * system that refuses the punch keeps them; then punches the file, then
+ * drops the range from the cache (zeroing the parts of pages it covers
+ * in part).
  *
  * Context: May sleep; takes @ff->rwsem exclusive.
- * Return: 0; -EBADF if not open for writing; fallocate()'s error.
+ * Return: 0; -EBADF if not open for writing; the writeback's error
+ * (nothing punched); fallocate()'s error.
  */
 int fd_file_fallocate(struct fd_file *ff, int mode, int64_t pos, int64_t len);
 

@@ -516,9 +516,11 @@ ssize_t upc_writev(struct upc_file *file, const struct iovec *iov, int iovcnt,
  * swap that the range covers could not be read back.  On failure, what
  * the call allocated is freed again and the size is unchanged, as on
  * tmpfs; a failed punch changed nothing.  For a file from
- * upc_file_open(), the call is passed on to fallocate() on the file
- * (after a punch drops the range from the cache): -EBADF if it is open
- * read-only, fallocate()'s error otherwise.
+ * upc_file_open(), the call is passed on to fallocate() on the file; a
+ * punch first writes the range's dirty pages back (so that a refused
+ * punch loses nothing), and drops the range from the cache once the
+ * file is punched: -EBADF if it is open read-only; a writeback error
+ * (as upc_fsync(); nothing was punched); fallocate()'s error.
  */
 int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
 		  int64_t len);
