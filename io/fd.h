@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 /**
  * fd_read_full() - Read up to @len bytes at @off, stopping only at the
@@ -23,6 +24,19 @@
  * pread()'s negative errno if any call failed, even after some bytes.
  */
 ssize_t fd_read_full(int fd, void *buf, size_t len, int64_t off);
+
+/**
+ * fd_readv_full() - fd_read_full() into several buffers (preadv()).
+ * @fd: The file.
+ * @iov: The buffers (the array is not changed).
+ * @iovcnt: How many, 1..IOV_MAX.
+ * @off: File offset, not negative.
+ *
+ * Context: May sleep (the system call).
+ * Return: As fd_read_full(), for the buffers' total length.
+ */
+ssize_t fd_readv_full(int fd, const struct iovec *iov, int iovcnt,
+		      int64_t off);
 
 /**
  * fd_write_full() - Write all @len bytes at @off.

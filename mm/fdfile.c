@@ -7,11 +7,13 @@
  * This file owns the file's semantics; mm/filemap*.c do the caching and
  * mm/page_writeback.c the writing back:
  *
- *  - Reads: per page, mapping_read_folio_gfp(): a hit copies from the
- *    cached folio, a miss allocates (reclaiming under the memory limit)
- *    and fills the folio with pread() (fd_file_read_folio()).  Bytes past
- *    what the file holds read as zeros: the cache's size may be ahead of
- *    the file's until writeback.
+ *  - Reads: runs of cached folios a batch at a time; a miss reads ahead
+ *    (mm/readahead.c: the request's pages, a growing window for a
+ *    sequential stream), new folios filled with one preadv() per run
+ *    (fd_file_readahead()), then mapping_read_folio_gfp() waits for the
+ *    page or reads it alone with pread() (fd_file_read_folio()).  Bytes
+ *    past what the file holds read as zeros: the cache's size may be
+ *    ahead of the file's until writeback.
  *  - Writes: filemap_grab_folios() for a run of pages, a page written in
  *    part read from the file first (the kernel's write_begin), copy in,
  *    mark uptodate and dirty, grow the size.  Nothing reaches the file
@@ -98,9 +100,50 @@ static int fd_file_writeback_folio(struct address_space *mapping,
 	return fd_write_full(ff->fd, folio_address(folio), len, pos);
 }
 
+/*
+ * a_ops->readahead: fill a run of locked folios with consecutive indices
+ * with one preadv(), zeros past the end of the file; all uptodate on
+ * success, none on failure (each reader then retries with read_folio).
+ */
+static void fd_file_readahead(struct address_space *mapping,
+			      struct folio **folios, unsigned int nr)
+{
+	struct fd_file *ff = mapping->host;
+	struct iovec iov[FOLIO_BATCH_SIZE];
+	unsigned int i;
+	ssize_t n;
+
+	/* page_cache_ra_unbounded() hands at most a batch; others, in parts. */
+	for (; nr > FOLIO_BATCH_SIZE; folios += FOLIO_BATCH_SIZE,
+				      nr -= FOLIO_BATCH_SIZE)
+		fd_file_readahead(mapping, folios, FOLIO_BATCH_SIZE);
+	if (!nr)
+		return;
+	for (i = 0; i < nr; i++) {
+		iov[i].iov_base = folio_address(folios[i]);
+		iov[i].iov_len = folio_size(folios[i]);
+	}
+	n = fd_readv_full(ff->fd, iov, (int)nr, folio_file_pos(folios[0]));
+	for (i = 0; i < nr; i++) {
+		if (n >= 0) {
+			size_t off = (size_t)(folio_file_pos(folios[i]) -
+					      folio_file_pos(folios[0]));
+			size_t len = folio_size(folios[i]);
+			size_t got = (size_t)n > off ? (size_t)n - off : 0;
+
+			if (got < len)
+				memset((char *)folio_address(folios[i]) + got,
+				       0, len - got);
+			folio_set_uptodate(folios[i]);
+		}
+		folio_unlock(folios[i]);
+	}
+}
+
 static const struct address_space_operations fd_file_aops = {
 	.read_folio = fd_file_read_folio,
 	.writeback_folio = fd_file_writeback_folio,
+	.readahead = fd_file_readahead,
 };
 
 /* ---- set-up ---------------------------------------------------------------- */
@@ -140,6 +183,48 @@ void fd_file_destroy(struct fd_file *ff)
 
 /* ---- reads ----------------------------------------------------------------- */
 
+/* Copy the part of [*@pos, @end) an uptodate folio holds; move *@pos. */
+static void fd_file_copy_out(struct folio *folio, struct iov_iter *iter,
+			     int64_t *pos, int64_t end)
+{
+	int64_t fpos = folio_file_pos(folio);
+	int64_t to = fpos + (int64_t)folio_size(folio);
+
+	if (to > end)
+		to = end;
+	copy_to_iter((char *)folio_address(folio) + (*pos - fpos),
+		     (size_t)(to - *pos), iter);
+	*pos = to;
+}
+
+/*
+ * The page at *@pos is not cached, or not uptodate: read ahead if it is
+ * missing (the request's pages, more for a sequential stream), then
+ * wait for or read the page itself.  Return: 0 or the read's error.
+ */
+static int fd_file_read_slow(struct fd_file *ff, struct iov_iter *iter,
+			     int64_t *pos, int64_t end, bool missing)
+{
+	pgoff_t index = (pgoff_t)*pos >> UPC_PAGE_SHIFT;
+	pgoff_t last = (pgoff_t)(end - 1) >> UPC_PAGE_SHIFT;
+	struct folio *folio;
+
+	if (missing)
+		page_cache_sync_ra(&ff->mapping, &ff->ra, index,
+				   last - index + 1);
+	folio = mapping_read_folio_gfp(&ff->mapping, index, GFP_KERNEL);
+	if (IS_ERR(folio))
+		return (int)PTR_ERR(folio);
+	fd_file_copy_out(folio, iter, pos, end);
+	folio_put(folio);
+	return 0;
+}
+
+/*
+ * Reads take runs of cached folios a batch at a time (one tree walk per
+ * batch, as seed 002's shmem read); a page that is missing or not
+ * uptodate goes the slow way, which reads ahead.
+ */
 ssize_t fd_file_read_iter(struct fd_file *ff, struct iov_iter *iter,
 			  int64_t pos)
 {
@@ -152,24 +237,28 @@ ssize_t fd_file_read_iter(struct fd_file *ff, struct iov_iter *iter,
 		goto out;
 	end = size - pos < (int64_t)iov_iter_count(iter) ?
 	      size : pos + (int64_t)iov_iter_count(iter);
-	while (pos < end) {
-		struct folio *folio;
-		int64_t fpos, to;
+	while (!err && pos < end) {
+		struct folio_batch fbatch;
+		unsigned int i, nr;
 
-		folio = mapping_read_folio_gfp(&ff->mapping,
-					       (pgoff_t)pos >> UPC_PAGE_SHIFT,
-					       GFP_KERNEL);
-		if (IS_ERR(folio)) {
-			err = (int)PTR_ERR(folio);
-			break;
+		folio_batch_init(&fbatch);
+		filemap_get_read_batch(&ff->mapping,
+				       (pgoff_t)pos >> UPC_PAGE_SHIFT,
+				       (pgoff_t)(end - 1) >> UPC_PAGE_SHIFT,
+				       &fbatch);
+		nr = folio_batch_count(&fbatch);
+		if (!nr || !folio_test_uptodate(fbatch.folios[0])) {
+			folio_batch_release(&fbatch);
+			err = fd_file_read_slow(ff, iter, &pos, end, !nr);
+			continue;
 		}
-		fpos = folio_file_pos(folio);
-		to = fpos + (int64_t)folio_size(folio) < end ?
-		     fpos + (int64_t)folio_size(folio) : end;
-		copy_to_iter((char *)folio_address(folio) + (pos - fpos),
-			     (size_t)(to - pos), iter);
-		folio_put(folio);
-		pos = to;
+		/* Up to the first not uptodate: the next step starts there. */
+		for (i = 0; i < nr && folio_test_uptodate(fbatch.folios[i]);
+		     i++) {
+			folio_mark_accessed(fbatch.folios[i]);
+			fd_file_copy_out(fbatch.folios[i], iter, &pos, end);
+		}
+		folio_batch_release(&fbatch);
 	}
 out:
 	pthread_rwlock_unlock(&ff->rwsem);

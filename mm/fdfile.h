@@ -29,12 +29,14 @@
  * @rwsem: Reads take it shared; writes, truncation and fallocate
  *	exclusive (the kernel's i_rwsem, held by reads too so that a read
  *	sees a write whole or not at all).
+ * @ra: Readahead state (mm/readahead.c).
  * @fd: The backing file (the caller's; never closed here).
  * @writable: @fd was opened for writing.
  */
 struct fd_file {
 	struct address_space mapping;
 	pthread_rwlock_t rwsem;
+	struct file_ra_state ra;
 	int fd;
 	bool writable;
 };

@@ -67,6 +67,10 @@ struct address_space;
  *	the mapping's folios may not be taken out now (the folio stays,
  *	and @evict_unlock is not called).
  * @evict_unlock: Ends what a successful @evict_lock began.
+ * @readahead: Optional.  Fill @nr locked, not uptodate folios of
+ *	consecutive indices in one request (mm/readahead.c); mark each
+ *	uptodate that was filled and unlock them all.  Without it,
+ *	readahead calls @read_folio for each.
  *
  * Reclaim calls @writeback_folio the way the kernel calls writepage: the
  * folio locked, its dirty bit and tag already cleared, PG_writeback and
@@ -81,6 +85,8 @@ struct address_space_operations {
 			       struct folio *folio);
 	bool (*evict_lock)(struct address_space *mapping);
 	void (*evict_unlock)(struct address_space *mapping);
+	void (*readahead)(struct address_space *mapping, struct folio **folios,
+			  unsigned int nr);
 };
 
 /* Bits of address_space->flags. */
@@ -626,6 +632,56 @@ bool noop_dirty_folio(struct address_space *mapping, struct folio *folio);
  * Return: true if the folio was dirty.
  */
 bool folio_clear_dirty_for_io(struct folio *folio);
+
+/**
+ * struct file_ra_state - readahead state of an open file.
+ * @next: The page after the last window read: a miss there continues a
+ *	sequential stream.
+ * @size: The last sequential window, in pages (0: none yet).
+ *
+ * Zero-initialised.  Read and written with relaxed atomics by any
+ * reader of the file (a hint: races skew it, nothing more).
+ */
+struct file_ra_state {
+	pgoff_t next;
+	unsigned long size;
+};
+
+/**
+ * page_cache_ra_unbounded() - Read the missing pages of a range.
+ * @mapping: The mapping (needs a read_folio).
+ * @index: First page.
+ * @nr: Pages.
+ *
+ * Each page not cached (a hole or a shadow) gets a new folio, added
+ * locked; runs of them go to a_ops->readahead (else read_folio each).
+ * Stops early where a folio cannot be allocated or added.  Errors are
+ * not reported: the folios stay not uptodate and a reader's own read
+ * (mapping_read_folio_gfp()) tries again and gets the error.
+ *
+ * Context: May sleep (allocation may reclaim; the reads).  The caller
+ * holds no folio lock of @mapping.
+ */
+void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
+			     unsigned long nr);
+
+/**
+ * page_cache_sync_ra() - Readahead for a reader that missed at @index.
+ * @mapping: The mapping.
+ * @ra: The reader's file's state.
+ * @index: The page it missed.
+ * @req_count: Pages it asked for from @index on.
+ *
+ * A miss at the end of the last window (or at page 0) reads a window
+ * that doubles each time (at least @req_count, at most 512 KiB unless
+ * the request is larger); any other miss reads the request's pages.
+ * Never reads past the page holding the last byte of @mapping->size.
+ *
+ * Context: As page_cache_ra_unbounded().
+ */
+void page_cache_sync_ra(struct address_space *mapping,
+			struct file_ra_state *ra, pgoff_t index,
+			unsigned long req_count);
 
 /**
  * filemap_fdatawrite_range() - Write back the dirty folios of a range.

@@ -21,11 +21,12 @@
  *
  * Operations:
  *
- *	read	fd_file_read_iter() into the block's buffer: per page,
- *		mapping_read_folio_gfp() (a hit is a lockless lookup; a
- *		miss allocates, may reclaim, and reads the page from the
- *		file), copy out, folio_put(); bytes past the file's size
- *		are not read, as pread() does
+ *	read	fd_file_read_iter() into the block's buffer: cached
+ *		folios a batch at a time (lockless); a miss reads ahead
+ *		(mm/readahead.c: a window that grows for sequential
+ *		jobs, allocating and maybe reclaiming, one preadv() per
+ *		run of pages); bytes past the file's size are not read,
+ *		as pread() does
  *	write	fd_file_write_iter() from the block's buffer:
  *		filemap_grab_folios() for the block's pages (locked,
  *		created when missing), a folio the write covers only in

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mm/readahead.c - reading pages of a file before they are asked for.
+ *
+ * A read that misses costs a trip to the backing store; a reader going
+ * through a file in order would pay it for every page.  Readahead reads
+ * a window of pages in one go instead, and grows the window while the
+ * reader stays sequential, as the kernel's mm/readahead.c does.  This
+ * version is synchronous only: the window is read when the reader
+ * misses, never in the background, so a sequential stream misses once
+ * per window rather than once per page.
+ *
+ * Two parts:
+ *
+ *  - page_cache_ra_unbounded(): the mechanism.  For each page of a range
+ *    not in the cache (nothing, or a shadow), allocate a folio, add it
+ *    locked and not uptodate (readers of that page now wait on its
+ *    lock instead of reading it too), and hand runs of consecutive new
+ *    folios to the mapping's a_ops->readahead (one request for the run:
+ *    a preadv(), for a file) or, without one, to read_folio a folio at a
+ *    time.  Cached pages split runs.  It stops at the first folio it
+ *    cannot allocate or add: readahead is a hint, the reader's own miss
+ *    path still reads what it needs.
+ *  - page_cache_sync_ra(): the policy, per open file (struct
+ *    file_ra_state).  A miss right where the last window ended, or at
+ *    the start of the file, is a sequential stream: the window doubles
+ *    (at least the request, at most RA_MAX_PAGES).  Any other miss reads
+ *    just the request's pages, so random readers read nothing they did
+ *    not ask for.
+ *
+ * The state is a hint shared by the file's readers without a lock (as in
+ * the kernel, where racing readers may skew it): its fields are read and
+ * written with relaxed atomics, and a skewed window only costs a larger
+ * or smaller read.
+ */
+#include "filemap_internal.h"
+
+/*
+ * Largest window: 512 KiB, the kernel's default read_ahead_kb (128) is
+ * smaller; a userspace cache pays a system call per window, not a bio.
+ */
+#define RA_MAX_PAGES	128UL
+
+/* Read a run of new, locked folios with consecutive indices. */
+static void ra_read_run(struct address_space *mapping, struct folio **folios,
+			unsigned int nr)
+{
+	unsigned int i;
+
+	if (!nr)
+		return;
+	if (mapping->a_ops->readahead)
+		mapping->a_ops->readahead(mapping, folios, nr);
+	else
+		for (i = 0; i < nr; i++)
+			mapping->a_ops->read_folio(mapping, folios[i]);
+	/* The cache holds them now; ours were the allocation's. */
+	for (i = 0; i < nr; i++)
+		folio_put(folios[i]);
+}
+
+/* Allocate and add a locked folio at @index.  Return: it, or NULL. */
+static struct folio *ra_add_folio(struct address_space *mapping, pgoff_t index)
+{
+	struct folio *folio = filemap_alloc_folio(mapping, GFP_KERNEL, 0);
+
+	if (!folio)
+		return NULL;
+	folio_trylock(folio);	/* nobody else can see it yet */
+	if (filemap_add_folio(mapping, folio, index, GFP_KERNEL)) {
+		folio_unlock(folio);
+		folio_put(folio);
+		return NULL;
+	}
+	return folio;
+}
+
+void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
+			     unsigned long nr)
+{
+	struct folio *run[FOLIO_BATCH_SIZE];
+	unsigned int n = 0;
+	pgoff_t end;
+
+	if (!mapping->a_ops || !mapping->a_ops->read_folio || !nr)
+		return;
+	end = index + nr - 1 < index || index + nr - 1 > MAX_PAGECACHE_INDEX ?
+	      MAX_PAGECACHE_INDEX : index + nr - 1;
+	for (; index <= end; index++) {
+		void *entry = filemap_get_entry(mapping, index);
+		struct folio *folio;
+
+		if (entry && !xa_is_value(entry)) {
+			/* Cached: the run ends here. */
+			folio_put(entry);
+			ra_read_run(mapping, run, n);
+			n = 0;
+			continue;
+		}
+		folio = ra_add_folio(mapping, index);
+		if (!folio)
+			break;
+		run[n++] = folio;
+		if (n == FOLIO_BATCH_SIZE) {
+			ra_read_run(mapping, run, n);
+			n = 0;
+		}
+	}
+	ra_read_run(mapping, run, n);
+}
+
+void page_cache_sync_ra(struct address_space *mapping,
+			struct file_ra_state *ra, pgoff_t index,
+			unsigned long req_count)
+{
+	unsigned long size = __atomic_load_n(&ra->size, __ATOMIC_RELAXED);
+	pgoff_t next = __atomic_load_n(&ra->next, __ATOMIC_RELAXED);
+	int64_t isize = __atomic_load_n(&mapping->size, __ATOMIC_ACQUIRE);
+	pgoff_t last;
+
+	if (!req_count || isize <= 0)
+		return;
+	if (index == next || index == 0) {
+		/* Sequential: double the window, never below the request. */
+		size = size ? 2 * size : 4 * req_count;
+		if (size < req_count)
+			size = req_count;
+		if (size > RA_MAX_PAGES)
+			size = RA_MAX_PAGES > req_count ? RA_MAX_PAGES : req_count;
+	} else {
+		size = req_count;
+	}
+	/* Nothing past the last page of the file. */
+	last = (pgoff_t)((isize - 1) >> UPC_PAGE_SHIFT);
+	if (index > last)
+		return;
+	if (size > last - index + 1)
+		size = last - index + 1;
+	__atomic_store_n(&ra->size, index == next || index == 0 ? size : 0,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&ra->next, index + size, __ATOMIC_RELAXED);
+	page_cache_ra_unbounded(mapping, index, size);
+}

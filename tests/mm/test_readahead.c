@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/mm/test_readahead.c - readahead (mm/readahead.c): which pages
+ * page_cache_ra_unbounded() reads and in what runs, and the window
+ * page_cache_sync_ra() chooses for sequential and random misses.
+ *
+ * The mapping reads from a vm_store (vmscan_helpers.h); its readahead
+ * hook counts requests and fills each folio of a run from the store,
+ * so every page read ahead is checked against the store's pattern.
+ */
+#include "vmscan_helpers.h"
+
+#define LIMIT		1024UL
+#define FILE_PAGES	512UL
+
+/* Calls of the readahead hook, and the pages they were handed. */
+static unsigned long ra_calls, ra_pages, ra_largest;
+static int ra_fail;
+
+/* a_ops->readahead: one request per run; fill and unlock each folio. */
+static void test_readahead_hook(struct address_space *mapping,
+				struct folio **folios, unsigned int nr)
+{
+	unsigned int i;
+
+	ra_calls++;
+	ra_pages += nr;
+	if (nr > ra_largest)
+		ra_largest = nr;
+	for (i = 0; i < nr; i++) {
+		/* Consecutive indices, locked, not uptodate, in the cache. */
+		assert_true(i == 0 || folios[i]->index == folios[0]->index + i);
+		assert_true(folio_test_locked(folios[i]));
+		assert_false(folio_test_uptodate(folios[i]));
+		assert_ptr_equal(folios[i]->mapping, mapping);
+		if (ra_fail)
+			folio_unlock(folios[i]);
+		else
+			vm_store_read_folio(mapping, folios[i]);
+	}
+}
+
+static const struct address_space_operations ra_aops = {
+	.read_folio = vm_store_read_folio,
+	.readahead = test_readahead_hook,
+};
+
+static void ra_setup(struct vm_fixture *f, struct vm_store *st,
+		     bool with_hook)
+{
+	vm_store_setup(f, st, 8, LIMIT, FILE_PAGES, false);
+	if (with_hook)
+		f->mapping.a_ops = &ra_aops;
+	f->mapping.size = (int64_t)FILE_PAGES << UPC_PAGE_SHIFT;
+	ra_calls = ra_pages = ra_largest = 0;
+	ra_fail = 0;
+}
+
+/* Is page @index cached and uptodate, with the store's data? */
+static bool page_read(struct address_space *mapping, pgoff_t index)
+{
+	struct folio *folio = filemap_get_folio(mapping, index);
+	bool ok;
+
+	if (IS_ERR(folio))
+		return false;
+	ok = folio_test_uptodate(folio) &&
+	     *(uint64_t *)folio_address(folio) == vm_pattern(index);
+	folio_put(folio);
+	return ok;
+}
+
+/* Missing pages in runs of at most a batch; cached pages split runs. */
+static void test_ra_unbounded_runs(void **state)
+{
+	struct vm_fixture f;
+	struct vm_store st;
+	pgoff_t i;
+
+	(void)state;
+	ra_setup(&f, &st, true);
+	assert_int_equal(vm_read_word(&f.mapping, 10), vm_pattern(10));
+	assert_int_equal(vm_read_word(&f.mapping, 20), vm_pattern(20));
+	st.reads = 0;
+	page_cache_ra_unbounded(&f.mapping, 0, 100);
+	/* [0, 9], [11, 19], [21, 51], [52, 82], [83, 99]. */
+	assert_int_equal(ra_calls, 5);
+	assert_int_equal(ra_pages, 98);
+	assert_int_equal(ra_largest, FOLIO_BATCH_SIZE);
+	assert_int_equal(st.reads, 98);
+	for (i = 0; i < 100; i++)
+		assert_true(page_read(&f.mapping, i));
+	assert_false(page_read(&f.mapping, 100));
+	/* All there: nothing more to read. */
+	page_cache_ra_unbounded(&f.mapping, 0, 100);
+	assert_int_equal(ra_calls, 5);
+	vm_store_teardown(&f, &st);
+}
+
+/* Without a readahead hook, read_folio reads each page. */
+static void test_ra_unbounded_read_folio(void **state)
+{
+	struct vm_fixture f;
+	struct vm_store st;
+	pgoff_t i;
+
+	(void)state;
+	ra_setup(&f, &st, false);
+	page_cache_ra_unbounded(&f.mapping, 40, 20);
+	assert_int_equal(st.reads, 20);
+	for (i = 40; i < 60; i++)
+		assert_true(page_read(&f.mapping, i));
+	vm_store_teardown(&f, &st);
+}
+
+/* A failed request leaves the folios for the reader's own read. */
+static void test_ra_failure_left_to_reader(void **state)
+{
+	struct vm_fixture f;
+	struct vm_store st;
+
+	(void)state;
+	ra_setup(&f, &st, true);
+	ra_fail = 1;
+	page_cache_ra_unbounded(&f.mapping, 0, 8);
+	assert_int_equal(ra_pages, 8);
+	assert_false(page_read(&f.mapping, 3));
+	assert_int_equal(vm_read_word(&f.mapping, 3), vm_pattern(3));
+	vm_store_teardown(&f, &st);
+}
+
+/* Sequential misses double the window; a random miss reads its request. */
+static void test_sync_ra_window(void **state)
+{
+	struct file_ra_state ra = { 0 };
+	struct vm_fixture f;
+	struct vm_store st;
+
+	(void)state;
+	ra_setup(&f, &st, true);
+	page_cache_sync_ra(&f.mapping, &ra, 0, 1);
+	assert_int_equal(ra_pages, 4);
+	assert_int_equal(ra.next, 4);
+	page_cache_sync_ra(&f.mapping, &ra, 4, 1);
+	assert_int_equal(ra_pages, 4 + 8);
+	page_cache_sync_ra(&f.mapping, &ra, 12, 1);
+	assert_int_equal(ra_pages, 12 + 16);
+	assert_int_equal(ra.next, 28);
+	/* Random: just what was asked, and the stream is forgotten. */
+	ra_pages = 0;
+	page_cache_sync_ra(&f.mapping, &ra, 300, 3);
+	assert_int_equal(ra_pages, 3);
+	assert_int_equal(ra.size, 0);
+	/* Its end starts a stream again: 4 times the request. */
+	page_cache_sync_ra(&f.mapping, &ra, 303, 2);
+	assert_int_equal(ra_pages, 3 + 8);
+	vm_store_teardown(&f, &st);
+}
+
+/* The window stops growing at 128 pages and at the end of the file. */
+static void test_sync_ra_limits(void **state)
+{
+	/* 4, 8, ... 128, 128, 128; then the 4 pages left of the 512. */
+	static const unsigned long want[] = {
+		4, 8, 16, 32, 64, 128, 128, 128, 4,
+	};
+	struct file_ra_state ra = { 0 };
+	struct vm_fixture f;
+	struct vm_store st;
+	pgoff_t index = 0;
+	int i;
+
+	(void)state;
+	ra_setup(&f, &st, true);
+	for (i = 0; i < 9; i++) {
+		unsigned long before = ra_pages;
+
+		page_cache_sync_ra(&f.mapping, &ra, index, 1);
+		assert_int_equal(ra_pages - before, want[i]);
+		index = ra.next;
+	}
+	assert_int_equal(ra_pages, FILE_PAGES);
+	assert_int_equal(index, FILE_PAGES);
+	/* Past the end: nothing. */
+	page_cache_sync_ra(&f.mapping, &ra, FILE_PAGES, 4);
+	assert_int_equal(ra_pages, FILE_PAGES);
+	/* A request larger than the cap is read whole. */
+	truncate_inode_pages(&f.mapping, 0);
+	ra_pages = 0;
+	ra.next = 0;
+	ra.size = 0;
+	page_cache_sync_ra(&f.mapping, &ra, 0, 200);
+	assert_int_equal(ra_pages, 200);
+	vm_store_teardown(&f, &st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ra_unbounded_runs),
+		cmocka_unit_test(test_ra_unbounded_read_folio),
+		cmocka_unit_test(test_ra_failure_left_to_reader),
+		cmocka_unit_test(test_sync_ra_window),
+		cmocka_unit_test(test_sync_ra_limits),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
