@@ -16,35 +16,28 @@
 
 #include "fd.h"
 
-ssize_t fd_read_full(int fd, void *buf, size_t len, int64_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done,
-				  (off_t)(off + (int64_t)done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (!n)
-			break;
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
+/* iovecs one preadv() of fd_readv_full() is given at most. */
+#define FD_IOV_CHUNK	32
 
 ssize_t fd_readv_full(int fd, const struct iovec *iov, int iovcnt,
 		      int64_t off)
 {
-	struct iovec first;
-	size_t done = 0;
+	struct iovec chunk[FD_IOV_CHUNK];
+	size_t done = 0, skip = 0;
 
-	/* After a short read, go on from the middle of a buffer. */
+	/*
+	 * Each call reads into a copy of the next buffers, the first cut
+	 * by @skip, what an earlier short read already filled of it.
+	 */
 	while (iovcnt > 0) {
-		ssize_t n = preadv(fd, iov, iovcnt, (off_t)(off + (int64_t)done));
+		int i, nr = iovcnt < FD_IOV_CHUNK ? iovcnt : FD_IOV_CHUNK;
+		ssize_t n;
 
+		for (i = 0; i < nr; i++)
+			chunk[i] = iov[i];
+		chunk[0].iov_base = (char *)chunk[0].iov_base + skip;
+		chunk[0].iov_len -= skip;
+		n = preadv(fd, chunk, nr, (off_t)(off + (int64_t)done));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -52,27 +45,22 @@ ssize_t fd_readv_full(int fd, const struct iovec *iov, int iovcnt,
 		if (!n)
 			break;
 		done += (size_t)n;
+		n += (ssize_t)skip;
 		while (iovcnt > 0 && (size_t)n >= iov->iov_len) {
 			n -= (ssize_t)iov->iov_len;
 			iov++;
 			iovcnt--;
 		}
-		if (iovcnt > 0 && n) {
-			first.iov_base = (char *)iov->iov_base + n;
-			first.iov_len = iov->iov_len - (size_t)n;
-			/* The rest of this buffer alone, then the others. */
-			n = fd_read_full(fd, first.iov_base, first.iov_len,
-					 off + (int64_t)done);
-			if (n < 0)
-				return n;
-			done += (size_t)n;
-			if ((size_t)n < first.iov_len)
-				break;
-			iov++;
-			iovcnt--;
-		}
+		skip = (size_t)n;
 	}
 	return (ssize_t)done;
+}
+
+ssize_t fd_read_full(int fd, void *buf, size_t len, int64_t off)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+
+	return fd_readv_full(fd, &iov, 1, off);
 }
 
 int fd_write_full(int fd, const void *buf, size_t len, int64_t off)

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * upcache/upcache.h - the application API: caches and in-memory files.
+ * upcache/upcache.h - the application API: caches, in-memory files,
+ * cached files and anonymous memory.
  *
  * A program creates a cache (a memory limit, like a memory cgroup) and
  * files in it.  A shmem file behaves like a file on the kernel's tmpfs:
  * sparse, holes read as zeros, fallocate, punch hole, truncate,
- * SEEK_DATA/SEEK_HOLE, transparent huge pages by policy.  Calls follow
+ * SEEK_DATA/SEEK_HOLE, transparent huge pages by policy.  A file opened
+ * with upc_file_open() caches a regular file: misses read it, writes
+ * reach it through upc_fsync(), upc_close() or reclaim.  Calls follow
  * pread/pwrite conventions and return a negative errno on failure; no
  * call aborts the process on bad input.
  *
