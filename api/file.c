@@ -89,6 +89,7 @@ int upc_file_open(struct upc_cache *cache, int fd, unsigned int flags,
 		return err;
 	}
 	file->kind = UPC_FILE_FD;
+	pthread_mutex_init(&file->wb_lock, NULL);
 	file->wb_since = errseq_sample(&file->fdf.mapping.wb_err);
 	file->cache = cache;
 	file->magic = UPC_FILE_MAGIC;
@@ -109,6 +110,7 @@ static int upc_file_release(struct upc_file *file)
 	err = file_write_and_wait_range(&file->fdf.mapping, &file->wb_since,
 					0, INT64_MAX);
 	fd_file_destroy(&file->fdf);
+	pthread_mutex_destroy(&file->wb_lock);
 	return err;
 }
 
@@ -126,12 +128,18 @@ int upc_close(struct upc_file *file)
 
 static int upc_sync(struct upc_file *file, bool datasync)
 {
+	int err;
+
 	if (!upc_file_ok(file))
 		return -EBADF;
 	/* As tmpfs: the memory is the file, nothing to write. */
 	if (file->kind == UPC_FILE_SHMEM)
 		return 0;
-	return fd_file_fsync(&file->fdf, &file->wb_since, datasync);
+	/* Two threads' fsyncs must not both report one error (f_lock). */
+	pthread_mutex_lock(&file->wb_lock);
+	err = fd_file_fsync(&file->fdf, &file->wb_since, datasync);
+	pthread_mutex_unlock(&file->wb_lock);
+	return err;
 }
 
 int upc_fsync(struct upc_file *file)
@@ -231,6 +239,8 @@ ssize_t upc_write(struct upc_file *file, const void *buf, size_t count,
 		return -EBADF;
 	if (offset < 0)
 		return -EINVAL;
+	if (upc_file_read_only(file))
+		return -EBADF;
 	if (!buf && count)
 		return -EFAULT;
 	return upc_write_iov(file, &iov, 1, count, offset);
@@ -249,14 +259,18 @@ ssize_t upc_write(struct upc_file *file, const void *buf, size_t count,
  * total length in *@count.
  */
 static int upc_vec_import(struct upc_file *file, const struct iovec *iov,
-			  int iovcnt, int64_t offset, struct iovec *fast,
-			  struct iovec **vec, size_t *count)
+			  int iovcnt, int64_t offset, bool write,
+			  struct iovec *fast, struct iovec **vec, size_t *count)
 {
 	int err;
 
 	if (!upc_file_ok(file))
 		return -EBADF;
-	if (offset < 0 || iovcnt < 0 || iovcnt > IOV_MAX)
+	if (offset < 0)
+		return -EINVAL;
+	if (write && upc_file_read_only(file))
+		return -EBADF;
+	if (iovcnt < 0 || iovcnt > IOV_MAX)
 		return -EINVAL;
 	if (!iov && iovcnt)
 		return -EFAULT;
@@ -283,7 +297,8 @@ static ssize_t upc_vec_rw(struct upc_file *file, const struct iovec *iov,
 	size_t count;
 	ssize_t ret;
 
-	ret = upc_vec_import(file, iov, iovcnt, offset, fast, &vec, &count);
+	ret = upc_vec_import(file, iov, iovcnt, offset, write, fast, &vec,
+			     &count);
 	if (ret)
 		return ret;
 	ret = write ? upc_write_iov(file, vec, iovcnt, count, offset) :
@@ -348,6 +363,8 @@ int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
 		return -EINVAL;
 	if (!falloc_mode_vfs_ok(mode))
 		return -EOPNOTSUPP;
+	if (upc_file_read_only(file))
+		return -EBADF;
 	if (len > UPC_MAX_FILE_SIZE - offset)
 		return -EFBIG;
 	if (mode != 0 && mode != FALLOC_FL_KEEP_SIZE &&

@@ -73,7 +73,8 @@ enum upc_file_kind {
  * @cache: Its cache (fixed).
  * @link: On @cache->files, under @cache->lock.
  * @wb_since: Writeback errors this handle has reported (UPC_FILE_FD;
- *	the mapping's errseq_t as of the last upc_fsync()).
+ *	the mapping's errseq_t as of the last upc_fsync()), under @wb_lock.
+ * @wb_lock: Serialises this handle's fsyncs (UPC_FILE_FD).
  * @shmem: The in-memory file.
  * @fdf: The cache in front of a file descriptor.
  */
@@ -83,6 +84,7 @@ struct upc_file {
 	struct upc_cache *cache;
 	LIST_ENTRY(upc_file) link;
 	errseq_t wb_since;
+	pthread_mutex_t wb_lock;
 	union {
 		struct shmem_file shmem;
 		struct fd_file fdf;
@@ -136,6 +138,12 @@ static inline struct address_space *upc_file_mapping(struct upc_file *file)
 {
 	return file->kind == UPC_FILE_FD ? &file->fdf.mapping :
 					   &file->shmem.mapping;
+}
+
+/* upc_file_read_only() - Is @file an fd file open only for reading? */
+static inline bool upc_file_read_only(const struct upc_file *file)
+{
+	return file->kind == UPC_FILE_FD && !file->fdf.writable;
 }
 
 /* upc_file_shmem() - The in-memory file behind @file, or NULL. */

@@ -28,13 +28,28 @@
  *    it unlocks the last folio it wrote, so writeback of that folio (it
  *    must lock it first) sees a size that covers the new bytes.
  *
- * Locking: @rwsem as struct fd_file says.  Reclaim takes none of it: a
- * reader holds a reference on each folio it copies from, which reclaim
- * cannot freeze, and writeback runs with the folio locked.  Truncation
- * sets the size first, then drops folios (waiting for each one's lock,
- * so a writeback that began with the old size has ended), then cuts the
- * file: a writeback started later sees the new size, so nothing past it
- * is written after the cut.
+ * Follows the kernel's generic file paths (Linux 6.x: filemap_read(),
+ * generic_perform_write(), truncate_setsize() and a simple file
+ * system's setattr), without mmap, direct I/O or large folios.
+ *
+ * Locking, outermost first:
+ *
+ *	@rwsem (reads shared; writes, truncation, fallocate exclusive)
+ *	  folio lock (grabbed runs in index order; readahead's new folios)
+ *	    i_pages lock (mm/filemap.c)
+ *
+ * Reclaim takes no @rwsem, and runs inside any of these callers when an
+ * allocation needs memory: it only trylocks folios, and writes back a
+ * dirty folio of this very file with the folio locked, never waiting
+ * for @rwsem.  A reader holds a reference on each folio it copies from,
+ * which reclaim cannot freeze.  Writeback needs the folio lock, so the
+ * folio lock orders it against truncation.  What reclaim has in flight
+ * (PG_writeback, no longer dirty) is waited for where it matters:
+ * fsync, close, punch and seek (filemap_fdatawait_range()), and a
+ * shrinking truncation, which stores the new size first (a writeback
+ * starting later writes nothing past it), waits for the writebacks
+ * past it, cuts the file, and only then drops the pages: a file system
+ * refusing the cut leaves the old size and every page as they were.
  */
 #define _GNU_SOURCE	/* fallocate(), SEEK_DATA */
 #include <errno.h>
@@ -57,16 +72,21 @@ static int64_t folio_file_pos(const struct folio *folio)
 /* ---- the backing store ---------------------------------------------------- */
 
 /*
- * Read a locked folio's bytes from the file, zeros past its end.  The
- * folio's flags are the caller's.  Return: 0 or pread()'s error.
+ * Read a locked folio's bytes from the file, zeros past its end and past
+ * the size (as write_begin zeroes a page past i_size instead of reading
+ * it).  The folio's flags are the caller's.  Return: 0 or pread()'s
+ * error.
  */
 static int fd_file_fill(struct fd_file *ff, struct folio *folio)
 {
-	size_t len = folio_size(folio);
-	ssize_t n;
+	int64_t pos = folio_file_pos(folio), size = fd_file_size(ff);
+	size_t len = folio_size(folio), want = 0;
+	ssize_t n = 0;
 
-	n = fd_read_full(ff->fd, folio_address(folio), len,
-			 folio_file_pos(folio));
+	if (pos < size)
+		want = size - pos < (int64_t)len ? (size_t)(size - pos) : len;
+	if (want)
+		n = fd_read_full(ff->fd, folio_address(folio), want, pos);
 	if (n < 0)
 		return (int)n;
 	memset((char *)folio_address(folio) + n, 0, len - (size_t)n);
@@ -113,12 +133,12 @@ static void fd_file_readahead(struct address_space *mapping,
 	unsigned int i;
 	ssize_t n;
 
-	/* page_cache_ra_unbounded() hands at most a batch; others, in parts. */
-	for (; nr > FOLIO_BATCH_SIZE; folios += FOLIO_BATCH_SIZE,
-				      nr -= FOLIO_BATCH_SIZE)
-		fd_file_readahead(mapping, folios, FOLIO_BATCH_SIZE);
-	if (!nr)
+	/* page_cache_ra_unbounded() hands at most a batch. */
+	if (!nr || nr > FOLIO_BATCH_SIZE) {
+		for (i = 0; i < nr; i++)
+			folio_unlock(folios[i]);	/* not read: not uptodate */
 		return;
+	}
 	for (i = 0; i < nr; i++) {
 		iov[i].iov_base = folio_address(folios[i]);
 		iov[i].iov_len = folio_size(folios[i]);
@@ -150,8 +170,9 @@ static const struct address_space_operations fd_file_aops = {
 
 int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd)
 {
+	pthread_rwlockattr_t attr;
 	struct stat st;
-	int flags;
+	int flags, err;
 
 	flags = fcntl(fd, F_GETFL);
 	if (flags < 0)
@@ -165,10 +186,18 @@ int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd)
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
 	memset(ff, 0, sizeof(*ff));
+	/* Writers first, as shmem's: readers in a loop must not starve them. */
+	if (pthread_rwlockattr_init(&attr))
+		return -ENOMEM;
+	pthread_rwlockattr_setkind_np(
+		&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	err = pthread_rwlock_init(&ff->rwsem, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	if (err)
+		return -ENOMEM;
 	address_space_init(&ff->mapping, arena, &fd_file_aops, 0);
 	ff->mapping.host = ff;
 	ff->mapping.size = (int64_t)st.st_size;
-	pthread_rwlock_init(&ff->rwsem, NULL);
 	ff->fd = fd;
 	ff->writable = (flags & O_ACCMODE) == O_RDWR;
 	return 0;
@@ -177,6 +206,12 @@ int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd)
 void fd_file_destroy(struct fd_file *ff)
 {
 	truncate_inode_pages(&ff->mapping, 0);
+	/*
+	 * Reclaim may have taken the last folio out just before: it is done
+	 * with the mapping once it drops the i_pages lock.
+	 */
+	xa_lock(&ff->mapping.i_pages);
+	xa_unlock(&ff->mapping.i_pages);
 	xa_destroy(&ff->mapping.i_pages);
 	pthread_rwlock_destroy(&ff->rwsem);
 }
@@ -267,11 +302,17 @@ out:
 
 /* ---- writes ---------------------------------------------------------------- */
 
+/* Set the size the cache's users and its writeback see. */
+static void fd_file_set_size(struct fd_file *ff, int64_t size)
+{
+	__atomic_store_n(&ff->mapping.size, size, __ATOMIC_RELEASE);
+}
+
 /* Grow the size to @end if it is smaller.  Caller holds the rwsem. */
 static void fd_file_size_extend(struct fd_file *ff, int64_t end)
 {
 	if (end > fd_file_size(ff))
-		__atomic_store_n(&ff->mapping.size, end, __ATOMIC_RELEASE);
+		fd_file_set_size(ff, end);
 }
 
 /*
@@ -351,24 +392,33 @@ ssize_t fd_file_write_iter(struct fd_file *ff, struct iov_iter *iter,
 
 int fd_file_truncate(struct fd_file *ff, int64_t size)
 {
+	int64_t old;
 	int err = 0;
 
 	if (!ff->writable)
 		return -EINVAL;
 	pthread_rwlock_wrlock(&ff->rwsem);
-	if (size >= fd_file_size(ff)) {
+	old = fd_file_size(ff);
+	if (size >= old) {
 		/* Growing: the file first, so the cache never claims more. */
 		if (ftruncate(ff->fd, (off_t)size))
 			err = -errno;
 		else
-			__atomic_store_n(&ff->mapping.size, size,
-					 __ATOMIC_RELEASE);
-	} else {
-		__atomic_store_n(&ff->mapping.size, size, __ATOMIC_RELEASE);
-		truncate_inode_pages(&ff->mapping, size);
-		if (ftruncate(ff->fd, (off_t)size))
-			err = -errno;
+			fd_file_set_size(ff, size);
+		goto out;
 	}
+	/* No writeback starting now writes past @size... */
+	fd_file_set_size(ff, size);
+	/* ...nor one started before, once these are done. */
+	filemap_fdatawait_range(&ff->mapping, size, INT64_MAX);
+	if (ftruncate(ff->fd, (off_t)size)) {
+		err = -errno;
+		/* Refused: nothing was dropped, the old size is back. */
+		fd_file_set_size(ff, old);
+		goto out;
+	}
+	truncate_inode_pages(&ff->mapping, size);
+out:
 	pthread_rwlock_unlock(&ff->rwsem);
 	return err;
 }
@@ -381,14 +431,15 @@ int fd_file_fallocate(struct fd_file *ff, int mode, int64_t pos, int64_t len)
 		return -EBADF;
 	pthread_rwlock_wrlock(&ff->rwsem);
 	/*
-	 * A punch writes the range back first, as ext4 does: once nothing
-	 * in it is dirty (and writers are out), reclaim has nothing to
-	 * write into the hole after it is made, and if the file system
-	 * refuses the punch the data written is still there.
+	 * A punch makes the range clean first, as ext4 does: written back,
+	 * and reclaim's writebacks in it waited for.  Writers are out, so
+	 * nothing in it can be dirtied again and written into the hole
+	 * after it is made; and if the file system refuses the punch, the
+	 * data is in the file.
 	 */
 	if (mode & FALLOC_FL_PUNCH_HOLE)
-		err = filemap_fdatawrite_range(&ff->mapping, pos,
-					       pos + len - 1);
+		err = filemap_write_and_wait_range(&ff->mapping, pos,
+						   pos + len - 1);
 	if (!err && fallocate(ff->fd, mode, (off_t)pos, (off_t)len))
 		err = -errno;
 	if (!err && (mode & FALLOC_FL_PUNCH_HOLE))
@@ -410,6 +461,7 @@ int fd_file_fsync(struct fd_file *ff, errseq_t *since, bool datasync)
 
 int64_t fd_file_seek(struct fd_file *ff, int64_t pos, int whence)
 {
+	off_t saved;
 	int64_t ret;
 
 	pthread_rwlock_rdlock(&ff->rwsem);
@@ -418,12 +470,16 @@ int64_t fd_file_seek(struct fd_file *ff, int64_t pos, int whence)
 		goto out;
 	}
 	/* The file answers for the data it holds: give it all of it. */
-	ret = filemap_fdatawrite_range(&ff->mapping, 0, INT64_MAX);
+	ret = filemap_write_and_wait_range(&ff->mapping, 0, INT64_MAX);
 	if (ret)
 		goto out;
+	/* The caller's file offset is left where it was. */
+	saved = lseek(ff->fd, 0, SEEK_CUR);
 	ret = lseek(ff->fd, (off_t)pos, whence);
 	if (ret < 0)
 		ret = -errno;
+	if (saved >= 0)
+		lseek(ff->fd, saved, SEEK_SET);
 out:
 	pthread_rwlock_unlock(&ff->rwsem);
 	return ret;

@@ -114,14 +114,14 @@ ssize_t fd_file_write_iter(struct fd_file *ff, struct iov_iter *iter,
  * @ff: The file.
  * @size: New size, not negative.
  *
- * Shrinking drops the cached pages past @size (dirty ones too: their
- * data is cut) and zeroes the tail of the last; then the file is cut.
+ * Shrinking stores the new size, waits for writebacks past it, cuts the
+ * file, then drops the cached pages past @size (dirty ones too: their
+ * data is cut) and zeroes the tail of the last.
  *
  * Context: May sleep; takes @ff->rwsem exclusive.
  * Return: 0; -EINVAL if the file is not open for writing (as ftruncate()
- * answers); ftruncate()'s error (when shrinking, the cache has the new
- * size already, and the file's own data past it stays until a later
- * truncation succeeds).
+ * answers); ftruncate()'s error, with the size and the cached pages as
+ * they were.
  */
 int fd_file_truncate(struct fd_file *ff, int64_t size);
 
@@ -146,6 +146,8 @@ int fd_file_fsync(struct fd_file *ff, errseq_t *since, bool datasync);
  * @whence: SEEK_DATA or SEEK_HOLE.
  *
  * Context: May sleep; takes @ff->rwsem shared.
+ * The descriptor's file offset is put back where it was.
+ *
  * Return: The offset; -ENXIO at or past the end (or no data follows);
  * the writeback's error; lseek()'s.
  */
@@ -160,14 +162,15 @@ int64_t fd_file_seek(struct fd_file *ff, int64_t pos, int whence);
  * @pos: Start of the range.
  * @len: Its length, above 0.
  *
- * Punching first writes the range's dirty pages back, so that a file
- * system that refuses the punch keeps them; then punches the file, then
- * drops the range from the cache (zeroing the parts of pages it covers
- * in part).
+ * Punching first makes the range clean (filemap_write_and_wait_range()),
+ * so that a file system that refuses the punch keeps the data and no
+ * writeback lands in the hole; then punches the file, then drops the
+ * range from the cache (zeroing the parts of pages it covers in part).
  *
  * Context: May sleep; takes @ff->rwsem exclusive.
  * Return: 0; -EBADF if not open for writing; the writeback's error
- * (nothing punched); fallocate()'s error.
+ * (nothing punched: the range could not be made clean); fallocate()'s
+ * error.
  */
 int fd_file_fallocate(struct fd_file *ff, int mode, int64_t pos, int64_t len);
 

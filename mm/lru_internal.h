@@ -76,11 +76,19 @@ static inline bool mapping_evict_lock(struct address_space *mapping)
 	return true;
 }
 
-/* mapping_evict_unlock() - Undo a successful mapping_evict_lock(). */
+/*
+ * mapping_evict_unlock() - Undo a successful mapping_evict_lock().  The
+ * hook is looked up before the i_pages lock goes: once it has, the
+ * folios taken out may have been the mapping's last, and its owner may
+ * free it (fd_file_destroy() waits only for the lock).  A mapping with
+ * a hook is kept alive by the hook itself (shmem's evict lock).
+ */
 static inline void mapping_evict_unlock(struct address_space *mapping)
 {
+	bool hooked = mapping_evict_hooked(mapping);
+
 	xa_unlock(&mapping->i_pages);
-	if (mapping_evict_hooked(mapping))
+	if (hooked)
 		mapping->a_ops->evict_unlock(mapping);
 }
 

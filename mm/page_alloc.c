@@ -761,6 +761,11 @@ int upc_arena_set_limit(struct upc_arena *arena, unsigned long nr_pages)
  * Context: Any thread; the value may be stale at once.
  * Return: The number of charged pages.
  */
+unsigned long upc_arena_limit(const struct upc_arena *arena)
+{
+	return __atomic_load_n(&arena->limit_pages, __ATOMIC_RELAXED);
+}
+
 unsigned long upc_arena_charged(const struct upc_arena *arena)
 {
 	return __atomic_load_n(&arena->charged, __ATOMIC_RELAXED);

@@ -3,12 +3,16 @@
  * mm/page_writeback.c - writing a mapping's dirty folios back on demand
  * (sync and fsync), and reporting what failed.
  *
- * Follows the kernel's write_cache_pages() and file_write_and_wait_range()
- * (Linux 6.x, mm/page-writeback.c and mm/filemap.c), simplified by one
- * fact of upcache: a mapping's writeback_folio hook is synchronous, so
- * "start writeback" and "wait for it" are one pass.  Reclaim writes dirty
- * folios back too (mm/vmscan.c, one at a time, to evict them); both
- * follow the same protocol on a locked folio:
+ * Follows the kernel's write_cache_pages(), __filemap_fdatawait_range()
+ * and file_write_and_wait_range() (Linux 6.x, mm/page-writeback.c and
+ * mm/filemap.c).  A mapping's writeback_folio hook is synchronous, so a
+ * pass's own writes are done when it returns; what an fsync must still
+ * wait for is reclaim, which writes dirty folios back too (mm/vmscan.c,
+ * one at a time, to evict them) and has cleared their dirty bit and tag
+ * first: the pass does not see them, and returning before their write
+ * ends would call data durable that is not yet written.  Hence "write,
+ * then wait for PG_writeback in the range, then check the error".
+ * Both writers follow the same protocol on a locked folio:
  *
  *  1. folio_clear_dirty_for_io(): the dirty bit and tag go first, so a
  *     write landing while the folio is written dirties it again and is
@@ -16,7 +20,8 @@
  *  2. folio_start_writeback(), the hook, folio_end_writeback();
  *  3. on failure the folio is dirtied again (its data is still the only
  *     copy) and the error is recorded on the mapping (mapping_set_error()),
- *     so that every open file reports it from its next fsync.
+ *     both before PG_writeback is cleared, so that every open file
+ *     reports it from its next fsync, and one waiting reports it now.
  *
  * Why the pass keeps going after an error: fsync promises the data that
  * could be written is written; one bad block must not hold the rest in
@@ -35,8 +40,7 @@ static int writeback_one_folio(struct address_space *mapping,
 {
 	int err;
 
-	/* Reclaim may be writing it: wait, then see whether it is dirty. */
-	folio_wait_writeback(folio);
+	/* Reclaim writes with the folio locked: no writeback is running. */
 	if (!folio_clear_dirty_for_io(folio))
 		return 0;
 	folio_start_writeback(folio);
@@ -47,6 +51,13 @@ static int writeback_one_folio(struct address_space *mapping,
 	}
 	folio_end_writeback(folio);
 	return err;
+}
+
+/* First and last page of a byte range (checked by the caller). */
+static void wb_range(int64_t start, int64_t end, pgoff_t *index, pgoff_t *last)
+{
+	*index = (pgoff_t)start >> UPC_PAGE_SHIFT;
+	*last = (pgoff_t)end >> UPC_PAGE_SHIFT;
 }
 
 int filemap_fdatawrite_range(struct address_space *mapping, int64_t start,
@@ -61,8 +72,7 @@ int filemap_fdatawrite_range(struct address_space *mapping, int64_t start,
 		return -EINVAL;
 	if (!mapping->a_ops || !mapping->a_ops->writeback_folio)
 		return 0;
-	index = (pgoff_t)start >> UPC_PAGE_SHIFT;
-	last = (pgoff_t)end >> UPC_PAGE_SHIFT;
+	wb_range(start, end, &index, &last);
 	folio_batch_init(&fbatch);
 	while (index <= last &&
 	       filemap_get_folios_tag(mapping, &index, last,
@@ -84,6 +94,64 @@ int filemap_fdatawrite_range(struct address_space *mapping, int64_t start,
 	return ret;
 }
 
+int filemap_fdatawait_range(struct address_space *mapping, int64_t start,
+			    int64_t end)
+{
+	struct folio_batch fbatch;
+	pgoff_t index, last;
+	unsigned int i;
+
+	if (start < 0 || end < start)
+		return -EINVAL;
+	wb_range(start, end, &index, &last);
+	folio_batch_init(&fbatch);
+	while (index <= last &&
+	       filemap_get_folios_tag(mapping, &index, last,
+				      PAGECACHE_TAG_WRITEBACK, &fbatch)) {
+		for (i = 0; i < folio_batch_count(&fbatch); i++)
+			folio_wait_writeback(fbatch.folios[i]);
+		folio_batch_release(&fbatch);
+	}
+	return 0;
+}
+
+/* Is a folio of pages [@index, @last] dirty? */
+static bool wb_range_dirty(struct address_space *mapping, pgoff_t index,
+			   pgoff_t last)
+{
+	struct folio_batch fbatch;
+	bool dirty;
+
+	folio_batch_init(&fbatch);
+	dirty = filemap_get_folios_tag(mapping, &index, last,
+				       PAGECACHE_TAG_DIRTY, &fbatch);
+	folio_batch_release(&fbatch);
+	return dirty;
+}
+
+int filemap_write_and_wait_range(struct address_space *mapping,
+				 int64_t start, int64_t end)
+{
+	errseq_t before = __atomic_load_n(&mapping->wb_err, __ATOMIC_ACQUIRE);
+	pgoff_t index, last;
+	int err;
+
+	err = filemap_fdatawrite_range(mapping, start, end);
+	if (err)
+		return err;
+	filemap_fdatawait_range(mapping, start, end);
+	/*
+	 * Dirty again: a writeback reclaim had running failed.  Its error,
+	 * if the word shows one (the same errno again, unseen, leaves the
+	 * word as it was).
+	 */
+	wb_range(start, end, &index, &last);
+	if (!wb_range_dirty(mapping, index, last))
+		return 0;
+	err = errseq_check(&mapping->wb_err, before);
+	return err ? err : -EIO;
+}
+
 int file_check_and_advance_wb_err(struct address_space *mapping,
 				  errseq_t *since)
 {
@@ -94,8 +162,12 @@ int file_write_and_wait_range(struct address_space *mapping, errseq_t *since,
 			      int64_t start, int64_t end)
 {
 	int err = filemap_fdatawrite_range(mapping, start, end);
-	int wb_err = file_check_and_advance_wb_err(mapping, since);
+	int wb_err;
 
+	if (err != -EINVAL)
+		filemap_fdatawait_range(mapping, start, end);
+	/* After the wait: a failure of the writebacks waited for counts. */
+	wb_err = file_check_and_advance_wb_err(mapping, since);
 	/* A pass's own failure is also on the mapping: report it once. */
 	return err ? err : wb_err;
 }

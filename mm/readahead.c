@@ -18,15 +18,19 @@
  *    lock instead of reading it too), and hand runs of consecutive new
  *    folios to the mapping's a_ops->readahead (one request for the run:
  *    a preadv(), for a file) or, without one, to read_folio a folio at a
- *    time.  Cached pages split runs.  It stops at the first folio it
- *    cannot allocate or add: readahead is a hint, the reader's own miss
- *    path still reads what it needs.
+ *    time.  Cached pages split runs, and so does a page another thread
+ *    added meanwhile.  It stops at the first folio it cannot allocate:
+ *    readahead is a hint, the reader's own miss path still reads what
+ *    it needs.
  *  - page_cache_sync_ra(): the policy, per open file (struct
- *    file_ra_state).  A miss right where the last window ended, or at
- *    the start of the file, is a sequential stream: the window doubles
- *    (at least the request, at most RA_MAX_PAGES).  Any other miss reads
+ *    file_ra_state).  A miss at the start of the file starts a stream
+ *    with four times the request; a miss right where the last window
+ *    ended continues it with the window doubled.  Any other miss reads
  *    just the request's pages, so random readers read nothing they did
- *    not ask for.
+ *    not ask for.  Every window is capped (ra_max_pages()), whatever
+ *    the request: a read larger than the cache must not read ahead
+ *    pages that reclaim evicts before they are copied; the rest of the
+ *    request misses where the window ended and continues the stream.
  *
  * The state is a hint shared by the file's readers without a lock (as in
  * the kernel, where racing readers may skew it): its fields are read and
@@ -40,6 +44,16 @@
  * smaller; a userspace cache pays a system call per window, not a bio.
  */
 #define RA_MAX_PAGES	128UL
+
+/* The window's cap: RA_MAX_PAGES, and an eighth of the cache's memory. */
+static unsigned long ra_max_pages(struct address_space *mapping)
+{
+	unsigned long cap = upc_arena_limit(mapping->arena) / 8;
+
+	if (cap > RA_MAX_PAGES)
+		cap = RA_MAX_PAGES;
+	return cap ? cap : 1;
+}
 
 /* Read a run of new, locked folios with consecutive indices. */
 static void ra_read_run(struct address_space *mapping, struct folio **folios,
@@ -59,15 +73,21 @@ static void ra_read_run(struct address_space *mapping, struct folio **folios,
 		folio_put(folios[i]);
 }
 
-/* Allocate and add a locked folio at @index.  Return: it, or NULL. */
-static struct folio *ra_add_folio(struct address_space *mapping, pgoff_t index)
+/*
+ * Allocate and add a locked folio at @index.  Return: it; or NULL with
+ * the error in *@err (-EEXIST: someone else's folio is there).
+ */
+static struct folio *ra_add_folio(struct address_space *mapping, pgoff_t index,
+				  int *err)
 {
 	struct folio *folio = filemap_alloc_folio(mapping, GFP_KERNEL, 0);
 
+	*err = -ENOMEM;
 	if (!folio)
 		return NULL;
 	folio_trylock(folio);	/* nobody else can see it yet */
-	if (filemap_add_folio(mapping, folio, index, GFP_KERNEL)) {
+	*err = filemap_add_folio(mapping, folio, index, GFP_KERNEL);
+	if (*err) {
 		folio_unlock(folio);
 		folio_put(folio);
 		return NULL;
@@ -81,6 +101,7 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 	struct folio *run[FOLIO_BATCH_SIZE];
 	unsigned int n = 0;
 	pgoff_t end;
+	int err;
 
 	if (!mapping->a_ops || !mapping->a_ops->read_folio || !nr)
 		return;
@@ -97,9 +118,15 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 			n = 0;
 			continue;
 		}
-		folio = ra_add_folio(mapping, index);
-		if (!folio)
+		folio = ra_add_folio(mapping, index, &err);
+		if (!folio) {
+			ra_read_run(mapping, run, n);
+			n = 0;
+			/* Added by another thread: go on past it. */
+			if (err == -EEXIST)
+				continue;
 			break;
+		}
 		run[n++] = folio;
 		if (n == FOLIO_BATCH_SIZE) {
 			ra_read_run(mapping, run, n);
@@ -116,28 +143,31 @@ void page_cache_sync_ra(struct address_space *mapping,
 	unsigned long size = __atomic_load_n(&ra->size, __ATOMIC_RELAXED);
 	pgoff_t next = __atomic_load_n(&ra->next, __ATOMIC_RELAXED);
 	int64_t isize = __atomic_load_n(&mapping->size, __ATOMIC_ACQUIRE);
+	unsigned long max = ra_max_pages(mapping);
+	bool stream = true;
 	pgoff_t last;
 
 	if (!req_count || isize <= 0)
 		return;
-	if (index == next || index == 0) {
-		/* Sequential: double the window, never below the request. */
-		size = size ? 2 * size : 4 * req_count;
-		if (size < req_count)
-			size = req_count;
-		if (size > RA_MAX_PAGES)
-			size = RA_MAX_PAGES > req_count ? RA_MAX_PAGES : req_count;
-	} else {
+	if (index == 0)
+		size = 4 * req_count;		/* a stream starts */
+	else if (index == next && size)
+		size *= 2;			/* it goes on */
+	else if (index == next)
+		size = 4 * req_count;		/* after a random read */
+	else
+		stream = false;
+	if (!stream || size < req_count)
 		size = req_count;
-	}
+	if (size > max)
+		size = max;
 	/* Nothing past the last page of the file. */
 	last = (pgoff_t)((isize - 1) >> UPC_PAGE_SHIFT);
 	if (index > last)
 		return;
 	if (size > last - index + 1)
 		size = last - index + 1;
-	__atomic_store_n(&ra->size, index == next || index == 0 ? size : 0,
-			 __ATOMIC_RELAXED);
+	__atomic_store_n(&ra->size, stream ? size : 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&ra->next, index + size, __ATOMIC_RELAXED);
 	page_cache_ra_unbounded(mapping, index, size);
 }

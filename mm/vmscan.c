@@ -163,13 +163,17 @@ static enum folio_verdict pageout_folio(struct lruvec *lruvec,
 	if (folio_clear_dirty_for_io(folio)) {
 		folio_start_writeback(folio);
 		err = a_ops->writeback_folio(mapping, folio);
-		/* Dirty again before PG_writeback goes: never clean unsaved. */
-		if (err)
+		/*
+		 * Dirty again and the error recorded before PG_writeback
+		 * goes: never clean unsaved, and an fsync that waited for
+		 * this writeback (filemap_fdatawait_range()) hears of it.
+		 */
+		if (err) {
 			folio_mark_dirty(folio);
+			mapping_set_error(mapping, err);
+		}
 		folio_end_writeback(folio);
 		if (err) {
-			/* The data stays; the owner's next fsync hears of it. */
-			mapping_set_error(mapping, err);
 			lru_stat_add(&lruvec->nr_vmscan_write_errors, 1);
 			return FOLIO_KEEP;
 		}

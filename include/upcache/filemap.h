@@ -672,10 +672,12 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
  * @index: The page it missed.
  * @req_count: Pages it asked for from @index on.
  *
- * A miss at the end of the last window (or at page 0) reads a window
- * that doubles each time (at least @req_count, at most 512 KiB unless
- * the request is larger); any other miss reads the request's pages.
- * Never reads past the page holding the last byte of @mapping->size.
+ * A miss at page 0 starts a stream with 4 * @req_count pages; one where
+ * the last window ended doubles it; any other miss reads the request's
+ * pages.  Every window is at most 512 KiB and an eighth of the arena's
+ * limit, whatever @req_count (the reader's next miss, at the window's
+ * end, goes on from there), and never passes the page holding the last
+ * byte of @mapping->size.
  *
  * Context: As page_cache_ra_unbounded().
  */
@@ -690,10 +692,11 @@ void page_cache_sync_ra(struct address_space *mapping,
  * @end: Last byte (inclusive); INT64_MAX for the rest of the file.
  *
  * Each dirty folio of the range is locked, cleaned, written through
- * a_ops->writeback_folio and unlocked; a folio reclaim is writing is
- * waited for first.  A folio whose write fails is dirtied again and the
- * error recorded with mapping_set_error(); the pass goes on with the
- * rest.  Folios dirtied while the pass runs may or may not be written.
+ * a_ops->writeback_folio and unlocked.  A folio whose write fails is
+ * dirtied again and the error recorded with mapping_set_error(); the
+ * pass goes on with the rest.  Folios dirtied while the pass runs may
+ * or may not be written.  Folios reclaim is writing back are not dirty
+ * and not waited for: see filemap_fdatawait_range().
  *
  * Context: May sleep (folio locks, the hook); the caller holds no folio
  * lock of @mapping.
@@ -703,6 +706,43 @@ void page_cache_sync_ra(struct address_space *mapping,
  */
 int filemap_fdatawrite_range(struct address_space *mapping, int64_t start,
 			     int64_t end);
+
+/**
+ * filemap_fdatawait_range() - Wait for the writebacks running in a range.
+ * @mapping: The mapping.
+ * @start: First byte.
+ * @end: Last byte (inclusive).
+ *
+ * Waits for every folio of the range under writeback (PG_writeback:
+ * reclaim's, since a pass's own are done when it returns).  Their
+ * errors are on the mapping by the time each wait ends.
+ *
+ * Context: May sleep.
+ * Return: 0; -EINVAL if @start is negative or @end is below it.
+ */
+int filemap_fdatawait_range(struct address_space *mapping, int64_t start,
+			    int64_t end);
+
+/**
+ * filemap_write_and_wait_range() - Make a range clean: write it back and
+ * wait for the writebacks already running in it.
+ * @mapping: The mapping.
+ * @start: First byte.
+ * @end: Last byte (inclusive).
+ *
+ * For an operation that must not run with data of the range in flight
+ * (a punch, a seek answered by the backing file).
+ *
+ * Context: As filemap_fdatawrite_range().  The caller keeps writers out
+ * of the range, so that clean stays clean.
+ * Return: 0 when no folio of the range is left dirty; the pass's first
+ * error; else, a writeback waited for having failed (its folio is dirty
+ * again), the error recorded on the mapping meanwhile, or -EIO if the
+ * record shows none new; -EINVAL for a bad range.  Reports to no
+ * watcher: fsync still reports the errors once to each.
+ */
+int filemap_write_and_wait_range(struct address_space *mapping,
+				 int64_t start, int64_t end);
 
 /**
  * file_check_and_advance_wb_err() - Report a writeback error once.
@@ -723,6 +763,10 @@ int file_check_and_advance_wb_err(struct address_space *mapping,
  * @since: The watcher's sample, as for file_check_and_advance_wb_err().
  * @start: First byte.
  * @end: Last byte (inclusive).
+ *
+ * Writes the range back, waits for the writebacks reclaim had running
+ * in it, then checks the mapping's errors, in that order, so that a
+ * failure of a writeback waited for is reported.
  *
  * Context: As filemap_fdatawrite_range().
  * Return: 0; the pass's first error; else an error recorded earlier

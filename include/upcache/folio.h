@@ -204,6 +204,15 @@ void upc_arena_set_reclaim(struct upc_arena *arena, upc_reclaim_fn fn,
 int upc_arena_set_limit(struct upc_arena *arena, unsigned long nr_pages);
 
 /**
+ * upc_arena_limit() - The charge limit, in pages.
+ * @arena: The arena.
+ *
+ * Context: Any thread; the value may be stale at once.
+ * Return: The limit (upc_arena_set_limit()).
+ */
+unsigned long upc_arena_limit(const struct upc_arena *arena);
+
+/**
  * upc_arena_charged() - Pages currently handed out as folios.
  * @arena: The arena.
  *

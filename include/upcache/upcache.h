@@ -370,11 +370,17 @@ int upc_file_open(struct upc_cache *cache, int fd, unsigned int flags,
  * @file: The file.
  *
  * For a file from upc_file_open(): every dirty page is written to the
- * file, then fsync() flushes it.  A page that cannot be written stays
- * dirty in the cache (its data is not dropped) and is tried again by
- * the next writeback; its error is reported once to this handle,
- * whether this call or reclaim met it.  For an in-memory file there is
- * nothing to write, as on tmpfs.
+ * file, writebacks reclaim has running are waited for, then fsync()
+ * flushes the file.  A page that cannot be written stays dirty in the
+ * cache (its data is not dropped) and is tried again by the next
+ * writeback; its error is reported once to this handle, whether this
+ * call or reclaim met it.  Such pages keep their memory until they are
+ * written or truncated away: pages the file system never takes (past
+ * its largest file size) fill the cache.  Writeback past RLIMIT_FSIZE
+ * fails with EFBIG and, as for any write(), raises SIGXFSZ, which kills
+ * the process unless it is ignored or caught; reclaim may write back in
+ * any thread that allocates.  For an in-memory file there is nothing to
+ * write, as on tmpfs.
  *
  * Context: Any thread.
  * Return: 0; -EBADF if @file is NULL; the first error writing a page
@@ -542,8 +548,7 @@ int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
  * is in swap and could not be brought back to zero its tail (nothing
  * changed).  For a file from upc_file_open(), the file is cut or grown
  * too: -EINVAL if it is open read-only (as ftruncate() answers);
- * ftruncate()'s error (when shrinking, the cache has the new size
- * already).
+ * ftruncate()'s error, with nothing changed.
  */
 int upc_truncate(struct upc_file *file, int64_t size);
 
@@ -567,7 +572,8 @@ int64_t upc_size(struct upc_file *file);
  *
  * Context: Any thread.
  * For a file from upc_file_open(), dirty pages are written back and
- * the file's own lseek() answers.
+ * the file's own lseek() answers (the descriptor's file offset is put
+ * back where it was).
  *
  * Return: The offset; -ENXIO if @offset is negative (as on tmpfs), at or
  * past the end of the file, or no data follows it; -EBADF; for a file

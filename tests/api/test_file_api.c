@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -399,6 +400,8 @@ static void test_read_only(void **state)
 {
 	struct upc_cache_config cfg = { .memory_limit = MEM };
 	int kernel_truncate, kernel_fallocate, ro;
+	/* NULL the compiler cannot see, to ask the kernel what it says. */
+	void *volatile no_buf = NULL;
 	struct fenv e;
 
 	(void)state;
@@ -413,13 +416,61 @@ static void test_read_only(void **state)
 	assert_int_equal(upc_file_open(e.cache, ro, 0, &e.file), 0);
 	assert_true(file_has_pattern(e.file, 0, 10000, 1));
 	assert_int_equal(upc_write(e.file, "x", 1, 0), -EBADF);
+	/* Read-only is said before the buffer or the length is looked at. */
+	assert_int_equal(upc_write(e.file, NULL, 5, 0),
+			 pwrite(ro, no_buf, 5, 0) < 0 ? -errno : 0);
+	assert_int_equal(upc_write(e.file, "x", 0, 0),
+			 pwrite(ro, "x", 0, 0) < 0 ? -errno : 0);
+	assert_int_equal(upc_writev(e.file, NULL, 1, 0),
+			 pwritev(ro, no_buf, 1, 0) < 0 ? -errno : 0);
 	assert_int_equal(upc_truncate(e.file, 0), kernel_truncate);
 	assert_int_equal(upc_fallocate(e.file, 0, 0, 4096), kernel_fallocate);
+	assert_int_equal(upc_fallocate(e.file, 0, INT64_MAX - 10, 4096),
+			 fallocate(ro, 0, INT64_MAX - 10, 4096) ? -errno : 0);
 	assert_int_equal(upc_fsync(e.file), 0);
 	assert_int_equal(upc_size(e.file), 10000);
 	assert_true(fd_has_pattern(e.fd, 0, 10000, 1));
 	fenv_fini(&e);
 	close(ro);
+}
+
+/* A file system refusing to shrink the file leaves everything as it was. */
+static void test_truncate_refused(void **state)
+{
+	struct upc_cache_config cfg = { .memory_limit = MEM };
+	unsigned char buf[4096];
+	struct fenv e;
+	int memfd, i;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	fenv_make_file(&e, 0);
+	memfd = memfd_create("upc-test", MFD_ALLOW_SEALING);
+	assert_true(memfd >= 0);
+	memset(buf, 'O', sizeof(buf));
+	for (i = 0; i < 3; i++)
+		assert_int_equal(pwrite(memfd, buf, sizeof(buf), i * 4096),
+				 4096);
+	assert_int_equal(fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	assert_int_equal(upc_cache_create(&cfg, &e.cache), 0);
+	assert_int_equal(upc_file_open(e.cache, memfd, 0, &e.file), 0);
+	file_write_pattern(e.file, 0, 4096, 13);
+	assert_int_equal(upc_truncate(e.file, 100),
+			 ftruncate(memfd, 100) ? -errno : 0);
+	assert_int_equal(upc_size(e.file), 3 * 4096);
+	assert_true(file_has_pattern(e.file, 0, 4096, 13));
+	assert_int_equal(upc_read(e.file, buf, sizeof(buf), 2 * 4096), 4096);
+	assert_int_equal(buf[0], 'O');
+	/* Growing is allowed, and works. */
+	assert_int_equal(upc_truncate(e.file, 4 * 4096), 0);
+	assert_int_equal(upc_fsync(e.file), 0);
+	assert_true(fd_has_pattern(memfd, 0, 4096, 13));
+	assert_int_equal(fd_size(memfd), 4 * 4096);
+	assert_file_ok(e.file);
+	assert_int_equal(upc_close(e.file), 0);
+	e.file = NULL;
+	close(memfd);
+	fenv_fini(&e);
 }
 
 /* Seeks answer as lseek() on the file does, once the data is written. */
@@ -676,6 +727,7 @@ int main(void)
 		cmocka_unit_test(test_truncate),
 		cmocka_unit_test(test_punch_hole),
 		cmocka_unit_test(test_read_only),
+		cmocka_unit_test(test_truncate_refused),
 		cmocka_unit_test(test_seek),
 		cmocka_unit_test(test_spans_unsupported),
 		cmocka_unit_test(test_fsync_error_keeps_data),

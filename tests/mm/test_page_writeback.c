@@ -10,6 +10,10 @@
  * (file_write_and_wait_range(), file_check_and_advance_wb_err()) reports
  * it once, whether the pass or reclaim met it.
  */
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+
 #include "vmscan_helpers.h"
 
 #define LIMIT		1024UL
@@ -143,6 +147,116 @@ static void test_reclaim_error_reported_once(void **state)
 	vm_store_teardown(&f, &st);
 }
 
+/*
+ * A writeback hook that holds reclaim inside its write of page
+ * GATE_INDEX until the test opens the gate, failing that write (only)
+ * if @gate_fail.
+ */
+#define GATE_INDEX	7
+static int gate_entered, gate_open, gate_fail;
+
+static int gated_writeback(struct address_space *mapping, struct folio *folio)
+{
+	if (folio->index == GATE_INDEX) {
+		__atomic_store_n(&gate_entered, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&gate_open, __ATOMIC_ACQUIRE))
+			sched_yield();
+		/* Once: reclaim may try the folio again in the same call. */
+		if (__atomic_exchange_n(&gate_fail, 0, __ATOMIC_ACQ_REL))
+			return -EIO;
+	}
+	return vm_store_writeback_folio(mapping, folio);
+}
+
+static const struct address_space_operations gated_aops = {
+	.read_folio = vm_store_read_folio,
+	.writeback_folio = gated_writeback,
+};
+
+static void *gate_reclaim(void *arg)
+{
+	struct vm_fixture *f = arg;
+
+	upc_reclaim_pages(f->arena, LIMIT);
+	return NULL;
+}
+
+struct gate_sync {
+	struct address_space *mapping;
+	errseq_t since;
+	int ret;
+	int done;
+};
+
+static void *gate_fsync(void *arg)
+{
+	struct gate_sync *gs = arg;
+
+	gs->ret = file_write_and_wait_range(gs->mapping, &gs->since, 0,
+					    INT64_MAX);
+	__atomic_store_n(&gs->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * fsync while reclaim is writing a folio back (its dirty bit already
+ * cleared): fsync must wait for that write and report its failure.
+ * Correct code never returns before the gate opens, so waiting 200 ms
+ * for it to finish is a check that cannot fail by timing; the old code
+ * returned at once.
+ */
+static void gated_fsync_case(bool fail)
+{
+	struct timespec tick = { 0, 1000000 };
+	struct gate_sync gs = { 0 };
+	pthread_t reclaimer, syncer;
+	struct vm_fixture f;
+	struct vm_store st;
+	int i;
+
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	f.mapping.a_ops = &gated_aops;
+	gate_entered = gate_open = 0;
+	gate_fail = fail;
+	gs.mapping = &f.mapping;
+	gs.since = errseq_sample(&f.mapping.wb_err);
+	vm_write_stamp(&f.mapping, GATE_INDEX, 77);
+	assert_int_equal(pthread_create(&reclaimer, NULL, gate_reclaim, &f), 0);
+	while (!__atomic_load_n(&gate_entered, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(pthread_create(&syncer, NULL, gate_fsync, &gs), 0);
+	for (i = 0; i < 200 && !__atomic_load_n(&gs.done, __ATOMIC_ACQUIRE);
+	     i++)
+		nanosleep(&tick, NULL);
+	assert_false(__atomic_load_n(&gs.done, __ATOMIC_ACQUIRE));
+	__atomic_store_n(&gate_open, 1, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(syncer, NULL), 0);
+	assert_int_equal(pthread_join(reclaimer, NULL), 0);
+	assert_int_equal(gs.ret, fail ? -EIO : 0);
+	if (!fail)
+		assert_true(store_word(&st, GATE_INDEX) == 77);
+	if (fail) {
+		/* Its data stayed: the next pass (or reclaim again) writes it. */
+		assert_int_equal(file_write_and_wait_range(&f.mapping,
+							   &gs.since, 0,
+							   INT64_MAX), 0);
+		assert_true(store_word(&st, GATE_INDEX) == 77);
+	}
+	vm_store_teardown(&f, &st);
+}
+
+static void test_fsync_waits_for_reclaim_writeback(void **state)
+{
+	(void)state;
+	gated_fsync_case(false);
+}
+
+static void test_fsync_reports_reclaim_writeback_failure(void **state)
+{
+	(void)state;
+	gated_fsync_case(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +264,8 @@ int main(void)
 		cmocka_unit_test(test_fdatawrite_range_errors),
 		cmocka_unit_test(test_fdatawrite_range_failure_keeps_data),
 		cmocka_unit_test(test_reclaim_error_reported_once),
+		cmocka_unit_test(test_fsync_waits_for_reclaim_writeback),
+		cmocka_unit_test(test_fsync_reports_reclaim_writeback_failure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -184,13 +184,40 @@ static void test_sync_ra_limits(void **state)
 	/* Past the end: nothing. */
 	page_cache_sync_ra(&f.mapping, &ra, FILE_PAGES, 4);
 	assert_int_equal(ra_pages, FILE_PAGES);
-	/* A request larger than the cap is read whole. */
+	/* A request larger than the cap gets the cap; its rest continues. */
 	truncate_inode_pages(&f.mapping, 0);
 	ra_pages = 0;
-	ra.next = 0;
-	ra.size = 0;
 	page_cache_sync_ra(&f.mapping, &ra, 0, 200);
-	assert_int_equal(ra_pages, 200);
+	assert_int_equal(ra_pages, 128);
+	page_cache_sync_ra(&f.mapping, &ra, 128, 72);
+	assert_int_equal(ra_pages, 256);
+	/* A stream starting again at 0 starts small, whatever came before. */
+	truncate_inode_pages(&f.mapping, 0);
+	ra_pages = 0;
+	page_cache_sync_ra(&f.mapping, &ra, 0, 1);
+	assert_int_equal(ra_pages, 4);
+	vm_store_teardown(&f, &st);
+}
+
+/* In a 2 MiB cache (512 pages) the window is an eighth of it. */
+static void test_sync_ra_small_cache(void **state)
+{
+	struct file_ra_state ra = { 0 };
+	struct vm_fixture f;
+	struct vm_store st;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, 512, FILE_PAGES, false);
+	f.mapping.a_ops = &ra_aops;
+	f.mapping.size = (int64_t)FILE_PAGES << UPC_PAGE_SHIFT;
+	ra_calls = ra_pages = ra_largest = 0;
+	page_cache_sync_ra(&f.mapping, &ra, 0, 100);
+	assert_int_equal(ra_pages, 64);
+	page_cache_sync_ra(&f.mapping, &ra, 64, 1);
+	assert_int_equal(ra_pages, 128);
+	/* A random read of more than the cap: the cap. */
+	page_cache_sync_ra(&f.mapping, &ra, 300, 100);
+	assert_int_equal(ra_pages, 192);
 	vm_store_teardown(&f, &st);
 }
 
@@ -202,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_ra_failure_left_to_reader),
 		cmocka_unit_test(test_sync_ra_window),
 		cmocka_unit_test(test_sync_ra_limits),
+		cmocka_unit_test(test_sync_ra_small_cache),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
