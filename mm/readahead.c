@@ -2,6 +2,9 @@
 /*
  * mm/readahead.c - reading pages of a file before they are asked for.
  *
+ * Follows the kernel's mm/readahead.c (Linux 6.x) in its ideas, not its
+ * code: no asynchronous readahead (PG_readahead), no large folios.
+ *
  * A read that misses costs a trip to the backing store; a reader going
  * through a file in order would pay it for every page.  Readahead reads
  * a window of pages in one go instead, and grows the window while the
