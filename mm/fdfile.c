@@ -130,8 +130,9 @@ static void fd_file_readahead(struct address_space *mapping,
 {
 	struct fd_file *ff = mapping->host;
 	struct iovec iov[FOLIO_BATCH_SIZE];
+	int64_t pos0, left;
 	unsigned int i;
-	ssize_t n;
+	ssize_t n = 0;
 
 	/* page_cache_ra_unbounded() hands at most a batch. */
 	if (!nr || nr > FOLIO_BATCH_SIZE) {
@@ -139,11 +140,20 @@ static void fd_file_readahead(struct address_space *mapping,
 			folio_unlock(folios[i]);	/* not read: not uptodate */
 		return;
 	}
+	/* Nothing past the size: the file's own bytes there are not ours. */
+	pos0 = folio_file_pos(folios[0]);
+	left = fd_file_size(ff) - pos0;
 	for (i = 0; i < nr; i++) {
+		size_t len = folio_size(folios[i]);
+
+		if (left < (int64_t)len)
+			len = left > 0 ? (size_t)left : 0;
 		iov[i].iov_base = folio_address(folios[i]);
-		iov[i].iov_len = folio_size(folios[i]);
+		iov[i].iov_len = len;
+		left -= (int64_t)len;
 	}
-	n = fd_readv_full(ff->fd, iov, (int)nr, folio_file_pos(folios[0]));
+	if (iov[0].iov_len)
+		n = fd_readv_full(ff->fd, iov, (int)nr, pos0);
 	for (i = 0; i < nr; i++) {
 		if (n >= 0) {
 			size_t off = (size_t)(folio_file_pos(folios[i]) -
@@ -222,14 +232,14 @@ void fd_file_destroy(struct fd_file *ff)
 static void fd_file_copy_out(struct folio *folio, struct iov_iter *iter,
 			     int64_t *pos, int64_t end)
 {
-	int64_t fpos = folio_file_pos(folio);
-	int64_t to = fpos + (int64_t)folio_size(folio);
+	size_t offset = (size_t)(*pos - folio_file_pos(folio));
+	size_t n = folio_size(folio) - offset;
 
-	if (to > end)
-		to = end;
-	copy_to_iter((char *)folio_address(folio) + (*pos - fpos),
-		     (size_t)(to - *pos), iter);
-	*pos = to;
+	/* Not the folio's end, which is 2^63 for the last page: no overflow. */
+	if ((uint64_t)(end - *pos) < n)
+		n = (size_t)(end - *pos);
+	copy_to_iter((char *)folio_address(folio) + offset, n, iter);
+	*pos += (int64_t)n;
 }
 
 /*
@@ -325,16 +335,21 @@ static int64_t fd_file_write_folio(struct fd_file *ff, struct folio *folio,
 				   int64_t end)
 {
 	int64_t fpos = folio_file_pos(folio);
-	int64_t fend = fpos + (int64_t)folio_size(folio);
-	int64_t to = end < fend ? end : fend;
+	size_t offset = (size_t)(pos - fpos);
+	size_t n = folio_size(folio) - offset;
+	int64_t to;
 	int err = 0;
 
+	/* Up to @end or the folio's end (2^63 for the last page: not summed). */
+	if ((uint64_t)(end - pos) < n)
+		n = (size_t)(end - pos);
+	to = pos + (int64_t)n;
 	/* The bytes around a partial write are the file's. */
-	if (!folio_test_uptodate(folio) && (pos > fpos || to < fend))
+	if (!folio_test_uptodate(folio) &&
+	    (offset || offset + n < folio_size(folio)))
 		err = fd_file_fill(ff, folio);
 	if (!err) {
-		copy_from_iter((char *)folio_address(folio) + (pos - fpos),
-			       (size_t)(to - pos), iter);
+		copy_from_iter((char *)folio_address(folio) + offset, n, iter);
 		/* Uptodate once the bytes are in: lockless readers trust it. */
 		folio_set_uptodate(folio);
 		folio_mark_dirty(folio);
