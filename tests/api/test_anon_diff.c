@@ -45,7 +45,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,54 +96,15 @@ struct diff {
 
 static struct diff *d;
 
-static void diff_fail(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+#include "diff_helpers.h"
 
-static void diff_fail(const char *fmt, ...)
+/* The run's name in failure messages (diff_helpers.h). */
+static void diff_describe(char *buf, size_t size)
 {
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fail_msg("anon diff (space_shift=%u) failed at step %lu, UPC_SEED=%"
-		 PRIu64 ": %s: %s", d->shift, d->step, d->seed, d->op, msg);
+	snprintf(buf, size, "anon diff (space_shift=%u)", d->shift);
 }
-
-#define DIFF_CHECK(cond, ...)						\
-	do {								\
-		if (!(cond))						\
-			diff_fail(__VA_ARGS__);				\
-	} while (0)
 
 /* ---- random choices ------------------------------------------------------ */
-
-static int64_t rnd(int64_t n)
-{
-	return (int64_t)upc_rand_below(&d->rnd, (uint64_t)n);
-}
-
-static bool chance(unsigned int num, unsigned int den)
-{
-	return upc_rand_chance(&d->rnd, num, den);
-}
-
-/* Inside [0, @span]: on or next to a page boundary, or anywhere. */
-static int64_t rand_near(int64_t span)
-{
-	int64_t base = rnd(span / PAGE + 1) * PAGE, off;
-
-	switch (rnd(4)) {
-	case 0:
-		return base;
-	case 1:
-		off = base + rnd(3) - 1;
-		return off < 0 ? 0 : off;
-	default:
-		return rnd(span + 1);
-	}
-}
 
 /* An offset: mostly inside, some at the edges, some invalid. */
 static int64_t rand_offset(void)
@@ -152,7 +112,7 @@ static int64_t rand_offset(void)
 	int64_t r = rnd(100);
 
 	if (r < 82)
-		return rand_near(DIFF_SIZE - 1);
+		return rand_near_page(DIFF_SIZE - 1);
 	if (r < 90)	/* a few pages either side of the end */
 		return DIFF_SIZE - 3 * PAGE + rnd(4 * PAGE);
 	if (r < 92)
@@ -184,22 +144,6 @@ static size_t rand_len(void)
 	/* More than the region: the call must stop at its end. */
 	return chance(1, 2) ? SIZE_MAX - (size_t)rnd(PAGE) :
 			      (size_t)DIFF_SIZE + (size_t)rnd(MIB);
-}
-
-/* Random bytes: a fast generator seeded from the stream, 8 at a time. */
-static void fill_random(unsigned char *buf, size_t len)
-{
-	uint64_t x = upc_rand_next(&d->rnd) | 1;
-	size_t i;
-
-	for (i = 0; i + 8 <= len; i += 8) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		memcpy(buf + i, &x, 8);
-	}
-	for (; i < len; i++)
-		buf[i] = (unsigned char)(x >> (8 * (i & 7)));
 }
 
 /* ---- the model's answers ------------------------------------------------- */
@@ -236,8 +180,7 @@ static void compare_read(int64_t off, size_t count)
 	DIFF_CHECK(got == want, "read(%" PRId64 ", %zu): upcache %" PRId64
 		   ", expected %" PRId64, off, count, got, want);
 	if (want > 0 && memcmp(d->buf, d->model + off, (size_t)want)) {
-		for (i = 0; d->buf[i] == d->model[off + i]; i++)
-			;
+		i = first_diff(d->buf, d->model + off);
 		diff_fail("read(%" PRId64 ", %zu): byte %" PRId64
 			  " is %#x, expected %#x", off, count, off + i,
 			  d->buf[i], d->model[off + i]);
@@ -408,8 +351,7 @@ static void diff_step(void)
 {
 	int64_t r = rnd(100);
 
-	if (d->trace && d->step)
-		fprintf(stderr, "# step %lu: %s\n", d->step - 1, d->op);
+	diff_trace();
 	if (r < 50)
 		step_write();
 	else if (r < 90)
@@ -429,13 +371,11 @@ static void diff_run(unsigned int shift)
 	unsigned long i, ops = upc_test_diff_ops(DIFF_DEFAULT_OPS);
 	struct upc_cache_stats st;
 	struct diff env = { 0 };
-	struct timespec t0, t1;
+	struct timespec t0;
 
 	d = &env;
 	env.shift = shift;
-	env.seed = upc_test_seed();
-	env.trace = upc_test_env_ulong("UPC_DIFF_TRACE", 0);
-	upc_rand_seed(&env.rnd, env.seed ^ ((uint64_t)shift << 32));
+	diff_seed((uint64_t)shift << 32);
 	env.model = calloc(1, DIFF_SIZE);
 	env.written = calloc(1, DIFF_PAGES);
 	env.pool = malloc(DIFF_SIZE + MIB);
@@ -463,14 +403,12 @@ static void diff_run(unsigned int shift)
 	}
 	snprintf(env.op, sizeof(env.op), "final comparison");
 	compare_full();
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 
 	assert_int_equal(upc_cache_stats(env.cache, &st), 0);
 	fprintf(stderr, "# anon diff space_shift=%u: %lu steps (%lu reads, "
 		"%lu writes) in %.2f s; %" PRIu64 " swapouts, %" PRIu64
 		" swapins\n", shift, ops, env.nr_reads, env.nr_writes,
-		(double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
-		st.swapouts, st.swapins);
+		seconds_since(&t0), st.swapouts, st.swapins);
 	/* A run that never swapped both ways tested nothing it claims to. */
 	if (ops >= 1000) {
 		DIFF_CHECK(st.swapouts > 0, "no page was swapped out");

@@ -71,6 +71,7 @@
 #include <unistd.h>
 
 #include "api_helpers.h"
+#include "io/fd.h"
 #include "rand.h"
 
 #define FC_BLOCK	API_PAGE
@@ -383,26 +384,6 @@ static void *fc_reader(void *arg)
 	return NULL;
 }
 
-/* pread() @len bytes at 0 whole (a regular file may return them short). */
-static ssize_t fc_pread_all(int fd, void *buf, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done,
-				  (off_t)done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (!n)
-			break;
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
-
 /*
  * Check the backing file, read right after an upc_fsync() that began
  * after gen[] said @snap: every word of every block is its block's, of
@@ -457,7 +438,7 @@ static void *fc_fsyncer(void *arg)
 			fc_fail(&sh->errors, "fsync returned %d", err);
 			continue;
 		}
-		got = fc_pread_all(sh->fd, buf, len);
+		got = fd_read_full(sh->fd, buf, len, 0);
 		if (got != (ssize_t)len) {
 			fc_fail(&sh->errors, "pread returned %zd", got);
 			continue;
@@ -601,7 +582,7 @@ static void fc_check_final(struct fc_shared *sh, bool exact)
 	cbuf = calloc(1, (size_t)size + 1);
 	assert_non_null(fbuf);
 	assert_non_null(cbuf);
-	assert_int_equal(fc_pread_all(sh->fd, fbuf, (size_t)size), size);
+	assert_int_equal(fd_read_full(sh->fd, fbuf, (size_t)size, 0), size);
 	/*
 	 * In pieces well under the cache, as the readers read: one read
 	 * larger than the whole cache would test readahead, not this.

@@ -88,7 +88,6 @@
 #include <linux/falloc.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,26 +149,13 @@ struct diff {
 
 static struct diff *d;
 
-static void diff_fail(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+#include "diff_helpers.h"
 
-static void diff_fail(const char *fmt, ...)
+/* The run's name in failure messages (diff_helpers.h). */
+static void diff_describe(char *buf, size_t size)
 {
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fail_msg("file diff failed at step %lu, UPC_SEED=%" PRIu64 ": %s: %s",
-		 d->step, d->seed, d->op, msg);
+	snprintf(buf, size, "file diff");
 }
-
-#define DIFF_CHECK(cond, ...)						\
-	do {								\
-		if (!(cond))						\
-			diff_fail(__VA_ARGS__);				\
-	} while (0)
 
 /* ---- a watchdog: a call that never returns fails the test -------------- */
 
@@ -217,20 +203,7 @@ static void watchdog(unsigned int seconds)
 	alarm(seconds);
 }
 
-/* ---- the kernel side: -errno like upcache -------------------------------- */
-
-static int64_t k_ret(int64_t ret)
-{
-	return ret < 0 ? -errno : ret;
-}
-
-static int64_t fd_size(int fd)
-{
-	struct stat st;
-
-	assert_int_equal(fstat(fd, &st), 0);
-	return st.st_size;
-}
+/* ---- the kernel side ----------------------------------------------------- */
 
 static int64_t b_size(void)
 {
@@ -255,39 +228,7 @@ static int64_t pread_full(int fd, char *buf, int64_t len, int64_t off)
 	return done;
 }
 
-/* @a + @b, at most INT64_MAX (offsets next to UPC_MAX_FILE_SIZE). */
-static int64_t sat_add(int64_t a, int64_t b)
-{
-	return a > INT64_MAX - b ? INT64_MAX : a + b;
-}
-
 /* ---- random choices ------------------------------------------------------ */
-
-static int64_t rnd(int64_t n)
-{
-	return (int64_t)upc_rand_below(&d->rnd, (uint64_t)n);
-}
-
-static bool chance(unsigned int num, unsigned int den)
-{
-	return upc_rand_chance(&d->rnd, num, den);
-}
-
-/* Inside [0, @span]: on or next to a page boundary, or anywhere. */
-static int64_t rand_near(int64_t span)
-{
-	int64_t base = rnd(span / PAGE + 1) * PAGE, off;
-
-	switch (rnd(4)) {
-	case 0:
-		return base;
-	case 1:
-		off = base + rnd(3) - 1;
-		return off < 0 ? 0 : off;
-	default:
-		return rnd(span < INT64_MAX ? span + 1 : span);
-	}
-}
 
 /*
  * A file offset: mostly in the window, some next to the current size
@@ -299,12 +240,12 @@ static int64_t rand_offset(void)
 	int64_t r = rnd(100), size = b_size();
 
 	if (r < 80)
-		return rand_near(DIFF_WINDOW);
+		return rand_near_page(DIFF_WINDOW);
 	if (r < 95)
 		return sat_add(size - (size < 2 * PAGE ? size :
-					       rand_near(2 * PAGE)),
+					       rand_near_page(2 * PAGE)),
 			       chance(1, 2) ? rnd(2 * PAGE) : 0);
-	return DIFF_WINDOW + rand_near(DIFF_FAR - DIFF_WINDOW);
+	return DIFF_WINDOW + rand_near_page(DIFF_FAR - DIFF_WINDOW);
 }
 
 /* A length: mostly small, some whole pages, some up to DIFF_MAX_IO. */
@@ -319,22 +260,6 @@ static int64_t rand_len(void)
 	if (r < 80)
 		return 1 + rnd(64 * 1024);
 	return 1 + rnd(DIFF_MAX_IO - 1);
-}
-
-/* Random bytes: a fast generator seeded from the stream, 8 at a time. */
-static void fill_random(char *buf, size_t len)
-{
-	uint64_t x = upc_rand_next(&d->rnd) | 1;
-	size_t i;
-
-	for (i = 0; i + 8 <= len; i += 8) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		memcpy(buf + i, &x, 8);
-	}
-	for (; i < len; i++)
-		buf[i] = (char)(x >> (8 * (i & 7)));
 }
 
 /*
@@ -370,44 +295,16 @@ static void compare_size(void)
 		d->max_size = bs;
 }
 
-/* The first byte where @a and @b differ; they must differ. */
-static int64_t first_diff(const char *a, const char *b)
-{
-	int64_t i;
-
-	for (i = 0; a[i] == b[i]; i++)
-		;
-	return i;
-}
-
 /* Read [@off, @off + @len) (len <= DIFF_MAX_IO) from both and compare. */
 static void compare_read(int64_t off, int64_t len)
 {
-	int64_t rb, ru, i;
-
-	rb = k_ret(pread(d->bfd, d->bbuf, (size_t)len, off));
-	ru = upc_read(d->file, d->abuf, (size_t)len, off);
-	DIFF_CHECK(rb == ru, "read(%" PRId64 ", %" PRId64 "): B %" PRId64
-		   ", upcache %" PRId64, off, len, rb, ru);
-	if (rb <= 0 || !memcmp(d->bbuf, d->abuf, (size_t)rb))
-		return;
-	i = first_diff(d->bbuf, d->abuf);
-	diff_fail("read(%" PRId64 ", %" PRId64 "): byte %" PRId64
-		  " differs: B %#x, upcache %#x", off, len, off + i,
-		  (unsigned char)d->bbuf[i], (unsigned char)d->abuf[i]);
+	diff_compare_read("B", d->bfd, d->bbuf, d->file, d->abuf, off, len);
 }
 
 /* Compare [@lo, @hi) in reads of at most DIFF_MAX_IO. */
 static void compare_range(int64_t lo, int64_t hi)
 {
-	if (lo < 0)
-		lo = 0;
-	while (lo < hi) {
-		int64_t len = hi - lo < DIFF_MAX_IO ? hi - lo : DIFF_MAX_IO;
-
-		compare_read(lo, len);
-		lo += len;
-	}
+	diff_compare_range(compare_read, DIFF_MAX_IO, lo, hi);
 }
 
 /* Where @fd may hold data next, at or after @pos; @hi if not before it. */
@@ -596,15 +493,9 @@ static void compare_after(int64_t off, int64_t len)
 	int64_t size = b_size();
 
 	compare_size();
-	if (off >= 0 && len > 0 && off < size) {
-		int64_t hi = len > size - off ? size : off + len;
-
-		compare_range(off - PAGE, sat_add(off, 64 * 1024) < hi ?
-			      off + 64 * 1024 : hi);
-		compare_range(hi - 64 * 1024 < off ? off : hi - 64 * 1024,
-			      sat_add(hi, PAGE));
-	}
-	compare_read(rand_near(sat_add(size, 2 * PAGE)), 1 + rnd(16 * 1024));
+	diff_compare_edges(compare_range, off, len, size);
+	compare_read(rand_near_page(sat_add(size, 2 * PAGE)),
+		     1 + rnd(16 * 1024));
 }
 
 /* ---- the steps ----------------------------------------------------------- */
@@ -612,14 +503,12 @@ static void compare_after(int64_t off, int64_t len)
 static void step_write(void)
 {
 	int64_t off = chance(1, 200) ? -1 - rnd(100) : rand_offset();
-	int64_t len = rand_len(), rb, ru;
+	int64_t len = rand_len();
 	const char *src = d->pool + rnd(DIFF_MAX_IO);
 
 	snprintf(d->op, sizeof(d->op), "write(%" PRId64 ", %" PRId64 ")",
 		 off, len);
-	rb = k_ret(pwrite(d->bfd, src, (size_t)len, off));
-	ru = upc_write(d->file, src, (size_t)len, off);
-	DIFF_CHECK(rb == ru, "B %" PRId64 ", upcache %" PRId64, rb, ru);
+	diff_write("B", d->bfd, d->file, src, len, off);
 	compare_after(off, len);
 }
 
@@ -687,7 +576,7 @@ static int rand_mode(void)
 static void step_fallocate(void)
 {
 	int mode = rand_mode();
-	int64_t off = rand_offset(), len = rand_len(), rb, ru;
+	int64_t off = rand_offset(), len = rand_len(), rb;
 
 	/* Bad ranges: the kernel's EINVAL and EFBIG must come through. */
 	if (chance(1, 50))
@@ -698,16 +587,14 @@ static void step_fallocate(void)
 		off = INT64_MAX - rnd(2 * len);
 	snprintf(d->op, sizeof(d->op), "fallocate(%#x, %" PRId64 ", %" PRId64
 		 ")", (unsigned int)mode, off, len);
-	rb = k_ret(fallocate(d->bfd, mode, off, len));
-	ru = upc_fallocate(d->file, mode, off, len);
+	rb = diff_fallocate("B", d->bfd, d->file, mode, off, len);
 	d->falloc_unsupported += rb == -EOPNOTSUPP;
-	DIFF_CHECK(rb == ru, "B %" PRId64 ", upcache %" PRId64, rb, ru);
 	compare_after(off, len);
 }
 
 static void step_truncate(void)
 {
-	int64_t r = rnd(100), size, rb, ru;
+	int64_t r = rnd(100), size;
 
 	/*
 	 * Half of them move the end by a page or two (the partial last
@@ -716,15 +603,15 @@ static void step_truncate(void)
 	 * half the window: the file stays larger than memory.
 	 */
 	if (r < 50)
-		size = sat_add(b_size() - PAGE, rand_near(2 * PAGE));
+		size = sat_add(b_size() - PAGE, rand_near_page(2 * PAGE));
 	else if (r < 80)
-		size = DIFF_WINDOW / 2 + rand_near(DIFF_WINDOW / 2);
+		size = DIFF_WINDOW / 2 + rand_near_page(DIFF_WINDOW / 2);
 	else if (r < 90)
-		size = rand_near(DIFF_WINDOW);
+		size = rand_near_page(DIFF_WINDOW);
 	else if (r < 92)
 		size = 0;
 	else if (r < 97)
-		size = DIFF_WINDOW + rand_near(DIFF_FAR - DIFF_WINDOW);
+		size = DIFF_WINDOW + rand_near_page(DIFF_FAR - DIFF_WINDOW);
 	else if (r < 98)	/* EFBIG, or a file 2^63 long (tmpfs) */
 		size = UPC_MAX_FILE_SIZE - rnd(3 * PAGE);
 	else
@@ -732,9 +619,7 @@ static void step_truncate(void)
 	if (size < 0 && r < 98)
 		size = 0;
 	snprintf(d->op, sizeof(d->op), "truncate(%" PRId64 ")", size);
-	rb = k_ret(ftruncate(d->bfd, size));
-	ru = upc_truncate(d->file, size);
-	DIFF_CHECK(rb == ru, "B %" PRId64 ", upcache %" PRId64, rb, ru);
+	diff_truncate("B", d->bfd, d->file, size);
 	compare_after(size > 2 * PAGE ? size - 2 * PAGE : 0, 4 * PAGE);
 }
 
@@ -810,9 +695,7 @@ static void diff_step(void)
 {
 	int64_t r = rnd(1000);
 
-	if (d->trace && d->step)
-		fprintf(stderr, "# step %lu: %s\n", d->step - 1, d->op);
-
+	diff_trace();
 	if (d->dirty_phase && r >= 880)
 		r = rnd(400);
 	if (r < 350)
@@ -861,15 +744,6 @@ static void make_files(int *afd, int *bfd)
 	assert_true(*afd >= 0 && *bfd >= 0);
 }
 
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) +
-	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 static void test_file_diff(void **state)
 {
 	struct upc_cache_config cfg = { .memory_limit = DIFF_LIMIT };
@@ -885,9 +759,7 @@ static void test_file_diff(void **state)
 	make_files(&env.afd, &env.bfd);
 	assert_int_equal(fstat(env.afd, &sb), 0);
 	env.blksize = sb.st_blksize > 0 ? sb.st_blksize : PAGE;
-	env.seed = upc_test_seed();
-	env.trace = upc_test_env_ulong("UPC_DIFF_TRACE", 0);
-	upc_rand_seed(&env.rnd, env.seed);
+	diff_seed(0);
 	env.pool = malloc(2 * DIFF_MAX_IO);
 	env.abuf = malloc(DIFF_CHUNK > DIFF_MAX_IO ? DIFF_CHUNK : DIFF_MAX_IO);
 	env.bbuf = malloc(DIFF_CHUNK > DIFF_MAX_IO ? DIFF_CHUNK : DIFF_MAX_IO);
@@ -973,8 +845,7 @@ static void test_file_diff_rdonly(void **state)
 	(void)state;
 	watchdog(0);
 	d = &env;
-	env.seed = upc_test_seed();
-	upc_rand_seed(&env.rnd, env.seed ^ 0x524f);	/* "RO" */
+	diff_seed(0x524f);	/* "RO" */
 	buf = malloc(RO_SIZE);
 	want = malloc(RO_SIZE);
 	assert_non_null(buf);
@@ -1003,7 +874,7 @@ static void test_file_diff_rdonly(void **state)
 	snprintf(env.op, sizeof(env.op), "read-only: random reads");
 	watchdog(DIFF_STEP_TIMEOUT);
 	for (i = 0; i < RO_OPS; i++) {
-		int64_t off = rand_near(RO_SIZE + PAGE);
+		int64_t off = rand_near_page(RO_SIZE + PAGE);
 		int64_t len = rand_len();
 		int64_t exp = off >= RO_SIZE ? 0 :
 			      len < RO_SIZE - off ? len : RO_SIZE - off;

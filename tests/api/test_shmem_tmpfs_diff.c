@@ -82,7 +82,6 @@
 #include <linux/falloc.h>
 #include <linux/magic.h>
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,19 +150,16 @@ struct diff {
 
 static struct diff *d;
 
+#include "diff_helpers.h"
+
 static uint64_t unwritten_pages(void);
 
-static void diff_fail(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static void diff_fail(const char *fmt, ...)
+/*
+ * The run's name in failure messages (diff_helpers.h); a swap run's
+ * also prints what the cache held.
+ */
+static void diff_describe(char *buf, size_t size)
 {
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	if (d->swap) {
 		struct upc_cache_stats st;
 
@@ -176,23 +172,10 @@ static void diff_fail(const char *fmt, ...)
 			st.swap_used / 4096, st.swap_total / 4096,
 			unwritten_pages());
 	}
-	fail_msg("tmpfs diff (huge=%s) failed at step %lu, UPC_SEED=%" PRIu64
-		 ": %s: %s", d->policy,
-		 d->step, d->seed, d->op, msg);
+	snprintf(buf, size, "tmpfs diff (huge=%s)", d->policy);
 }
-
-#define DIFF_CHECK(cond, ...)						\
-	do {								\
-		if (!(cond))						\
-			diff_fail(__VA_ARGS__);				\
-	} while (0)
 
 /* ---- the kernel side: -errno like upcache -------------------------------- */
-
-static int64_t k_ret(int64_t ret)
-{
-	return ret < 0 ? -errno : ret;
-}
 
 /* lseek(): -errno on failure; a wrapped result (see check_seek()) as is. */
 static int64_t k_seek(int64_t off, int whence)
@@ -204,41 +187,17 @@ static int64_t k_seek(int64_t off, int whence)
 
 static int64_t k_size(void)
 {
-	struct stat st;
-
-	assert_int_equal(fstat(d->fd, &st), 0);
-	return st.st_size;
+	return fd_size(d->fd);
 }
 
 /* ---- random choices ------------------------------------------------------ */
-
-static int64_t rnd(int64_t n)
-{
-	return (int64_t)upc_rand_below(&d->rnd, (uint64_t)n);
-}
-
-static bool chance(unsigned int num, unsigned int den)
-{
-	return upc_rand_chance(&d->rnd, num, den);
-}
 
 /* Near a 4 KiB or 2 MiB boundary, or anywhere, inside [0, @span). */
 static int64_t rand_near(int64_t span)
 {
 	int64_t unit = chance(1, 3) ? 2 * MIB : 4096;
-	int64_t base = rnd(span / unit + 1) * unit;
 
-	int64_t off;
-
-	switch (rnd(4)) {
-	case 0:
-		return base;
-	case 1:
-		off = base + rnd(3) - 1;
-		return off < 0 ? 0 : off;
-	default:
-		return rnd(span);
-	}
+	return rand_near_base(rnd(span / unit + 1) * unit, span);
 }
 
 /* A file offset: mostly in the window, sometimes far or near the limit. */
@@ -269,29 +228,7 @@ static int64_t rand_len(int64_t off)
 	return 1 + rnd(DIFF_MAX_IO - 1);
 }
 
-/* Random bytes: a fast generator seeded from the stream, 8 at a time. */
-static void fill_random(char *buf, size_t len)
-{
-	uint64_t x = upc_rand_next(&d->rnd) | 1;
-	size_t i;
-
-	for (i = 0; i + 8 <= len; i += 8) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		memcpy(buf + i, &x, 8);
-	}
-	for (; i < len; i++)
-		buf[i] = (char)(x >> (8 * (i & 7)));
-}
-
 /* ---- comparisons --------------------------------------------------------- */
-
-/* @a + @b, at most INT64_MAX (offsets next to UPC_MAX_FILE_SIZE). */
-static int64_t sat_add(int64_t a, int64_t b)
-{
-	return a > INT64_MAX - b ? INT64_MAX : a + b;
-}
 
 /* What upcache holds at a page. */
 enum held {
@@ -387,34 +324,16 @@ static void note_cut(int64_t pos)
 static void compare_read(int64_t off, int64_t len)
 {
 	int order = d->swap ? swap_order_at(off) : -1;
-	int64_t rk, ru, i;
 
-	rk = k_ret(pread(d->fd, d->kbuf, (size_t)len, off));
-	ru = upc_read(d->file, d->ubuf, (size_t)len, off);
-	if (ru > 0)
+	if (diff_compare_read("tmpfs", d->fd, d->kbuf, d->file, d->ubuf, off,
+			      len) > 0)
 		note_swapin(off, order);
-	DIFF_CHECK(rk == ru, "read(%" PRId64 ", %" PRId64 "): tmpfs %" PRId64
-		   ", upcache %" PRId64, off, len, rk, ru);
-	if (rk <= 0 || !memcmp(d->kbuf, d->ubuf, (size_t)rk))
-		return;
-	for (i = 0; d->kbuf[i] == d->ubuf[i]; i++)
-		;
-	diff_fail("read(%" PRId64 ", %" PRId64 "): byte %" PRId64
-		  " differs: tmpfs %#x, upcache %#x", off, len, off + i,
-		  (unsigned char)d->kbuf[i], (unsigned char)d->ubuf[i]);
 }
 
 /* Compare [@lo, @hi) in reads of at most DIFF_MAX_IO. */
 static void compare_range(int64_t lo, int64_t hi)
 {
-	if (lo < 0)
-		lo = 0;
-	while (lo < hi) {
-		int64_t len = hi - lo < DIFF_MAX_IO ? hi - lo : DIFF_MAX_IO;
-
-		compare_read(lo, len);
-		lo += len;
-	}
+	diff_compare_range(compare_read, DIFF_MAX_IO, lo, hi);
 }
 
 /*
@@ -564,14 +483,7 @@ static void compare_after(int64_t off, int64_t len)
 	int64_t size = k_size();
 
 	compare_size();
-	if (off >= 0 && len > 0 && off < size) {
-		int64_t hi = len > size - off ? size : off + len;
-
-		compare_range(off - 4096, sat_add(off, 64 * 1024) < hi ?
-			      off + 64 * 1024 : hi);
-		compare_range(hi - 64 * 1024 < off ? off : hi - 64 * 1024,
-			      sat_add(hi, 4096));
-	}
+	diff_compare_edges(compare_range, off, len, size);
 	compare_read(rand_near(sat_add(size, 8192)), 1 + rnd(16 * 1024));
 	compare_seeks(chance(3, 4) && size ? rnd(size) : rand_offset());
 }
@@ -581,7 +493,7 @@ static void compare_after(int64_t off, int64_t len)
 static void step_write(void)
 {
 	int64_t off = chance(1, 100) ? -1 - rnd(100) : rand_offset();
-	int64_t len = rand_len(off), rk, ru;
+	int64_t len = rand_len(off);
 
 	const char *src = d->pool + rnd(DIFF_MAX_IO);
 
@@ -591,9 +503,7 @@ static void step_write(void)
 
 	snprintf(d->op, sizeof(d->op), "write(%" PRId64 ", %" PRId64 ")",
 		 off, len);
-	rk = k_ret(pwrite(d->fd, src, (size_t)len, off));
-	ru = upc_write(d->file, src, (size_t)len, off);
-	DIFF_CHECK(rk == ru, "tmpfs %" PRId64 ", upcache %" PRId64, rk, ru);
+	diff_write("tmpfs", d->fd, d->file, src, len, off);
 	compare_after(off, len);
 }
 
@@ -699,7 +609,7 @@ static void step_fallocate(void)
 	 */
 	int64_t off = mode == 0x80 && !d->zeroes_size_first ?
 		      rand_near(d->window) : rand_offset();
-	int64_t len = rand_len(off), rk, ru;
+	int64_t len = rand_len(off);
 
 	if (chance(1, 50))
 		len = -rnd(2);
@@ -712,15 +622,13 @@ static void step_fallocate(void)
 	}
 	snprintf(d->op, sizeof(d->op), "fallocate(%#x, %" PRId64 ", %" PRId64 ")",
 		 (unsigned int)mode, off, len);
-	rk = k_ret(fallocate(d->fd, mode, off, len));
-	ru = upc_fallocate(d->file, mode, off, len);
-	DIFF_CHECK(rk == ru, "tmpfs %" PRId64 ", upcache %" PRId64, rk, ru);
+	diff_fallocate("tmpfs", d->fd, d->file, mode, off, len);
 	compare_after(off, len);
 }
 
 static void step_truncate(void)
 {
-	int64_t r = rnd(100), size, rk, ru;
+	int64_t r = rnd(100), size;
 
 	/*
 	 * The swap runs keep the first half of its window mostly, so that
@@ -739,9 +647,7 @@ static void step_truncate(void)
 		size = -1 - rnd(100);
 	snprintf(d->op, sizeof(d->op), "truncate(%" PRId64 ")", size);
 	note_cut(size);
-	rk = k_ret(ftruncate(d->fd, size));
-	ru = upc_truncate(d->file, size);
-	DIFF_CHECK(rk == ru, "tmpfs %" PRId64 ", upcache %" PRId64, rk, ru);
+	diff_truncate("tmpfs", d->fd, d->file, size);
 	compare_after(size > 8192 ? size - 8192 : 0, 16384);
 }
 
@@ -758,9 +664,7 @@ static void diff_step(void)
 {
 	int64_t r = rnd(100);
 
-	if (d->trace && d->step)
-		fprintf(stderr, "# step %lu: %s\n", d->step - 1, d->op);
-
+	diff_trace();
 	if (r < 30)
 		step_write();
 	else if (r < 45)
@@ -783,21 +687,14 @@ static void diff_step(void)
  */
 static void diff_prologue(void)
 {
-	int64_t rk, ru;
-
 	snprintf(d->op, sizeof(d->op), "prologue: write(0, %ld)", 2 * MIB);
-	rk = k_ret(pwrite(d->fd, d->pool, 2 * MIB, 0));
-	ru = upc_write(d->file, d->pool, 2 * MIB, 0);
-	DIFF_CHECK(rk == ru, "tmpfs %" PRId64 ", upcache %" PRId64, rk, ru);
+	diff_write("tmpfs", d->fd, d->file, d->pool, 2 * MIB, 0);
 	compare_full();
 	DIFF_CHECK(d->huge_folios > 0, "no order-9 folio after an aligned "
 		   "2 MiB write");
 	snprintf(d->op, sizeof(d->op), "prologue: punch(4096, 4096)");
-	rk = k_ret(fallocate(d->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-			     4096, 4096));
-	ru = upc_fallocate(d->file, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-			   4096, 4096);
-	DIFF_CHECK(rk == ru, "tmpfs %" PRId64 ", upcache %" PRId64, rk, ru);
+	diff_fallocate("tmpfs", d->fd, d->file,
+		       FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 4096, 4096);
 	compare_seeks(0);
 	DIFF_CHECK(d->relaxed_seeks > 0, "SEEK_HOLE(0) inside a large folio "
 		   "matched tmpfs's hole");
@@ -877,7 +774,7 @@ static void diff_run(void **state, enum upc_huge huge, bool swap)
 	const char *why = dev_shm_unusable();
 	struct upc_cache_stats st;
 	struct diff env = { 0 };
-	struct timespec t0, t1;
+	struct timespec t0;
 
 	(void)state;
 	if (why) {
@@ -899,10 +796,7 @@ static void diff_run(void **state, enum upc_huge huge, bool swap)
 		 huge == UPC_HUGE_NEVER ? "never" :
 		 huge == UPC_HUGE_ALWAYS ? "always" : "within_size",
 		 swap ? "+swap" : "");
-	env.seed = upc_test_seed();
-	env.trace = upc_test_env_ulong("UPC_DIFF_TRACE", 0);
-	upc_rand_seed(&env.rnd, env.seed ^ (uint64_t)huge ^
-		      (swap ? DIFF_SWAP_SEED : 0));
+	diff_seed((uint64_t)huge ^ (swap ? DIFF_SWAP_SEED : 0));
 	env.pool = malloc(2 * DIFF_MAX_IO);
 	env.kbuf = malloc(DIFF_MAX_IO);
 	env.ubuf = malloc(DIFF_MAX_IO);
@@ -926,12 +820,10 @@ static void diff_run(void **state, enum upc_huge huge, bool swap)
 	}
 	snprintf(env.op, sizeof(env.op), "final comparison");
 	compare_full();
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	fprintf(stderr, "# tmpfs diff huge=%s: %lu steps in %.2f s; %lu order-9 "
 		"folios seen, %lu seek answers explained by large folios\n",
-		env.policy, ops,
-		(double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
-		env.huge_folios, env.relaxed_seeks);
+		env.policy, ops, seconds_since(&t0), env.huge_folios,
+		env.relaxed_seeks);
 	/* The prologue made sure a relaxed run exercised what it claims. */
 	if (env.relaxed)
 		assert_true(env.huge_folios > 0 && env.relaxed_seeks > 0);
