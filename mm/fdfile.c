@@ -46,10 +46,11 @@
  * folio lock orders it against truncation.  What reclaim has in flight
  * (PG_writeback, no longer dirty) is waited for where it matters:
  * fsync, close, punch and seek (filemap_fdatawait_range()), and a
- * shrinking truncation, which stores the new size first (a writeback
- * starting later writes nothing past it), waits for the writebacks
- * past it, cuts the file, and only then drops the pages: a file system
- * refusing the cut leaves the old size and every page as they were.
+ * shrinking truncation, which cuts the file first (a file system
+ * refusing the cut leaves the size and every page as they were), then
+ * stores the new size (a writeback starting later writes nothing past
+ * it), waits for the writebacks that began before, cuts again what
+ * they wrote past it, and only then drops the pages.
  */
 #define _GNU_SOURCE	/* fallocate(), SEEK_DATA */
 #include <errno.h>
@@ -407,14 +408,12 @@ ssize_t fd_file_write_iter(struct fd_file *ff, struct iov_iter *iter,
 
 int fd_file_truncate(struct fd_file *ff, int64_t size)
 {
-	int64_t old;
 	int err = 0;
 
 	if (!ff->writable)
 		return -EINVAL;
 	pthread_rwlock_wrlock(&ff->rwsem);
-	old = fd_file_size(ff);
-	if (size >= old) {
+	if (size >= fd_file_size(ff)) {
 		/* Growing: the file first, so the cache never claims more. */
 		if (ftruncate(ff->fd, (off_t)size))
 			err = -errno;
@@ -422,16 +421,24 @@ int fd_file_truncate(struct fd_file *ff, int64_t size)
 			fd_file_set_size(ff, size);
 		goto out;
 	}
-	/* No writeback starting now writes past @size... */
-	fd_file_set_size(ff, size);
-	/* ...nor one started before, once these are done. */
-	filemap_fdatawait_range(&ff->mapping, size, INT64_MAX);
+	/*
+	 * The file first: if it refuses, nothing changed.  Only then the
+	 * size (a writeback counting on the old one would have written a
+	 * folio past @size as nothing, and let reclaim drop it) ...
+	 */
 	if (ftruncate(ff->fd, (off_t)size)) {
 		err = -errno;
-		/* Refused: nothing was dropped, the old size is back. */
-		fd_file_set_size(ff, old);
 		goto out;
 	}
+	fd_file_set_size(ff, size);
+	/*
+	 * ... then the writebacks that began with the old size are waited
+	 * for, and what they wrote past @size is cut again; later ones see
+	 * the new size and write nothing past it.
+	 */
+	filemap_fdatawait_range(&ff->mapping, size, INT64_MAX);
+	if (ftruncate(ff->fd, (off_t)size))
+		err = -errno;
 	truncate_inode_pages(&ff->mapping, size);
 out:
 	pthread_rwlock_unlock(&ff->rwsem);

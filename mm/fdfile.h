@@ -114,14 +114,16 @@ ssize_t fd_file_write_iter(struct fd_file *ff, struct iov_iter *iter,
  * @ff: The file.
  * @size: New size, not negative.
  *
- * Shrinking stores the new size, waits for writebacks past it, cuts the
- * file, then drops the cached pages past @size (dirty ones too: their
- * data is cut) and zeroes the tail of the last.
+ * Shrinking cuts the file, stores the new size, waits for writebacks
+ * that began before and cuts again what they wrote past it, then drops
+ * the cached pages past @size (dirty ones too: their data is cut) and
+ * zeroes the tail of the last.
  *
  * Context: May sleep; takes @ff->rwsem exclusive.
  * Return: 0; -EINVAL if the file is not open for writing (as ftruncate()
- * answers); ftruncate()'s error, with the size and the cached pages as
- * they were.
+ * answers); ftruncate()'s error: from the first cut, with the size and
+ * the cached pages as they were; from the second (rare: the first one
+ * succeeded), with the cache truncated and the file perhaps longer.
  */
 int fd_file_truncate(struct fd_file *ff, int64_t size);
 

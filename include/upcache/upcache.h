@@ -548,7 +548,9 @@ int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
  * is in swap and could not be brought back to zero its tail (nothing
  * changed).  For a file from upc_file_open(), the file is cut or grown
  * too: -EINVAL if it is open read-only (as ftruncate() answers);
- * ftruncate()'s error, with nothing changed.
+ * ftruncate()'s error, with nothing changed (or, if the file system
+ * refuses a second cut made after writebacks past the new size, with
+ * the cache truncated and the file perhaps still longer).
  */
 int upc_truncate(struct upc_file *file, int64_t size);
 
