@@ -155,16 +155,6 @@ static struct fz fz;
 static char fz_dir[256];	/* where backing files are made */
 static int fz_dir_fd = -1;	/* that directory: not a regular file */
 
-static uint32_t u_le(struct input *in, unsigned int bytes)
-{
-	uint32_t v = 0;
-	unsigned int i;
-
-	for (i = 0; i < bytes; i++)
-		v |= (uint32_t)u8(in) << (8 * i);
-	return v;
-}
-
 static void fz_log(struct fz *z, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -399,22 +389,6 @@ static void check_mapping(struct fz *z)
 }
 
 /* ---- operations ---------------------------------------------------------- */
-
-static int64_t rd_offset(struct input *in, uint8_t op)
-{
-	int64_t off = (int64_t)(u_le(in, 3) % (FZ_SIZE + 1));
-
-	if (!(op & 0x80))
-		return off;
-	return off & 1 ? -1 - (off & 0xff) : INT64_MAX - (off & 0xffff);
-}
-
-static int64_t rd_len(struct input *in)
-{
-	uint32_t v = u_le(in, 2);
-
-	return v < 0xf000 ? v : (int64_t)(v - 0xf000) * (FZ_SIZE / 0xfff);
-}
 
 /* As rw_verify_area(): the errors of a read or write before memory. */
 static int64_t rw_verify(int64_t pos, int64_t len)
@@ -906,7 +880,7 @@ static void op_bad(struct fz *z, int64_t pos, int64_t len, uint8_t arg)
 static void fz_step(struct fz *z, struct input *in)
 {
 	uint8_t op = u8(in);
-	int64_t pos = rd_offset(in, op), len = rd_len(in);
+	int64_t pos = in_offset(in, op, FZ_SIZE), len = in_len(in, FZ_SIZE);
 	uint8_t arg = u8(in);
 	int iovcnt = fz_iovcnts[(op >> 4) & 7];
 

@@ -96,16 +96,6 @@ struct fz {
 };
 
 
-static uint32_t u_le(struct input *in, unsigned int bytes)
-{
-	uint32_t v = 0;
-	unsigned int i;
-
-	for (i = 0; i < bytes; i++)
-		v |= (uint32_t)u8(in) << (8 * i);
-	return v;
-}
-
 static void fz_fail(struct fz *z, const char *what, int64_t got, int64_t want)
 {
 	unsigned int i;
@@ -306,22 +296,6 @@ static void check_all(struct fz *z)
 
 /* ---- operations ---------------------------------------------------------- */
 
-static int64_t rd_offset(struct input *in, uint8_t op)
-{
-	int64_t off = (int64_t)(u_le(in, 3) % (FZ_SIZE + 1));
-
-	if (!(op & 0x80))
-		return off;
-	return off & 1 ? -1 - (off & 0xff) : INT64_MAX - (off & 0xffff);
-}
-
-static int64_t rd_len(struct input *in)
-{
-	uint32_t v = u_le(in, 2);
-
-	return v < 0xf000 ? v : (int64_t)(v - 0xf000) * (FZ_SIZE / 0xfff);
-}
-
 /* A write's expected result before memory limits: errors and the cut. */
 static int64_t write_limit(int64_t pos, int64_t len)
 {
@@ -452,7 +426,7 @@ static void op_truncate(struct fz *z, int64_t size)
 static void fz_step(struct fz *z, struct input *in)
 {
 	uint8_t op = u8(in);
-	int64_t pos = rd_offset(in, op), len = rd_len(in);
+	int64_t pos = in_offset(in, op, FZ_SIZE), len = in_len(in, FZ_SIZE);
 	uint8_t arg = u8(in);
 
 	if (z->nr_log < FZ_MAX_OPS)
