@@ -3,9 +3,10 @@
  * api/spans.c - zero-copy access: pinning a range's folios so that the
  * caller reads them in place (include/upcache/upcache.h).
  *
- * A span is one piece of shmem_for_each_piece()'s walk: an uptodate
- * folio's part of the range, pinned by a reference of its own, or a run
- * of zeros (holes and unwritten folios) with no data pointer.  The
+ * A span is one piece of shmem_for_each_piece()'s walk (an fd file's:
+ * fd_file_for_each_folio()): an uptodate folio's part of the range,
+ * pinned by a reference of its own, or, in a shmem file, a run of zeros
+ * (holes and unwritten folios) with no data pointer.  The
  * reference keeps the memory from being freed, not from changing: a
  * later write may change the bytes, a truncation or punch removes the
  * folio from the file and the last upc_put_spans() frees it.
@@ -40,6 +41,17 @@ static bool span_piece(const struct shmem_piece *piece, void *arg)
 	return fill->nr < fill->max;
 }
 
+/* An fd file's folio: the same as a shmem piece with data. */
+static bool span_folio(struct folio *folio, size_t offset, int64_t pos,
+		       size_t len, void *arg)
+{
+	struct shmem_piece piece = {
+		.folio = folio, .offset = offset, .pos = pos, .len = len,
+	};
+
+	return span_piece(&piece, arg);
+}
+
 int upc_get_spans(struct upc_file *file, int64_t offset, size_t len,
 		  struct upc_span *spans, unsigned int max_spans)
 {
@@ -54,9 +66,10 @@ int upc_get_spans(struct upc_file *file, int64_t offset, size_t len,
 		return -EBADF;
 	if (offset < 0 || (!spans && max_spans))
 		return -EINVAL;
-	if (!upc_file_shmem(file))
-		return -EOPNOTSUPP;
-	if (max_spans)
+	if (max_spans && file->kind == UPC_FILE_FD)
+		err = fd_file_for_each_folio(&file->fdf, offset, len,
+					     span_folio, &fill);
+	else if (max_spans)
 		err = shmem_for_each_piece(&file->shmem, offset, len,
 					   span_piece, &fill);
 	/* A swap-in failed: the spans before it, or its error. */

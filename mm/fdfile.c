@@ -244,21 +244,38 @@ static void fd_file_copy_out(struct folio *folio, struct iov_iter *iter,
 }
 
 /*
- * The page at *@pos is not cached, or not uptodate: read ahead if it is
- * missing (the request's pages, more for a sequential stream), then
- * wait for or read the page itself.  Return: 0 or the read's error.
+ * The uptodate folio holding byte @pos, with a reference, for a reader
+ * of [@pos, @end): a page that is missing is read ahead first (the
+ * request's pages, more for a sequential stream); one not uptodate is
+ * waited for or read.  Caller holds the rwsem shared.  Return: the
+ * folio, or an ERR_PTR() of the read's error.
  */
-static int fd_file_read_slow(struct fd_file *ff, struct iov_iter *iter,
-			     int64_t *pos, int64_t end, bool missing)
+static struct folio *fd_file_get_folio(struct fd_file *ff, int64_t pos,
+				       int64_t end)
 {
-	pgoff_t index = (pgoff_t)*pos >> UPC_PAGE_SHIFT;
+	pgoff_t index = (pgoff_t)pos >> UPC_PAGE_SHIFT;
 	pgoff_t last = (pgoff_t)(end - 1) >> UPC_PAGE_SHIFT;
-	struct folio *folio;
+	void *entry = filemap_get_entry(&ff->mapping, index);
 
-	if (missing)
+	if (entry && !xa_is_value(entry)) {
+		if (folio_test_uptodate(entry)) {
+			folio_mark_accessed(entry);
+			return entry;
+		}
+		folio_put(entry);
+	} else {
 		page_cache_sync_ra(&ff->mapping, &ff->ra, index,
 				   last - index + 1);
-	folio = mapping_read_folio_gfp(&ff->mapping, index, GFP_KERNEL);
+	}
+	return mapping_read_folio_gfp(&ff->mapping, index, GFP_KERNEL);
+}
+
+/* A page not cached or not uptodate: fd_file_get_folio(), copy.  Return: 0 or -errno. */
+static int fd_file_read_slow(struct fd_file *ff, struct iov_iter *iter,
+			     int64_t *pos, int64_t end)
+{
+	struct folio *folio = fd_file_get_folio(ff, *pos, end);
+
 	if (IS_ERR(folio))
 		return (int)PTR_ERR(folio);
 	fd_file_copy_out(folio, iter, pos, end);
@@ -295,7 +312,7 @@ ssize_t fd_file_read_iter(struct fd_file *ff, struct iov_iter *iter,
 		nr = folio_batch_count(&fbatch);
 		if (!nr || !folio_test_uptodate(fbatch.folios[0])) {
 			folio_batch_release(&fbatch);
-			err = fd_file_read_slow(ff, iter, &pos, end, !nr);
+			err = fd_file_read_slow(ff, iter, &pos, end);
 			continue;
 		}
 		/* Up to the first not uptodate: the next step starts there. */
@@ -309,6 +326,41 @@ ssize_t fd_file_read_iter(struct fd_file *ff, struct iov_iter *iter,
 out:
 	pthread_rwlock_unlock(&ff->rwsem);
 	return pos > start ? (ssize_t)(pos - start) : err;
+}
+
+int fd_file_for_each_folio(struct fd_file *ff, int64_t pos, size_t len,
+			   fd_file_folio_fn fn, void *arg)
+{
+	int64_t end, size;
+	int err = 0;
+
+	pthread_rwlock_rdlock(&ff->rwsem);
+	size = fd_file_size(ff);
+	if (pos >= size || !len)
+		goto out;
+	end = (uint64_t)(size - pos) < len ? size : pos + (int64_t)len;
+	while (pos < end) {
+		struct folio *folio = fd_file_get_folio(ff, pos, end);
+		size_t offset, n;
+		bool more;
+
+		if (IS_ERR(folio)) {
+			err = (int)PTR_ERR(folio);
+			break;
+		}
+		offset = (size_t)(pos - folio_file_pos(folio));
+		n = folio_size(folio) - offset;
+		if ((uint64_t)(end - pos) < n)
+			n = (size_t)(end - pos);
+		more = fn(folio, offset, pos, n, arg);
+		folio_put(folio);
+		pos += (int64_t)n;
+		if (!more)
+			break;
+	}
+out:
+	pthread_rwlock_unlock(&ff->rwsem);
+	return err;
 }
 
 /* ---- writes ---------------------------------------------------------------- */

@@ -92,6 +92,37 @@ ssize_t fd_file_read_iter(struct fd_file *ff, struct iov_iter *iter,
 			  int64_t pos);
 
 /**
+ * typedef fd_file_folio_fn - What fd_file_for_each_folio() calls.
+ * @folio: An uptodate folio of the file (the walk's reference: take one
+ *	of your own to keep it).
+ * @offset: Where in @folio the piece starts.
+ * @pos: Its file offset.
+ * @len: Its length.
+ * @arg: The caller's.
+ *
+ * Return: true to go on, false to stop.
+ */
+typedef bool (*fd_file_folio_fn)(struct folio *folio, size_t offset,
+				 int64_t pos, size_t len, void *arg);
+
+/**
+ * fd_file_for_each_folio() - Hand the folios of a range to @fn, read
+ * as fd_file_read_iter() reads them (readahead on a miss).
+ * @ff: The file.
+ * @pos: Start of the range, not negative.
+ * @len: Its length; the range is cut at the end of the file.
+ * @fn: Called for each folio's part of the range, in order.
+ * @arg: Passed to @fn.
+ *
+ * Context: May sleep; takes @ff->rwsem shared (@fn runs under it, and
+ * may not call back into the file).
+ * Return: 0 (also when @fn stopped the walk); the read's error for the
+ * page where the walk stopped (the pieces before it were handed out).
+ */
+int fd_file_for_each_folio(struct fd_file *ff, int64_t pos, size_t len,
+			   fd_file_folio_fn fn, void *arg);
+
+/**
  * fd_file_write_iter() - Write @iter at @pos into the cache.
  * @ff: The file.
  * @iter: The bytes.

@@ -352,9 +352,9 @@ int upc_shmem_create(struct upc_cache *cache,
  * when reclaim evicts them under the memory limit.  While the upc_ file
  * is open it must be the file's only user: changes made through other
  * descriptors are not seen by pages already cached, and may be
- * overwritten by writeback.  Every call of the upc_ file API works on it
- * except upc_get_spans() (-EOPNOTSUPP); upc_fallocate() passes the
- * tmpfs modes on to the file's file system.
+ * overwritten by writeback.  Every call of the upc_ file API works on
+ * it; upc_fallocate() passes the tmpfs modes on to the file's file
+ * system.
  *
  * Context: Any thread.
  * Return: 0; -EBADF if @cache is NULL, or @fd is not open or is open
@@ -641,15 +641,18 @@ struct upc_span {
  * valid (a concurrent write may change them; a truncate does not free
  * them) until upc_put_spans().  Ranges with no data (holes, and ranges
  * allocated but never written) come back as spans with NULL @data, one
- * span for a whole run of them.
+ * span for a whole run of them.  In a file from upc_file_open() every
+ * span has data: pages not cached are read from the file first (with
+ * readahead), and the file's holes read as zeros.
  *
  * Context: Any thread.
  * Return: The number of spans filled (fewer than needed when @max_spans
  * ran out: call again from the end of the last one); 0 at or past the
  * end of the file; -EBADF; -EINVAL if @offset is negative or @spans is
- * NULL with @max_spans not 0; -EOPNOTSUPP for a file from
- * upc_file_open(); -ENOMEM or -EIO if the first page with
- * data is in swap and could not be brought back (as upc_read()).
+ * NULL with @max_spans not 0; -ENOMEM or -EIO if the first page with
+ * data is in swap and could not be brought back (as upc_read()); for a
+ * file from upc_file_open(), the error of reading its first page (as
+ * upc_read()).
  */
 int upc_get_spans(struct upc_file *file, int64_t offset, size_t len,
 		  struct upc_span *spans, unsigned int max_spans);

@@ -101,19 +101,29 @@ static int64_t fd_size(int fd)
 	return (int64_t)st.st_size;
 }
 
+/* Do the @len bytes @buf read from @pos hold api_byte(., @seed)? */
+static bool buf_has_pattern(const unsigned char *buf, int64_t pos, size_t len,
+			    unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (buf[i] != api_byte(pos + (int64_t)i, seed))
+			return false;
+	return true;
+}
+
 /* Does @fd (@file if @fd is -1) read as api_byte(., @seed) there? */
 static bool has_pattern(int fd, struct upc_file *file, int64_t pos,
 			size_t len, unsigned int seed)
 {
 	unsigned char *buf = malloc(len);
-	bool ok = true;
-	size_t i;
+	bool ok;
 
 	assert_non_null(buf);
 	assert_int_equal(fd >= 0 ? pread(fd, buf, len, pos) :
 				   upc_read(file, buf, len, pos), (ssize_t)len);
-	for (i = 0; ok && i < len; i++)
-		ok = buf[i] == api_byte(pos + (int64_t)i, seed);
+	ok = buf_has_pattern(buf, pos, len, seed);
 	free(buf);
 	return ok;
 }
@@ -495,14 +505,42 @@ static void test_seek(void **state)
 	fenv_fini(&e);
 }
 
-static void test_spans_unsupported(void **state)
+/*
+ * Spans of an fd file: the file's data (read in first), dirty data in
+ * the cache, cut at the end of the file and at @max_spans, and still
+ * readable after a truncation until they are put.
+ */
+static void test_spans(void **state)
 {
-	struct upc_span spans[4];
+	struct upc_span spans[8];
+	int64_t pos = 100;
 	struct fenv e;
+	int nr, i;
 
 	(void)state;
-	fenv_init(&e, MEM, 4096);
-	assert_int_equal(upc_get_spans(e.file, 0, 4096, spans, 4), -EOPNOTSUPP);
+	fenv_init(&e, MEM, 6 * 4096 + 10);
+	file_write_pattern(e.file, 4096, 4096, 14);
+	nr = upc_get_spans(e.file, pos, 1L << 20, spans, 8);
+	assert_int_equal(nr, 7);
+	for (i = 0; i < nr; i++) {
+		assert_non_null(spans[i].data);
+		assert_int_equal(spans[i].offset, pos);
+		assert_true(buf_has_pattern(spans[i].data, pos, spans[i].len,
+					    i == 1 ? 14 : 1));
+		pos += (int64_t)spans[i].len;
+	}
+	assert_int_equal(pos, 6 * 4096 + 10);
+	/* The file shrinks; the pinned bytes stay until the put. */
+	assert_int_equal(upc_truncate(e.file, 0), 0);
+	assert_true(buf_has_pattern(spans[5].data, spans[5].offset,
+				    spans[5].len, 1));
+	upc_put_spans(spans, (unsigned int)nr);
+	assert_int_equal(upc_get_spans(e.file, 0, 4096, spans, 8), 0);
+	/* Room for two: two, and the rest from where they end. */
+	file_write_pattern(e.file, 0, 3 * 4096, 15);
+	assert_int_equal(upc_get_spans(e.file, 0, 3 * 4096, spans, 2), 2);
+	assert_int_equal(spans[1].offset + (int64_t)spans[1].len, 2 * 4096);
+	upc_put_spans(spans, 2);
 	fenv_fini(&e);
 }
 
@@ -729,7 +767,7 @@ int main(void)
 		cmocka_unit_test(test_read_only),
 		cmocka_unit_test(test_truncate_refused),
 		cmocka_unit_test(test_seek),
-		cmocka_unit_test(test_spans_unsupported),
+		cmocka_unit_test(test_spans),
 		cmocka_unit_test(test_fsync_error_keeps_data),
 		cmocka_unit_test(test_reclaim_error_reaches_fsync),
 		cmocka_unit_test(test_punch_writeback_error),

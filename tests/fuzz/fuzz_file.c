@@ -837,9 +837,25 @@ static void op_bad(struct fz *z, int64_t pos, int64_t len, uint8_t arg)
 			  neg ? -EINVAL : -EFAULT);
 		break;
 	case 7:
-		fz_expect(z, "upc_get_spans()",
-			  upc_get_spans(z->file, pos, (size_t)len, spans, 4),
-			  neg ? -EINVAL : -EOPNOTSUPP);
+		got = upc_get_spans(z->file, pos, (size_t)len, spans, 4);
+		if (neg) {
+			fz_expect(z, "upc_get_spans() bad offset", got, -EINVAL);
+			break;
+		}
+		fz_expect(z, "upc_get_spans() count", got,
+			  pos >= z->size || !len ? 0 :
+			  got > 0 && got <= 4 ? got : 1);
+		/* Data in order from @pos, the model's bytes, in the file. */
+		for (int i = 0, at = 0; i < got; i++) {
+			const struct upc_span *sp = &spans[i];
+
+			if (!sp->data || sp->offset != pos + at || !sp->len ||
+			    sp->offset + (int64_t)sp->len > z->size ||
+			    memcmp(sp->data, z->bytes + sp->offset, sp->len))
+				fz_fail(z, "span at", sp->offset, pos + at);
+			at += (int)sp->len;
+		}
+		upc_put_spans(spans, got > 0 ? (unsigned int)got : 0);
 		break;
 	case 8:
 		fz_expect(z, "read NULL file",
