@@ -115,20 +115,6 @@ int filemap_fdatawait_range(struct address_space *mapping, int64_t start,
 	return 0;
 }
 
-/* Is a folio of pages [@index, @last] dirty? */
-static bool wb_range_dirty(struct address_space *mapping, pgoff_t index,
-			   pgoff_t last)
-{
-	struct folio_batch fbatch;
-	bool dirty;
-
-	folio_batch_init(&fbatch);
-	dirty = filemap_get_folios_tag(mapping, &index, last,
-				       PAGECACHE_TAG_DIRTY, &fbatch);
-	folio_batch_release(&fbatch);
-	return dirty;
-}
-
 int filemap_write_and_wait_range(struct address_space *mapping,
 				 int64_t start, int64_t end)
 {
@@ -146,7 +132,7 @@ int filemap_write_and_wait_range(struct address_space *mapping,
 	 * word as it was).
 	 */
 	wb_range(start, end, &index, &last);
-	if (!wb_range_dirty(mapping, index, last))
+	if (!xa_find(&mapping->i_pages, &index, last, PAGECACHE_TAG_DIRTY))
 		return 0;
 	err = errseq_check(&mapping->wb_err, before);
 	return err ? err : -EIO;
