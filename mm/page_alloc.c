@@ -321,8 +321,7 @@ static void pcp_free(struct upc_arena *arena, struct folio *page)
 
 static bool arena_charge(struct upc_arena *arena, unsigned long nr)
 {
-	unsigned long limit = __atomic_load_n(&arena->limit_pages,
-					      __ATOMIC_RELAXED);
+	unsigned long limit = upc_arena_limit(arena);
 	unsigned long old = __atomic_load_n(&arena->charged, __ATOMIC_RELAXED);
 
 	do {
@@ -411,8 +410,7 @@ static struct folio *arena_alloc_folio(struct upc_arena *arena, gfp_t gfp,
 	struct folio *folio;
 	bool fragmented;
 
-	if (1UL << order > __atomic_load_n(&arena->limit_pages,
-					   __ATOMIC_RELAXED))
+	if (1UL << order > upc_arena_limit(arena))
 		return NULL;
 	while (!(folio = arena_try_alloc(arena, order, &fragmented))) {
 		if ((gfp & __GFP_NOWAIT_BIT) || !arena->reclaim ||
@@ -761,11 +759,6 @@ int upc_arena_set_limit(struct upc_arena *arena, unsigned long nr_pages)
  * Context: Any thread; the value may be stale at once.
  * Return: The number of charged pages.
  */
-unsigned long upc_arena_limit(const struct upc_arena *arena)
-{
-	return __atomic_load_n(&arena->limit_pages, __ATOMIC_RELAXED);
-}
-
 unsigned long upc_arena_charged(const struct upc_arena *arena)
 {
 	return __atomic_load_n(&arena->charged, __ATOMIC_RELAXED);

@@ -879,10 +879,9 @@ static int shmem_grab_run(struct shmem_file *sf, pgoff_t index, pgoff_t last,
 static int shmem_alloc_error(struct shmem_file *sf)
 {
 	const struct upc_arena *arena = sf->mapping.arena;
-	unsigned long limit = __atomic_load_n(&arena->limit_pages,
-					      __ATOMIC_RELAXED);
 
-	return upc_arena_charged(arena) >= limit ? -ENOSPC : -ENOMEM;
+	return upc_arena_charged(arena) >= upc_arena_limit(arena) ?
+	       -ENOSPC : -ENOMEM;
 }
 
 /*
@@ -1087,7 +1086,7 @@ int shmem_fallocate(struct shmem_file *sf, int64_t pos, int64_t len,
 	size = shmem_size(sf);
 	new_size = keep_size || end <= size ? size : end;
 	/* As tmpfs: a range bigger than all memory fails before allocating. */
-	if (pages <= __atomic_load_n(&arena->limit_pages, __ATOMIC_RELAXED)) {
+	if (pages <= upc_arena_limit(arena)) {
 		err = shmem_populate(sf, pos, end,
 				     shmem_large_limit(sf, new_size),
 				     &falloc_ops, NULL, &done);

@@ -613,8 +613,7 @@ unsigned long upc_reclaim_pages(struct upc_arena *arena,
 /* Free pages below the limit. */
 static unsigned long arena_free_pages(const struct upc_arena *arena)
 {
-	unsigned long limit = __atomic_load_n(&arena->limit_pages,
-					      __ATOMIC_RELAXED);
+	unsigned long limit = upc_arena_limit(arena);
 	unsigned long charged = upc_arena_charged(arena);
 
 	return charged < limit ? limit - charged : 0;

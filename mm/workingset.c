@@ -313,8 +313,7 @@ static struct xa_node *shadow_node_take(struct lruvec *lruvec,
 
 static unsigned long shadow_nodes_max(const struct lruvec *lruvec)
 {
-	return __atomic_load_n(&lruvec->arena->limit_pages,
-			       __ATOMIC_RELAXED) / 8;
+	return upc_arena_limit(lruvec->arena) / 8;
 }
 
 unsigned long workingset_shrink_shadows(struct lruvec *lruvec)

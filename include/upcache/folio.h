@@ -210,7 +210,10 @@ int upc_arena_set_limit(struct upc_arena *arena, unsigned long nr_pages);
  * Context: Any thread; the value may be stale at once.
  * Return: The limit (upc_arena_set_limit()).
  */
-unsigned long upc_arena_limit(const struct upc_arena *arena);
+static inline unsigned long upc_arena_limit(const struct upc_arena *arena)
+{
+	return __atomic_load_n(&arena->limit_pages, __ATOMIC_RELAXED);
+}
 
 /**
  * upc_arena_charged() - Pages currently handed out as folios.
