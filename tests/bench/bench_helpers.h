@@ -463,4 +463,23 @@ static BT_UNUSED int bt_rm_rf(const char *dir)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/*
+ * bt_tmpdir - the scratch directory of a test program that needs one:
+ * made by bt_tmpdir_setup(), removed with all it holds by
+ * bt_tmpdir_teardown() (a cmocka group's setup and teardown).
+ */
+static BT_UNUSED char bt_tmpdir[] = "/tmp/upc-bench-XXXXXX";
+
+static BT_UNUSED int bt_tmpdir_setup(void **state)
+{
+	(void)state;
+	return mkdtemp(bt_tmpdir) ? 0 : -1;
+}
+
+static BT_UNUSED int bt_tmpdir_teardown(void **state)
+{
+	(void)state;
+	return bt_rm_rf(bt_tmpdir);
+}
+
 #endif /* UPCACHE_TESTS_BENCH_BENCH_HELPERS_H */

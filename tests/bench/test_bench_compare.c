@@ -26,8 +26,6 @@
 
 #include "bench_helpers.h"
 
-static char tmpdir[] = "/tmp/upc-bench-cmp-XXXXXX";
-
 #define compare_status(...) \
 	bt_call_argv(bench_suite_compare_argv, __VA_ARGS__)
 
@@ -43,8 +41,8 @@ static void test_compare_alternates_first_side(void **state)
 	unsigned int n;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
-	snprintf(path, sizeof(path), "%s/w.img", tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	snprintf(path, sizeof(path), "%s/w.img", bt_tmpdir);
 	for (n = 1; n <= 3; n++) {
 		snprintf(rounds, sizeof(rounds), "%u", n);
 		assert_int_equal(compare_status("--rounds", rounds,
@@ -95,7 +93,7 @@ static void test_compare_pairs_skipped_job(void **state)
 	char *text;
 
 	(void)state;
-	snprintf(json, sizeof(json), "%s/skip.json", tmpdir);
+	snprintf(json, sizeof(json), "%s/skip.json", bt_tmpdir);
 	snprintf(arg, sizeof(arg), "--json=%s", json);
 	assert_int_equal(compare_status("--rounds", "2",
 		"--output-format=json", arg,
@@ -121,8 +119,8 @@ static void test_compare_reports_zero_on_a(void **state)
 	char *text, *row, *end;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
-	snprintf(json, sizeof(json), "%s/cmp.json", tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	snprintf(json, sizeof(json), "%s/cmp.json", bt_tmpdir);
 	snprintf(arg, sizeof(arg), "--json=%s", json);
 	assert_int_equal(compare_status("--rounds", "2",
 		"--output-format=json", arg,
@@ -144,18 +142,6 @@ static void test_compare_reports_zero_on_a(void **state)
 	assert_int_equal(unlink(json), 0);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return bt_rm_rf(tmpdir);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,5 +151,6 @@ int main(void)
 		cmocka_unit_test(test_compare_reports_zero_on_a),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, bt_tmpdir_setup,
+				      bt_tmpdir_teardown);
 }

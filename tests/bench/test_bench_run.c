@@ -64,8 +64,6 @@
 
 #define MiB	(1024ULL * 1024)
 
-static char tmpdir[] = "/tmp/upc-bench-run-XXXXXX";
-
 /*
  * The spec of the last execute(): results point at its jobs, so it lives
  * until the next execute() or the end.
@@ -140,7 +138,7 @@ static void expect_mixed_kept(struct run_outcome *res, uint64_t bytes,
 		assert_true(st->ops[RUN_DIR_READ] && st->ops[RUN_DIR_WRITE]);
 	}
 	run_outcome_free(res);
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	snprintf(path, sizeof(path), "%s/%s", bt_tmpdir, name);
 	assert_true(swapped_to(path));
 	assert_int_equal(unlink(path), 0);
 }
@@ -194,7 +192,7 @@ static void test_run_kernel_psync_and_cleanup(void **state)
 	struct stat st;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
 	execute(8, argv, &res);
 	assert_int_equal(res.nr_results, 1);
 	assert_int_equal(res.results[0].clones, 2);
@@ -202,7 +200,7 @@ static void test_run_kernel_psync_and_cleanup(void **state)
 			 res.results[0].st.bytes[RUN_DIR_WRITE], 2 * MiB);
 	assert_false(res.results[0].upcache);
 	run_outcome_free(&res);
-	snprintf(path, sizeof(path), "%s/k.0.0", tmpdir);
+	snprintf(path, sizeof(path), "%s/k.0.0", bt_tmpdir);
 	assert_int_not_equal(stat(path, &st), 0);	/* removed */
 }
 
@@ -221,7 +219,7 @@ static void test_run_engines_same_bytes(void **state)
 	size_t e, k;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
 	for (e = 0; e < sizeof(engines) / sizeof(engines[0]); e++) {
 		for (k = 0; k < 3; k++) {
 			char *argv[] = { "--name=e", (char *)engines[e],
@@ -402,7 +400,7 @@ static void test_run_engines_verify_data(void **state)
 	size_t e;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
 	for (e = 0; e < sizeof(engines) / sizeof(engines[0]); e++) {
 		char *argv[] = { "--name=v", (char *)engines[e],
 				 "--size=600000", "--bs=6000", dir };
@@ -412,11 +410,11 @@ static void test_run_engines_verify_data(void **state)
 	verify_engine(6, tight);
 	verify_engine(7, file);
 	/* The job made the swap file, so the job removed it. */
-	snprintf(path, sizeof(path), "%s/va.swap", tmpdir);
+	snprintf(path, sizeof(path), "%s/va.swap", bt_tmpdir);
 	assert_int_not_equal(stat(path, &st), 0);
 	verify_engine(6, shm_tight);
 	verify_engine(8, shm_file);
-	snprintf(path, sizeof(path), "%s/vs.swap", tmpdir);
+	snprintf(path, sizeof(path), "%s/vs.swap", bt_tmpdir);
 	assert_int_not_equal(stat(path, &st), 0);
 }
 
@@ -436,8 +434,8 @@ static void test_run_swap_file_existing_kept(void **state)
 	int fd;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
-	snprintf(path, sizeof(path), "%s/pre.swap", tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	snprintf(path, sizeof(path), "%s/pre.swap", bt_tmpdir);
 	snprintf(file, sizeof(file), "--swap_file=%s", path);
 	memset(fill, 0xa5, sizeof(fill));
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -477,7 +475,7 @@ static void test_run_anon_over_memory_limit(void **state)
 	struct run_outcome res;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
 	execute(7, memhog, &res);
 	st = &res.results[0].st;
 	assert_int_equal(st->bytes[RUN_DIR_WRITE], 16 * MiB);
@@ -533,7 +531,7 @@ static void test_run_shmem_over_memory_limit(void **state)
 	struct run_outcome res;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
 	execute(8, wr, &res);
 	st = &res.results[0].st;
 	assert_int_equal(st->bytes[RUN_DIR_WRITE], 16 * MiB);
@@ -607,7 +605,7 @@ static void test_run_shmem_swap_refused(void **state)
 	char dir[64], path[128], err[400];
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
 	/* A write-only job fallocates its file by default. */
 	setup_error("file_kind=fallocated", err, sizeof(err), "--name=f",
 		    "--ioengine=upcache-shmem", "--rw=write", "--size=8m",
@@ -674,7 +672,7 @@ static void test_run_shmem_swap_refused(void **state)
 				       "job"));
 		run_outcome_free(&res);
 	}
-	snprintf(path, sizeof(path), "%s/shared.swap", tmpdir);
+	snprintf(path, sizeof(path), "%s/shared.swap", bt_tmpdir);
 	assert_int_equal(access(path, F_OK), -1);
 }
 
@@ -734,7 +732,7 @@ static void test_run_file_moves_size(void **state)
 	size_t k, r, i;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
 	for (r = 0; r < 2; r++) {
 		for (k = 0; k < 3; k++) {
 			char *argv[] = { "--name=f", "--ioengine=upcache-file",
@@ -759,7 +757,7 @@ static void test_run_file_moves_size(void **state)
 				assert_true(st->counts.walks >= 4 * 64);
 			}
 			run_outcome_free(&res);
-			snprintf(path, sizeof(path), "%s/f.1.0", tmpdir);
+			snprintf(path, sizeof(path), "%s/f.1.0", bt_tmpdir);
 			assert_int_not_equal(stat(path, &sb), 0); /* removed */
 		}
 	}
@@ -781,8 +779,8 @@ static void test_run_file_write_reaches_file(void **state)
 	struct run_outcome res;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
-	snprintf(path, sizeof(path), "%s/wf.0.0", tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	snprintf(path, sizeof(path), "%s/wf.0.0", bt_tmpdir);
 	execute(8, argv, &res);
 	assert_int_equal(res.results[0].st.bytes[RUN_DIR_WRITE], 96000);
 	run_outcome_free(&res);
@@ -824,8 +822,8 @@ static void test_run_file_over_memory_limit(void **state)
 	struct run_outcome res;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
-	snprintf(path, sizeof(path), "%s/big.0.0", tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	snprintf(path, sizeof(path), "%s/big.0.0", bt_tmpdir);
 	execute(9, wr, &res);
 	assert_int_equal(res.results[0].st.bytes[RUN_DIR_WRITE], 16 * MiB);
 	run_outcome_free(&res);
@@ -840,7 +838,7 @@ static void test_run_file_over_memory_limit(void **state)
 	assert_int_equal(unlink(path), 0);
 
 	snprintf(fname, sizeof(fname), "--filename=sh");
-	snprintf(path, sizeof(path), "%s/sh", tmpdir);
+	snprintf(path, sizeof(path), "%s/sh", bt_tmpdir);
 	snprintf(rw, sizeof(rw), "--rw=randwrite");
 	execute(12, shared, &res);
 	assert_int_equal(res.results[0].clones, 4);
@@ -867,7 +865,7 @@ static void test_run_json_fields(void **state)
 	char *text;
 
 	(void)state;
-	snprintf(json, sizeof(json), "%s/out.json", tmpdir);
+	snprintf(json, sizeof(json), "%s/out.json", bt_tmpdir);
 	snprintf(arg, sizeof(arg), "--json=%s", json);
 	assert_int_equal(run_status("--output-format=json", arg, "--name=j",
 				    "--ioengine=upcache-shmem", "--size=256k",
@@ -900,7 +898,7 @@ static void test_run_example_jobfile(void **state)
 	snprintf(src, sizeof(src), "%s", __FILE__);
 	snprintf(jobfile, sizeof(jobfile),
 		 "%s/../../tools/bench/jobs/seq-read.fio", dirname(src));
-	snprintf(json, sizeof(json), "%s/seq.json", tmpdir);
+	snprintf(json, sizeof(json), "%s/seq.json", bt_tmpdir);
 	snprintf(arg, sizeof(arg), "--json=%s", json);
 	assert_int_equal(run_status("--output-format=json", arg, jobfile,
 				    NULL), 0);
@@ -1030,7 +1028,7 @@ static void test_run_sigint_stops(void **state)
 	int status;
 
 	(void)state;
-	snprintf(json, sizeof(json), "%s/int.json", tmpdir);
+	snprintf(json, sizeof(json), "%s/int.json", bt_tmpdir);
 	snprintf(arg, sizeof(arg), "--json=%s", json);
 	assert_int_equal(pthread_create(&tid, NULL, interrupter, NULL), 0);
 	status = run_status("--output-format=json", arg, "--name=long",
@@ -1058,7 +1056,7 @@ static void test_compare_pairs_rounds(void **state)
 	char *text;
 
 	(void)state;
-	snprintf(json, sizeof(json), "%s/cmp.json", tmpdir);
+	snprintf(json, sizeof(json), "%s/cmp.json", bt_tmpdir);
 	snprintf(arg, sizeof(arg), "--json=%s", json);
 	assert_int_equal(bench_suite_compare_argv(12, argv), 0);
 	text = slurp(json);
@@ -1117,9 +1115,9 @@ static void test_run_group_time_per_dir(void **state)
 	char *text;
 
 	(void)state;
-	snprintf(json, sizeof(json), "%s/dirs.json", tmpdir);
+	snprintf(json, sizeof(json), "%s/dirs.json", bt_tmpdir);
 	snprintf(arg, sizeof(arg), "--json=%s", json);
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
 	assert_int_equal(run_status("--output-format=json", arg, dir,
 				    "--name=r", "--ioengine=upcache-shmem",
 				    "--rw=read", "--size=1m", "--name=w",
@@ -1238,14 +1236,14 @@ static void test_run_readwrite_cursor_per_dir(void **state)
 
 	(void)state;
 	run_fill_pattern(pattern, RUN_LAYOUT_CHUNK);
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
 	execute(7, argv, &res);
 	st = &res.results[0].st;
 	w = st->ops[RUN_DIR_WRITE];
 	assert_int_equal(st->ops[RUN_DIR_READ] + w, 256);
 	assert_true(w > 64 && w < 192);
 	run_outcome_free(&res);
-	snprintf(path, sizeof(path), "%s/rwc.0.0", tmpdir);
+	snprintf(path, sizeof(path), "%s/rwc.0.0", bt_tmpdir);
 	f = fopen(path, "r");
 	assert_non_null(f);
 	for (i = 0; i < w; i++)
@@ -1277,12 +1275,12 @@ static void test_run_seed_per_job(void **state)
 	char *ta, *tb;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
 	execute(8, argv, &res);
 	assert_int_equal(res.nr_results, 2);
 	run_outcome_free(&res);
-	snprintf(a, sizeof(a), "%s/sa.0.0", tmpdir);
-	snprintf(b, sizeof(b), "%s/sb.0.0", tmpdir);
+	snprintf(a, sizeof(a), "%s/sa.0.0", bt_tmpdir);
+	snprintf(b, sizeof(b), "%s/sb.0.0", bt_tmpdir);
 	ta = slurp(a);
 	tb = slurp(b);
 	assert_non_null(ta);
@@ -1379,7 +1377,7 @@ static void test_run_read_past_eof_fails(void **state)
 	size_t e;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
 	for (e = 0; e < sizeof(engines) / sizeof(engines[0]); e++) {
 		char *argv[] = { "--name=eof", (char *)engines[e],
 				 "--rw=randread", "--size=1m",
@@ -1433,17 +1431,10 @@ static void test_hist_percentiles(void **state)
 	free(h);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
 static int teardown(void **state)
 {
-	(void)state;
 	spec_drop();
-	return bt_rm_rf(tmpdir);
+	return bt_tmpdir_teardown(state);
 }
 
 int main(void)
@@ -1478,5 +1469,5 @@ int main(void)
 		cmocka_unit_test(test_run_read_past_eof_fails),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, bt_tmpdir_setup, teardown);
 }

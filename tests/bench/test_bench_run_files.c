@@ -27,7 +27,6 @@
 
 #define FILE_BYTES	(2UL << 20)
 
-static char tmpdir[] = "/tmp/upc-bench-files-XXXXXX";
 static const char *const engines[] = { "kernel-psync", "upcache-file" };
 #define NR_ENGINES	(sizeof(engines) / sizeof(engines[0]))
 
@@ -87,8 +86,8 @@ static void test_existing_file_written_kept(void **state)
 	size_t e;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/data.img", tmpdir);
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(path, sizeof(path), "%s/data.img", bt_tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
 	for (e = 0; e < NR_ENGINES; e++) {
 		snprintf(engine, sizeof(engine), "--ioengine=%s", engines[e]);
 		make_file(path, FILE_BYTES);
@@ -111,8 +110,8 @@ static void test_existing_file_any_kind_used_as_is(void **state)
 	size_t e, k;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/data.img", tmpdir);
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(path, sizeof(path), "%s/data.img", bt_tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
 	make_file(path, FILE_BYTES);
 	for (e = 0; e < NR_ENGINES; e++) {
 		snprintf(engine, sizeof(engine), "--ioengine=%s", engines[e]);
@@ -135,9 +134,9 @@ static void test_existing_unusable_refused(void **state)
 	size_t e;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/short.img", tmpdir);
-	snprintf(sub, sizeof(sub), "%s/sub", tmpdir);
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(path, sizeof(path), "%s/short.img", bt_tmpdir);
+	snprintf(sub, sizeof(sub), "%s/sub", bt_tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
 	assert_int_equal(mkdir(sub, 0755), 0);
 	for (e = 0; e < NR_ENGINES; e++) {
 		snprintf(engine, sizeof(engine), "--ioengine=%s", engines[e]);
@@ -168,8 +167,8 @@ static void test_created_removed_unless_kept(void **state)
 	size_t e;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/new.img", tmpdir);
-	snprintf(dir, sizeof(dir), "--directory=%s", tmpdir);
+	snprintf(path, sizeof(path), "%s/new.img", bt_tmpdir);
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
 	for (e = 0; e < NR_ENGINES; e++) {
 		snprintf(engine, sizeof(engine), "--ioengine=%s", engines[e]);
 		assert_int_equal(run_status("--name=n", engine, "--rw=read",
@@ -193,18 +192,6 @@ static void test_created_removed_unless_kept(void **state)
 	}
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return bt_rm_rf(tmpdir);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,5 +201,6 @@ int main(void)
 		cmocka_unit_test(test_created_removed_unless_kept),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, bt_tmpdir_setup,
+				      bt_tmpdir_teardown);
 }
