@@ -245,36 +245,49 @@ static void fd_file_copy_out(struct folio *folio, struct iov_iter *iter,
 
 /*
  * The uptodate folio holding byte @pos, with a reference, for a reader
- * of [@pos, @end): a page that is missing is read ahead first (the
- * request's pages, more for a sequential stream); one not uptodate is
- * waited for or read.  Caller holds the rwsem shared.  Return: the
- * folio, or an ERR_PTR() of the read's error.
+ * of [@pos, @end) that found it @missing (else cached, not uptodate):
+ * a missing page is read ahead first (the request's pages, more for a
+ * sequential stream); then the page is waited for or read.  Caller
+ * holds the rwsem shared.  Return: the folio, or an ERR_PTR() of the
+ * read's error.
  */
-static struct folio *fd_file_get_folio(struct fd_file *ff, int64_t pos,
-				       int64_t end)
+static struct folio *fd_file_fetch_folio(struct fd_file *ff, int64_t pos,
+					 int64_t end, bool missing)
 {
 	pgoff_t index = (pgoff_t)pos >> UPC_PAGE_SHIFT;
 	pgoff_t last = (pgoff_t)(end - 1) >> UPC_PAGE_SHIFT;
-	void *entry = filemap_get_entry(&ff->mapping, index);
 
-	if (entry && !xa_is_value(entry)) {
-		if (folio_test_uptodate(entry)) {
-			folio_mark_accessed(entry);
-			return entry;
-		}
-		folio_put(entry);
-	} else {
+	if (missing)
 		page_cache_sync_ra(&ff->mapping, &ff->ra, index,
 				   last - index + 1);
-	}
 	return mapping_read_folio_gfp(&ff->mapping, index, GFP_KERNEL);
 }
 
-/* A page not cached or not uptodate: fd_file_get_folio(), copy.  Return: 0 or -errno. */
-static int fd_file_read_slow(struct fd_file *ff, struct iov_iter *iter,
-			     int64_t *pos, int64_t end)
+/* fd_file_fetch_folio() for a caller that has not looked the page up. */
+static struct folio *fd_file_get_folio(struct fd_file *ff, int64_t pos,
+				       int64_t end)
 {
-	struct folio *folio = fd_file_get_folio(ff, *pos, end);
+	void *entry = filemap_get_entry(&ff->mapping,
+					(pgoff_t)pos >> UPC_PAGE_SHIFT);
+
+	if (!entry || xa_is_value(entry))
+		return fd_file_fetch_folio(ff, pos, end, true);
+	if (folio_test_uptodate(entry)) {
+		folio_mark_accessed(entry);
+		return entry;
+	}
+	folio_put(entry);
+	return fd_file_fetch_folio(ff, pos, end, false);
+}
+
+/*
+ * The batch found the page at *@pos @missing, or not uptodate: read it
+ * (fd_file_fetch_folio()) and copy.  Return: 0 or -errno.
+ */
+static int fd_file_read_slow(struct fd_file *ff, struct iov_iter *iter,
+			     int64_t *pos, int64_t end, bool missing)
+{
+	struct folio *folio = fd_file_fetch_folio(ff, *pos, end, missing);
 
 	if (IS_ERR(folio))
 		return (int)PTR_ERR(folio);
@@ -312,7 +325,7 @@ ssize_t fd_file_read_iter(struct fd_file *ff, struct iov_iter *iter,
 		nr = folio_batch_count(&fbatch);
 		if (!nr || !folio_test_uptodate(fbatch.folios[0])) {
 			folio_batch_release(&fbatch);
-			err = fd_file_read_slow(ff, iter, &pos, end);
+			err = fd_file_read_slow(ff, iter, &pos, end, !nr);
 			continue;
 		}
 		/* Up to the first not uptodate: the next step starts there. */
