@@ -3,7 +3,7 @@
  * io/fd.c - pread()/pwrite() loops for file descriptors used as backing
  * stores (io/fd.h).
  *
- * A regular file may return fewer bytes than asked (a signal, a file
+ * A regular file may move fewer bytes than asked (a signal, a file
  * system's own limits) without being at its end; the page cache needs a
  * whole folio or a clear reason why not, so each call loops until the
  * transfer is done, the file ends (reads) or an error stops it.  An
@@ -11,40 +11,59 @@
  * for a reason other than the end would otherwise read as a hole.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "fd.h"
 
-/* iovecs one preadv() of fd_readv_full() is given at most. */
+/* iovecs one preadv()/pwritev() of fd_rw_continue() is given at most. */
 #define FD_IOV_CHUNK	32
 
-ssize_t fd_readv_full(int fd, const struct iovec *iov, int iovcnt,
-		      int64_t off)
+static __thread struct io_counters io_counters;
+
+struct io_counters *io_thread_counters(void)
+{
+	return &io_counters;
+}
+
+ssize_t fd_rw_continue(int fd, bool write, const struct iovec *iov,
+		       int iovcnt, int64_t off, size_t *done)
 {
 	struct iovec chunk[FD_IOV_CHUNK];
-	size_t done = 0, skip = 0;
+	size_t skip = *done;
 
+	/* Step over the buffers the bytes already moved filled. */
+	while (iovcnt > 0 && skip >= iov->iov_len) {
+		skip -= iov->iov_len;
+		iov++;
+		iovcnt--;
+	}
 	/*
-	 * Each call reads into a copy of the next buffers, the first cut
-	 * by @skip, what an earlier short read already filled of it.
+	 * Each call moves a copy of the next buffers, the first cut by
+	 * @skip, what an earlier short transfer already moved of it.
 	 */
 	while (iovcnt > 0) {
 		int i, nr = iovcnt < FD_IOV_CHUNK ? iovcnt : FD_IOV_CHUNK;
+		off_t at = (off_t)(off + (int64_t)*done);
 		ssize_t n;
 
 		for (i = 0; i < nr; i++)
 			chunk[i] = iov[i];
 		chunk[0].iov_base = (char *)chunk[0].iov_base + skip;
 		chunk[0].iov_len -= skip;
-		n = preadv(fd, chunk, nr, (off_t)(off + (int64_t)done));
+		io_counters.syscalls++;
+		n = write ? pwritev(fd, chunk, nr, at) : preadv(fd, chunk, nr, at);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -errno;
+		if (!n && write)
+			return -EIO;	/* no progress and no reason */
 		if (!n)
-			break;
-		done += (size_t)n;
+			break;		/* the end of the file */
+		*done += (size_t)n;
+		io_counters.bytes += (uint64_t)n;
 		n += (ssize_t)skip;
 		while (iovcnt > 0 && (size_t)n >= iov->iov_len) {
 			n -= (ssize_t)iov->iov_len;
@@ -53,7 +72,16 @@ ssize_t fd_readv_full(int fd, const struct iovec *iov, int iovcnt,
 		}
 		skip = (size_t)n;
 	}
-	return (ssize_t)done;
+	return (ssize_t)*done;
+}
+
+ssize_t fd_readv_full(int fd, const struct iovec *iov, int iovcnt,
+		      int64_t off)
+{
+	size_t done = 0;
+
+	io_counters.transfers++;
+	return fd_rw_continue(fd, false, iov, iovcnt, off, &done);
 }
 
 ssize_t fd_read_full(int fd, void *buf, size_t len, int64_t off)
@@ -65,17 +93,12 @@ ssize_t fd_read_full(int fd, void *buf, size_t len, int64_t off)
 
 int fd_write_full(int fd, const void *buf, size_t len, int64_t off)
 {
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	size_t done = 0;
+	ssize_t n;
 
-	while (done < len) {
-		ssize_t n = pwrite(fd, (const char *)buf + done, len - done,
-				   (off_t)(off + (int64_t)done));
+	io_counters.transfers++;
+	n = fd_rw_continue(fd, true, &iov, 1, off, &done);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += (size_t)n;
-	}
-	return 0;
+	return n < 0 ? (int)n : 0;
 }

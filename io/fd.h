@@ -6,10 +6,57 @@
 #ifndef UPCACHE_IO_FD_H
 #define UPCACHE_IO_FD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+
+/**
+ * struct io_counters - what one thread's backing-store I/O cost, for
+ * tests and the benchmark (deterministic, unlike its time).
+ * @transfers: Transfers asked for: fd_readv_full(), fd_read_full() and
+ *	fd_write_full() calls, and io_batch_rw()'s entries (io/uring.h).
+ * @syscalls: System calls made for them: each preadv()/pwritev(), and
+ *	io/uring.c's submissions and waits.
+ * @uring_batches: Batches that went through io_uring.
+ * @bytes: Bytes moved, either way.
+ */
+struct io_counters {
+	uint64_t transfers;
+	uint64_t syscalls;
+	uint64_t uring_batches;
+	uint64_t bytes;
+};
+
+/**
+ * io_thread_counters() - This thread's counters.
+ *
+ * Context: Any thread; each has its own, never shared.
+ * Return: They, for reading and resetting by this thread only.
+ */
+struct io_counters *io_thread_counters(void);
+
+/**
+ * fd_rw_continue() - Go on with a transfer of which some bytes have
+ * already moved (preadv() or pwritev() in a loop).
+ * @fd: The file.
+ * @write: Write the buffers at @off; else read into them.
+ * @iov: The transfer's buffers, all of them (the array is not changed).
+ * @iovcnt: How many, 0 or more.
+ * @off: The transfer's file offset, not negative.
+ * @done: Bytes of the transfer already moved; updated as more move.
+ *
+ * A read stops early only at the end of the file; a write only on an
+ * error.  io/uring.c finishes short completions with it.
+ *
+ * Context: May sleep (the system calls).
+ * Return: The transfer's bytes moved, *@done; or the call's negative
+ * errno, *@done then saying how many had moved before it (a write that
+ * makes no progress and names no error is -EIO).
+ */
+ssize_t fd_rw_continue(int fd, bool write, const struct iovec *iov,
+		       int iovcnt, int64_t off, size_t *done);
 
 /**
  * fd_read_full() - Read up to @len bytes at @off, stopping only at the

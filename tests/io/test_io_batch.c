@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/io/test_io_batch.c - io_batch_rw() and fd_rw_continue() (io/):
+ * every transfer of a batch comes back whole, short only at the end of
+ * the file, or with its error and the bytes moved before it; the same
+ * with io_uring and without; and what each path costs in system calls,
+ * which the counters make exact.
+ *
+ * Where this kernel refuses io_uring (a seccomp filter, an old kernel),
+ * the io_uring cases say so and are skipped; the other path is tested
+ * either way.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "io/fd.h"
+#include "io/uring.h"
+
+#define PAGE	4096
+#define NPAGES	96
+
+static char dir[256];
+static char path[300];
+
+/* The byte at @pos of a file written with @seed. */
+static unsigned char byte_at(int64_t pos, unsigned int seed)
+{
+	return (unsigned char)((pos * 131 + seed * 7 + (pos >> 12)) & 0xff);
+}
+
+/* A file of NPAGES pages of byte_at(., @seed); its descriptor, O_RDWR. */
+static int make_file(unsigned int seed)
+{
+	unsigned char buf[PAGE];
+	int fd, p, i;
+
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	for (p = 0; p < NPAGES; p++) {
+		for (i = 0; i < PAGE; i++)
+			buf[i] = byte_at((int64_t)p * PAGE + i, seed);
+		assert_int_equal(pwrite(fd, buf, PAGE, (off_t)p * PAGE), PAGE);
+	}
+	return fd;
+}
+
+static int setup(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/upc-io-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/data", dir);
+	/* pwrite() past RLIMIT_FSIZE: EFBIG, not death by SIGXFSZ. */
+	signal(SIGXFSZ, SIG_IGN);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(path);
+	return rmdir(dir);
+}
+
+/* Skip an io_uring case where this thread cannot have a ring. */
+static bool need_uring(void)
+{
+	io_batch_set_uring(true);
+	if (io_uring_usable())
+		return true;
+	print_message("io_uring is not available here: case skipped\n");
+	return false;
+}
+
+/*
+ * Reads of @nr transfers of two buffers each (a page and a half, then
+ * half a page), two pages apart, the last ending past the end
+ * of the file; check every byte and result.
+ */
+static void check_reads(unsigned int nr)
+{
+	static unsigned char bufs[40][2][PAGE];
+	struct iovec iov[40][2];
+	struct io_rw rws[40];
+	unsigned int i;
+	int fd = make_file(3);
+	size_t b;
+
+	assert_true(nr <= 40 && 2 * nr < NPAGES);
+	memset(bufs, 0xee, sizeof(bufs));
+	for (i = 0; i < nr; i++) {
+		iov[i][0] = (struct iovec){ bufs[i][0], PAGE };
+		iov[i][1] = (struct iovec){ bufs[i][1], PAGE / 2 };
+		rws[i] = (struct io_rw){ .iov = iov[i], .iovcnt = 2 };
+		rws[i].off = (int64_t)(2 * i) * PAGE + 100;
+	}
+	/* The last one starts inside the last page and runs past the end. */
+	rws[nr - 1].off = (int64_t)NPAGES * PAGE - 1000;
+	io_batch_rw(fd, false, rws, nr);
+	for (i = 0; i < nr; i++) {
+		size_t want = i == nr - 1 ? 1000 : PAGE + PAGE / 2;
+
+		assert_int_equal(rws[i].res, (ssize_t)want);
+		assert_int_equal(rws[i].done, want);
+		for (b = 0; b < want; b++) {
+			unsigned char got = b < PAGE ? bufs[i][0][b] :
+					    bufs[i][1][b - PAGE];
+
+			assert_int_equal(got, byte_at(rws[i].off +
+						      (int64_t)b, 3));
+		}
+		/* Nothing written past what was read. */
+		if (want < PAGE)
+			assert_int_equal(bufs[i][0][want], 0xee);
+	}
+	close(fd);
+}
+
+/* Without io_uring: one preadv() per transfer. */
+static void test_reads_sync(void **state)
+{
+	struct io_counters *c = io_thread_counters();
+
+	(void)state;
+	io_batch_set_uring(false);
+	*c = (struct io_counters){ 0 };
+	check_reads(10);
+	assert_int_equal(c->transfers, 10);
+	assert_int_equal(c->bytes, 9 * (PAGE + PAGE / 2) + 1000);
+	/* One each, and the last one's second call, which finds the end. */
+	assert_int_equal(c->syscalls, 10 + 1);
+	assert_int_equal(c->uring_batches, 0);
+	io_batch_set_uring(true);
+}
+
+/* With it: one submission for all ten, the same bytes. */
+static void test_reads_uring(void **state)
+{
+	struct io_counters *c = io_thread_counters();
+
+	(void)state;
+	if (!need_uring())
+		skip();
+	*c = (struct io_counters){ 0 };
+	check_reads(10);
+	assert_int_equal(c->transfers, 10);
+	assert_int_equal(c->bytes, 9 * (PAGE + PAGE / 2) + 1000);
+	assert_int_equal(c->uring_batches, 1);
+	/* One submit-and-wait; a wait more only if a completion lagged. */
+	assert_true(c->syscalls >= 1 && c->syscalls <= 10);
+}
+
+/* A single transfer never takes the ring: preadv() alone (twice, as
+ * the first ends at the end of the file). */
+static void test_single_transfer_is_direct(void **state)
+{
+	struct io_counters *c = io_thread_counters();
+
+	(void)state;
+	io_batch_set_uring(true);
+	*c = (struct io_counters){ 0 };
+	check_reads(1);
+	assert_int_equal(c->syscalls, 2);
+	assert_int_equal(c->uring_batches, 0);
+}
+
+/* One submission per ring of 32 transfers. */
+static void test_batch_larger_than_ring(void **state)
+{
+	struct io_counters *c = io_thread_counters();
+
+	(void)state;
+	if (!need_uring())
+		skip();
+	*c = (struct io_counters){ 0 };
+	check_reads(32);
+	assert_int_equal(c->uring_batches, 1);
+	*c = (struct io_counters){ 0 };
+	check_reads(32 + 1);
+	assert_int_equal(c->uring_batches, 2);
+}
+
+/* Write every other page with @seed through one batch; check the file. */
+static void check_writes(void)
+{
+	static unsigned char src[NPAGES / 2][PAGE];
+	unsigned char got[PAGE];
+	struct iovec iov[NPAGES / 2];
+	struct io_rw rws[NPAGES / 2];
+	unsigned int i, b;
+	int fd = make_file(1);
+
+	for (i = 0; i < NPAGES / 2; i++) {
+		for (b = 0; b < PAGE; b++)
+			src[i][b] = byte_at((int64_t)(2 * i) * PAGE + b, 9);
+		iov[i] = (struct iovec){ src[i], PAGE };
+		rws[i] = (struct io_rw){ .iov = &iov[i], .iovcnt = 1,
+					 .off = (int64_t)(2 * i) * PAGE };
+	}
+	io_batch_rw(fd, true, rws, NPAGES / 2);
+	for (i = 0; i < NPAGES / 2; i++) {
+		assert_int_equal(rws[i].res, PAGE);
+		assert_int_equal(rws[i].done, PAGE);
+	}
+	for (i = 0; i < NPAGES; i++) {
+		assert_int_equal(pread(fd, got, PAGE, (off_t)i * PAGE), PAGE);
+		for (b = 0; b < PAGE; b++)
+			assert_int_equal(got[b],
+					 byte_at((int64_t)i * PAGE + b,
+						 i % 2 ? 1 : 9));
+	}
+	close(fd);
+}
+
+static void test_writes_sync(void **state)
+{
+	struct io_counters *c = io_thread_counters();
+
+	(void)state;
+	io_batch_set_uring(false);
+	*c = (struct io_counters){ 0 };
+	check_writes();
+	assert_int_equal(c->syscalls, NPAGES / 2);
+	io_batch_set_uring(true);
+}
+
+static void test_writes_uring(void **state)
+{
+	struct io_counters *c = io_thread_counters();
+
+	(void)state;
+	if (!need_uring())
+		skip();
+	*c = (struct io_counters){ 0 };
+	check_writes();
+	assert_int_equal(c->uring_batches, 2);		/* 32 + 16 */
+	assert_true(c->syscalls < NPAGES / 2);
+}
+
+/*
+ * Errors, per transfer: a descriptor that is not open, or open for the
+ * other direction; a write crossing RLIMIT_FSIZE fails with EFBIG after
+ * the bytes below it, and @done says how many.
+ */
+static void check_errors(void)
+{
+	static unsigned char buf[4][2 * PAGE];
+	struct iovec iov[4];
+	struct io_rw rws[4];
+	struct rlimit rl, old;
+	unsigned int i;
+	int fd = make_file(1), rdonly = open(path, O_RDONLY);
+
+	assert_true(rdonly >= 0);
+	for (i = 0; i < 4; i++) {
+		iov[i] = (struct iovec){ buf[i], sizeof(buf[i]) };
+		rws[i] = (struct io_rw){ .iov = &iov[i], .iovcnt = 1,
+					 .off = (int64_t)i * 4 * PAGE };
+	}
+	io_batch_rw(-1, false, rws, 4);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(rws[i].res, -EBADF);
+		assert_int_equal(rws[i].done, 0);
+	}
+	io_batch_rw(rdonly, true, rws, 4);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(rws[i].res, -EBADF);
+
+	/* Files end at page 100 + 1 KiB; transfer 2 crosses it. */
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	rl = old;
+	rl.rlim_cur = 100 * PAGE + 1024;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	rws[0].off = 10 * PAGE;
+	rws[1].off = 50 * PAGE;
+	rws[2].off = 99 * PAGE;
+	rws[3].off = 120 * PAGE;
+	io_batch_rw(fd, true, rws, 4);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_int_equal(rws[0].res, 2 * PAGE);
+	assert_int_equal(rws[1].res, 2 * PAGE);
+	assert_int_equal(rws[2].res, -EFBIG);
+	assert_int_equal(rws[2].done, PAGE + 1024);
+	assert_int_equal(rws[3].res, -EFBIG);
+	assert_int_equal(rws[3].done, 0);
+	close(rdonly);
+	close(fd);
+}
+
+static void test_errors_sync(void **state)
+{
+	(void)state;
+	io_batch_set_uring(false);
+	check_errors();
+	io_batch_set_uring(true);
+}
+
+static void test_errors_uring(void **state)
+{
+	(void)state;
+	if (!need_uring())
+		skip();
+	check_errors();
+}
+
+/* fd_rw_continue() picks up after the bytes already moved. */
+static void test_rw_continue(void **state)
+{
+	unsigned char a[100], b[PAGE];
+	struct iovec iov[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+	size_t done = 150, i;
+	int fd = make_file(5);
+
+	(void)state;
+	memset(a, 0, sizeof(a));
+	memset(b, 0, sizeof(b));
+	assert_int_equal(fd_rw_continue(fd, false, iov, 2, 1000, &done),
+			 sizeof(a) + sizeof(b));
+	assert_int_equal(done, sizeof(a) + sizeof(b));
+	/* The first 150 bytes were "already read": left as they were. */
+	for (i = 0; i < sizeof(a); i++)
+		assert_int_equal(a[i], 0);
+	for (i = 0; i < 50; i++)
+		assert_int_equal(b[i], 0);
+	for (i = 50; i < sizeof(b); i++)
+		assert_int_equal(b[i], byte_at(1000 + 100 + (int64_t)i, 5));
+	/* Nothing left to move: no system call. */
+	io_thread_counters()->syscalls = 0;
+	assert_int_equal(fd_rw_continue(fd, true, iov, 2, 0, &done),
+			 sizeof(a) + sizeof(b));
+	assert_int_equal(io_thread_counters()->syscalls, 0);
+	close(fd);
+}
+
+/*
+ * A thread's batch: eight pages of the file (@arg, its descriptor) in
+ * eight transfers.  No cmocka assertion off the main thread: it
+ * returns whether it had a ring and read the right bytes.
+ */
+static void *thread_batches(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	unsigned char *buf = malloc(8 * PAGE);
+	struct iovec iov[8];
+	struct io_rw rws[8];
+	bool ok = buf != NULL;
+	int i, b;
+
+	for (i = 0; ok && i < 8; i++) {
+		iov[i] = (struct iovec){ buf + i * PAGE, PAGE };
+		rws[i] = (struct io_rw){ .iov = &iov[i], .iovcnt = 1,
+					 .off = (int64_t)(5 * i) * PAGE };
+	}
+	if (ok)
+		io_batch_rw(fd, false, rws, 8);
+	for (i = 0; ok && i < 8; i++) {
+		ok = rws[i].res == PAGE;
+		for (b = 0; ok && b < PAGE; b++)
+			ok = buf[i * PAGE + b] ==
+			     byte_at(rws[i].off + b, 3);
+	}
+	free(buf);
+	ok = ok && io_uring_usable() && io_thread_counters()->uring_batches;
+	return (void *)(uintptr_t)ok;
+}
+
+/*
+ * Threads that send batches at once and exit: each has its own ring,
+ * closed when it exits (a leak would show under the sanitizers' leak
+ * check).
+ */
+static void test_threads_own_rings(void **state)
+{
+	pthread_t t[4];
+	void *ret;
+	int i, fd;
+
+	(void)state;
+	if (!need_uring())
+		skip();
+	fd = make_file(3);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, thread_batches,
+						(void *)(intptr_t)fd), 0);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(pthread_join(t[i], &ret), 0);
+		assert_true(ret != NULL);
+	}
+	close(fd);
+}
+
+/* The switch: returns what it was, and off means no ring is used. */
+static void test_set_uring(void **state)
+{
+	(void)state;
+	assert_true(io_batch_set_uring(false));
+	assert_false(io_uring_usable());
+	assert_false(io_batch_set_uring(true));
+	assert_true(io_batch_set_uring(true));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reads_sync),
+		cmocka_unit_test(test_reads_uring),
+		cmocka_unit_test(test_single_transfer_is_direct),
+		cmocka_unit_test(test_batch_larger_than_ring),
+		cmocka_unit_test(test_writes_sync),
+		cmocka_unit_test(test_writes_uring),
+		cmocka_unit_test(test_errors_sync),
+		cmocka_unit_test(test_errors_uring),
+		cmocka_unit_test(test_rw_continue),
+		cmocka_unit_test(test_threads_own_rings),
+		cmocka_unit_test(test_set_uring),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
