@@ -18,9 +18,13 @@
  *    part read from the file first (the kernel's write_begin), copy in,
  *    mark uptodate and dirty, grow the size.  Nothing reaches the file
  *    until writeback.
- *  - Writeback: fd_file_writeback_folio() pwrite()s a folio, never past
- *    the size (a whole last page would make the file longer than its
- *    data).  Reclaim calls it to evict a dirty folio; fsync for all.
+ *  - Writeback: a folio is written up to the size, never past it (a
+ *    whole last page would make the file longer than its data).
+ *    Reclaim writes one folio to evict it (fd_file_writeback_folio());
+ *    fsync hands over the dirty folios of each lookup batch at once
+ *    (fd_file_writeback_folios()): neighbours become one pwritev(),
+ *    and the transfers go out together, one io_uring submission
+ *    (io/uring.c) where the kernel allows it.
  *    A failure keeps the folio dirty and is recorded on the mapping, so
  *    data is never dropped because a write failed, and every open file
  *    hears of it from its next fsync (mm/page_writeback.c).
@@ -61,6 +65,7 @@
 
 #include "fdfile.h"
 #include "io/fd.h"
+#include "io/uring.h"
 
 /* Pages one step of a write grabs at once (a stack array of pointers). */
 #define FD_FILE_GRAB	64u
@@ -106,19 +111,76 @@ static int fd_file_read_folio(struct address_space *mapping,
 	return err;
 }
 
+/*
+ * a_ops->writeback_folios: write locked folios, each up to the size.
+ * Neighbours go as one transfer of several buffers, and the transfers
+ * go to io_batch_rw() together: thirty scattered pages cost one
+ * io_uring submission, thirty contiguous ones one pwritev().  A
+ * transfer that fails part way fails only the folios it had not
+ * written.
+ */
+static void fd_file_writeback_folios(struct address_space *mapping,
+				     struct folio **folios, unsigned int nr,
+				     int *errs)
+{
+	struct fd_file *ff = mapping->host;
+	int64_t size = fd_file_size(ff), next = -1;
+	struct iovec iov[FOLIO_BATCH_SIZE];
+	struct io_rw rws[FOLIO_BATCH_SIZE];
+	unsigned int run_of[FOLIO_BATCH_SIZE];
+	size_t run_off[FOLIO_BATCH_SIZE];
+	unsigned int i, nrw = 0;
+
+	if (nr > FOLIO_BATCH_SIZE) {	/* more than the hook is handed */
+		for (i = 0; i < nr; i++)
+			errs[i] = -EINVAL;
+		return;
+	}
+	for (i = 0; i < nr; i++) {
+		int64_t pos = folio_file_pos(folios[i]);
+		size_t len = folio_size(folios[i]);
+
+		errs[i] = 0;
+		run_of[i] = UINT32_MAX;
+		if (pos >= size)
+			continue;	/* nothing of the file's there */
+		if ((int64_t)len > size - pos)
+			len = (size_t)(size - pos);
+		iov[i].iov_base = folio_address(folios[i]);
+		iov[i].iov_len = len;
+		if (pos != next) {	/* a new transfer */
+			rws[nrw].iov = &iov[i];
+			rws[nrw].iovcnt = 0;
+			rws[nrw].off = pos;
+			run_off[i] = 0;
+			nrw++;
+		} else {
+			run_off[i] = (size_t)(pos - rws[nrw - 1].off);
+		}
+		rws[nrw - 1].iovcnt++;
+		run_of[i] = nrw - 1;
+		next = pos + (int64_t)len;
+	}
+	io_batch_rw(ff->fd, true, rws, nrw);
+	for (i = 0; i < nr; i++) {
+		struct io_rw *rw;
+
+		if (run_of[i] == UINT32_MAX)
+			continue;
+		rw = &rws[run_of[i]];
+		if (rw->res < 0 && run_off[i] + iov[i].iov_len > rw->done)
+			errs[i] = (int)rw->res;
+	}
+}
+
 /* a_ops->writeback_folio: write a locked folio, up to the size. */
 static int fd_file_writeback_folio(struct address_space *mapping,
 				   struct folio *folio)
 {
-	struct fd_file *ff = mapping->host;
-	int64_t pos = folio_file_pos(folio), size = fd_file_size(ff);
-	size_t len = folio_size(folio);
+	int err;
 
-	if (pos >= size)
-		return 0;
-	if ((int64_t)len > size - pos)
-		len = (size_t)(size - pos);
-	return fd_write_full(ff->fd, folio_address(folio), len, pos);
+	fd_file_writeback_folios(mapping, &folio, 1, &err);
+	return err;
 }
 
 /*
@@ -174,6 +236,7 @@ static void fd_file_readahead(struct address_space *mapping,
 static const struct address_space_operations fd_file_aops = {
 	.read_folio = fd_file_read_folio,
 	.writeback_folio = fd_file_writeback_folio,
+	.writeback_folios = fd_file_writeback_folios,
 	.readahead = fd_file_readahead,
 };
 

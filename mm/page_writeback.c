@@ -18,6 +18,9 @@
  *     write landing while the folio is written dirties it again and is
  *     written by the next pass, never lost;
  *  2. folio_start_writeback(), the hook, folio_end_writeback();
+ *     a pass hands the dirty folios of each lookup batch to the hook
+ *     together (writeback_folios), so that a backing store can send
+ *     them as a few large requests, or all at once;
  *  3. on failure the folio is dirtied again (its data is still the only
  *     copy) and the error is recorded on the mapping (mapping_set_error()),
  *     both before PG_writeback is cleared, so that every open file
@@ -32,25 +35,55 @@
 #include "filemap_internal.h"
 
 /*
- * Steps 1 to 3 on one folio (locked, of @mapping): Return: 0 if it was
- * clean or is written; the hook's error.
+ * Step 1 and the start of step 2 on a locked folio of @mapping.
+ * Return: true if it was dirty and is now under writeback.
  */
-static int writeback_one_folio(struct address_space *mapping,
-			       struct folio *folio)
+static bool writeback_begin(struct folio *folio)
 {
-	int err;
-
 	/* Reclaim writes with the folio locked: no writeback is running. */
 	if (!folio_clear_dirty_for_io(folio))
-		return 0;
+		return false;
 	folio_start_writeback(folio);
-	err = mapping->a_ops->writeback_folio(mapping, folio);
+	return true;
+}
+
+/* The end of step 2, and step 3 on a failure; the folio stays locked. */
+static void writeback_end(struct address_space *mapping, struct folio *folio,
+			  int err)
+{
 	if (err) {
 		folio_mark_dirty(folio);
 		mapping_set_error(mapping, err);
 	}
 	folio_end_writeback(folio);
-	return err;
+}
+
+/*
+ * Write @nr locked folios of @mapping under writeback, in index order:
+ * in one call of the mapping's writeback_folios hook if it has one
+ * (fewer, larger requests), else one writeback_folio call each; then end
+ * their writeback and unlock them.  Return: 0 or the first error.
+ */
+static int writeback_flush(struct address_space *mapping,
+			   struct folio **folios, unsigned int nr)
+{
+	const struct address_space_operations *a_ops = mapping->a_ops;
+	int errs[FOLIO_BATCH_SIZE];
+	unsigned int i;
+	int ret = 0;
+
+	if (a_ops->writeback_folios)
+		a_ops->writeback_folios(mapping, folios, nr, errs);
+	else
+		for (i = 0; i < nr; i++)
+			errs[i] = a_ops->writeback_folio(mapping, folios[i]);
+	for (i = 0; i < nr; i++) {
+		writeback_end(mapping, folios[i], errs[i]);
+		folio_unlock(folios[i]);
+		if (errs[i] && !ret)
+			ret = errs[i];
+	}
+	return ret;
 }
 
 /* First and last page of a byte range (checked by the caller). */
@@ -60,12 +93,35 @@ static void wb_range(int64_t start, int64_t end, pgoff_t *index, pgoff_t *last)
 	*last = (pgoff_t)end >> UPC_PAGE_SHIFT;
 }
 
+/*
+ * Lock a dirty folio of the batch for writeback, next to the folios
+ * @locked already holds (@nr of them).  Folios are locked in index
+ * order, but a lock held while sleeping on another could still meet a
+ * holder of that one waiting for writeback of ours: so a folio that is
+ * not free at once first sends what is held.  Return: 0 or the flush's
+ * error; *@nr updated.
+ */
+static int writeback_lock(struct address_space *mapping, struct folio *folio,
+			  struct folio **locked, unsigned int *nr)
+{
+	int err = 0;
+
+	if (*nr && !folio_trylock(folio)) {
+		err = writeback_flush(mapping, locked, *nr);
+		*nr = 0;
+	}
+	if (!*nr)
+		folio_lock(folio);
+	return err;
+}
+
 int filemap_fdatawrite_range(struct address_space *mapping, int64_t start,
 			     int64_t end)
 {
+	struct folio *locked[FOLIO_BATCH_SIZE];
 	struct folio_batch fbatch;
 	pgoff_t index, last;
-	unsigned int i;
+	unsigned int i, nr;
 	int ret = 0;
 
 	if (start < 0 || end < start)
@@ -77,15 +133,23 @@ int filemap_fdatawrite_range(struct address_space *mapping, int64_t start,
 	while (index <= last &&
 	       filemap_get_folios_tag(mapping, &index, last,
 				      PAGECACHE_TAG_DIRTY, &fbatch)) {
+		nr = 0;
 		for (i = 0; i < folio_batch_count(&fbatch); i++) {
 			struct folio *folio = fbatch.folios[i];
-			int err = 0;
+			int err = writeback_lock(mapping, folio, locked, &nr);
 
-			folio_lock(folio);
-			/* Truncated since the lookup: nothing to write. */
-			if (folio->mapping == mapping)
-				err = writeback_one_folio(mapping, folio);
-			folio_unlock(folio);
+			if (err && !ret)
+				ret = err;
+			/* Truncated since the lookup, or clean: not ours. */
+			if (folio->mapping == mapping &&
+			    writeback_begin(folio))
+				locked[nr++] = folio;
+			else
+				folio_unlock(folio);
+		}
+		if (nr) {
+			int err = writeback_flush(mapping, locked, nr);
+
 			if (err && !ret)
 				ret = err;
 		}

@@ -56,6 +56,13 @@ struct address_space;
  *	was clean.
  * @writeback_folio: Write a locked dirty folio back (reclaim, sync).
  *	Return 0 or -errno.  NULL: the mapping cannot write back.
+ * @writeback_folios: Optional, with @writeback_folio.  Write @nr folios
+ *	back at once (sync: filemap_fdatawrite_range() hands it the dirty
+ *	folios of each lookup batch, at most FOLIO_BATCH_SIZE), each as
+ *	@writeback_folio would be given it, in increasing index order but
+ *	not always consecutive; set @errs[i] to 0 or -errno for each.  It
+ *	lets a backing store merge neighbours and send the rest together
+ *	(as the kernel's writepages builds bios).
  * @evict_lock: Optional.  Reclaim calls it, with the folio it is about to
  *	take out of the mapping locked, before it takes the i_pages lock,
  *	and @evict_unlock once the folio is out (or stayed).  Reclaim holds
@@ -83,6 +90,9 @@ struct address_space_operations {
 	bool (*dirty_folio)(struct address_space *mapping, struct folio *folio);
 	int (*writeback_folio)(struct address_space *mapping,
 			       struct folio *folio);
+	void (*writeback_folios)(struct address_space *mapping,
+				 struct folio **folios, unsigned int nr,
+				 int *errs);
 	bool (*evict_lock)(struct address_space *mapping);
 	void (*evict_unlock)(struct address_space *mapping);
 	void (*readahead)(struct address_space *mapping, struct folio **folios,
@@ -692,7 +702,8 @@ void page_cache_sync_ra(struct address_space *mapping,
  * @end: Last byte (inclusive); INT64_MAX for the rest of the file.
  *
  * Each dirty folio of the range is locked, cleaned, written through
- * a_ops->writeback_folio and unlocked.  A folio whose write fails is
+ * a_ops->writeback_folios (those of one lookup batch together) or
+ * a_ops->writeback_folio, and unlocked.  A folio whose write fails is
  * dirtied again and the error recorded with mapping_set_error(); the
  * pass goes on with the rest.  Folios dirtied while the pass runs may
  * or may not be written.  Folios reclaim is writing back are not dirty

@@ -21,6 +21,7 @@
 
 #include "api_helpers.h"
 #include "fault.h"
+#include "io/uring.h"
 
 #define MEM		(8UL << 20)
 
@@ -663,6 +664,111 @@ static void test_close_error(void **state)
 	fenv_fini(&e);
 }
 
+/* ---- how writeback goes to the file ------------------------------------- */
+
+/*
+ * fsync's requests, counted (io/fd.h): dirty neighbours go as one
+ * transfer, the transfers of a lookup batch (31 folios) together, in
+ * one io_uring submission where this thread has a ring.
+ */
+static void fsync_counts(bool uring)
+{
+	struct io_counters *c = io_thread_counters();
+	struct fenv e;
+	int64_t p;
+
+	io_batch_set_uring(uring);
+	fenv_init(&e, MEM, 128 * 4096);
+	/* 31 scattered pages: 31 transfers. */
+	for (p = 0; p < 31; p++)
+		file_write_pattern(e.file, 2 * p * 4096, 4096, 20);
+	*c = (struct io_counters){ 0 };
+	assert_int_equal(upc_fsync(e.file), 0);
+	assert_int_equal(c->transfers, 31);
+	if (uring) {
+		assert_int_equal(c->uring_batches, 1);
+		assert_true(c->syscalls < 31);
+	} else {
+		assert_int_equal(c->uring_batches, 0);
+		assert_int_equal(c->syscalls, 31);
+	}
+	for (p = 0; p < 31; p++)
+		assert_true(fd_has_pattern(e.fd, 2 * p * 4096, 4096, 20));
+	/* 64 pages in a row: one transfer per lookup batch, 31 + 31 + 2. */
+	file_write_pattern(e.file, 64 * 4096, 64 * 4096, 21);
+	*c = (struct io_counters){ 0 };
+	assert_int_equal(upc_fsync(e.file), 0);
+	assert_int_equal(c->transfers, 3);
+	assert_true(fd_has_pattern(e.fd, 64 * 4096, 64 * 4096, 21));
+	assert_true(fd_has_pattern(e.fd, 4096, 4096, 1));
+	fenv_fini(&e);
+	io_batch_set_uring(true);
+}
+
+static void test_fsync_batches_sync(void **state)
+{
+	(void)state;
+	fsync_counts(false);
+}
+
+static void test_fsync_batches_uring(void **state)
+{
+	(void)state;
+	if (!io_uring_usable()) {
+		print_message("io_uring is not available here: skipped\n");
+		skip();
+	}
+	fsync_counts(true);
+}
+
+/*
+ * A run of dirty pages that crosses RLIMIT_FSIZE: the pages below it
+ * are written and clean, those above stay dirty, through both paths.
+ */
+static void fsync_partial_run(bool uring)
+{
+	struct io_counters *c = io_thread_counters();
+	struct fenv e;
+
+	io_batch_set_uring(uring);
+	fenv_init(&e, MEM, 4096);
+	/* Pages 1..12 in a row, and 20 alone; the limit inside page 8. */
+	file_write_pattern(e.file, 4096, 12 * 4096, 22);
+	file_write_pattern(e.file, 20 * 4096, 4096, 23);
+	fsize_limit(8 * 4096 + 100);
+	assert_int_equal(upc_fsync(e.file), -EFBIG);
+	fsize_unlimit();
+	assert_true(fd_has_pattern(e.fd, 4096, 7 * 4096, 22));
+	assert_int_equal(fd_size(e.fd), 8 * 4096 + 100);
+	assert_true(file_has_pattern(e.file, 4096, 12 * 4096, 22));
+	/* Pages 8..12 and 20 are still dirty: the next fsync writes them. */
+	*c = (struct io_counters){ 0 };
+	assert_int_equal(upc_fsync(e.file), 0);
+	assert_int_equal(c->transfers, 2);
+	assert_int_equal(c->bytes, 6 * 4096);
+	assert_true(fd_has_pattern(e.fd, 4096, 12 * 4096, 22));
+	assert_true(fd_has_pattern(e.fd, 20 * 4096, 4096, 23));
+	assert_int_equal(fd_size(e.fd), 21 * 4096);
+	fenv_fini(&e);
+	io_batch_set_uring(true);
+}
+
+static void test_fsync_partial_run_sync(void **state)
+{
+	(void)state;
+	fsync_partial_run(false);
+}
+
+static void test_fsync_partial_run_uring(void **state)
+{
+	(void)state;
+	if (!io_uring_usable()) {
+		print_message("io_uring is not available here: skipped\n");
+		skip();
+	}
+	fsync_partial_run(true);
+}
+
 /* ---- allocation failures ------------------------------------------------ */
 
 #define FAULT_FILE	(64 * 1024)
@@ -772,6 +878,10 @@ int main(void)
 		cmocka_unit_test(test_reclaim_error_reaches_fsync),
 		cmocka_unit_test(test_punch_writeback_error),
 		cmocka_unit_test(test_close_error),
+		cmocka_unit_test(test_fsync_batches_sync),
+		cmocka_unit_test(test_fsync_batches_uring),
+		cmocka_unit_test(test_fsync_partial_run_sync),
+		cmocka_unit_test(test_fsync_partial_run_uring),
 		cmocka_unit_test(test_fault_each_allocation),
 		cmocka_unit_test(test_shmem_fsync),
 	};
