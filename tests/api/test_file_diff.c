@@ -103,6 +103,7 @@
 #include <upcache/upcache.h>
 
 #include "api/internal.h"
+#include "io/uring.h"
 #include "rand.h"
 
 #define PAGE			4096L
@@ -638,19 +639,24 @@ static void step_seek(void)
 }
 
 /*
- * upc_fsync() or upc_fdatasync(): A's file now holds everything.  Check
+ * upc_fsync() or upc_fdatasync(), its batches through io_uring or not:
+ * A's file now holds everything.  Check
  * its size and a random range (all of it at the full checks' pace would
  * cost too much), and that nothing is left dirty.
  */
 static void step_fsync(void)
 {
-	bool data = chance(1, 2);
+	bool data = chance(1, 2), uring = chance(1, 2);
 	int64_t size, lo;
 	int ret;
 
-	snprintf(d->op, sizeof(d->op), "%s", data ? "fdatasync" : "fsync");
+	snprintf(d->op, sizeof(d->op), "%s (%s)", data ? "fdatasync" : "fsync",
+		 uring ? "io_uring where it can" : "pwritev");
 	d->fsyncs++;
+	/* Both ways of sending a batch (io/uring.c) must write the same. */
+	io_batch_set_uring(uring);
 	ret = data ? upc_fdatasync(d->file) : upc_fsync(d->file);
+	io_batch_set_uring(true);
 	DIFF_CHECK(ret == 0, "returned %d", ret);
 	DIFF_CHECK(!xa_marked(&upc_file_mapping(d->file)->i_pages,
 			      PAGECACHE_TAG_DIRTY), "pages still dirty");

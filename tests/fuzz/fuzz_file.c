@@ -114,6 +114,7 @@
 #include <upcache/upcache.h>
 
 #include "api/internal.h"
+#include "io/uring.h"
 #include "fault.h"
 
 #include "fuzz_input.h"
@@ -628,9 +629,12 @@ static void op_fsync(struct fz *z, int64_t pos, int64_t len, uint8_t arg)
 {
 	int got;
 
+	/* Batches through io_uring or the pwritev() loop (io/uring.c). */
+	io_batch_set_uring(!(arg & 2));
 	fz_arm(z);
 	got = arg & 1 ? upc_fdatasync(z->file) : upc_fsync(z->file);
 	fz_disarm(z);
+	io_batch_set_uring(true);
 
 	fz_expect(z, arg & 1 ? "fdatasync" : "fsync", got, 0);
 	check_clean(z, "dirty pages after fsync");
