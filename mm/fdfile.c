@@ -34,7 +34,9 @@
  *
  * Follows the kernel's generic file paths (Linux 6.x: filemap_read(),
  * generic_perform_write(), truncate_setsize() and a simple file
- * system's setattr), without mmap, direct I/O or large folios.
+ * system's setattr), without mmap or direct I/O.  Large folios come
+ * only from readahead, and only on files opened read-only (see
+ * fd_file_init()).
  *
  * Locking, outermost first:
  *
@@ -269,11 +271,17 @@ int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd)
 	pthread_rwlockattr_destroy(&attr);
 	if (err)
 		return -ENOMEM;
-	address_space_init(&ff->mapping, arena, &fd_file_aops, 0);
+	ff->writable = (flags & O_ACCMODE) == O_RDWR;
+	/*
+	 * Large folios only where nothing is written: dirt is tracked per
+	 * folio, and a 4 KiB write into a 512 KiB folio would write back
+	 * 512 KiB.  Read-only, a stream's readahead grows its folios.
+	 */
+	address_space_init(&ff->mapping, arena, &fd_file_aops,
+			   ff->writable ? 0 : 1UL << AS_LARGE_FOLIOS);
 	ff->mapping.host = ff;
 	ff->mapping.size = (int64_t)st.st_size;
 	ff->fd = fd;
-	ff->writable = (flags & O_ACCMODE) == O_RDWR;
 	return 0;
 }
 

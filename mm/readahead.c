@@ -3,7 +3,7 @@
  * mm/readahead.c - reading pages of a file before they are asked for.
  *
  * Follows the kernel's mm/readahead.c (Linux 6.x) in its ideas, not its
- * code: no asynchronous readahead (PG_readahead), no large folios.
+ * code: no asynchronous readahead (PG_readahead).
  *
  * A read that misses costs a trip to the backing store; a reader going
  * through a file in order would pay it for every page.  Readahead reads
@@ -48,6 +48,13 @@
  */
 #define RA_MAX_PAGES	128UL
 
+/*
+ * How much larger each window of a stream makes its folios (in orders,
+ * as the kernel's page_cache_ra_order() grows them): 0, 2, 4 ... up to
+ * the window's size.
+ */
+#define RA_ORDER_STEP	2u
+
 /* The window's cap: RA_MAX_PAGES, and an eighth of the cache's memory. */
 static unsigned long ra_max_pages(struct address_space *mapping)
 {
@@ -77,14 +84,18 @@ static void ra_read_run(struct address_space *mapping, struct folio **folios,
 }
 
 /*
- * Allocate and add a locked folio at @index.  Return: it; or NULL with
- * the error in *@err (-EEXIST: someone else's folio is there).
+ * Allocate and add a locked folio of @order at @index.  A large one the
+ * arena cannot give, or that meets a cached page in its range, becomes
+ * an order-0 folio (readahead is worth doing small).  Return: it; or
+ * NULL with the error in *@err (-EEXIST: a folio is already at @index).
  */
 static struct folio *ra_add_folio(struct address_space *mapping, pgoff_t index,
-				  int *err)
+				  unsigned int order, int *err)
 {
-	struct folio *folio = filemap_alloc_folio(mapping, GFP_KERNEL, 0);
+	struct folio *folio = filemap_alloc_folio(mapping, GFP_KERNEL, order);
 
+	if (!folio && order)
+		return ra_add_folio(mapping, index, 0, err);
 	*err = -ENOMEM;
 	if (!folio)
 		return NULL;
@@ -93,13 +104,32 @@ static struct folio *ra_add_folio(struct address_space *mapping, pgoff_t index,
 	if (*err) {
 		folio_unlock(folio);
 		folio_put(folio);
+		if (order && *err == -EEXIST)
+			return ra_add_folio(mapping, index, 0, err);
 		return NULL;
 	}
 	return folio;
 }
 
-void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
-			     unsigned long nr)
+/*
+ * The order of the folio to read at @index, at most @order: aligned to
+ * its size, and inside [@index, @end].
+ */
+static unsigned int ra_folio_order(pgoff_t index, pgoff_t end,
+				   unsigned int order)
+{
+	while (order && ((index & ((1UL << order) - 1)) ||
+			 end - index < (1UL << order) - 1))
+		order--;
+	return order;
+}
+
+/*
+ * page_cache_ra_unbounded() with folios of up to @order pages where the
+ * mapping caches large folios: the kernel's page_cache_ra_order().
+ */
+static void ra_read_range(struct address_space *mapping, pgoff_t index,
+			  unsigned long nr, unsigned int order)
 {
 	struct folio *run[FOLIO_BATCH_SIZE];
 	unsigned int n = 0;
@@ -108,35 +138,52 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 
 	if (!mapping->a_ops || !mapping->a_ops->read_folio || !nr)
 		return;
+	if (!mapping_large_folio_support(mapping))
+		order = 0;
 	end = index + nr - 1 < index || index + nr - 1 > MAX_PAGECACHE_INDEX ?
 	      MAX_PAGECACHE_INDEX : index + nr - 1;
-	for (; index <= end; index++) {
+	while (index <= end) {
 		void *entry = filemap_get_entry(mapping, index);
 		struct folio *folio;
+		pgoff_t next = index + 1;
 
 		if (entry && !xa_is_value(entry)) {
-			/* Cached: the run ends here. */
-			folio_put(entry);
+			/* Cached: the run ends here, and goes on after it. */
+			folio = entry;
+			next = folio->index + folio_nr_pages(folio);
+			folio_put(folio);
 			ra_read_run(mapping, run, n);
 			n = 0;
-			continue;
+		} else {
+			folio = ra_add_folio(mapping, index,
+					     ra_folio_order(index, end, order),
+					     &err);
+			if (!folio) {
+				ra_read_run(mapping, run, n);
+				n = 0;
+				/* Added by another thread: go on past it. */
+				if (err != -EEXIST)
+					break;
+			} else {
+				next = index + folio_nr_pages(folio);
+				run[n++] = folio;
+				if (n == FOLIO_BATCH_SIZE) {
+					ra_read_run(mapping, run, n);
+					n = 0;
+				}
+			}
 		}
-		folio = ra_add_folio(mapping, index, &err);
-		if (!folio) {
-			ra_read_run(mapping, run, n);
-			n = 0;
-			/* Added by another thread: go on past it. */
-			if (err == -EEXIST)
-				continue;
+		if (next <= index)	/* the end of the index space */
 			break;
-		}
-		run[n++] = folio;
-		if (n == FOLIO_BATCH_SIZE) {
-			ra_read_run(mapping, run, n);
-			n = 0;
-		}
+		index = next;
 	}
 	ra_read_run(mapping, run, n);
+}
+
+void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
+			     unsigned long nr)
+{
+	ra_read_range(mapping, index, nr, 0);
 }
 
 void page_cache_sync_ra(struct address_space *mapping,
@@ -145,6 +192,7 @@ void page_cache_sync_ra(struct address_space *mapping,
 {
 	unsigned long size = __atomic_load_n(&ra->size, __ATOMIC_RELAXED);
 	pgoff_t next = __atomic_load_n(&ra->next, __ATOMIC_RELAXED);
+	unsigned int order = __atomic_load_n(&ra->order, __ATOMIC_RELAXED);
 	int64_t isize = __atomic_load_n(&mapping->size, __ATOMIC_ACQUIRE);
 	unsigned long max = ra_max_pages(mapping);
 	bool stream = true;
@@ -152,18 +200,29 @@ void page_cache_sync_ra(struct address_space *mapping,
 
 	if (!req_count || isize <= 0)
 		return;
-	if (index == 0)
+	if (index == 0) {
 		size = 4 * req_count;		/* a stream starts */
-	else if (index == next && size)
+		order = 0;
+	} else if (index == next && size) {
 		size *= 2;			/* it goes on */
-	else if (index == next)
+		order += RA_ORDER_STEP;
+	} else if (index == next) {
 		size = 4 * req_count;		/* after a random read */
-	else
+		order = 0;
+	} else {
 		stream = false;
+	}
 	if (!stream || size < req_count)
 		size = req_count;
 	if (size > max)
 		size = max;
+	/* No folio larger than the window, nor than the largest kind. */
+	if (!stream)
+		order = 0;
+	while (order && (1UL << order) > size)
+		order--;
+	if (order > UPC_MAX_ORDER)
+		order = UPC_MAX_ORDER;
 	/* Nothing past the last page of the file. */
 	last = (pgoff_t)((isize - 1) >> UPC_PAGE_SHIFT);
 	if (index > last)
@@ -172,5 +231,6 @@ void page_cache_sync_ra(struct address_space *mapping,
 		size = last - index + 1;
 	__atomic_store_n(&ra->size, stream ? size : 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&ra->next, index + size, __ATOMIC_RELAXED);
-	page_cache_ra_unbounded(mapping, index, size);
+	__atomic_store_n(&ra->order, order, __ATOMIC_RELAXED);
+	ra_read_range(mapping, index, size, order);
 }

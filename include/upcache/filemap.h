@@ -648,6 +648,8 @@ bool folio_clear_dirty_for_io(struct folio *folio);
  * @next: The page after the last window read: a miss there continues a
  *	sequential stream.
  * @size: The last sequential window, in pages (0: none yet).
+ * @order: The order of the last window's folios, where the mapping
+ *	caches large folios: each window of a stream grows it by two.
  *
  * Zero-initialised.  Read and written with relaxed atomics by any
  * reader of the file (a hint: races skew it, nothing more).
@@ -655,6 +657,7 @@ bool folio_clear_dirty_for_io(struct folio *folio);
 struct file_ra_state {
 	pgoff_t next;
 	unsigned long size;
+	unsigned int order;
 };
 
 /**
@@ -687,7 +690,11 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
  * pages.  Every window is at most 512 KiB and an eighth of the arena's
  * limit, whatever @req_count (the reader's next miss, at the window's
  * end, goes on from there), and never passes the page holding the last
- * byte of @mapping->size.
+ * byte of @mapping->size.  Where the mapping caches large folios
+ * (AS_LARGE_FOLIOS), a stream's windows are read into folios of
+ * growing order (0, 2, 4 ...: never larger than the window, each
+ * aligned to its size); a folio the arena cannot give, or whose range
+ * is partly cached, is read as single pages instead.
  *
  * Context: As page_cache_ra_unbounded().
  */

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/internal.h"
 #include "api_helpers.h"
 #include "fault.h"
 #include "io/uring.h"
@@ -443,6 +444,51 @@ static void test_read_only(void **state)
 	assert_true(fd_has_pattern(e.fd, 0, 10000, 1));
 	fenv_fini(&e);
 	close(ro);
+}
+
+/* The largest order among the folios caching @file's first @pages. */
+static unsigned int largest_order(struct upc_file *file, pgoff_t pages)
+{
+	struct address_space *mapping = upc_file_mapping(file);
+	unsigned int order = 0;
+	pgoff_t i;
+
+	for (i = 0; i < pages; i++) {
+		struct folio *folio = filemap_get_folio(mapping, i);
+
+		if (IS_ERR(folio))
+			continue;
+		if (folio_order(folio) > order)
+			order = folio_order(folio);
+		folio_put(folio);
+	}
+	return order;
+}
+
+/*
+ * A sequential read of a file opened read-only is read ahead into large
+ * folios; opened for writing, the same file is cached a page at a time
+ * (dirt is tracked per folio).  Both read the file's bytes.
+ */
+static void test_large_folios_read_only(void **state)
+{
+	const int64_t size = 2L << 20;
+	struct upc_file *ro_file;
+	struct fenv e;
+	int ro;
+
+	(void)state;
+	fenv_init(&e, MEM, size);
+	ro = open(e.path, O_RDONLY);
+	assert_true(ro >= 0);
+	assert_int_equal(upc_file_open(e.cache, ro, 0, &ro_file), 0);
+	assert_true(file_has_pattern(ro_file, 0, (size_t)size, 1));
+	assert_true(largest_order(ro_file, (pgoff_t)size >> 12) >= 5);
+	assert_true(file_has_pattern(e.file, 0, (size_t)size, 1));
+	assert_int_equal(largest_order(e.file, (pgoff_t)size >> 12), 0);
+	assert_int_equal(upc_close(ro_file), 0);
+	close(ro);
+	fenv_fini(&e);
 }
 
 /* A file system refusing to shrink the file leaves everything as it was. */
@@ -871,6 +917,7 @@ int main(void)
 		cmocka_unit_test(test_truncate),
 		cmocka_unit_test(test_punch_hole),
 		cmocka_unit_test(test_read_only),
+		cmocka_unit_test(test_large_folios_read_only),
 		cmocka_unit_test(test_truncate_refused),
 		cmocka_unit_test(test_seek),
 		cmocka_unit_test(test_spans),

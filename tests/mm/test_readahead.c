@@ -13,7 +13,8 @@
 #define LIMIT		1024UL
 #define FILE_PAGES	512UL
 
-/* Calls of the readahead hook, and the pages they were handed. */
+/* Calls of the readahead hook, the pages they were handed, and the
+ * most folios one was handed. */
 static unsigned long ra_calls, ra_pages, ra_largest;
 static int ra_fail;
 
@@ -24,12 +25,14 @@ static void test_readahead_hook(struct address_space *mapping,
 	unsigned int i;
 
 	ra_calls++;
-	ra_pages += nr;
 	if (nr > ra_largest)
 		ra_largest = nr;
 	for (i = 0; i < nr; i++) {
+		ra_pages += folio_nr_pages(folios[i]);
 		/* Consecutive indices, locked, not uptodate, in the cache. */
-		assert_true(i == 0 || folios[i]->index == folios[0]->index + i);
+		assert_true(i == 0 || folios[i]->index ==
+			    folios[i - 1]->index +
+			    folio_nr_pages(folios[i - 1]));
 		assert_true(folio_test_locked(folios[i]));
 		assert_false(folio_test_uptodate(folios[i]));
 		assert_ptr_equal(folios[i]->mapping, mapping);
@@ -64,8 +67,11 @@ static bool page_read(struct address_space *mapping, pgoff_t index)
 
 	if (IS_ERR(folio))
 		return false;
+	/* The page's own first word, inside a large folio too. */
 	ok = folio_test_uptodate(folio) &&
-	     *(uint64_t *)folio_address(folio) == vm_pattern(index);
+	     *(uint64_t *)((char *)folio_address(folio) +
+			   ((index - folio->index) << UPC_PAGE_SHIFT)) ==
+	     vm_pattern(index);
 	folio_put(folio);
 	return ok;
 }
@@ -221,6 +227,93 @@ static void test_sync_ra_small_cache(void **state)
 	vm_store_teardown(&f, &st);
 }
 
+/* The order of the folio caching page @index (-1: none). */
+static int cached_order(struct address_space *mapping, pgoff_t index)
+{
+	struct folio *folio = filemap_get_folio(mapping, index);
+	int order;
+
+	if (IS_ERR(folio))
+		return -1;
+	order = (int)folio_order(folio);
+	folio_put(folio);
+	return order;
+}
+
+/*
+ * Where the mapping caches large folios, a stream's windows are read
+ * into folios of order 0, 2, 4 ... (never larger than the window), each
+ * aligned to its size and inside its window; every page holds the
+ * store's data.  A random miss stays at order 0.
+ */
+static void test_sync_ra_large_folios(void **state)
+{
+	/* Page -> the order of its folio after the six windows below. */
+	static const struct { pgoff_t index; int order; } want[] = {
+		{ 0, 0 }, { 3, 0 },				/* [0, 4) */
+		{ 4, 2 }, { 8, 2 },				/* [4, 12) */
+		{ 12, 2 }, { 16, 3 }, { 24, 2 },		/* [12, 28) */
+		{ 28, 2 }, { 32, 4 }, { 48, 3 }, { 56, 2 },	/* [28, 60) */
+		{ 60, 2 }, { 64, 5 }, { 96, 4 }, { 120, 2 },	/* [60, 124) */
+		{ 124, 2 }, { 128, 6 }, { 192, 5 }, { 248, 2 },	/* to 252 */
+	};
+	struct file_ra_state ra = { 0 };
+	struct vm_fixture f;
+	struct vm_store st;
+	pgoff_t index = 0;
+	unsigned int i;
+
+	(void)state;
+	ra_setup(&f, &st, true);
+	f.mapping.flags |= 1UL << AS_LARGE_FOLIOS;
+	for (i = 0; i < 6; i++) {
+		page_cache_sync_ra(&f.mapping, &ra, index, 1);
+		index = ra.next;
+	}
+	/* Windows of 4, 8, 16, 32, 64 and 128 pages. */
+	assert_int_equal(index, 252);
+	assert_int_equal(ra_pages, 252);
+	assert_int_equal(ra.order, 7);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_int_equal(cached_order(&f.mapping, want[i].index),
+				 want[i].order);
+	for (i = 0; i < 252; i++)
+		if (!page_read(&f.mapping, i))
+			fail_msg("page %u", i);
+	assert_int_equal(cached_order(&f.mapping, 252), -1);
+	/* A random miss: its pages only, order 0. */
+	page_cache_sync_ra(&f.mapping, &ra, 384, 64);
+	assert_int_equal(cached_order(&f.mapping, 384), 0);
+	assert_int_equal(ra.order, 0);
+	vm_store_teardown(&f, &st);
+}
+
+/* A large folio whose range holds a cached page: single pages there. */
+static void test_ra_large_folio_meets_cached_page(void **state)
+{
+	struct file_ra_state ra = { .next = 64, .size = 64, .order = 4 };
+	struct vm_fixture f;
+	struct vm_store st;
+	pgoff_t i;
+
+	(void)state;
+	ra_setup(&f, &st, true);
+	f.mapping.flags |= 1UL << AS_LARGE_FOLIOS;
+	/* Page 70 cached alone; the window [64, 192) of order 6 meets it. */
+	assert_int_equal(vm_read_word(&f.mapping, 70), vm_pattern(70));
+	page_cache_sync_ra(&f.mapping, &ra, 64, 1);
+	assert_int_equal(ra.order, 6);
+	assert_int_equal(cached_order(&f.mapping, 64), 0);
+	assert_int_equal(cached_order(&f.mapping, 69), 0);
+	assert_int_equal(cached_order(&f.mapping, 70), 0);
+	/* Past it, aligned again: large. */
+	assert_int_equal(cached_order(&f.mapping, 128), 6);
+	for (i = 64; i < 192; i++)
+		if (!page_read(&f.mapping, i))
+			fail_msg("page %lu", i);
+	vm_store_teardown(&f, &st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +323,8 @@ int main(void)
 		cmocka_unit_test(test_sync_ra_window),
 		cmocka_unit_test(test_sync_ra_limits),
 		cmocka_unit_test(test_sync_ra_small_cache),
+		cmocka_unit_test(test_sync_ra_large_folios),
+		cmocka_unit_test(test_ra_large_folio_meets_cached_page),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
