@@ -10,7 +10,9 @@
  * ([global] inheritance, comments, bare flags, errors with file:line),
  * the command line's --name grammar, the swap options of upcache-anon
  * and upcache-shmem (their values, and that another engine refuses
- * them), and that every option
+ * them), the sync options fsync=, fdatasync= and end_fsync= (their
+ * values, inherited from [global], and refused, unless 0, on
+ * upcache-anon, which has no file to sync), and that every option
  * that is not supported is an error naming it.
  *
  * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
@@ -376,6 +378,115 @@ static void test_run_job_swap_options(void **state)
 				 "-1m", NULL), -EINVAL);
 }
 
+/* fsync=, fdatasync=, end_fsync=: numbers, defaults, and which engines. */
+static void test_run_job_sync_options(void **state)
+{
+	static const char *const syncing[] = {
+		"upcache-file", "upcache-shmem", "kernel-sync", "kernel-psync",
+		"kernel-mmap", "sync", "psync", "mmap",
+	};
+	struct run_job job;
+	char err[200];
+	size_t i;
+
+	(void)state;
+	/* fio's defaults: no syncs. */
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m", NULL),
+			 0);
+	assert_int_equal(job.fsync_blocks, 0);
+	assert_int_equal(job.fdatasync_blocks, 0);
+	assert_false(job.end_fsync);
+	assert_false(run_job_syncs(&job));
+	run_job_free(&job);
+	for (i = 0; i < sizeof(syncing) / sizeof(syncing[0]); i++) {
+		assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+					 "rw", "write", "ioengine", syncing[i],
+					 "fsync", "4", "fdatasync", "7",
+					 "end_fsync", NULL, NULL), 0);
+		assert_int_equal(job.fsync_blocks, 4);
+		assert_int_equal(job.fdatasync_blocks, 7);
+		assert_true(job.end_fsync);
+		assert_true(run_job_syncs(&job));
+		assert_true(run_engine_syncs(job.engine));
+		run_job_free(&job);
+	}
+	/* The largest count fio's unsigned int takes. */
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "fdatasync", "4294967295", NULL), 0);
+	assert_int_equal(job.fdatasync_blocks, 4294967295U);
+	run_job_free(&job);
+	/* A read-only job may ask: fio accepts it and never syncs. */
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "end_fsync", "1", NULL), 0);
+	assert_true(job.end_fsync);
+	run_job_free(&job);
+}
+
+/* upcache-anon has no file: a sync option other than 0 is refused. */
+static void test_run_job_sync_refused_without_file(void **state)
+{
+	static const char *const opts[][3] = {
+		{ "fsync", "1", "fsync=1: ioengine=upcache-anon" },
+		{ "fdatasync", "16", "fdatasync=16: ioengine=upcache-anon" },
+		{ "end_fsync", "1", "end_fsync=1: ioengine=upcache-anon" },
+	};
+	struct run_job job;
+	char err[200];
+	size_t i;
+
+	(void)state;
+	assert_false(run_engine_syncs("upcache-anon"));
+	for (i = 0; i < 3; i++) {
+		err[0] = '\0';
+		assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+					 "rw", "write", "ioengine",
+					 "upcache-anon", opts[i][0], opts[i][1],
+					 NULL), -EINVAL);
+		if (!strstr(err, opts[i][2]) || !strstr(err, "no file to sync"))
+			fail_msg("%s=%s: %s", opts[i][0], opts[i][1], err);
+		run_job_free(&job);
+	}
+	/* 0 asks for nothing: accepted, as a [global] fsync=0 must be. */
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "ioengine", "upcache-anon", "fsync", "0",
+				 "fdatasync", "0", "end_fsync", "0", NULL), 0);
+	assert_false(run_job_syncs(&job));
+	run_job_free(&job);
+}
+
+/* Bad sync values, and fio's other sync options, stay errors. */
+static void test_run_opts_sync_bad_values(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "fsync", "-1" }, { "fsync", "abc" }, { "fsync", "4k" },
+		{ "fsync", "1.5" }, { "fsync", "4294967296" },
+		{ "fdatasync", "-4" }, { "fdatasync", "x" },
+		{ "end_fsync", "2" }, { "end_fsync", "yes" },
+	};
+	static const char *const other[] = {
+		"sync", "fsync_on_close", "sync_file_range", "end_syncfs",
+	};
+	char err[200];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(set_err(bad[i][0], bad[i][1], err,
+					 sizeof(err)), -EINVAL);
+		if (!strstr(err, bad[i][0]))
+			fail_msg("%s=%s: %s", bad[i][0], bad[i][1], err);
+	}
+	assert_int_equal(set_err("fsync", NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "needs a value"));
+	assert_int_equal(set_err("end_fsync", NULL, err, sizeof(err)), 0);
+	for (i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+		assert_int_equal(set_err(other[i], "1", err, sizeof(err)),
+				 -EINVAL);
+		assert_non_null(strstr(err, "not supported"));
+	}
+}
+
 static const char jobfile[] =
 	"; a comment\n"
 	"# another\n"
@@ -384,6 +495,7 @@ static const char jobfile[] =
 	"size=4m\n"
 	"thread\n"
 	"ioengine=upcache-shmem\n"
+	"fsync=8\n"
 	"\n"
 	"[first]\n"
 	"rw=randread\n"
@@ -391,6 +503,8 @@ static const char jobfile[] =
 	"[second]\n"
 	"bs=8k\n"
 	"numjobs=2\n"
+	"end_fsync\n"
+	"fdatasync=0\n"
 	"[global]\n"
 	"size=2m\n"
 	"[third]\n"
@@ -421,6 +535,13 @@ static void test_run_jobfile_inherits_global(void **state)
 	assert_int_equal(spec.jobs[1].rw, RUN_RW_READ);	/* not inherited */
 	assert_int_equal(spec.jobs[1].bs, 8 * KiB);
 	assert_int_equal(spec.jobs[1].numjobs, 2);
+	/* fsync= from [global], a bare end_fsync, fdatasync=0 as given. */
+	assert_int_equal(spec.jobs[0].fsync_blocks, 8);
+	assert_false(spec.jobs[0].end_fsync);
+	assert_int_equal(spec.jobs[1].fsync_blocks, 8);
+	assert_true(spec.jobs[1].end_fsync);
+	assert_int_equal(spec.jobs[1].fdatasync_blocks, 0);
+	assert_int_equal(spec.jobs[2].fsync_blocks, 8);
 	/* A later [global] changes only the sections after it. */
 	assert_string_equal(spec.jobs[2].name, "renamed");
 	assert_int_equal(spec.jobs[2].size, 2 * MiB);
@@ -533,6 +654,9 @@ int main(void)
 		cmocka_unit_test(test_run_job_sizes_derive),
 		cmocka_unit_test(test_run_job_bad_combinations),
 		cmocka_unit_test(test_run_job_swap_options),
+		cmocka_unit_test(test_run_job_sync_options),
+		cmocka_unit_test(test_run_job_sync_refused_without_file),
+		cmocka_unit_test(test_run_opts_sync_bad_values),
 		cmocka_unit_test(test_run_jobfile_inherits_global),
 		cmocka_unit_test(test_run_jobfile_errors_name_line),
 		cmocka_unit_test(test_run_cmdline_jobs),

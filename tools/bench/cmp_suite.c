@@ -362,6 +362,10 @@ static void cmp_report(const struct cmp_args *a, struct cmp_samples *s,
 		bench_table_header(&t);
 	}
 	for (r = 0; r < s->nr_rows; r++) {
+		/* The row's name on its first figure printed (sync rows
+		 * have no bandwidth). */
+		bool named = false;
+
 		for (f = 0; f < NR_CMP_FIGURES; f++) {
 			char am[24], bm[24], rm[24], rr[40];
 			const char *cells[6];
@@ -385,7 +389,8 @@ static void cmp_report(const struct cmp_args *a, struct cmp_samples *s,
 			bench_row_set_num(row, "rounds", s->done);
 			if (!a->normal)
 				continue;
-			cells[0] = f ? "" : s->names[r];
+			cells[0] = named ? "" : s->names[r];
+			named = true;
 			cells[1] = cmp_figures[f];
 			cells[2] = bench_fmt_num(am, sizeof(am), fig.a.median);
 			cells[3] = bench_fmt_num(bm, sizeof(bm), fig.b.median);

@@ -16,6 +16,8 @@
  *				clone, or one shared with filename=); untimed
  *	open(ctx, clone)	a clone's handle, in the clone's thread
  *	io(handle, ...)		one operation, timed
+ *	sync(handle, datasync)	fsync=, fdatasync=, end_fsync=: flush the
+ *				clone's file; timed (optional)
  *	close(handle)
  *	teardown(ctx)		remove what setup made
  */
@@ -42,6 +44,12 @@
  * @open: Open clone @clone's handle.  Returns 0 or -errno.
  * @io: Read (@write false) or write @len bytes at @off.  Returns the
  *	bytes moved or -errno.
+ * @sync: Make what the handle's clone wrote durable in its file, as
+ *	fsync() does, or as fdatasync() does when @datasync is true.
+ *	Returns 0 or -errno (a failed writeback's error included).  NULL
+ *	for an engine with no file (upcache-anon): run_engine_syncs()
+ *	names the engines that have it, and run_job_resolve() refuses sync
+ *	options on the others.
  * @close: Close a handle.
  * @teardown: Undo @setup.
  */
@@ -56,6 +64,7 @@ struct run_engine {
 	int (*open)(void *ctx, unsigned int clone, void **handle);
 	ssize_t (*io)(void *handle, bool write, void *buf, size_t len,
 		      uint64_t off);
+	int (*sync)(void *handle, bool datasync);
 	void (*close)(void *handle);
 	void (*teardown)(void *ctx);
 };

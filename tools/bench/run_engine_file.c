@@ -37,11 +37,24 @@
  * clones sharing one file (filename=) write it in turn, as the kernel's
  * i_rwsem has them do.
  *
- * Dirty folios reach the file when reclaim evicts them (writeback_folio)
- * and, for the rest, when the job ends: teardown writes them back
- * (filemap_fdatawrite_range()) before dropping the cache, outside the
- * measured phase, as fio's jobs do not fsync by default.  A file
- * teardown is about to remove is not written.
+ *	sync	fd_file_fsync() (fsync=, fdatasync=, end_fsync=): every
+ *		dirty folio written back, reclaim's writebacks
+ *		waited for, then fsync() or fdatasync() of the file: what
+ *		upc_fsync() and upc_fdatasync() do for a upc_ file, which
+ *		is this engine's fd file behind the API's handle
+ *
+ * Dirty folios reach the file when reclaim evicts them (writeback_folio),
+ * when a sync option asks, and, for the rest, when the job ends: teardown
+ * writes them back (filemap_fdatawrite_range()) before dropping the
+ * cache, outside the measured phase, as fio's jobs do not fsync by
+ * default.  A file teardown is about to remove is not written.
+ *
+ * A clone's handle is its file plus its own sample of the file's
+ * writeback errors (errseq_t), taken when it opens, as each upc_ file
+ * handle (and each open file of the kernel's) has one: a writeback error
+ * is reported once to every clone that syncs, whichever clone's sync or
+ * reclaim met it, so clones sharing one file (filename=) each hear of
+ * it, and no lock is needed between their syncs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -51,6 +64,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <upcache/errseq.h>
 #include <upcache/filemap.h>
 #include <upcache/folio.h>
 #include <upcache/vmscan.h>
@@ -75,6 +89,17 @@ struct uf_file {
 	int fd;
 	bool created;
 	bool cached;
+};
+
+/**
+ * struct uf_handle - one clone's view of its file.
+ * @f: The file (shared with filename=).
+ * @wb_since: The clone's sample of @f's writeback errors, advanced by
+ *	its syncs (upc_file's wb_since).
+ */
+struct uf_handle {
+	struct uf_file *f;
+	errseq_t wb_since;
 };
 
 /**
@@ -264,12 +289,19 @@ static int uf_setup(const struct run_job *job, void **out, char *err,
 	return 0;
 }
 
-/* uf_open() - A clone's handle is its file (shared with filename=). */
+/*
+ * uf_open() - A clone's handle: its file (shared with filename=) and its
+ * own writeback error sample, taken now, so its syncs report errors met
+ * from here on (an open file's f_wb_err).
+ */
 static int uf_open(void *arg, unsigned int clone, void **handle)
 {
 	struct uf_ctx *ctx = arg;
+	struct uf_handle *h = bench_xcalloc(1, sizeof(*h));
 
-	*handle = &ctx->files[ctx->nr_files == 1 ? 0 : clone];
+	h->f = &ctx->files[ctx->nr_files == 1 ? 0 : clone];
+	h->wb_since = errseq_sample(&h->f->ff.mapping.wb_err);
+	*handle = h;
 	return 0;
 }
 
@@ -280,7 +312,7 @@ static int uf_open(void *arg, unsigned int clone, void **handle)
 static ssize_t uf_io(void *handle, bool write, void *buf, size_t len,
 		     uint64_t off)
 {
-	struct uf_file *f = handle;
+	struct uf_file *f = ((struct uf_handle *)handle)->f;
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 	struct iov_iter iter;
 
@@ -290,10 +322,23 @@ static ssize_t uf_io(void *handle, bool write, void *buf, size_t len,
 	return fd_file_read_iter(&f->ff, &iter, (int64_t)off);
 }
 
-/* uf_close() - Nothing: the files belong to the job. */
+/*
+ * uf_sync() - upc_fsync() (upc_fdatasync() for @datasync) of the clone's
+ * file: write back, wait, flush.  Return: 0; the first writeback error
+ * of this pass, else one met since the clone's last sync (by reclaim or
+ * another clone's pass), reported once; fsync()'s or fdatasync()'s.
+ */
+static int uf_sync(void *handle, bool datasync)
+{
+	struct uf_handle *h = handle;
+
+	return fd_file_fsync(&h->f->ff, &h->wb_since, datasync);
+}
+
+/* uf_close() - Free the handle: the file belongs to the job. */
 static void uf_close(void *handle)
 {
-	(void)handle;
+	free(handle);
 }
 
 const struct run_engine run_engine_file = {
@@ -302,6 +347,7 @@ const struct run_engine run_engine_file = {
 	.setup = uf_setup,
 	.open = uf_open,
 	.io = uf_io,
+	.sync = uf_sync,
 	.close = uf_close,
 	.teardown = uf_teardown,
 };

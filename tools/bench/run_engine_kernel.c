@@ -14,6 +14,13 @@
  *	kernel-mmap	memcpy() from or into a MAP_SHARED mapping of the
  *			whole file, one mapping per clone (fio's mmap)
  *
+ * The sync options (fsync=, fdatasync=, end_fsync=) are fsync() or
+ * fdatasync() of the clone's descriptor for kernel-sync and kernel-psync
+ * (fio's do_io_u_sync()); kernel-mmap does what fio's mmap engine does
+ * for both, msync(MS_SYNC) of the whole mapping and nothing more: the
+ * data is written through the mapping, so msync() is what flushes it
+ * (Linux runs it as an fdatasync() of the mapped range).
+ *
  * All three see a file's end as pread() does: a read past it moves
  * nothing, a read across it moves the bytes before it (which the runner
  * reports as an error).  kernel-mmap extends the file before mapping it,
@@ -353,6 +360,19 @@ static ssize_t kern_io(void *handle, bool write, void *buf, size_t len,
 	return -EINVAL;
 }
 
+/* kern_sync() - fsync()/fdatasync(), or msync() of a kernel-mmap mapping. */
+static int kern_sync(void *handle, bool datasync)
+{
+	struct kern_handle *h = handle;
+	int ret;
+
+	if (h->kind == KERN_MMAP)
+		ret = msync(h->map, h->map_len, MS_SYNC);
+	else
+		ret = datasync ? fdatasync(h->fd) : fsync(h->fd);
+	return ret ? -errno : 0;
+}
+
 /* kern_close() - Unmap and close a clone's file. */
 static void kern_close(void *handle)
 {
@@ -370,6 +390,7 @@ const struct run_engine run_engine_kernel_sync = {
 	.setup = kern_setup_sync,
 	.open = kern_open,
 	.io = kern_io,
+	.sync = kern_sync,
 	.close = kern_close,
 	.teardown = kern_teardown,
 };
@@ -380,6 +401,7 @@ const struct run_engine run_engine_kernel_psync = {
 	.setup = kern_setup_psync,
 	.open = kern_open,
 	.io = kern_io,
+	.sync = kern_sync,
 	.close = kern_close,
 	.teardown = kern_teardown,
 };
@@ -390,6 +412,7 @@ const struct run_engine run_engine_kernel_mmap = {
 	.setup = kern_setup_mmap,
 	.open = kern_open,
 	.io = kern_io,
+	.sync = kern_sync,
 	.close = kern_close,
 	.teardown = kern_teardown,
 };

@@ -6,7 +6,9 @@
  * upc_ API: one cache per job, one file per clone or one shared with
  * filename=, laid out as file_kind= says (written, upc_fallocate()d,
  * or truncated up to one hole).  Operations are upc_read() and
- * upc_write().
+ * upc_write(), and upc_fsync() or upc_fdatasync() for the sync options,
+ * which for an in-memory file write nothing, as on tmpfs (the kernel
+ * baselines' /dev/shm): what they measure is the call.
  *
  * The cache holds all the files unless memory_limit= says less; below
  * the files' size the job needs swap, which it gets by default, with the
@@ -204,6 +206,12 @@ static ssize_t shm_io(void *handle, bool write, void *buf, size_t len,
 	return upc_read(handle, buf, len, (int64_t)off);
 }
 
+/* shm_sync() - upc_fsync() or upc_fdatasync(): nothing to write (tmpfs). */
+static int shm_sync(void *handle, bool datasync)
+{
+	return datasync ? upc_fdatasync(handle) : upc_fsync(handle);
+}
+
 /* shm_close() - Nothing: the files belong to the job. */
 static void shm_close(void *handle)
 {
@@ -216,6 +224,7 @@ const struct run_engine run_engine_shmem = {
 	.setup = shm_setup,
 	.open = shm_open,
 	.io = shm_io,
+	.sync = shm_sync,
 	.close = shm_close,
 	.teardown = shm_teardown,
 };

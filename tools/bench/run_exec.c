@@ -18,6 +18,11 @@
  * (fio's norandommap), to keep the map's memory bounded.  The
  * directions of mixed patterns come from a stream of their own.
  *
+ * Syncs (fsync=, fdatasync=, end_fsync=; when, and how they are counted
+ * and timed: run_exec.h) are owed after a write and issued at the top of
+ * the next turn of the loop, where fio's get_rw_ddir() would pick its
+ * next io_u, so a phase that ends on a write owes nothing.
+ *
  * Conventions: @c is one clone's state, @g its offset generator.
  */
 #include <errno.h>
@@ -200,6 +205,7 @@ static void stats_init(struct run_stats *st)
 		run_hist_init(&st->hist[d]);
 		st->min_elapsed_ns[d] = UINT64_MAX;
 	}
+	run_hist_init(&st->sync);
 }
 
 /*
@@ -229,6 +235,7 @@ static void stats_merge(struct run_stats *acc, const struct run_stats *more)
 		if (more->min_elapsed_ns[d] < acc->min_elapsed_ns[d])
 			acc->min_elapsed_ns[d] = more->min_elapsed_ns[d];
 	}
+	run_hist_merge(&acc->sync, &more->sync);
 	bench_counts_merge(&acc->counts, &more->counts);
 }
 
@@ -276,37 +283,133 @@ static inline int clone_io(struct run_clone *c, void *h, void *buf,
 	return clone_io_failed(c, dir, off, n);
 }
 
-/* Step 3: run the workload unmeasured until @end. */
+/*
+ * enum clone_sync - a sync a clone owes its file, named as a failed one
+ * is reported.
+ */
+enum clone_sync {
+	SYNC_NONE,
+	SYNC_FSYNC,		/* fsync= */
+	SYNC_FDATASYNC,		/* fdatasync= */
+	SYNC_END,		/* end_fsync=: an fsync */
+};
+
+static const char *const sync_name[] = {
+	[SYNC_FSYNC] = "fsync", [SYNC_FDATASYNC] = "fdatasync",
+	[SYNC_END] = "end_fsync (fsync)",
+};
+
+/*
+ * sync_after_write() - The sync a clone owes after the @writes-th write
+ * of its phase: fio checks fsync= before fdatasync=, so when both fall
+ * due only the fsync is issued.
+ */
+static inline enum clone_sync sync_after_write(const struct run_job *job,
+					       uint64_t writes)
+{
+	if (job->fsync_blocks && !(writes % job->fsync_blocks))
+		return SYNC_FSYNC;
+	if (job->fdatasync_blocks && !(writes % job->fdatasync_blocks))
+		return SYNC_FDATASYNC;
+	return SYNC_NONE;
+}
+
+/*
+ * clone_sync() - Sync the clone's file as @kind says.  Return: 0, or
+ * the engine's -errno with @c->why set: a failed sync fails the job as
+ * a failed operation does, since data the job wrote may not be there.
+ */
+static int clone_sync(struct run_clone *c, void *h, enum clone_sync kind)
+{
+	int ret = c->eng->sync(h, kind == SYNC_FDATASYNC);
+
+	if (ret)
+		snprintf(c->why, sizeof(c->why), "job '%s': %s: %s",
+			 c->job->name, sync_name[kind], strerror(-ret));
+	return ret;
+}
+
+/*
+ * clone_timed_sync() - A sync of the measured phase, timed from *@prev
+ * (the end of what came before) into the sync histogram; *@prev moves
+ * to its end.  Return: 0 or -errno, as clone_sync().
+ */
+static int clone_timed_sync(struct run_clone *c, void *h,
+			    enum clone_sync kind, uint64_t *prev)
+{
+	uint64_t now;
+	int ret = clone_sync(c, h, kind);
+
+	if (ret)
+		return ret;
+	now = bench_now_ns();
+	run_hist_add(&c->st.sync, now - *prev);
+	*prev = now;
+	return 0;
+}
+
+/*
+ * Step 3: run the workload unmeasured until @end, its syncs included
+ * (fio issues them in the ramp too, and counts them nowhere).
+ */
 static int clone_ramp(struct run_clone *c, struct run_gen *g, void *h,
 		      void *buf, uint64_t end)
 {
+	enum clone_sync due = SYNC_NONE;
+	uint64_t off, writes = 0;
 	enum run_dir dir;
-	uint64_t off;
 	int ret;
 
 	while (!run_stop_requested() && bench_now_ns() < end) {
+		if (due) {
+			ret = clone_sync(c, h, due);
+			if (ret)
+				return ret;
+			due = SYNC_NONE;
+			continue;
+		}
 		if (!run_gen_next(g, &dir, &off))
 			continue;
 		ret = clone_io(c, h, buf, dir, off);
 		if (ret)
 			return ret;
+		if (dir == RUN_DIR_WRITE)
+			due = sync_after_write(c->job, ++writes);
 	}
 	return 0;
+}
+
+/*
+ * clone_end_fsync() - end_fsync=1: one fsync after the measured phase,
+ * timed from its last operation and part of its run time (fio syncs
+ * inside do_io(), whose time is the job's).  Only a job that writes, and
+ * not right after a sync, which left nothing to flush (fio's
+ * should_fsync()); after a stop request too, as fio does.
+ */
+static int clone_end_fsync(struct run_clone *c, void *h, bool last_sync,
+			   uint64_t *prev)
+{
+	if (!c->job->end_fsync || !run_rw_writes(c->job->rw) || last_sync)
+		return 0;
+	return clone_timed_sync(c, h, SYNC_END, prev);
 }
 
 /*
  * Step 4: the measured phase, from where the ramp left @g: without
  * time_based=, size= bytes (a pass's worth of operations, into the next
  * pass where the ramp's ends), as fio counts the bytes done since the
- * ramp against size=.
+ * ramp against size=.  The count of writes that fsync= and fdatasync=
+ * follow starts again here, as fio's does after the ramp.
  */
 static int clone_measure(struct run_clone *c, struct run_gen *g, void *h,
 			 void *buf)
 {
 	const struct run_job *job = c->job;
 	struct upc_thread_stats snap;
-	uint64_t t0, prev, now, off, nr_ops = 0;
+	uint64_t t0, prev, now, off, nr_ops = 0, writes = 0;
 	struct run_stats *st = &c->st;
+	enum clone_sync due = SYNC_NONE;
+	bool last_sync = false;
 	enum run_dir dir;
 	int ret = 0;
 
@@ -314,6 +417,16 @@ static int clone_measure(struct run_clone *c, struct run_gen *g, void *h,
 	atomic_store_explicit(&c->measuring, true, memory_order_relaxed);
 	t0 = prev = bench_now_ns();
 	while (!run_stop_requested()) {
+		if (due) {
+			ret = clone_timed_sync(c, h, due, &prev);
+			if (ret)
+				break;
+			due = SYNC_NONE;
+			last_sync = true;
+			if (job->runtime_ns && prev - t0 >= job->runtime_ns)
+				break;
+			continue;
+		}
 		if (!run_gen_next(g, &dir, &off)) {
 			/* A new pass: shuffling its map is not I/O. */
 			now = bench_now_ns();
@@ -330,6 +443,9 @@ static int clone_measure(struct run_clone *c, struct run_gen *g, void *h,
 		st->bytes[dir] += job->bs;
 		st->ops[dir]++;
 		nr_ops++;
+		last_sync = false;
+		if (dir == RUN_DIR_WRITE)
+			due = sync_after_write(job, ++writes);
 		atomic_store_explicit(&c->done[dir], st->bytes[dir],
 				      memory_order_relaxed);
 		if (job->runtime_ns && now - t0 >= job->runtime_ns)
@@ -337,6 +453,8 @@ static int clone_measure(struct run_clone *c, struct run_gen *g, void *h,
 		if (!job->time_based && nr_ops == g->nr_blocks)
 			break;
 	}
+	if (!ret)
+		ret = clone_end_fsync(c, h, last_sync, &prev);
 	stats_set_elapsed(st, prev - t0);
 	bench_counts_add_since(&st->counts, &snap, nr_ops);
 	return ret;
@@ -510,7 +628,10 @@ static void progress_stop(struct run_progress *p)
 	pthread_join(p->tid, NULL);
 }
 
-/* check_engines() - Every job's engine exists and is implemented. */
+/*
+ * check_engines() - Every job's engine exists, is implemented, and can
+ * sync if the job asks it to.
+ */
 static int check_engines(const struct run_spec *spec, char *err,
 			 size_t errlen)
 {
@@ -529,6 +650,13 @@ static int check_engines(const struct run_spec *spec, char *err,
 			snprintf(err, errlen, "engine %s: not yet implemented: "
 				 "needs %s", e->name, e->needs);
 			return -ENOSYS;
+		}
+		/* run_job_resolve() refused these; a new engine might not. */
+		if (run_job_syncs(&spec->jobs[i]) && !e->sync) {
+			snprintf(err, errlen, "job '%s': ioengine=%s cannot "
+				 "sync a file (fsync=, fdatasync=, end_fsync=)",
+				 spec->jobs[i].name, e->name);
+			return -EINVAL;
 		}
 	}
 	return 0;

@@ -15,8 +15,23 @@
  *	   bytes (reads and writes together; into the next pass where the
  *	   ramp's ends), or passes until runtime= when time_based=1,
  *	   stopping early at runtime= or when a stop is requested (Ctrl-C),
- *	5. records bytes, operations, a latency histogram per direction and
- *	   upcache's counters.
+ *	   then, with end_fsync=1, syncs its file once,
+ *	5. records bytes, operations, a latency histogram per direction,
+ *	   the syncs' latencies and upcache's counters.
+ *
+ * Syncs follow fio (io_u.c's get_rw_ddir(), backend.c's do_io()): with
+ * fsync=N (fdatasync=N) a clone's next operation after its N-th, 2N-th
+ * ... write of a phase is an fsync (fdatasync) of its file, so N writes
+ * and nothing after them is no sync: the phase ends first; fsync= wins
+ * when both fall due.  The ramp syncs too, unmeasured, and the count of
+ * writes starts again with the measured phase, as fio resets it when
+ * the ramp ends.  end_fsync=1 syncs once after the measured phase in a
+ * job that writes, unless the clone's last operation was a sync (fio's
+ * should_fsync()).  A sync is timed like an operation, from the end of
+ * the one before, into its own histogram; the end_fsync is part of the
+ * measured phase's run time, as fio counts it in the job's, and, unlike
+ * fio, which times it in the run time only, one of the syncs reported.
+ * A failed sync ends the clone as a failed operation does.
  *
  * Latency is the time from the end of one operation to the end of the
  * next, read from CLOCK_MONOTONIC (vDSO, about 20 ns), so each
@@ -57,7 +72,10 @@ enum run_dir {
  * @bytes: Bytes moved, per direction.
  * @ops: Operations, per direction.
  * @hist: Latencies, per direction.
- * @counts: upcache's counters over all operations.
+ * @sync: Latencies of the syncs (fsync=, fdatasync=, end_fsync=); its
+ *	count is the number of syncs.
+ * @counts: upcache's counters over all operations (and the syncs' work;
+ *	per-operation figures divide by reads and writes only).
  * @elapsed_ns: Per direction, the length of the measured phase of a
  *	clone that moved data in it, 0 for one that did not (once merged,
  *	the longest), as fio keeps a run time per direction: a direction's
@@ -70,6 +88,7 @@ struct run_stats {
 	uint64_t bytes[RUN_NR_DIRS];
 	uint64_t ops[RUN_NR_DIRS];
 	struct run_hist hist[RUN_NR_DIRS];
+	struct run_hist sync;
 	struct bench_counts counts;
 	uint64_t elapsed_ns[RUN_NR_DIRS];
 	uint64_t min_elapsed_ns[RUN_NR_DIRS];
@@ -189,10 +208,11 @@ struct run_outcome {
  *
  * Context: Starts and joins threads; call from one thread at a time.
  * Return: 0 (also when stopped early: @out->interrupted); -ENOSYS for
- * an engine that is not implemented yet; -EINVAL for an unknown engine;
- * -EIO for an operation that moved fewer bytes than asked (a read past
- * the end of a file); another -errno when a file cannot be set up or an
- * operation fails.  The message names the job, the operation and why.
+ * an engine that is not implemented yet; -EINVAL for an unknown engine,
+ * or sync options on an engine without a sync; -EIO for an operation
+ * that moved fewer bytes than asked (a read past the end of a file);
+ * another -errno when a file cannot be set up or an operation or a sync
+ * fails.  The message names the job, the operation and why.
  */
 int run_execute(const struct run_spec *spec, struct run_outcome *out,
 		FILE *progress, char *err, size_t errlen);

@@ -13,6 +13,7 @@
  * buffer of the caller.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -115,6 +116,12 @@ static const struct opt_spec opt_specs[] = {
 	  "none|native|posix|keep|truncate|0|1 (native)"),
 	E(FILE_KIND, "file_kind", NULL, file_kind_values,
 	  "normal|fallocated|hole|empty: the file before the job"),
+	U(FSYNC, "fsync", 0, UINT_MAX,
+	  "fsync the file every N writes (0: never)"),
+	U(FDATASYNC, "fdatasync", 0, UINT_MAX,
+	  "fdatasync the file every N writes (0: never)"),
+	S(END_FSYNC, "end_fsync", NULL, BOOL,
+	  "fsync the file when a writing job ends"),
 	S(GROUP_REPORTING, "group_reporting", NULL, BOOL,
 	  "report each stonewall group as one"),
 	S(STONEWALL, "stonewall", "wait_for_previous", BOOL,
@@ -147,8 +154,9 @@ static const char *const fio_unsupported[] = {
 	"bsrange", "bssplit", "blocksize_range", "blockalign", "ba",
 	"norandommap", "randrepeat", "randseed", "random_distribution",
 	"random_generator", "percentage_random", "io_size", "io_limit",
-	"number_ios", "loops", "fsync", "fdatasync", "sync", "end_fsync",
-	"fsync_on_close", "rate", "rate_iops", "rate_min", "ratemin",
+	"number_ios", "loops", "sync", "fsync_on_close", "sync_file_range",
+	"write_barrier", "end_syncfs", "rate", "rate_iops", "rate_min",
+	"ratemin",
 	"thinktime", "verify", "do_verify", "verify_pattern", "buffer_pattern",
 	"zero_buffers", "refill_buffers", "scramble_buffers",
 	"buffer_compress_percentage", "iodepth_batch", "iodepth_low",
@@ -705,6 +713,61 @@ static int resolve_swap(const struct run_opts *o, struct run_job *job,
 	return 0;
 }
 
+/*
+ * The engines with a file to sync (a struct run_engine @sync): an
+ * upcache-shmem file syncs as a tmpfs one does (there is nothing to
+ * write), upcache-anon's regions are no file at all.
+ */
+static const char *const sync_engines[] = {
+	"upcache-shmem", "upcache-file", "kernel-sync", "kernel-psync",
+	"kernel-mmap", NULL,
+};
+
+/**
+ * run_engine_syncs() - Can engine @engine sync a clone's file?
+ * @engine: The resolved ioengine= name.
+ *
+ * Return: true or false.
+ */
+bool run_engine_syncs(const char *engine)
+{
+	return enum_index(sync_engines, engine) >= 0;
+}
+
+/**
+ * run_job_syncs() - Does @job ask for syncs?
+ * @job: The job.
+ */
+bool run_job_syncs(const struct run_job *job)
+{
+	return job->fsync_blocks || job->fdatasync_blocks || job->end_fsync;
+}
+
+/*
+ * resolve_sync() - fsync=, fdatasync= and end_fsync=.  On an engine with
+ * nothing to sync they are an error, not ignored: the job would report
+ * figures without the syncs it asked for.  0 asks for nothing and is
+ * accepted anywhere (a [global] fsync=0 included).
+ */
+static int resolve_sync(const struct run_opts *o, struct run_job *job,
+			char *err, size_t errlen)
+{
+	enum run_opt_id id;
+
+	job->fsync_blocks = resolve_uint(o, RUN_OPT_FSYNC, 0);
+	job->fdatasync_blocks = resolve_uint(o, RUN_OPT_FDATASYNC, 0);
+	job->end_fsync = resolve_bool(o, RUN_OPT_END_FSYNC);
+	if (!run_job_syncs(job) || run_engine_syncs(job->engine))
+		return 0;
+	id = job->fsync_blocks ? RUN_OPT_FSYNC :
+	     job->fdatasync_blocks ? RUN_OPT_FDATASYNC : RUN_OPT_END_FSYNC;
+	return bench_opt_error(err, errlen, "job '%s': %s=%s: ioengine=%s has "
+			       "no file to sync (fsync=, fdatasync= and "
+			       "end_fsync= need upcache-file, upcache-shmem or "
+			       "a kernel engine)", job->name,
+			       opt_spec_of(id)->name, o->val[id], job->engine);
+}
+
 /**
  * run_job_resolve() - Turn a job's option texts into a job.
  * @o: The options.
@@ -743,6 +806,9 @@ int run_job_resolve(const struct run_opts *o, const char *section,
 				 "supported (every engine is synchronous)",
 				 job->name, o->val[RUN_OPT_IODEPTH]);
 	resolve_file_kind(o, job);
+	ret = resolve_sync(o, job, err, errlen);
+	if (ret)
+		return ret;
 	job->group_reporting = resolve_bool(o, RUN_OPT_GROUP_REPORTING);
 	job->stonewall = resolve_bool(o, RUN_OPT_STONEWALL);
 	job->unlink = o->val[RUN_OPT_UNLINK] ?

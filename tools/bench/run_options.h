@@ -22,8 +22,11 @@
  *	power-of-10 meaning there; kb_base=1000 swaps the two.
  *	time-like (runtime, ramp_time): an integer with an optional unit
  *	us/usec, ms/msec, s/sec, m/min, h or d; seconds without one.
- *	bool (time_based, thread, group_reporting, stonewall, unlink): 0 or
- *	1; the bare name (a job-file line "thread", "--thread") means 1.
+ *	bool (time_based, thread, group_reporting, stonewall, unlink,
+ *	end_fsync): 0 or 1; the bare name (a job-file line "thread",
+ *	"--thread") means 1.
+ *	int (numjobs, rwmixread, rwmixwrite, iodepth, swap_space_shift,
+ *	fsync, fdatasync): decimal digits, within the option's range.
  *
  * An option fio has but this runner does not is an error that names it;
  * nothing is silently ignored.  Pure code (no upcache calls), compiled
@@ -64,6 +67,9 @@ enum run_opt_id {
 	RUN_OPT_THREAD,
 	RUN_OPT_FALLOCATE,
 	RUN_OPT_FILE_KIND,
+	RUN_OPT_FSYNC,
+	RUN_OPT_FDATASYNC,
+	RUN_OPT_END_FSYNC,
 	RUN_OPT_GROUP_REPORTING,
 	RUN_OPT_STONEWALL,
 	RUN_OPT_FILENAME,
@@ -151,6 +157,13 @@ enum run_huge {
  * @time_based: Repeat the workload until @runtime_ns has passed.
  * @fallocate: fallocate= (default native).
  * @file_kind: What the file holds before the job starts.
+ * @fsync_blocks: fsync=: a clone syncs its file (fsync) after every
+ *	this many of its writes, as its next operation: none follows the
+ *	last write of the measured phase (end_fsync= is for that); 0 never.
+ * @fdatasync_blocks: fdatasync=: the same with fdatasync; when both
+ *	fall due after one write, the fsync is the one issued (fio's order).
+ * @end_fsync: end_fsync=: a clone that writes syncs its file once after
+ *	its measured phase, unless its last operation was a sync.
  * @group_reporting: Report each stonewall group as one.
  * @stonewall: Wait for the jobs before this one.
  * @filename: filename=, shared by all clones; NULL for per-clone names.
@@ -185,6 +198,9 @@ struct run_job {
 	bool time_based;
 	enum run_fallocate fallocate;
 	enum run_file_kind file_kind;
+	unsigned int fsync_blocks;
+	unsigned int fdatasync_blocks;
+	bool end_fsync;
 	bool group_reporting;
 	bool stonewall;
 	char *filename;
@@ -265,7 +281,8 @@ void run_opts_free(struct run_opts *o);
  * + size; bs must fit in size; time_based needs runtime; iodepth must be
  * 1 (every engine is synchronous); an unknown ioengine is an error; the
  * swap options belong to ioengine=upcache-anon and upcache-shmem and are
- * an error on any other engine.
+ * an error on any other engine; fsync=, fdatasync= and end_fsync= other
+ * than 0 need an engine with a file to sync (run_engine_syncs()).
  *
  * Return: 0; -EINVAL with a message in @err.
  */
@@ -277,6 +294,25 @@ int run_job_resolve(const struct run_opts *o, const char *section,
  * @job: The job.
  */
 void run_job_free(struct run_job *job);
+
+/**
+ * run_engine_syncs() - Can engine @engine sync a clone's file?
+ * @engine: An ioengine= name, as resolved (kernel-* for fio's names).
+ *
+ * Answers without the engines themselves (this file is pure code), so
+ * it must agree with which engines have a struct run_engine @sync;
+ * tests/bench checks that it does.
+ *
+ * Return: true for upcache-shmem, upcache-file and the kernel engines.
+ */
+bool run_engine_syncs(const char *engine);
+
+/**
+ * run_job_syncs() - Does @job ask for syncs (fsync=, fdatasync= or
+ * end_fsync= other than 0)?
+ * @job: The job.
+ */
+bool run_job_syncs(const struct run_job *job);
 
 /**
  * run_rw_name() - The rw= spelling of @rw.

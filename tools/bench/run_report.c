@@ -19,6 +19,10 @@ static const double pcts[] = { 50, 90, 99, 99.9 };
 static const char *const pct_keys[] = {
 	"clat_ns_p50", "clat_ns_p90", "clat_ns_p99", "clat_ns_p99.9",
 };
+/* fio's JSON puts the syncs' percentiles under "sync": {"lat_ns": ...}. */
+static const char *const sync_pct_keys[] = {
+	"lat_ns_p50", "lat_ns_p90", "lat_ns_p99", "lat_ns_p99.9",
+};
 
 /* fmt_unit() - @v scaled by @base with a unit from @units: "4.69Gi". */
 static char *fmt_unit(char *buf, size_t len, double v, double base,
@@ -116,13 +120,28 @@ static void fmt_bytes_pair(char *first, char *second, size_t len, double v,
 	}
 }
 
+/*
+ * text_percentiles() - " p50=290, p90=532, ..." of @h after @label, as
+ * one line.
+ */
+static void text_percentiles(FILE *out, const char *label,
+			     const struct run_hist *h)
+{
+	unsigned int i;
+
+	fputs(label, out);
+	for (i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
+		fprintf(out, "%s p%g=%.0f", i ? "," : "", pcts[i],
+			run_hist_percentile(h, pcts[i]));
+	fputc('\n', out);
+}
+
 /* text_dir() - fio's block for one direction of one result. */
 static void text_dir(FILE *out, const struct run_result *r, int d)
 {
 	const struct run_stats *st = &r->st;
 	const struct run_hist *h = &st->hist[d];
 	char iops[32], bw[32], bws[32], io[32], ios[32];
-	unsigned int i;
 
 	fmt_bytes_pair(bw, bws, sizeof(bw), stats_bw(st, d), r->job->kb_base);
 	fmt_bytes_pair(io, ios, sizeof(io), (double)st->bytes[d],
@@ -135,11 +154,26 @@ static void text_dir(FILE *out, const struct run_result *r, int d)
 	fprintf(out, "    clat (nsec): min=%llu, max=%llu, avg=%.2f\n",
 		(unsigned long long)h->min, (unsigned long long)h->max,
 		run_hist_mean(h));
-	fputs("     clat percentiles (nsec):", out);
-	for (i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
-		fprintf(out, "%s p%g=%.0f", i ? "," : "", pcts[i],
-			run_hist_percentile(h, pcts[i]));
-	fputc('\n', out);
+	text_percentiles(out, "     clat percentiles (nsec):", h);
+}
+
+/*
+ * text_sync() - fio's block for the syncs of one result, with their
+ * number (fio's "issued rwts" line has it; this runner prints no such
+ * line); nothing when there were none, as fio.
+ */
+static void text_sync(FILE *out, const struct run_stats *st)
+{
+	const struct run_hist *h = &st->sync;
+
+	if (!h->count)
+		return;
+	fprintf(out, "  fsync/fdatasync/sync_file_range: syncs=%llu\n",
+		(unsigned long long)h->count);
+	fprintf(out, "    sync (nsec): min=%llu, max=%llu, avg=%.2f\n",
+		(unsigned long long)h->min, (unsigned long long)h->max,
+		run_hist_mean(h));
+	text_percentiles(out, "     sync percentiles (nsec):", h);
 }
 
 /* text_result() - fio's block for one result. */
@@ -162,6 +196,7 @@ static void text_result(FILE *out, const struct run_result *r)
 		if (r->st.ops[d] || (d == RUN_DIR_READ ? run_rw_reads(job->rw) :
 				     run_rw_writes(job->rw)))
 			text_dir(out, r, d);
+	text_sync(out, &r->st);
 	if (r->upcache && c->ops)
 		fprintf(out, "    counters per op: walks=%.2f, node_allocs=%.2f,"
 			" node_frees=%.2f, locks=%.2f\n",
@@ -257,6 +292,38 @@ static void row_dir(struct bench_row *row, const struct run_stats *st, int d,
 	}
 }
 
+/*
+ * row_sync() - The syncs of one result into @row, flattened from fio's
+ * JSON ("sync": {"total_ios": N, "lat_ns": {"min", "mean", "max",
+ * "percentile"}}): total_ios and lat_ns_*, null latencies for none.
+ */
+static void row_sync(struct bench_row *row, const struct run_stats *st)
+{
+	const struct run_hist *h = &st->sync;
+	unsigned int i;
+
+	bench_row_set_str(row, "dir", "sync");
+	bench_row_set_num(row, "total_ios", (double)h->count);
+	bench_row_set_num(row, "lat_ns_min", h->count ? (double)h->min : NAN);
+	bench_row_set_num(row, "lat_ns_mean", run_hist_mean(h));
+	bench_row_set_num(row, "lat_ns_max", h->count ? (double)h->max : NAN);
+	for (i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
+		bench_row_set_num(row, sync_pct_keys[i],
+				  run_hist_percentile(h, pcts[i]));
+}
+
+/*
+ * result_syncs() - Does @r get a sync row?  fio reports "sync" for
+ * every job; here every result whose job writes (the only ones that can
+ * sync) or that synced (a group_reporting entry whose first job only
+ * reads), so that compare pairs the rows of a job with and one without
+ * sync options.
+ */
+static bool result_syncs(const struct run_result *r)
+{
+	return run_rw_writes(r->job->rw) || r->st.sync.count;
+}
+
 /* row_job() - The fields that describe @r's job. */
 static void row_job(struct bench_row *row, const struct run_result *r,
 		    const char *kind)
@@ -302,6 +369,13 @@ void run_report_rows(struct bench_report *rep, const struct run_outcome *res)
 			row = bench_report_add_row(rep, r->job->name);
 			row_job(row, r, "job");
 			row_dir(row, &r->st, d, r->upcache);
+		}
+		if (result_syncs(r)) {
+			struct bench_row *row = bench_report_add_row(
+				rep, r->job->name);
+
+			row_job(row, r, "job");
+			row_sync(row, &r->st);
 		}
 	}
 	for (g = 0; g < res->nr_groups; g++) {

@@ -7,10 +7,13 @@
  * it moved data in, both say: bytes, run time, bandwidth, IOPS, the
  * latency's min/mean/max and its p50/p90/p99/p99.9 percentiles, and
  * upcache's counters per operation (null for kernel engines, which do
- * not run upcache code).  Then, per stonewall group, fio's "Run status
- * group" line: the group's total bandwidth (bytes over its longest
- * clone's run time) and the range of run times, per direction and over
- * the clones that moved data in that direction only (fio's per
+ * not run upcache code); and its syncs (fsync=, fdatasync=, end_fsync=):
+ * how many, their latency's min/mean/max and percentiles, as fio's
+ * "fsync/fdatasync/sync_file_range" block (text, only when there were
+ * some) and "sync" object (JSON).  Then, per stonewall group, fio's
+ * "Run status group" line: the group's total bandwidth (bytes over its
+ * longest clone's run time) and the range of run times, per direction
+ * and over the clones that moved data in that direction only (fio's per
  * direction run time): a write-only clone has no read run time.
  *
  * JSON row fields (one row per result and direction, "kind": "job"; one
@@ -22,6 +25,14 @@
  *	clat_ns_p99, clat_ns_p99.9, walks_per_op, node_allocs_per_op,
  *	node_frees_per_op, locks_per_op, and "skipped" (the reason) for a
  *	job that did not run.
+ *
+ * and one more per result whose job writes (or that synced), "kind":
+ * "job", "dir": "sync": fio's "sync" object, flattened as the read and
+ * write ones are:
+ *
+ *	name, kind, group, clones, ioengine, rw, bs, size, dir, total_ios
+ *	(syncs), lat_ns_min, lat_ns_mean, lat_ns_max, lat_ns_p50,
+ *	lat_ns_p90, lat_ns_p99, lat_ns_p99.9 (null without syncs).
  */
 #ifndef UPCACHE_TOOLS_BENCH_RUN_REPORT_H
 #define UPCACHE_TOOLS_BENCH_RUN_REPORT_H

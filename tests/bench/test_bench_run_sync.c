@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/bench/test_bench_run_sync.c - `upcache-bench run`'s fsync=,
+ * fdatasync= and end_fsync=, against fio's behaviour.
+ *
+ * Counts are exact, from jobs whose operations size= and bs= fix: with
+ * fsync=N (fdatasync=N) a clone syncs as its next operation after every
+ * N-th write, so W writes and nothing after them make floor((W - 1) / N)
+ * syncs (fio issues none after the last write: the job ends first;
+ * end_fsync= is for that), and 18 writes with N = 4 make 4; when fsync=
+ * and fdatasync= fall due together one sync is issued; end_fsync=1 adds
+ * exactly one, in a job that writes, and none in one that only reads;
+ * the ramp's syncs are not counted and its writes do not shift the
+ * measured phase's; a mixed job syncs after every write but its last
+ * operation.  Syncs are part of the run time: a one-pass write job's is
+ * exactly its writes' and syncs' latencies added up, the end_fsync
+ * included.  Every engine with a file syncs (upcache-file, upcache-shmem,
+ * kernel-sync, kernel-psync, kernel-mmap), the table of which engines
+ * sync agrees with the option check, and upcache-anon is refused; an
+ * upcache-file sync writes the cache's dirty data to the file (fsync
+ * and fdatasync); a failed sync fails the run (exit status 2, naming
+ * it); the text and the JSON report the syncs as fio does, and compare
+ * pairs a job with syncs with one without.
+ *
+ * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "bench_helpers.h"
+#include "../../tools/bench/run_engine.h"
+#include "../../tools/bench/run_exec.h"
+#include "../../tools/bench/run_report.h"
+#include "../../tools/bench/run_spec.h"
+
+#define KiB	1024ULL
+
+#define run_status(...) bt_call_argv(bench_suite_run_argv, __VA_ARGS__)
+#define compare_status(...) \
+	bt_call_argv(bench_suite_compare_argv, __VA_ARGS__)
+
+/* Every engine with a file, as --ioengine= options. */
+static const char *const file_engines[] = {
+	"--ioengine=upcache-file", "--ioengine=upcache-shmem",
+	"--ioengine=kernel-sync", "--ioengine=kernel-psync",
+	"--ioengine=kernel-mmap",
+};
+
+/* The spec of the last execute(): results point at its jobs. */
+static struct run_spec *cur_spec;
+
+/* spec_drop() - Free the spec of the last execute(). */
+static void spec_drop(void)
+{
+	if (cur_spec)
+		run_spec_free(cur_spec);
+	free(cur_spec);
+	cur_spec = NULL;
+}
+
+/* parse() - Parse @argv into cur_spec. */
+static void parse(int argc, char **argv)
+{
+	char err[300];
+
+	spec_drop();
+	cur_spec = bench_xcalloc(1, sizeof(*cur_spec));
+	if (run_parse_args(argc, argv, cur_spec, err, sizeof(err)))
+		fail_msg("parse: %s", err);
+}
+
+/* execute() - Parse @argv and run it; the results in @res. */
+static void execute(int argc, char **argv, struct run_outcome *res)
+{
+	char err[300];
+
+	parse(argc, argv);
+	run_stop_reset();
+	if (run_execute(cur_spec, res, NULL, err, sizeof(err)))
+		fail_msg("run: %s", err);
+}
+
+/*
+ * run_write_job() - Run one clone of a rw=write job of @size bytes in
+ * 4 KiB blocks on @engine with the options @o1 and @o2 (NULL for none)
+ * and check what every write job must show: @size / 4 KiB writes, and
+ * a run time that is exactly its writes' and syncs' latencies (one pass:
+ * nothing else is timed), so the syncs, the end_fsync too, are in it.
+ * Return: its number of syncs.
+ */
+static uint64_t run_write_job(const char *engine, uint64_t size,
+			      const char *o1, const char *o2)
+{
+	char dir[64], sz[32];
+	char *argv[] = { "--name=s", (char *)engine, "--rw=write", "--bs=4k",
+			 sz, dir, (char *)o1, (char *)o2 };
+	const struct run_stats *st;
+	struct run_outcome res;
+	uint64_t syncs;
+
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	snprintf(sz, sizeof(sz), "--size=%llu", (unsigned long long)size);
+	execute(6 + !!o1 + !!o2, argv, &res);
+	assert_int_equal(res.nr_results, 1);
+	st = &res.results[0].st;
+	assert_int_equal(st->ops[RUN_DIR_WRITE], size / (4 * KiB));
+	assert_int_equal(st->hist[RUN_DIR_WRITE].count, size / (4 * KiB));
+	assert_int_equal(st->elapsed_ns[RUN_DIR_WRITE],
+			 st->hist[RUN_DIR_WRITE].sum + st->sync.sum);
+	syncs = st->sync.count;
+	run_outcome_free(&res);
+	return syncs;
+}
+
+/* The engines' table and the option check agree on which engines sync. */
+static void test_run_sync_engines_agree(void **state)
+{
+	static const char *const names[] = {
+		"upcache-shmem", "upcache-file", "upcache-anon",
+		"kernel-sync", "kernel-psync", "kernel-mmap",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const struct run_engine *e = run_engine_find(names[i]);
+
+		assert_non_null(e);
+		if (!e->sync != !run_engine_syncs(names[i]))
+			fail_msg("%s: sync %s, run_engine_syncs() %d", names[i],
+				 e->sync ? "set" : "NULL",
+				 run_engine_syncs(names[i]));
+	}
+	assert_null(run_engine_find("upcache-anon")->sync);
+}
+
+/*
+ * fsync=4 and fdatasync=4 on every engine with a file: 18 writes make
+ * 4 syncs, and 16 writes make 3, since fio issues a sync as the next
+ * operation and there is none after the 16th.  end_fsync=1 adds one.
+ */
+static void test_run_sync_every_n_writes(void **state)
+{
+	size_t e;
+
+	(void)state;
+	for (e = 0; e < BT_ARRAY_SIZE(file_engines); e++) {
+		const char *eng = file_engines[e];
+
+		assert_int_equal(run_write_job(eng, 72 * KiB, NULL, NULL), 0);
+		assert_int_equal(run_write_job(eng, 72 * KiB, "--fsync=4",
+					       NULL), 4);
+		assert_int_equal(run_write_job(eng, 64 * KiB, "--fsync=4",
+					       NULL), 3);
+		assert_int_equal(run_write_job(eng, 72 * KiB, "--fdatasync=4",
+					       NULL), 4);
+		assert_int_equal(run_write_job(eng, 64 * KiB, "--fdatasync=4",
+					       NULL), 3);
+		assert_int_equal(run_write_job(eng, 64 * KiB, "--fsync=1",
+					       NULL), 15);
+		assert_int_equal(run_write_job(eng, 64 * KiB, "--fsync=16",
+					       NULL), 0);
+		assert_int_equal(run_write_job(eng, 64 * KiB, "--end_fsync=1",
+					       NULL), 1);
+		assert_int_equal(run_write_job(eng, 64 * KiB, "--fsync=4",
+					       "--end_fsync"), 4);
+		assert_int_equal(run_write_job(eng, 72 * KiB, "--fdatasync=4",
+					       "--end_fsync=1"), 5);
+	}
+}
+
+/*
+ * fsync=4 and fdatasync=2 over 16 writes: a sync after writes 2, 4, ...
+ * 14, the fsync alone where both fall due (fio checks fsync= first): 7,
+ * not 10.  Clones count their own writes: two clones sync 7 times each.
+ */
+static void test_run_sync_both_due_one_sync(void **state)
+{
+	char dir[64];
+	char *argv[] = { "--name=b", "--ioengine=upcache-shmem", "--rw=write",
+			 "--bs=4k", "--size=64k", "--fsync=4", "--fdatasync=2",
+			 "--numjobs=2", dir };
+	struct run_outcome res;
+	size_t i;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	assert_int_equal(run_write_job("--ioengine=kernel-psync", 64 * KiB,
+				       "--fsync=4", "--fdatasync=2"), 7);
+	execute(9, argv, &res);
+	assert_int_equal(res.nr_results, 2);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(res.results[i].st.sync.count, 7);
+	/* The group's line merges them. */
+	assert_int_equal(res.groups[0].sync.count, 14);
+	run_outcome_free(&res);
+}
+
+/*
+ * The ramp syncs unmeasured, and the measured phase counts its writes
+ * from 0 again (fio resets them when the ramp ends): 16 measured writes
+ * make 3 syncs whatever the ramp left, none owed from it counted.
+ */
+static void test_run_sync_ramp_not_counted(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 3; i++)
+		assert_int_equal(run_write_job("--ioengine=upcache-shmem",
+					       64 * KiB, "--fsync=4",
+					       i == 1 ? "--ramp_time=20ms" :
+					       i == 2 ? "--ramp_time=7ms" :
+					       "--ramp_time=1ms"), 3);
+}
+
+/*
+ * A mixed job with fsync=1 syncs after every write but the job's last
+ * operation: the clone's own direction sequence (run_gen, seeded by its
+ * number) says whether that was a write.
+ */
+static void test_run_sync_mixed_job(void **state)
+{
+	char dir[64];
+	char *argv[] = { "--name=m", "--ioengine=kernel-psync", "--rw=randrw",
+			 "--bs=4k", "--size=256k", "--fsync=1", dir };
+	const struct run_stats *st;
+	struct run_outcome res;
+	enum run_dir d, last = RUN_DIR_READ;
+	struct run_gen g;
+	uint64_t off, writes = 0;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	execute(7, argv, &res);
+	st = &res.results[0].st;
+	run_gen_init(&g, &cur_spec->jobs[0], 0);
+	while (run_gen_next(&g, &d, &off)) {
+		writes += d == RUN_DIR_WRITE;
+		last = d;
+	}
+	run_gen_free(&g);
+	assert_int_equal(st->ops[RUN_DIR_WRITE], writes);
+	assert_true(writes > 1 && st->ops[RUN_DIR_READ] > 0);
+	assert_int_equal(st->sync.count,
+			 writes - (last == RUN_DIR_WRITE));
+	run_outcome_free(&res);
+}
+
+/*
+ * end_fsync= syncs only a job that writes, time-based ones included
+ * (once, at the end); a read-only job accepts it and never syncs, and
+ * reports no syncs in the text or the JSON.
+ */
+static void test_run_end_fsync_writers_only(void **state)
+{
+	char dir[64], json[128], arg[160];
+	char *tb[] = { "--name=t", "--ioengine=upcache-file", "--rw=randwrite",
+		       "--bs=4k", "--size=256k", "--runtime=30ms",
+		       "--time_based", "--end_fsync=1", dir };
+	char *rd[] = { "--name=r", "--ioengine=upcache-file", "--rw=read",
+		       "--bs=4k", "--size=64k", "--end_fsync=1", "--fsync=1",
+		       dir };
+	struct run_outcome res;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	execute(9, tb, &res);
+	assert_true(res.results[0].st.ops[RUN_DIR_WRITE] > 0);
+	assert_int_equal(res.results[0].st.sync.count, 1);
+	run_outcome_free(&res);
+
+	execute(8, rd, &res);
+	assert_int_equal(res.results[0].st.ops[RUN_DIR_READ], 16);
+	assert_int_equal(res.results[0].st.sync.count, 0);
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	run_report_text(out, &res);
+	fclose(out);
+	assert_null(strstr(text, "fsync/fdatasync"));
+	free(text);
+	run_outcome_free(&res);
+
+	snprintf(json, sizeof(json), "%s/rd.json", bt_tmpdir);
+	snprintf(arg, sizeof(arg), "--json=%s", json);
+	assert_int_equal(run_status("--output-format=json", arg, "--name=r",
+				    "--ioengine=upcache-file", "--rw=read",
+				    "--size=64k", "--end_fsync=1", dir, NULL),
+			 0);
+	text = bt_slurp(json);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"dir\":\"read\""));
+	assert_null(strstr(text, "\"dir\":\"sync\""));
+	free(text);
+}
+
+/*
+ * row_field() - The text after "@key": in the JSON row of job @name for
+ * direction @dir in @text; fails the test if there is none.
+ */
+static const char *row_field(const char *text, const char *name,
+			     const char *dir, const char *key)
+{
+	char nm[64], dr[32], k[64];
+	const char *row = text, *end, *at;
+
+	snprintf(nm, sizeof(nm), "{\"name\":\"%s\"", name);
+	snprintf(dr, sizeof(dr), "\"dir\":\"%s\"", dir);
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	for (; (row = strstr(row, nm)); row++) {
+		end = strchr(row, '}');
+		at = strstr(row, dr);
+		if (!at || at > end)
+			continue;
+		at = strstr(row, k);
+		if (at && at < end)
+			return at + strlen(k);
+	}
+	fail_msg("no %s for %s/%s", key, name, dir);
+	return NULL;
+}
+
+/*
+ * The text has fio's sync block with the number of syncs and their
+ * percentiles; the JSON a "sync" row per job that writes, with fio's
+ * total_ios and lat_ns figures (null with no syncs); compare pairs a
+ * job with syncs with the same job without.
+ */
+static void test_run_sync_output(void **state)
+{
+	static const char *const keys[] = {
+		"lat_ns_min", "lat_ns_mean", "lat_ns_max", "lat_ns_p50",
+		"lat_ns_p90", "lat_ns_p99", "lat_ns_p99.9",
+	};
+	char dir[64], json[128], arg[160];
+	char *argv[] = { "--name=o", "--ioengine=kernel-psync", "--rw=write",
+			 "--bs=4k", "--size=72k", "--fsync=4", dir };
+	struct run_outcome res;
+	char *text = NULL;
+	size_t len = 0, k;
+	FILE *out;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	execute(7, argv, &res);
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	run_report_text(out, &res);
+	fclose(out);
+	if (!strstr(text, "  fsync/fdatasync/sync_file_range: syncs=4\n") ||
+	    !strstr(text, "    sync (nsec): min=") ||
+	    !strstr(text, "     sync percentiles (nsec): p50="))
+		fail_msg("no sync block:\n%s", text);
+	free(text);
+	run_outcome_free(&res);
+
+	snprintf(json, sizeof(json), "%s/sync.json", bt_tmpdir);
+	snprintf(arg, sizeof(arg), "--json=%s", json);
+	assert_int_equal(run_status("--output-format=json", arg, dir,
+				    "--name=o", "--ioengine=kernel-psync",
+				    "--rw=write", "--size=72k", "--fsync=4",
+				    "--name=n", "--ioengine=upcache-shmem",
+				    "--rw=write", "--size=72k", NULL), 0);
+	text = bt_slurp(json);
+	assert_non_null(text);
+	assert_int_equal(strtod(row_field(text, "o", "sync", "total_ios"),
+				NULL), 4);
+	assert_int_equal(strtod(row_field(text, "o", "write", "io_bytes"),
+				NULL), 72 * KiB);
+	for (k = 0; k < BT_ARRAY_SIZE(keys); k++)
+		assert_true(strtod(row_field(text, "o", "sync", keys[k]),
+				   NULL) > 0);
+	assert_true(strtod(row_field(text, "o", "sync", "lat_ns_min"), NULL) <=
+		    strtod(row_field(text, "o", "sync", "lat_ns_max"), NULL));
+	/* A writer without sync options: fio's "sync" with none. */
+	assert_int_equal(strtod(row_field(text, "n", "sync", "total_ios"),
+				NULL), 0);
+	assert_int_equal(strncmp(row_field(text, "n", "sync", "lat_ns_p50"),
+				 "null", 4), 0);
+	free(text);
+
+	assert_int_equal(compare_status("--rounds", "1",
+		"--output-format=json", "--json=/dev/null",
+		"--", "--name=c", "--ioengine=upcache-shmem", "--rw=write",
+		"--size=64k", "--fsync=4",
+		"--", "--name=c", "--ioengine=upcache-shmem", "--rw=write",
+		"--size=64k", NULL), 0);
+}
+
+/*
+ * An upcache-file sync writes the cache's dirty data to the file: a
+ * block written through the engine is not in the file until the clone
+ * syncs (fsync, then fdatasync for another block).
+ */
+static void test_run_file_sync_writes_back(void **state)
+{
+	char dir[64], err[300];
+	char *argv[] = { "--name=wb", "--ioengine=upcache-file",
+			 "--rw=write", "--size=64k", "--file_kind=hole", dir };
+	unsigned char buf[4096], got[4096];
+	const struct run_engine *eng;
+	const struct run_job *job;
+	void *ctx, *h;
+	char *path;
+	int fd, i;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	parse(6, argv);
+	job = &cur_spec->jobs[0];
+	eng = run_engine_find(job->engine);
+	if (eng->setup(job, &ctx, err, sizeof(err)))
+		fail_msg("setup: %s", err);
+	assert_int_equal(eng->open(ctx, 0, &h), 0);
+	path = run_file_path(job, 0);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	for (i = 0; i < 2; i++) {
+		off_t off = (off_t)i * 8192;
+
+		memset(buf, 0x5a + i, sizeof(buf));
+		assert_int_equal(eng->io(h, true, buf, sizeof(buf),
+					 (uint64_t)off), sizeof(buf));
+		assert_int_equal(pread(fd, got, sizeof(got), off),
+				 sizeof(got));
+		assert_int_equal(got[0], 0);	/* still a hole */
+		assert_int_equal(eng->sync(h, i == 1), 0);
+		assert_int_equal(pread(fd, got, sizeof(got), off),
+				 sizeof(got));
+		assert_memory_equal(got, buf, sizeof(buf));
+	}
+	close(fd);
+	free(path);
+	eng->close(h);
+	eng->teardown(ctx);
+}
+
+/*
+ * sync_fails() - The child of test_run_sync_failure_fails_job(): files
+ * may not grow past 8 KiB (and SIGXFSZ is ignored, so a write past that
+ * fails with EFBIG), so upcache-file's first fsync, writing back 16 KiB,
+ * fails.  Exits with the run's status.
+ */
+static void sync_fails(void *arg)
+{
+	struct rlimit lim = { 8192, 8192 };
+	const char *dir = arg;
+
+	signal(SIGXFSZ, SIG_IGN);
+	if (setrlimit(RLIMIT_FSIZE, &lim))
+		_exit(99);
+	_exit(run_status("--name=bad", "--ioengine=upcache-file",
+			 "--rw=write", "--bs=4k", "--size=64k",
+			 "--file_kind=empty", "--fsync=4", dir, NULL));
+}
+
+/* A failed sync fails the run, as a failed operation does, naming it. */
+static void test_run_sync_failure_fails_job(void **state)
+{
+	char dir[64];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	bt_expect_exit2(sync_fails, dir, "job 'bad': fsync: File too large");
+	/* And on upcache-anon, with no file to sync, the job is refused. */
+	assert_int_equal(run_status("--name=a", "--ioengine=upcache-anon",
+				    "--rw=write", "--size=64k", "--fsync=4",
+				    NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--name=a", "--ioengine=upcache-anon",
+				    "--rw=write", "--size=64k", "--end_fsync",
+				    NULL), BENCH_EXIT_ERROR);
+}
+
+static int teardown(void **state)
+{
+	spec_drop();
+	return bt_tmpdir_teardown(state);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_run_sync_engines_agree),
+		cmocka_unit_test(test_run_sync_every_n_writes),
+		cmocka_unit_test(test_run_sync_both_due_one_sync),
+		cmocka_unit_test(test_run_sync_ramp_not_counted),
+		cmocka_unit_test(test_run_sync_mixed_job),
+		cmocka_unit_test(test_run_end_fsync_writers_only),
+		cmocka_unit_test(test_run_sync_output),
+		cmocka_unit_test(test_run_file_sync_writes_back),
+		cmocka_unit_test(test_run_sync_failure_fails_job),
+	};
+
+	return cmocka_run_group_tests(tests, bt_tmpdir_setup, teardown);
+}
