@@ -78,12 +78,13 @@ int upc_file_open(struct upc_cache *cache, int fd, unsigned int flags,
 
 	if (!upc_cache_ok(cache))
 		return -EBADF;
-	if (!out || flags)
+	if (!out || (flags & ~UPC_FILE_IO_URING))
 		return -EINVAL;
 	file = upc_fault_should_fail() ? NULL : calloc(1, sizeof(*file));
 	if (!file)
 		return -ENOMEM;
-	err = fd_file_init(&file->fdf, cache->arena, fd);
+	err = fd_file_init(&file->fdf, cache->arena, fd,
+			   flags & UPC_FILE_IO_URING);
 	if (err) {
 		free(file);
 		return err;

@@ -4,6 +4,12 @@
  * (io/uring.h), so that writing back thirty scattered dirty pages costs
  * one system call instead of thirty.
  *
+ * Whether that is faster depends on the file system: the batch is
+ * waited for, so it gains only where the kernel does the writes in
+ * line.  Where it hands them to its io-wq worker threads (buffered
+ * writes to ext4 and tmpfs on Linux 6.18 do), the hand-off costs more
+ * than the system calls saved.  Callers choose (UPC_FILE_IO_URING).
+ *
  * Each thread that sends a batch of two or more gets its own ring, made
  * on first use and closed by a thread-specific destructor when the
  * thread exits: rings are not safe to share without a lock, and a lock
@@ -36,9 +42,6 @@
 #ifdef UPC_HAVE_LIBURING
 #include <liburing.h>
 #endif
-
-/* Rings on (1) or off (0): io_batch_set_uring(). */
-static int uring_on = 1;
 
 #ifdef UPC_HAVE_LIBURING
 
@@ -82,8 +85,6 @@ static struct thread_ring *thread_ring_get(void)
 	struct thread_ring *tr = this_ring;
 	int err;
 
-	if (!__atomic_load_n(&uring_on, __ATOMIC_RELAXED))
-		return NULL;
 	if (tr)
 		return tr->broken ? NULL : tr;
 	if (this_ring_failed ||
@@ -224,12 +225,8 @@ bool io_uring_usable(void)
 
 #endif /* UPC_HAVE_LIBURING */
 
-bool io_batch_set_uring(bool on)
-{
-	return __atomic_exchange_n(&uring_on, on ? 1 : 0, __ATOMIC_RELAXED);
-}
-
-void io_batch_rw(int fd, bool write, struct io_rw *rws, unsigned int nr)
+void io_batch_rw(int fd, bool write, struct io_rw *rws, unsigned int nr,
+		 bool uring)
 {
 	unsigned int i;
 
@@ -239,7 +236,7 @@ void io_batch_rw(int fd, bool write, struct io_rw *rws, unsigned int nr)
 		rws[i].done = 0;
 	}
 #ifdef UPC_HAVE_LIBURING
-	if (nr >= 2) {
+	if (uring && nr >= 2) {
 		struct thread_ring *tr = thread_ring_get();
 
 		if (tr)

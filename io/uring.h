@@ -41,38 +41,27 @@ struct io_rw {
  * @write: Write the buffers; else read into them.
  * @rws: The transfers: their @res and @done are set.
  * @nr: How many.
+ * @uring: Send them through io_uring where this thread can.
  *
- * Two or more go to the kernel as one io_uring submission when this
- * thread has a ring (made on its first batch, kept until the thread
- * exits) and io_batch_set_uring() has not turned rings off; completions
- * the kernel cut short are finished with fd_rw_continue(), so a
- * transfer is whole, at the end of the file, or an error, as with
- * io/fd.h.  A single transfer, or any where io_uring cannot be had (an
- * old kernel, a seccomp filter, a ring that failed), goes through
- * fd_rw_continue() directly.  The transfers may run in any order and
+ * With @uring, two or more go to the kernel as one io_uring submission
+ * when this thread has a ring (made on its first batch, kept until the
+ * thread exits); completions the kernel cut short are finished with
+ * fd_rw_continue(), so a transfer is whole, at the end of the file, or
+ * an error, as with io/fd.h.  Without @uring, a single transfer, or
+ * where io_uring cannot be had (an old kernel, a seccomp filter, a ring
+ * that failed), each goes through fd_rw_continue() directly.  The transfers may run in any order and
  * at once: they must not overlap.
  *
  * Context: May sleep.  Any thread; each uses its own ring.
  */
-void io_batch_rw(int fd, bool write, struct io_rw *rws, unsigned int nr);
-
-/**
- * io_batch_set_uring() - Let batches use io_uring, or not.
- * @on: true (the default) to use it where the kernel allows.
- *
- * For the tests and the benchmark's baseline: both paths give the same
- * results, at different costs.
- *
- * Context: Any thread; batches already running finish as they began.
- * Return: What the setting was.
- */
-bool io_batch_set_uring(bool on);
+void io_batch_rw(int fd, bool write, struct io_rw *rws, unsigned int nr,
+		 bool uring);
 
 /**
  * io_uring_usable() - Whether this thread's batches can use io_uring.
  *
  * Context: Makes this thread's ring if it has none yet.
- * Return: true if it has a working ring and rings are on.
+ * Return: true if it has a working ring.
  */
 bool io_uring_usable(void);
 

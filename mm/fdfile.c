@@ -23,8 +23,8 @@
  *    Reclaim writes one folio to evict it (fd_file_writeback_folio());
  *    fsync hands over the dirty folios of each lookup batch at once
  *    (fd_file_writeback_folios()): neighbours become one pwritev(),
- *    and the transfers go out together, one io_uring submission
- *    (io/uring.c) where the kernel allows it.
+ *    and with UPC_FILE_IO_URING the transfers go out together, in one
+ *    io_uring submission (io/uring.c).
  *    A failure keeps the folio dirty and is recorded on the mapping, so
  *    data is never dropped because a write failed, and every open file
  *    hears of it from its next fsync (mm/page_writeback.c).
@@ -116,8 +116,9 @@ static int fd_file_read_folio(struct address_space *mapping,
 /*
  * a_ops->writeback_folios: write locked folios, each up to the size.
  * Neighbours go as one transfer of several buffers, and the transfers
- * go to io_batch_rw() together: thirty scattered pages cost one
- * io_uring submission, thirty contiguous ones one pwritev().  A
+ * go to io_batch_rw() together: thirty contiguous pages cost one
+ * pwritev(), thirty scattered ones thirty, or one io_uring submission
+ * where the file was opened with UPC_FILE_IO_URING.  A
  * transfer that fails part way fails only the folios it had not
  * written.
  */
@@ -163,7 +164,7 @@ static void fd_file_writeback_folios(struct address_space *mapping,
 		run_of[i] = nrw - 1;
 		next = pos + (int64_t)len;
 	}
-	io_batch_rw(ff->fd, true, rws, nrw);
+	io_batch_rw(ff->fd, true, rws, nrw, ff->io_uring);
 	for (i = 0; i < nr; i++) {
 		struct io_rw *rw;
 
@@ -244,7 +245,8 @@ static const struct address_space_operations fd_file_aops = {
 
 /* ---- set-up ---------------------------------------------------------------- */
 
-int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd)
+int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd,
+		 bool io_uring)
 {
 	pthread_rwlockattr_t attr;
 	struct stat st;
@@ -282,6 +284,7 @@ int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd)
 	ff->mapping.host = ff;
 	ff->mapping.size = (int64_t)st.st_size;
 	ff->fd = fd;
+	ff->io_uring = io_uring;
 	return 0;
 }
 

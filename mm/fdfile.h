@@ -32,6 +32,8 @@
  * @ra: Readahead state (mm/readahead.c).
  * @fd: The backing file (the caller's; never closed here).
  * @writable: @fd was opened for writing.
+ * @io_uring: Writeback sends its batches through io_uring
+ *	(UPC_FILE_IO_URING).
  */
 struct fd_file {
 	struct address_space mapping;
@@ -39,6 +41,7 @@ struct fd_file {
 	struct file_ra_state ra;
 	int fd;
 	bool writable;
+	bool io_uring;
 };
 
 /**
@@ -48,6 +51,7 @@ struct fd_file {
  * @fd: A regular file, open for reading (O_RDONLY or O_RDWR), without
  *	O_APPEND (pwrite() would append) or O_DIRECT (writeback of the
  *	last, partial page would not be aligned).
+ * @io_uring: Send writeback's batches through io_uring (io/uring.h).
  *
  * The cache assumes it is the file's only user while it is open: a
  * change made through another descriptor is not seen by cached pages.
@@ -56,7 +60,8 @@ struct fd_file {
  * Return: 0; -EBADF if @fd is not open, or only for writing; -EINVAL if
  * it is not a regular file or has O_APPEND or O_DIRECT; fstat()'s error.
  */
-int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd);
+int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd,
+		 bool io_uring);
 
 /**
  * fd_file_destroy() - Drop the cache (dirty data is lost: write it

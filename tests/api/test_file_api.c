@@ -66,15 +66,21 @@ static void fenv_make_file(struct fenv *e, int64_t size)
 	}
 }
 
-/* A cache of @limit bytes and a file of @size bytes opened in it. */
-static void fenv_init(struct fenv *e, size_t limit, int64_t size)
+/* A cache of @limit bytes and a file of @size bytes opened with @flags. */
+static void fenv_init_flags(struct fenv *e, size_t limit, int64_t size,
+			    unsigned int flags)
 {
 	struct upc_cache_config cfg = { .memory_limit = limit };
 
 	memset(e, 0, sizeof(*e));
 	fenv_make_file(e, size);
 	assert_int_equal(upc_cache_create(&cfg, &e->cache), 0);
-	assert_int_equal(upc_file_open(e->cache, e->fd, 0, &e->file), 0);
+	assert_int_equal(upc_file_open(e->cache, e->fd, flags, &e->file), 0);
+}
+
+static void fenv_init(struct fenv *e, size_t limit, int64_t size)
+{
+	fenv_init_flags(e, limit, size, 0);
 }
 
 /* Close (writing back), check nothing leaked, remove the file. */
@@ -169,7 +175,9 @@ static void test_open_errors(void **state)
 	assert_int_equal(upc_cache_create(&cfg, &e.cache), 0);
 	assert_int_equal(upc_file_open(NULL, e.fd, 0, &file), -EBADF);
 	assert_int_equal(upc_file_open(e.cache, e.fd, 0, NULL), -EINVAL);
-	assert_int_equal(upc_file_open(e.cache, e.fd, 1, &file), -EINVAL);
+	assert_int_equal(upc_file_open(e.cache, e.fd, UPC_FILE_IO_URING << 1, &file),
+			 -EINVAL);
+	assert_int_equal(upc_file_open(e.cache, e.fd, 1U << 31, &file), -EINVAL);
 	assert_int_equal(upc_file_open(e.cache, -1, 0, &file), -EBADF);
 	fd = open(e.path, O_RDONLY);
 	close(fd);
@@ -714,8 +722,8 @@ static void test_close_error(void **state)
 
 /*
  * fsync's requests, counted (io/fd.h): dirty neighbours go as one
- * transfer, the transfers of a lookup batch (31 folios) together, in
- * one io_uring submission where this thread has a ring.
+ * transfer; with UPC_FILE_IO_URING the transfers of a lookup batch (31
+ * folios) go together, in one io_uring submission.
  */
 static void fsync_counts(bool uring)
 {
@@ -723,8 +731,7 @@ static void fsync_counts(bool uring)
 	struct fenv e;
 	int64_t p;
 
-	io_batch_set_uring(uring);
-	fenv_init(&e, MEM, 128 * 4096);
+	fenv_init_flags(&e, MEM, 128 * 4096, uring ? UPC_FILE_IO_URING : 0);
 	/* 31 scattered pages: 31 transfers. */
 	for (p = 0; p < 31; p++)
 		file_write_pattern(e.file, 2 * p * 4096, 4096, 20);
@@ -748,7 +755,6 @@ static void fsync_counts(bool uring)
 	assert_true(fd_has_pattern(e.fd, 64 * 4096, 64 * 4096, 21));
 	assert_true(fd_has_pattern(e.fd, 4096, 4096, 1));
 	fenv_fini(&e);
-	io_batch_set_uring(true);
 }
 
 static void test_fsync_batches_sync(void **state)
@@ -776,8 +782,7 @@ static void fsync_partial_run(bool uring)
 	struct io_counters *c = io_thread_counters();
 	struct fenv e;
 
-	io_batch_set_uring(uring);
-	fenv_init(&e, MEM, 4096);
+	fenv_init_flags(&e, MEM, 4096, uring ? UPC_FILE_IO_URING : 0);
 	/* Pages 1..12 in a row, and 20 alone; the limit inside page 8. */
 	file_write_pattern(e.file, 4096, 12 * 4096, 22);
 	file_write_pattern(e.file, 20 * 4096, 4096, 23);
@@ -796,7 +801,6 @@ static void fsync_partial_run(bool uring)
 	assert_true(fd_has_pattern(e.fd, 20 * 4096, 4096, 23));
 	assert_int_equal(fd_size(e.fd), 21 * 4096);
 	fenv_fini(&e);
-	io_batch_set_uring(true);
 }
 
 static void test_fsync_partial_run_sync(void **state)

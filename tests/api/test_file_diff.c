@@ -103,7 +103,6 @@
 #include <upcache/upcache.h>
 
 #include "api/internal.h"
-#include "io/uring.h"
 #include "rand.h"
 
 #define PAGE			4096L
@@ -639,24 +638,19 @@ static void step_seek(void)
 }
 
 /*
- * upc_fsync() or upc_fdatasync(), its batches through io_uring or not:
- * A's file now holds everything.  Check
+ * upc_fsync() or upc_fdatasync(): A's file now holds everything.  Check
  * its size and a random range (all of it at the full checks' pace would
  * cost too much), and that nothing is left dirty.
  */
 static void step_fsync(void)
 {
-	bool data = chance(1, 2), uring = chance(1, 2);
+	bool data = chance(1, 2);
 	int64_t size, lo;
 	int ret;
 
-	snprintf(d->op, sizeof(d->op), "%s (%s)", data ? "fdatasync" : "fsync",
-		 uring ? "io_uring where it can" : "pwritev");
+	snprintf(d->op, sizeof(d->op), "%s", data ? "fdatasync" : "fsync");
 	d->fsyncs++;
-	/* Both ways of sending a batch (io/uring.c) must write the same. */
-	io_batch_set_uring(uring);
 	ret = data ? upc_fdatasync(d->file) : upc_fsync(d->file);
-	io_batch_set_uring(true);
 	DIFF_CHECK(ret == 0, "returned %d", ret);
 	DIFF_CHECK(!xa_marked(&upc_file_mapping(d->file)->i_pages,
 			      PAGECACHE_TAG_DIRTY), "pages still dirty");
@@ -686,7 +680,9 @@ static void step_reopen(void)
 		   PRIu64 " pages cached, %" PRIu64 " files", st.memory_used,
 		   st.pages_cached, st.files);
 	compare_disk(0, b_size());
-	ret = upc_file_open(d->cache, d->afd, 0, &d->file);
+	/* Writeback's batches through io_uring or pwritev(), by turns. */
+	ret = upc_file_open(d->cache, d->afd,
+			    chance(1, 2) ? UPC_FILE_IO_URING : 0, &d->file);
 	DIFF_CHECK(ret == 0, "upc_file_open() returned %d", ret);
 	compare_after(rand_offset(), rand_len());
 }

@@ -114,7 +114,6 @@
 #include <upcache/upcache.h>
 
 #include "api/internal.h"
-#include "io/uring.h"
 #include "fault.h"
 
 #include "fuzz_input.h"
@@ -629,12 +628,9 @@ static void op_fsync(struct fz *z, int64_t pos, int64_t len, uint8_t arg)
 {
 	int got;
 
-	/* Batches through io_uring or the pwritev() loop (io/uring.c). */
-	io_batch_set_uring(!(arg & 2));
 	fz_arm(z);
 	got = arg & 1 ? upc_fdatasync(z->file) : upc_fsync(z->file);
 	fz_disarm(z);
-	io_batch_set_uring(true);
 
 	fz_expect(z, arg & 1 ? "fdatasync" : "fsync", got, 0);
 	check_clean(z, "dirty pages after fsync");
@@ -694,8 +690,9 @@ static void fz_bad_open(struct fz *z, unsigned int which)
 			  -EBADF);
 		break;
 	case 2:
-		fz_expect(z, "open flags 1",
-			  upc_file_open(z->cache, z->fd, 1, &f), -EINVAL);
+		fz_expect(z, "open flags unknown",
+			  upc_file_open(z->cache, z->fd, UPC_FILE_IO_URING << 1,
+					&f), -EINVAL);
 		break;
 	case 3:
 		fz_expect(z, "open NULL out",
@@ -747,8 +744,7 @@ static void fz_bad_open(struct fz *z, unsigned int which)
  */
 static void op_reopen(struct fz *z, int64_t pos, int64_t len, uint8_t arg)
 {
-	unsigned int which = arg % 10;
-
+	unsigned int which = arg % 10, flags;
 	int got;
 
 	fz_arm(z);
@@ -762,12 +758,14 @@ static void op_reopen(struct fz *z, int64_t pos, int64_t len, uint8_t arg)
 		fz_read_only(z, pos, len);
 	else
 		fz_bad_open(z, which);
+	/* Writeback's batches through io_uring or pwritev() (io/uring.c). */
+	flags = len & 1 ? UPC_FILE_IO_URING : 0;
 	fz_arm(z);
-	got = upc_file_open(z->cache, z->fd, 0, &z->file);
+	got = upc_file_open(z->cache, z->fd, flags, &z->file);
 	fz_disarm(z);
 	/* Its allocation failed: nothing was opened; again without. */
 	if (z->faulty && got == -ENOMEM)
-		got = upc_file_open(z->cache, z->fd, 0, &z->file);
+		got = upc_file_open(z->cache, z->fd, flags, &z->file);
 	fz_expect(z, "upc_file_open() again", got, 0);
 	check_size(z);
 }

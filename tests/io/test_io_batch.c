@@ -84,7 +84,6 @@ static int teardown(void **state)
 /* Skip an io_uring case where this thread cannot have a ring. */
 static bool need_uring(void)
 {
-	io_batch_set_uring(true);
 	if (io_uring_usable())
 		return true;
 	print_message("io_uring is not available here: case skipped\n");
@@ -92,11 +91,11 @@ static bool need_uring(void)
 }
 
 /*
- * Reads of @nr transfers of two buffers each (a page and a half, then
+ * Reads (through io_uring if @uring) of @nr transfers of two buffers each (a page and a half, then
  * half a page), two pages apart, the last ending past the end
  * of the file; check every byte and result.
  */
-static void check_reads(unsigned int nr)
+static void check_reads(unsigned int nr, bool uring)
 {
 	static unsigned char bufs[40][2][PAGE];
 	struct iovec iov[40][2];
@@ -115,7 +114,7 @@ static void check_reads(unsigned int nr)
 	}
 	/* The last one starts inside the last page and runs past the end. */
 	rws[nr - 1].off = (int64_t)NPAGES * PAGE - 1000;
-	io_batch_rw(fd, false, rws, nr);
+	io_batch_rw(fd, false, rws, nr, uring);
 	for (i = 0; i < nr; i++) {
 		size_t want = i == nr - 1 ? 1000 : PAGE + PAGE / 2;
 
@@ -141,15 +140,13 @@ static void test_reads_sync(void **state)
 	struct io_counters *c = io_thread_counters();
 
 	(void)state;
-	io_batch_set_uring(false);
 	*c = (struct io_counters){ 0 };
-	check_reads(10);
+	check_reads(10, false);
 	assert_int_equal(c->transfers, 10);
 	assert_int_equal(c->bytes, 9 * (PAGE + PAGE / 2) + 1000);
 	/* One each, and the last one's second call, which finds the end. */
 	assert_int_equal(c->syscalls, 10 + 1);
 	assert_int_equal(c->uring_batches, 0);
-	io_batch_set_uring(true);
 }
 
 /* With it: one submission for all ten, the same bytes. */
@@ -161,7 +158,7 @@ static void test_reads_uring(void **state)
 	if (!need_uring())
 		skip();
 	*c = (struct io_counters){ 0 };
-	check_reads(10);
+	check_reads(10, true);
 	assert_int_equal(c->transfers, 10);
 	assert_int_equal(c->bytes, 9 * (PAGE + PAGE / 2) + 1000);
 	assert_int_equal(c->uring_batches, 1);
@@ -176,9 +173,8 @@ static void test_single_transfer_is_direct(void **state)
 	struct io_counters *c = io_thread_counters();
 
 	(void)state;
-	io_batch_set_uring(true);
 	*c = (struct io_counters){ 0 };
-	check_reads(1);
+	check_reads(1, true);
 	assert_int_equal(c->syscalls, 2);
 	assert_int_equal(c->uring_batches, 0);
 }
@@ -192,15 +188,15 @@ static void test_batch_larger_than_ring(void **state)
 	if (!need_uring())
 		skip();
 	*c = (struct io_counters){ 0 };
-	check_reads(32);
+	check_reads(32, true);
 	assert_int_equal(c->uring_batches, 1);
 	*c = (struct io_counters){ 0 };
-	check_reads(32 + 1);
+	check_reads(32 + 1, true);
 	assert_int_equal(c->uring_batches, 2);
 }
 
 /* Write every other page with @seed through one batch; check the file. */
-static void check_writes(void)
+static void check_writes(bool uring)
 {
 	static unsigned char src[NPAGES / 2][PAGE];
 	unsigned char got[PAGE];
@@ -216,7 +212,7 @@ static void check_writes(void)
 		rws[i] = (struct io_rw){ .iov = &iov[i], .iovcnt = 1,
 					 .off = (int64_t)(2 * i) * PAGE };
 	}
-	io_batch_rw(fd, true, rws, NPAGES / 2);
+	io_batch_rw(fd, true, rws, NPAGES / 2, uring);
 	for (i = 0; i < NPAGES / 2; i++) {
 		assert_int_equal(rws[i].res, PAGE);
 		assert_int_equal(rws[i].done, PAGE);
@@ -236,11 +232,9 @@ static void test_writes_sync(void **state)
 	struct io_counters *c = io_thread_counters();
 
 	(void)state;
-	io_batch_set_uring(false);
 	*c = (struct io_counters){ 0 };
-	check_writes();
+	check_writes(false);
 	assert_int_equal(c->syscalls, NPAGES / 2);
-	io_batch_set_uring(true);
 }
 
 static void test_writes_uring(void **state)
@@ -251,7 +245,7 @@ static void test_writes_uring(void **state)
 	if (!need_uring())
 		skip();
 	*c = (struct io_counters){ 0 };
-	check_writes();
+	check_writes(true);
 	assert_int_equal(c->uring_batches, 2);		/* 32 + 16 */
 	assert_true(c->syscalls < NPAGES / 2);
 }
@@ -261,7 +255,7 @@ static void test_writes_uring(void **state)
  * other direction; a write crossing RLIMIT_FSIZE fails with EFBIG after
  * the bytes below it, and @done says how many.
  */
-static void check_errors(void)
+static void check_errors(bool uring)
 {
 	static unsigned char buf[4][2 * PAGE];
 	struct iovec iov[4];
@@ -276,12 +270,12 @@ static void check_errors(void)
 		rws[i] = (struct io_rw){ .iov = &iov[i], .iovcnt = 1,
 					 .off = (int64_t)i * 4 * PAGE };
 	}
-	io_batch_rw(-1, false, rws, 4);
+	io_batch_rw(-1, false, rws, 4, uring);
 	for (i = 0; i < 4; i++) {
 		assert_int_equal(rws[i].res, -EBADF);
 		assert_int_equal(rws[i].done, 0);
 	}
-	io_batch_rw(rdonly, true, rws, 4);
+	io_batch_rw(rdonly, true, rws, 4, uring);
 	for (i = 0; i < 4; i++)
 		assert_int_equal(rws[i].res, -EBADF);
 
@@ -294,7 +288,7 @@ static void check_errors(void)
 	rws[1].off = 50 * PAGE;
 	rws[2].off = 99 * PAGE;
 	rws[3].off = 120 * PAGE;
-	io_batch_rw(fd, true, rws, 4);
+	io_batch_rw(fd, true, rws, 4, uring);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
 	assert_int_equal(rws[0].res, 2 * PAGE);
 	assert_int_equal(rws[1].res, 2 * PAGE);
@@ -309,9 +303,7 @@ static void check_errors(void)
 static void test_errors_sync(void **state)
 {
 	(void)state;
-	io_batch_set_uring(false);
-	check_errors();
-	io_batch_set_uring(true);
+	check_errors(false);
 }
 
 static void test_errors_uring(void **state)
@@ -319,7 +311,7 @@ static void test_errors_uring(void **state)
 	(void)state;
 	if (!need_uring())
 		skip();
-	check_errors();
+	check_errors(true);
 }
 
 /* fd_rw_continue() picks up after the bytes already moved. */
@@ -371,7 +363,7 @@ static void *thread_batches(void *arg)
 					 .off = (int64_t)(5 * i) * PAGE };
 	}
 	if (ok)
-		io_batch_rw(fd, false, rws, 8);
+		io_batch_rw(fd, false, rws, 8, true);
 	for (i = 0; ok && i < 8; i++) {
 		ok = rws[i].res == PAGE;
 		for (b = 0; ok && b < PAGE; b++)
@@ -408,16 +400,6 @@ static void test_threads_own_rings(void **state)
 	close(fd);
 }
 
-/* The switch: returns what it was, and off means no ring is used. */
-static void test_set_uring(void **state)
-{
-	(void)state;
-	assert_true(io_batch_set_uring(false));
-	assert_false(io_uring_usable());
-	assert_false(io_batch_set_uring(true));
-	assert_true(io_batch_set_uring(true));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -431,7 +413,6 @@ int main(void)
 		cmocka_unit_test(test_errors_uring),
 		cmocka_unit_test(test_rw_continue),
 		cmocka_unit_test(test_threads_own_rings),
-		cmocka_unit_test(test_set_uring),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

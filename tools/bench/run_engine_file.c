@@ -131,7 +131,7 @@ static int uf_prepare(struct uf_ctx *ctx, struct uf_file *f, char *err,
 	f->fd = run_file_open(ctx->job, f->path, &f->created, err, errlen);
 	if (f->fd < 0)
 		return f->fd;
-	ret = fd_file_init(&f->ff, ctx->arena, f->fd);
+	ret = fd_file_init(&f->ff, ctx->arena, f->fd, false);
 	if (ret) {
 		snprintf(err, errlen, "upcache-file: %s: fd_file_init() "
 			 "refused it (a regular file open for reading, without "
