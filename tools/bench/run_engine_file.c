@@ -57,6 +57,7 @@
  * it, and no lock is needed between their syncs.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,22 @@ static int uf_prepare(struct uf_ctx *ctx, struct uf_file *f, char *err,
 	f->fd = run_file_open(ctx->job, f->path, &f->created, err, errlen);
 	if (f->fd < 0)
 		return f->fd;
+	/*
+	 * A job that only reads has its file open read-only, as fio opens
+	 * it: the fd file then reads streams into large folios.
+	 */
+	if (!run_rw_writes(ctx->job->rw)) {
+		int ro = open(f->path, O_RDONLY | O_CLOEXEC);
+
+		if (ro < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "upcache-file: %s: %s", f->path,
+				 strerror(-ret));
+			return ret;
+		}
+		close(f->fd);
+		f->fd = ro;
+	}
 	ret = fd_file_init(&f->ff, ctx->arena, f->fd, false);
 	if (ret) {
 		snprintf(err, errlen, "upcache-file: %s: fd_file_init() "
