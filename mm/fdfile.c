@@ -337,6 +337,23 @@ static struct folio *fd_file_fetch_folio(struct fd_file *ff, int64_t pos,
 	return mapping_read_folio_gfp(&ff->mapping, index, GFP_KERNEL);
 }
 
+/*
+ * Mark a cached folio a read found accessed, unless the file's last read
+ * ended inside it: a reader going through a large folio in small reads
+ * uses it once, and marking it each time would make a one-pass stream
+ * look like a working set and activate it (the kernel's filemap_read()
+ * checks the same with prev_pos).
+ */
+static void fd_file_mark_accessed(struct fd_file *ff, struct folio *folio)
+{
+	int64_t last = __atomic_load_n(&ff->ra.prev_pos, __ATOMIC_RELAXED) - 1;
+	int64_t start = folio_file_pos(folio);
+
+	if (last >= start && (uint64_t)(last - start) < folio_size(folio))
+		return;
+	folio_mark_accessed(folio);
+}
+
 /* fd_file_fetch_folio() for a caller that has not looked the page up. */
 static struct folio *fd_file_get_folio(struct fd_file *ff, int64_t pos,
 				       int64_t end)
@@ -347,7 +364,7 @@ static struct folio *fd_file_get_folio(struct fd_file *ff, int64_t pos,
 	if (!entry || xa_is_value(entry))
 		return fd_file_fetch_folio(ff, pos, end, true);
 	if (folio_test_uptodate(entry)) {
-		folio_mark_accessed(entry);
+		fd_file_mark_accessed(ff, entry);
 		return entry;
 	}
 	folio_put(entry);
@@ -405,11 +422,15 @@ ssize_t fd_file_read_iter(struct fd_file *ff, struct iov_iter *iter,
 		/* Up to the first not uptodate: the next step starts there. */
 		for (i = 0; i < nr && folio_test_uptodate(fbatch.folios[i]);
 		     i++) {
-			folio_mark_accessed(fbatch.folios[i]);
+			if (i)
+				folio_mark_accessed(fbatch.folios[i]);
+			else
+				fd_file_mark_accessed(ff, fbatch.folios[0]);
 			fd_file_copy_out(fbatch.folios[i], iter, &pos, end);
 		}
 		folio_batch_release(&fbatch);
 	}
+	__atomic_store_n(&ff->ra.prev_pos, pos, __ATOMIC_RELAXED);
 out:
 	pthread_rwlock_unlock(&ff->rwsem);
 	return pos > start ? (ssize_t)(pos - start) : err;
@@ -445,6 +466,7 @@ int fd_file_for_each_folio(struct fd_file *ff, int64_t pos, size_t len,
 		if (!more)
 			break;
 	}
+	__atomic_store_n(&ff->ra.prev_pos, pos, __ATOMIC_RELAXED);
 out:
 	pthread_rwlock_unlock(&ff->rwsem);
 	return err;

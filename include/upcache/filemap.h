@@ -650,6 +650,9 @@ bool folio_clear_dirty_for_io(struct folio *folio);
  * @size: The last sequential window, in pages (0: none yet).
  * @order: The order of the last window's folios, where the mapping
  *	caches large folios: each window of a stream grows it by two.
+ * @prev_pos: Where the last read ended (0: no read yet), so that reads
+ *	that stay in one large folio mark it accessed once, not once
+ *	each (the kernel's prev_pos).
  *
  * Zero-initialised.  Read and written with relaxed atomics by any
  * reader of the file (a hint: races skew it, nothing more).
@@ -658,6 +661,7 @@ struct file_ra_state {
 	pgoff_t next;
 	unsigned long size;
 	unsigned int order;
+	int64_t prev_pos;
 };
 
 /**
@@ -693,8 +697,9 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
  * byte of @mapping->size.  Where the mapping caches large folios
  * (AS_LARGE_FOLIOS), a stream's windows are read into folios of
  * growing order (0, 2, 4 ...: never larger than the window, each
- * aligned to its size); a folio the arena cannot give, or whose range
- * is partly cached, is read as single pages instead.
+ * aligned to its size); where the arena cannot give a folio, or its
+ * range is partly cached, that index gets an order-0 folio and the
+ * next ones climb back as their alignment allows.
  *
  * Context: As page_cache_ra_unbounded().
  */

@@ -499,6 +499,56 @@ static void test_large_folios_read_only(void **state)
 	fenv_fini(&e);
 }
 
+/*
+ * A read-only file streamed once in 4 KiB reads (read ahead into large
+ * folios, each read many times in a row) is one use of each folio, not
+ * a working set: it must not activate, and a hot file read twice
+ * before it stays cached through it.
+ */
+static void test_stream_keeps_working_set(void **state)
+{
+	const int64_t hot_size = 1L << 20, stream_size = 16L << 20;
+	struct upc_file *hot, *stream;
+	struct upc_cache_stats before, after;
+	unsigned char buf[4096];
+	struct fenv e, s;
+	int64_t pos;
+	int pass, ro, sro;
+
+	(void)state;
+	/* A 4 MiB cache; the hot file is e's, the stream s's, read-only. */
+	fenv_init(&e, 4UL << 20, hot_size);
+	memset(&s, 0, sizeof(s));
+	fenv_make_file(&s, stream_size);
+	ro = open(e.path, O_RDONLY);
+	assert_true(ro >= 0);
+	assert_int_equal(upc_file_open(e.cache, ro, 0, &hot), 0);
+	sro = open(s.path, O_RDONLY);
+	assert_true(sro >= 0);
+	assert_int_equal(upc_file_open(e.cache, sro, 0, &stream), 0);
+	for (pass = 0; pass < 2; pass++)
+		for (pos = 0; pos < hot_size; pos += 4096)
+			assert_int_equal(upc_read(hot, buf, 4096, pos), 4096);
+	assert_int_equal(upc_cache_stats(e.cache, &before), 0);
+	for (pos = 0; pos < stream_size; pos += 4096)
+		assert_int_equal(upc_read(stream, buf, 4096, pos), 4096);
+	assert_int_equal(upc_cache_stats(e.cache, &after), 0);
+	/* The stream activated nothing of its own. */
+	assert_true(after.activations - before.activations < 16);
+	for (pos = 0; pos < hot_size; pos += 4096)
+		assert_int_equal(upc_read(hot, buf, 4096, pos), 4096);
+	assert_int_equal(upc_cache_stats(e.cache, &before), 0);
+	assert_int_equal(before.refaults, after.refaults);
+	assert_int_equal(upc_close(stream), 0);
+	assert_int_equal(upc_close(hot), 0);
+	close(ro);
+	close(sro);
+	close(s.fd);
+	unlink(s.path);
+	rmdir(s.dir);
+	fenv_fini(&e);
+}
+
 /* A file system refusing to shrink the file leaves everything as it was. */
 static void test_truncate_refused(void **state)
 {
@@ -922,6 +972,7 @@ int main(void)
 		cmocka_unit_test(test_punch_hole),
 		cmocka_unit_test(test_read_only),
 		cmocka_unit_test(test_large_folios_read_only),
+		cmocka_unit_test(test_stream_keeps_working_set),
 		cmocka_unit_test(test_truncate_refused),
 		cmocka_unit_test(test_seek),
 		cmocka_unit_test(test_spans),
