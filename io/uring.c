@@ -23,18 +23,22 @@
  * fd_rw_continue(), exactly as a short preadv() would be, so callers see
  * the same results either way.  When the kernel takes fewer transfers
  * than were queued and will not take the rest (it failed to), the ring
- * is given up for this thread: the transfers still queued in it are
- * never submitted, since nothing enters that ring again, and are done
- * with fd_rw_continue() instead; the taken ones are waited for first,
- * because the kernel is writing into their buffers.
+ * is given up: the transfers still queued in it are never submitted,
+ * since it is closed before anything enters it again, and are done with
+ * fd_rw_continue() instead; the taken ones are waited for first,
+ * because the kernel is using their buffers (if even waiting fails, its
+ * descriptor closed under it, their completions are still polled from
+ * the ring's memory).  The thread's next batch makes a new ring.
  *
  * Where a ring cannot be had at all (a kernel without io_uring, a
  * seccomp filter that refuses it: -ENOSYS, -EPERM), no thread tries
  * again; everything goes through fd_rw_continue().  Built without
- * liburing, that is the only path.
+ * liburing, that is the only path.  A child of fork() drops the ring it
+ * inherited (ring_atfork_child()).
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include "uring.h"
@@ -48,35 +52,78 @@
 /* Slots per thread's ring: a folio batch of writeback fits in one step. */
 #define RING_ENTRIES	32u
 
-/* A thread's ring: whether it is up, and whether it failed. */
+/* A thread's ring, and whether it failed (closed once it is idle). */
 struct thread_ring {
 	struct io_uring ring;
 	bool broken;
 };
 
-/* Set once a ring could not be made for a reason no thread can change. */
+/* Set where no thread can have a ring: no io_uring, or no key for one. */
 static int uring_unsupported;
 static pthread_key_t ring_key;
+static bool ring_key_made;
 static pthread_once_t ring_key_once = PTHREAD_ONCE_INIT;
 static __thread struct thread_ring *this_ring;
-static __thread bool this_ring_failed;
+static __thread bool this_thread_exiting;
+
+static void ring_free(struct thread_ring *tr)
+{
+	io_uring_queue_exit(&tr->ring);
+	free(tr);
+}
+
+/* Drop this thread's ring (idle: nothing of it is in flight). */
+static void ring_drop(void)
+{
+	struct thread_ring *tr = this_ring;
+
+	if (!tr)
+		return;
+	this_ring = NULL;
+	pthread_setspecific(ring_key, NULL);
+	ring_free(tr);
+}
 
 /* The thread exits: it takes no new ring, should a later destructor
  * of its own still send a batch. */
 static void ring_destroy(void *arg)
 {
-	struct thread_ring *tr = arg;
-
 	this_ring = NULL;
-	this_ring_failed = true;
-	io_uring_queue_exit(&tr->ring);
-	free(tr);
+	this_thread_exiting = true;
+	ring_free(arg);
+}
+
+/*
+ * fork(): the child has the forking thread's ring too, and the ring's
+ * memory is shared with the parent through its mapping: both would
+ * queue into the same slots.  The child closes its copies (its mapping
+ * and its descriptor; the parent's ring is untouched) and makes its own
+ * when it needs one.  Other threads' rings are never used in the child:
+ * only their descriptors are left, as any other descriptor is.
+ */
+static void ring_atfork_child(void)
+{
+	ring_drop();
 }
 
 static void ring_key_create(void)
 {
-	if (pthread_key_create(&ring_key, ring_destroy))
+	if (pthread_key_create(&ring_key, ring_destroy) ||
+	    pthread_atfork(NULL, NULL, ring_atfork_child)) {
 		__atomic_store_n(&uring_unsupported, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	ring_key_made = true;
+}
+
+/*
+ * Unloaded (dlclose()): threads that exit later must not call a
+ * destructor that is no longer mapped.  Their rings stay open.
+ */
+__attribute__((destructor)) static void ring_key_delete(void)
+{
+	if (ring_key_made)
+		pthread_key_delete(ring_key);
 }
 
 /* This thread's ring, made if it has none; NULL where none can be had. */
@@ -86,11 +133,12 @@ static struct thread_ring *thread_ring_get(void)
 	int err;
 
 	if (tr)
-		return tr->broken ? NULL : tr;
-	if (this_ring_failed ||
-	    __atomic_load_n(&uring_unsupported, __ATOMIC_RELAXED))
+		return tr;
+	if (this_thread_exiting)
 		return NULL;
 	pthread_once(&ring_key_once, ring_key_create);
+	if (__atomic_load_n(&uring_unsupported, __ATOMIC_RELAXED))
+		return NULL;
 	tr = calloc(1, sizeof(*tr));
 	err = tr ? io_uring_queue_init(RING_ENTRIES, &tr->ring, 0) : -ENOMEM;
 	if (!err && pthread_setspecific(ring_key, tr)) {
@@ -99,8 +147,11 @@ static struct thread_ring *thread_ring_get(void)
 	}
 	if (err) {
 		free(tr);
-		/* This thread tries no more; no thread does where it is absent. */
-		this_ring_failed = true;
+		/*
+		 * No thread tries again where io_uring is absent or
+		 * forbidden; a lack of memory or descriptors may pass, and
+		 * the next batch tries again.
+		 */
 		if (err == -ENOSYS || err == -EPERM)
 			__atomic_store_n(&uring_unsupported, 1,
 					 __ATOMIC_RELAXED);
@@ -137,10 +188,12 @@ static bool wait_again(int err)
 }
 
 /*
- * Queue @nr transfers (at most RING_ENTRIES) in @ring, submit them and
- * wait for those the kernel took, setting their results.  Those it did
- * not take, and any whose completion could not be waited for, keep
- * -EINPROGRESS: io_batch_rw() does them without the ring.
+ * Queue @nr transfers (at most RING_ENTRIES) in @tr's ring, submit them
+ * and wait for those the kernel took, setting their results.  Those it
+ * did not take keep -EINPROGRESS: io_batch_rw() does them without the
+ * ring.  Never returns with a transfer the kernel took still running:
+ * its buffers are the caller's (folios it unlocks and may reuse) the
+ * moment this returns.
  */
 static void ring_step(struct thread_ring *tr, int fd, bool write,
 		      struct io_rw *rws, unsigned int nr)
@@ -148,48 +201,59 @@ static void ring_step(struct thread_ring *tr, int fd, bool write,
 	struct io_counters *cnt = io_thread_counters();
 	struct io_uring *ring = &tr->ring;
 	struct io_uring_cqe *cqe;
-	unsigned int i, taken = 0, reaped = 0;
+	unsigned int i, queued, taken = 0, reaped = 0;
+	bool can_wait = true;
 	int ret;
 
-	for (i = 0; i < nr; i++) {
+	for (queued = 0; queued < nr; queued++) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
+		/* Full with slots of our own: never, unless it failed. */
+		if (!sqe) {
+			tr->broken = true;
+			break;
+		}
 		if (write)
-			io_uring_prep_writev(sqe, fd, rws[i].iov,
-					     (unsigned int)rws[i].iovcnt,
-					     (uint64_t)rws[i].off);
+			io_uring_prep_writev(sqe, fd, rws[queued].iov,
+					     (unsigned int)rws[queued].iovcnt,
+					     (uint64_t)rws[queued].off);
 		else
-			io_uring_prep_readv(sqe, fd, rws[i].iov,
-					    (unsigned int)rws[i].iovcnt,
-					    (uint64_t)rws[i].off);
-		io_uring_sqe_set_data64(sqe, i);
+			io_uring_prep_readv(sqe, fd, rws[queued].iov,
+					    (unsigned int)rws[queued].iovcnt,
+					    (uint64_t)rws[queued].off);
+		io_uring_sqe_set_data64(sqe, queued);
 	}
+	if (!queued)
+		return;
 	cnt->syscalls++;
 	cnt->uring_batches++;
-	ret = io_uring_submit_and_wait(ring, nr);
+	ret = io_uring_submit_and_wait(ring, queued);
 	while (ret > 0 || ret == -EINTR) {
 		if (ret > 0)
 			taken += (unsigned int)ret;
-		if (taken == nr)
+		if (taken == queued)
 			break;
 		cnt->syscalls++;
 		ret = io_uring_submit(ring);
 	}
-	if (taken < nr)
+	if (taken < queued)
 		tr->broken = true;	/* see the top of the file */
 	while (reaped < taken) {
 		if (io_uring_peek_cqe(ring, &cqe)) {
+			if (!can_wait) {
+				/* The completions still land in the mapping. */
+				sched_yield();
+				continue;
+			}
 			cnt->syscalls++;
 			ret = io_uring_wait_cqe(ring, &cqe);
 			if (wait_again(ret))
 				continue;
 			if (ret) {
-				/*
-				 * The ring itself is gone (its descriptor
-				 * closed under us): so are its transfers.
-				 */
+				/* Its descriptor is gone, not its transfers. */
 				tr->broken = true;
-				return;
+				can_wait = false;
+				continue;
 			}
 		}
 		i = (unsigned int)io_uring_cqe_get_data64(cqe);
@@ -209,6 +273,9 @@ static void batch_uring(struct thread_ring *tr, int fd, bool write,
 		rws += step;
 		nr -= step;
 	}
+	/* Idle now: a failed ring goes, the next batch makes a new one. */
+	if (tr->broken)
+		ring_drop();
 }
 
 bool io_uring_usable(void)

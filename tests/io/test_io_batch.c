@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -344,13 +345,13 @@ static void test_rw_continue(void **state)
 }
 
 /*
- * A thread's batch: eight pages of the file (@arg, its descriptor) in
- * eight transfers.  No cmocka assertion off the main thread: it
- * returns whether it had a ring and read the right bytes.
+ * One batch: eight pages of @fd (written with @seed), five apart from
+ * page @first, in eight transfers.  No cmocka assertion: it runs off
+ * the main thread and in a child.  Return: whether it went through a
+ * ring and read the right bytes.
  */
-static void *thread_batches(void *arg)
+static bool batch_check(int fd, unsigned int seed, int first)
 {
-	int fd = (int)(intptr_t)arg;
 	unsigned char *buf = malloc(8 * PAGE);
 	struct iovec iov[8];
 	struct io_rw rws[8];
@@ -360,7 +361,7 @@ static void *thread_batches(void *arg)
 	for (i = 0; ok && i < 8; i++) {
 		iov[i] = (struct iovec){ buf + i * PAGE, PAGE };
 		rws[i] = (struct io_rw){ .iov = &iov[i], .iovcnt = 1,
-					 .off = (int64_t)(5 * i) * PAGE };
+					 .off = (int64_t)(first + 5 * i) * PAGE };
 	}
 	if (ok)
 		io_batch_rw(fd, false, rws, 8, true);
@@ -368,11 +369,16 @@ static void *thread_batches(void *arg)
 		ok = rws[i].res == PAGE;
 		for (b = 0; ok && b < PAGE; b++)
 			ok = buf[i * PAGE + b] ==
-			     byte_at(rws[i].off + b, 3);
+			     byte_at(rws[i].off + b, seed);
 	}
 	free(buf);
-	ok = ok && io_uring_usable() && io_thread_counters()->uring_batches;
-	return (void *)(uintptr_t)ok;
+	return ok && io_uring_usable() && io_thread_counters()->uring_batches;
+}
+
+/* A thread's batch (@arg: the descriptor of a file written with 3). */
+static void *thread_batches(void *arg)
+{
+	return (void *)(uintptr_t)batch_check((int)(intptr_t)arg, 3, 0);
 }
 
 /*
@@ -400,6 +406,71 @@ static void test_threads_own_rings(void **state)
 	close(fd);
 }
 
+/*
+ * @rounds batches of 31 writes of scattered pages to @fd, each round's
+ * bytes its own (from @seed), read back after each batch.  No cmocka
+ * assertion (it runs in a child too).  Return: true if all were right.
+ */
+static bool write_rounds(int fd, unsigned int seed, int rounds)
+{
+	static unsigned char src[31][PAGE];
+	unsigned char got[PAGE];
+	struct iovec iov[31];
+	struct io_rw rws[31];
+	int r, i;
+
+	for (r = 0; r < rounds; r++) {
+		for (i = 0; i < 31; i++) {
+			memset(src[i], (int)(seed * 31 + (unsigned int)r + i),
+			       PAGE);
+			iov[i] = (struct iovec){ src[i], PAGE };
+			rws[i] = (struct io_rw){ .iov = &iov[i], .iovcnt = 1,
+						 .off = (int64_t)(3 * i) * PAGE };
+		}
+		io_batch_rw(fd, true, rws, 31, true);
+		for (i = 0; i < 31; i++)
+			if (rws[i].res != PAGE ||
+			    pread(fd, got, PAGE, rws[i].off) != PAGE ||
+			    memcmp(got, src[i], PAGE))
+				return false;
+	}
+	return io_thread_counters()->uring_batches >= (uint64_t)rounds;
+}
+
+/*
+ * fork() after this thread made its ring: the child must not queue
+ * into the ring it inherited (its memory is the parent's too).  Parent
+ * and child then send batches of writes at once, each to its own file,
+ * and each file must get its own bytes.
+ */
+static void test_fork_child_own_ring(void **state)
+{
+	int fd_parent, fd_child, status;
+	pid_t pid;
+
+	(void)state;
+	if (!need_uring())
+		skip();
+	fd_parent = make_file(3);
+	assert_true(unlink(path) == 0);
+	fd_child = make_file(4);
+	io_thread_counters()->uring_batches = 0;
+	assert_true(write_rounds(fd_parent, 3, 1));	/* the ring exists */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		io_thread_counters()->uring_batches = 0;
+		_exit(write_rounds(fd_child, 4, 1000) ? 0 : 1);
+	}
+	io_thread_counters()->uring_batches = 0;
+	assert_true(write_rounds(fd_parent, 5, 1000));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	close(fd_parent);
+	close(fd_child);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_errors_uring),
 		cmocka_unit_test(test_rw_continue),
 		cmocka_unit_test(test_threads_own_rings),
+		cmocka_unit_test(test_fork_child_own_ring),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
