@@ -9,8 +9,15 @@
  * transfer is done, the file ends (reads) or an error stops it.  An
  * error after part of a read is still the error: bytes that stop early
  * for a reason other than the end would otherwise read as a hole.
+ *
+ * With O_DIRECT, a read moves whole blocks except at the end of the
+ * file, and asking again at an offset off a block's edge is -EINVAL:
+ * so a direct read that comes back short, ending off an edge, has met
+ * the end (fd_direct_eof()).
  */
+#define _GNU_SOURCE	/* O_DIRECT */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -21,6 +28,24 @@
 #define FD_IOV_CHUNK	32
 
 static __thread struct io_counters io_counters;
+
+/* The smallest block direct I/O moves (the logical block size's floor). */
+#define FD_DIRECT_BLOCK	512
+
+/*
+ * Did a read that has moved @done bytes from @off, short of what was
+ * asked, meet the end of the file?  Only a direct read can tell without
+ * asking again; a buffered one asks.
+ */
+static bool fd_direct_eof(int fd, int64_t off, size_t done)
+{
+	int flags;
+
+	if (!((off + (int64_t)done) & (FD_DIRECT_BLOCK - 1)))
+		return false;
+	flags = fcntl(fd, F_GETFL);
+	return flags >= 0 && (flags & O_DIRECT);
+}
 
 struct io_counters *io_thread_counters(void)
 {
@@ -48,6 +73,9 @@ ssize_t fd_rw_continue(int fd, bool write, const struct iovec *iov,
 		off_t at = (off_t)(off + (int64_t)*done);
 		ssize_t n;
 
+		/* Short so far, and direct: the end, if off a block's edge. */
+		if (!write && *done && fd_direct_eof(fd, off, *done))
+			break;
 		for (i = 0; i < nr; i++)
 			chunk[i] = iov[i];
 		chunk[0].iov_base = (char *)chunk[0].iov_base + skip;

@@ -31,12 +31,18 @@
  *  - The size: @mapping.size, read atomically.  A write grows it before
  *    it unlocks the last folio it wrote, so writeback of that folio (it
  *    must lock it first) sees a size that covers the new bytes.
+ *  - O_DIRECT: the cache is then the file's only cache.  Folios are read
+ *    whole (what lies past the size zeroed after) and written whole,
+ *    page-aligned as direct I/O needs; the one write it cannot make,
+ *    the page holding the end of the data cut at the size, goes through
+ *    @tail_fd, the file opened again without O_DIRECT.  The kernel
+ *    keeps the two coherent: a direct read or write of a range flushes
+ *    and drops what its page cache holds there.
  *
  * Follows the kernel's generic file paths (Linux 6.x: filemap_read(),
  * generic_perform_write(), truncate_setsize() and a simple file
- * system's setattr), without mmap or direct I/O.  Large folios come
- * only from readahead, and only on files opened read-only (see
- * fd_file_init()).
+ * system's setattr), without mmap.  Large folios come only from
+ * readahead, and only on files opened read-only (see fd_file_init()).
  *
  * Locking, outermost first:
  *
@@ -58,9 +64,10 @@
  * it), waits for the writebacks that began before, cuts again what
  * they wrote past it, and only then drops the pages.
  */
-#define _GNU_SOURCE	/* fallocate(), SEEK_DATA */
+#define _GNU_SOURCE	/* fallocate(), SEEK_DATA, O_DIRECT, statx() */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -80,24 +87,50 @@ static int64_t folio_file_pos(const struct folio *folio)
 /* ---- the backing store ---------------------------------------------------- */
 
 /*
+ * Zero what a folio at @pos holds past @got bytes read into it and past
+ * the size @size: the file's own bytes there are not the cache's (as
+ * write_begin zeroes a page past i_size instead of reading it).
+ */
+static void fd_file_zero_tail(struct folio *folio, int64_t pos, int64_t size,
+			      size_t got)
+{
+	size_t len = folio_size(folio);
+
+	if (size - pos < (int64_t)got)
+		got = size > pos ? (size_t)(size - pos) : 0;
+	if (got < len)
+		memset((char *)folio_address(folio) + got, 0, len - got);
+}
+
+/*
+ * How much of a folio at @pos to read: all of it (a direct read stays
+ * aligned), short of the end of the offset space, which a read may not
+ * reach (the last page's end is 2^63).
+ */
+static size_t fd_file_read_len(const struct folio *folio, int64_t pos)
+{
+	size_t len = folio_size(folio);
+
+	return (uint64_t)(INT64_MAX - pos) < len ? (size_t)(INT64_MAX - pos) :
+						   len;
+}
+
+/*
  * Read a locked folio's bytes from the file, zeros past its end and past
- * the size (as write_begin zeroes a page past i_size instead of reading
- * it).  The folio's flags are the caller's.  Return: 0 or pread()'s
- * error.
+ * the size.  The whole folio is read (fd_file_read_len()).  The folio's
+ * flags are the caller's.  Return: 0 or pread()'s error.
  */
 static int fd_file_fill(struct fd_file *ff, struct folio *folio)
 {
 	int64_t pos = folio_file_pos(folio), size = fd_file_size(ff);
-	size_t len = folio_size(folio), want = 0;
 	ssize_t n = 0;
 
 	if (pos < size)
-		want = size - pos < (int64_t)len ? (size_t)(size - pos) : len;
-	if (want)
-		n = fd_read_full(ff->fd, folio_address(folio), want, pos);
+		n = fd_read_full(ff->fd, folio_address(folio),
+				 fd_file_read_len(folio, pos), pos);
 	if (n < 0)
 		return (int)n;
-	memset((char *)folio_address(folio) + n, 0, len - (size_t)n);
+	fd_file_zero_tail(folio, pos, size, (size_t)n);
 	return 0;
 }
 
@@ -132,7 +165,7 @@ static void fd_file_writeback_folios(struct address_space *mapping,
 	struct io_rw rws[FOLIO_BATCH_SIZE];
 	unsigned int run_of[FOLIO_BATCH_SIZE];
 	size_t run_off[FOLIO_BATCH_SIZE];
-	unsigned int i, nrw = 0;
+	unsigned int i, nrw = 0, tail = UINT32_MAX;
 
 	if (nr > FOLIO_BATCH_SIZE) {	/* more than the hook is handed */
 		for (i = 0; i < nr; i++)
@@ -151,6 +184,11 @@ static void fd_file_writeback_folios(struct address_space *mapping,
 			len = (size_t)(size - pos);
 		iov[i].iov_base = folio_address(folios[i]);
 		iov[i].iov_len = len;
+		/* Direct, a cut folio (the last) is not aligned: see below. */
+		if (ff->tail_fd >= 0 && len < folio_size(folios[i])) {
+			tail = i;
+			continue;
+		}
 		if (pos != next) {	/* a new transfer */
 			rws[nrw].iov = &iov[i];
 			rws[nrw].iovcnt = 0;
@@ -165,6 +203,16 @@ static void fd_file_writeback_folios(struct address_space *mapping,
 		next = pos + (int64_t)len;
 	}
 	io_batch_rw(ff->fd, true, rws, nrw, ff->io_uring);
+	/*
+	 * The folio holding the end of a direct file's data goes through
+	 * the buffered twin: direct I/O moves whole blocks, and a whole
+	 * page would make the file longer than its data.
+	 */
+	if (tail != UINT32_MAX)
+		errs[tail] = fd_write_full(ff->tail_fd,
+					   iov[tail].iov_base,
+					   iov[tail].iov_len,
+					   folio_file_pos(folios[tail]));
 	for (i = 0; i < nr; i++) {
 		struct io_rw *rw;
 
@@ -196,8 +244,8 @@ static void fd_file_readahead(struct address_space *mapping,
 {
 	struct fd_file *ff = mapping->host;
 	struct iovec iov[FOLIO_BATCH_SIZE];
-	int64_t pos0, left;
-	unsigned int i;
+	int64_t pos0, size;
+	unsigned int i, nread = 0;
 	ssize_t n = 0;
 
 	/* page_cache_ra_unbounded() hands at most a batch. */
@@ -206,30 +254,27 @@ static void fd_file_readahead(struct address_space *mapping,
 			folio_unlock(folios[i]);	/* not read: not uptodate */
 		return;
 	}
-	/* Nothing past the size: the file's own bytes there are not ours. */
+	/*
+	 * The folios that start below the size, read whole (a direct read
+	 * stays aligned); what lies past the size is zeroed after.
+	 */
 	pos0 = folio_file_pos(folios[0]);
-	left = fd_file_size(ff) - pos0;
-	for (i = 0; i < nr; i++) {
-		size_t len = folio_size(folios[i]);
-
-		if (left < (int64_t)len)
-			len = left > 0 ? (size_t)left : 0;
+	size = fd_file_size(ff);
+	for (i = 0; i < nr && folio_file_pos(folios[i]) < size; i++) {
 		iov[i].iov_base = folio_address(folios[i]);
-		iov[i].iov_len = len;
-		left -= (int64_t)len;
+		iov[i].iov_len = fd_file_read_len(folios[i],
+						  folio_file_pos(folios[i]));
+		nread++;
 	}
-	if (iov[0].iov_len)
-		n = fd_readv_full(ff->fd, iov, (int)nr, pos0);
+	if (nread)
+		n = fd_readv_full(ff->fd, iov, (int)nread, pos0);
 	for (i = 0; i < nr; i++) {
 		if (n >= 0) {
-			size_t off = (size_t)(folio_file_pos(folios[i]) -
-					      folio_file_pos(folios[0]));
-			size_t len = folio_size(folios[i]);
-			size_t got = (size_t)n > off ? (size_t)n - off : 0;
+			int64_t pos = folio_file_pos(folios[i]);
+			size_t off = (size_t)(pos - pos0);
 
-			if (got < len)
-				memset((char *)folio_address(folios[i]) + got,
-				       0, len - got);
+			fd_file_zero_tail(folios[i], pos, size,
+					  (size_t)n > off ? (size_t)n - off : 0);
 			folio_set_uptodate(folios[i]);
 		}
 		folio_unlock(folios[i]);
@@ -245,6 +290,42 @@ static const struct address_space_operations fd_file_aops = {
 
 /* ---- set-up ---------------------------------------------------------------- */
 
+/*
+ * For a descriptor with O_DIRECT: can whole pages at page offsets go to
+ * and from it directly?  Where the file system does not say (statx()
+ * without STATX_DIOALIGN), open() taking O_DIRECT is the answer.
+ * Return: 0, -EINVAL, or statx()'s error.
+ */
+static int fd_file_direct_ok(int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx))
+		return -errno;
+	if (!(stx.stx_mask & STATX_DIOALIGN))
+		return 0;
+	if (!stx.stx_dio_offset_align ||
+	    stx.stx_dio_offset_align > UPC_PAGE_SIZE ||
+	    stx.stx_dio_mem_align > UPC_PAGE_SIZE)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The buffered twin of a writable direct @fd (struct fd_file's tail_fd):
+ * the same file opened again through /proc, as a description of its own
+ * without O_DIRECT.  Return: the descriptor, or -errno.
+ */
+static int fd_file_open_tail(int fd)
+{
+	char path[40];
+	int tail;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	tail = open(path, O_WRONLY | O_CLOEXEC);
+	return tail < 0 ? -errno : tail;
+}
+
 int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd,
 		 bool io_uring)
 {
@@ -257,23 +338,38 @@ int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd,
 		return -EBADF;
 	if ((flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH))
 		return -EBADF;
-	if (flags & (O_APPEND | O_DIRECT))
+	if (flags & O_APPEND)
 		return -EINVAL;
 	if (fstat(fd, &st))
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
+	if (flags & O_DIRECT) {
+		err = fd_file_direct_ok(fd);
+		if (err)
+			return err;
+	}
 	memset(ff, 0, sizeof(*ff));
-	/* Writers first, as shmem's: readers in a loop must not starve them. */
-	if (pthread_rwlockattr_init(&attr))
-		return -ENOMEM;
-	pthread_rwlockattr_setkind_np(
-		&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	err = pthread_rwlock_init(&ff->rwsem, &attr);
-	pthread_rwlockattr_destroy(&attr);
-	if (err)
-		return -ENOMEM;
+	ff->tail_fd = -1;
 	ff->writable = (flags & O_ACCMODE) == O_RDWR;
+	if ((flags & O_DIRECT) && ff->writable) {
+		ff->tail_fd = fd_file_open_tail(fd);
+		if (ff->tail_fd < 0)
+			return ff->tail_fd;
+	}
+	/* Writers first, as shmem's: readers in a loop must not starve them. */
+	err = pthread_rwlockattr_init(&attr);
+	if (!err) {
+		pthread_rwlockattr_setkind_np(
+			&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+		err = pthread_rwlock_init(&ff->rwsem, &attr);
+		pthread_rwlockattr_destroy(&attr);
+	}
+	if (err) {
+		if (ff->tail_fd >= 0)
+			close(ff->tail_fd);
+		return -ENOMEM;
+	}
 	/*
 	 * Large folios only where nothing is written: dirt is tracked per
 	 * folio, and a 4 KiB write into a 512 KiB folio would write back
@@ -299,6 +395,8 @@ void fd_file_destroy(struct fd_file *ff)
 	xa_unlock(&ff->mapping.i_pages);
 	xa_destroy(&ff->mapping.i_pages);
 	pthread_rwlock_destroy(&ff->rwsem);
+	if (ff->tail_fd >= 0)
+		close(ff->tail_fd);
 }
 
 /* ---- reads ----------------------------------------------------------------- */

@@ -34,6 +34,9 @@
  * @writable: @fd was opened for writing.
  * @io_uring: Writeback sends its batches through io_uring
  *	(UPC_FILE_IO_URING).
+ * @tail_fd: For a writable @fd with O_DIRECT, the same file opened again
+ *	without it, for the one write direct I/O cannot make: the page
+ *	holding the end of the data, cut at the size.  -1 otherwise.
  */
 struct fd_file {
 	struct address_space mapping;
@@ -42,6 +45,7 @@ struct fd_file {
 	int fd;
 	bool writable;
 	bool io_uring;
+	int tail_fd;
 };
 
 /**
@@ -49,8 +53,10 @@ struct fd_file {
  * @ff: The file to set up.
  * @arena: Where its folios' memory comes from.
  * @fd: A regular file, open for reading (O_RDONLY or O_RDWR), without
- *	O_APPEND (pwrite() would append) or O_DIRECT (writeback of the
- *	last, partial page would not be aligned).
+ *	O_APPEND (pwrite() would append).  With O_DIRECT the cache is the
+ *	file's only cache: folios are read and written whole (pages are
+ *	aligned as direct I/O needs), except the page holding the end of
+ *	the data, written through @tail_fd.
  * @io_uring: Send writeback's batches through io_uring (io/uring.h).
  *
  * The cache assumes it is the file's only user while it is open: a
@@ -58,7 +64,10 @@ struct fd_file {
  *
  * Context: Any thread.
  * Return: 0; -EBADF if @fd is not open, or only for writing; -EINVAL if
- * it is not a regular file or has O_APPEND or O_DIRECT; fstat()'s error.
+ * it is not a regular file, has O_APPEND, or has O_DIRECT where its
+ * file system needs direct I/O aligned to more than a page; the error
+ * of fstat(), statx(), or of opening the file again through /proc
+ * (writable with O_DIRECT); -ENOMEM.
  */
 int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd,
 		 bool io_uring);

@@ -354,8 +354,13 @@ int upc_shmem_create(struct upc_cache *cache,
  * upc_file_open() - Cache a regular file: open it as a upc_ file.
  * @cache: The cache its pages are kept in (under its memory limit).
  * @fd: The file: open for reading (O_RDONLY) or reading and writing
- *	(O_RDWR), without O_APPEND or O_DIRECT.  It stays the caller's:
- *	upc_close() does not close it, and it must stay open until then.
+ *	(O_RDWR), without O_APPEND.  It stays the caller's: upc_close()
+ *	does not close it, and it must stay open until then.  With
+ *	O_DIRECT the cache is the file's only cache (pages are read and
+ *	written whole, aligned), as a database wants; the page holding
+ *	the end of the data, which direct I/O cannot write cut short, is
+ *	written through the same file opened again without O_DIRECT
+ *	(through /proc).
  * @flags: 0, or UPC_FILE_IO_URING.
  * @out: Receives the file.
  *
@@ -371,9 +376,10 @@ int upc_shmem_create(struct upc_cache *cache,
  * Context: Any thread.
  * Return: 0; -EBADF if @cache is NULL, or @fd is not open or is open
  * only for writing; -EINVAL if @out is NULL, @flags has an unknown bit,
- * or @fd is
- * not a regular file or has O_APPEND or O_DIRECT; -ENOMEM; fstat()'s
- * error.
+ * or @fd is not a regular file, has O_APPEND, or has O_DIRECT on a file
+ * system whose direct I/O needs more than page alignment; -ENOMEM; the
+ * error of fstat() or statx(), or of reopening a writable O_DIRECT file
+ * through /proc (-ENOENT where /proc is not mounted).
  */
 int upc_file_open(struct upc_cache *cache, int fd, unsigned int flags,
 		  struct upc_file **out);

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "api/internal.h"
@@ -189,10 +190,12 @@ static void test_open_errors(void **state)
 	fd = open(e.path, O_RDWR | O_APPEND);
 	assert_int_equal(upc_file_open(e.cache, fd, 0, &file), -EINVAL);
 	close(fd);
-	/* Not every file system takes O_DIRECT; where it does, we refuse. */
+	/* Not every file system takes O_DIRECT; where it does, so do we. */
 	fd = open(e.path, O_RDWR | O_DIRECT);
 	if (fd >= 0) {
-		assert_int_equal(upc_file_open(e.cache, fd, 0, &file), -EINVAL);
+		assert_int_equal(upc_file_open(e.cache, fd, 0, &file), 0);
+		assert_int_equal(upc_close(file), 0);
+		file = NULL;
 		close(fd);
 	}
 	fd = open(e.dir, O_RDONLY | O_DIRECTORY);
@@ -547,6 +550,105 @@ static void test_stream_keeps_working_set(void **state)
 	unlink(s.path);
 	rmdir(s.dir);
 	fenv_fini(&e);
+}
+
+/* Pages of the file at @fd the kernel's page cache holds (mincore()). */
+static size_t kernel_cached_pages(int fd)
+{
+	int64_t size = fd_size(fd);
+	size_t pages = (size_t)((size + 4095) / 4096), i, n = 0;
+	unsigned char *vec;
+	void *map;
+
+	if (!size)
+		return 0;
+	map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(map != MAP_FAILED);
+	vec = malloc(pages);
+	assert_non_null(vec);
+	assert_int_equal(mincore(map, (size_t)size, vec), 0);
+	for (i = 0; i < pages; i++)
+		n += vec[i] & 1;
+	free(vec);
+	munmap(map, (size_t)size);
+	return n;
+}
+
+/*
+ * A file opened with O_DIRECT: the cache is its only cache.  Reads,
+ * writes at any offset, the end of the data off a page's edge, reclaim
+ * writing back under a small limit, fsync and truncation all give the
+ * file's bytes, with io_uring and without; and, where the file system
+ * is not in memory anyway, the kernel caches at most the page holding
+ * the end of the data (written through the buffered twin).
+ */
+static void direct_case(unsigned int flags)
+{
+	const int64_t size = (8L << 20) + 1000;
+	unsigned char *buf = malloc(64 * 1024);
+	struct upc_file *file;
+	struct statfs sfs;
+	struct fenv e;
+	int64_t pos;
+	int dfd, i;
+
+	fenv_init(&e, 2UL << 20, size);
+	dfd = open(e.path, O_RDWR | O_DIRECT);
+	if (dfd < 0) {
+		print_message("O_DIRECT refused here: skipped\n");
+		free(buf);
+		fenv_fini(&e);
+		skip();
+	}
+	/* Nothing of it in the kernel's cache to begin with. */
+	assert_int_equal(fdatasync(e.fd), 0);
+	assert_int_equal(posix_fadvise(e.fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	assert_int_equal(upc_file_open(e.cache, dfd, flags, &file), 0);
+	assert_true(file_has_pattern(file, 0, (size_t)size, 1));
+	/* Scattered writes in a file four times the cache: reclaim writes. */
+	for (i = 0; i < 64; i++) {
+		pos = (int64_t)(i * 131071L) % (size - 5000);
+		file_write_pattern(file, pos, 3000, 30 + i % 3);
+	}
+	/* The end of the data grows, off a page's edge. */
+	file_write_pattern(file, size, 777, 40);
+	assert_int_equal(upc_fsync(file), 0);
+	/* Before this test reads the file through the kernel's cache. */
+	if (!fstatfs(e.fd, &sfs) && sfs.f_type != 0x01021994 /* tmpfs */)
+		assert_true(kernel_cached_pages(e.fd) <= 1);
+	assert_int_equal(fd_size(e.fd), size + 777);
+	for (i = 0; i < 64; i++) {
+		pos = (int64_t)(i * 131071L) % (size - 5000);
+		if (i >= 61)	/* the last writes over each offset won */
+			assert_true(fd_has_pattern(e.fd, pos, 3000, 30 + i % 3));
+	}
+	assert_true(fd_has_pattern(e.fd, size, 777, 40));
+	/* Cut inside a page; the cache and the file agree. */
+	assert_int_equal(upc_truncate(file, size - 2345), 0);
+	assert_int_equal(upc_fsync(file), 0);
+	assert_int_equal(fd_size(e.fd), size - 2345);
+	assert_int_equal(upc_read(file, buf, 64 * 1024, size - 4000),
+			 4000 - 2345);
+	assert_int_equal(upc_close(file), 0);
+	close(dfd);
+	free(buf);
+	fenv_fini(&e);
+}
+
+static void test_direct_io(void **state)
+{
+	(void)state;
+	direct_case(0);
+}
+
+static void test_direct_io_uring(void **state)
+{
+	(void)state;
+	if (!io_uring_usable()) {
+		print_message("io_uring is not available here: skipped\n");
+		skip();
+	}
+	direct_case(UPC_FILE_IO_URING);
 }
 
 /* A file system refusing to shrink the file leaves everything as it was. */
@@ -973,6 +1075,8 @@ int main(void)
 		cmocka_unit_test(test_read_only),
 		cmocka_unit_test(test_large_folios_read_only),
 		cmocka_unit_test(test_stream_keeps_working_set),
+		cmocka_unit_test(test_direct_io),
+		cmocka_unit_test(test_direct_io_uring),
 		cmocka_unit_test(test_truncate_refused),
 		cmocka_unit_test(test_seek),
 		cmocka_unit_test(test_spans),

@@ -130,6 +130,7 @@ struct diff {
 	struct upc_cache *cache;
 	struct upc_file *file;	/* upcache in front of @afd */
 	int afd;		/* file A */
+	int cfd;		/* A as the cache has it: @afd, or O_DIRECT */
 	int bfd;		/* file B, the reference */
 	int64_t blksize;	/* A's file system block (hole granularity) */
 	struct upc_rand rnd;
@@ -681,7 +682,7 @@ static void step_reopen(void)
 		   st.pages_cached, st.files);
 	compare_disk(0, b_size());
 	/* Writeback's batches through io_uring or pwritev(), by turns. */
-	ret = upc_file_open(d->cache, d->afd,
+	ret = upc_file_open(d->cache, d->cfd,
 			    chance(1, 2) ? UPC_FILE_IO_URING : 0, &d->file);
 	DIFF_CHECK(ret == 0, "upc_file_open() returned %d", ret);
 	compare_after(rand_offset(), rand_len());
@@ -746,7 +747,26 @@ static void make_files(int *afd, int *bfd)
 	assert_true(*afd >= 0 && *bfd >= 0);
 }
 
-static void test_file_diff(void **state)
+/*
+ * A's descriptor again, with O_DIRECT (a description of its own, through
+ * /proc): -1 where A's file system refuses direct I/O.
+ */
+static int open_direct(int fd)
+{
+	char path[40];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+}
+
+/*
+ * The run: the cache in front of A, through @direct's own O_DIRECT
+ * descriptor or A's.  The test's own reads of A go through A's
+ * buffered descriptor either way, so with O_DIRECT they also check
+ * that what the cache wrote directly is what the file holds.  Return:
+ * false if A's file system refuses direct I/O (nothing was run).
+ */
+static bool run_file_diff(bool direct)
 {
 	struct upc_cache_config cfg = { .memory_limit = DIFF_LIMIT };
 	unsigned long i, ops = upc_test_diff_ops(DIFF_DEFAULT_OPS);
@@ -755,10 +775,16 @@ static void test_file_diff(void **state)
 	struct timespec t0;
 	struct stat sb;
 
-	(void)state;
 	watchdog(0);	/* a test that failed may have left it armed */
 	d = &env;
 	make_files(&env.afd, &env.bfd);
+	env.cfd = direct ? open_direct(env.afd) : env.afd;
+	if (env.cfd < 0) {
+		close(env.afd);
+		close(env.bfd);
+		d = NULL;
+		return false;
+	}
 	assert_int_equal(fstat(env.afd, &sb), 0);
 	env.blksize = sb.st_blksize > 0 ? sb.st_blksize : PAGE;
 	diff_seed(0);
@@ -770,7 +796,7 @@ static void test_file_diff(void **state)
 	assert_non_null(env.bbuf);
 	fill_random(env.pool, 2 * DIFF_MAX_IO);
 	assert_int_equal(upc_cache_create(&cfg, &env.cache), 0);
-	assert_int_equal(upc_file_open(env.cache, env.afd, 0, &env.file), 0);
+	assert_int_equal(upc_file_open(env.cache, env.cfd, 0, &env.file), 0);
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < ops; i++) {
@@ -788,11 +814,12 @@ static void test_file_diff(void **state)
 	compare_full();
 	watchdog(0);
 	assert_int_equal(upc_cache_stats(env.cache, &st), 0);
-	fprintf(stderr, "# file diff: %lu steps in %.2f s; largest size %"
+	fprintf(stderr, "# file diff%s: %lu steps in %.2f s; largest size %"
 		PRId64 " MiB; %" PRIu64 " pages evicted, %" PRIu64 " written "
 		"back by reclaim, %" PRIu64 " refaults; %lu fsyncs, %lu "
 		"reopens, %lu seek pairs, %lu full checks; fallocate "
-		"unsupported %lu times\n", ops, seconds_since(&t0),
+		"unsupported %lu times\n", direct ? " (O_DIRECT)" : "", ops,
+		seconds_since(&t0),
 		env.max_size / MIB, st.evictions, st.writebacks, st.refaults,
 		env.fsyncs, env.reopens, env.seeks, env.full_checks,
 		env.falloc_unsupported);
@@ -808,12 +835,32 @@ static void test_file_diff(void **state)
 	assert_int_equal(st.memory_used, 0);
 	assert_int_equal(st.files, 0);
 	assert_int_equal(upc_cache_destroy(env.cache), 0);
+	if (env.cfd != env.afd)
+		close(env.cfd);
 	close(env.afd);
 	close(env.bfd);
 	free(env.pool);
 	free(env.abuf);
 	free(env.bbuf);
 	d = NULL;
+	return true;
+}
+
+static void test_file_diff(void **state)
+{
+	(void)state;
+	assert_true(run_file_diff(false));
+}
+
+/* The same with the cache's descriptor O_DIRECT: it is A's only cache. */
+static void test_file_diff_direct(void **state)
+{
+	(void)state;
+	if (!run_file_diff(true)) {
+		print_message("O_DIRECT refused by $TMPDIR's file system: "
+			      "skipped\n");
+		skip();
+	}
 }
 
 /* ---- a read-only descriptor ---------------------------------------------- */
@@ -1047,6 +1094,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_file_diff),
+		cmocka_unit_test(test_file_diff_direct),
 		cmocka_unit_test(test_file_diff_rdonly),
 		cmocka_unit_test(test_file_diff_offset_end),
 	};

@@ -51,7 +51,9 @@
  *			bit 0: fdatasync) and check the backing file;
  *			9 close and reopen (arg % 10 picks a bad
  *			upc_file_open() or a read-only interlude first,
- *			see op_reopen()); 10 bad pointer and count
+ *			see op_reopen(); len bit 0: UPC_FILE_IO_URING,
+ *			bit 1: through an O_DIRECT descriptor where the
+ *			file system takes one); 10 bad pointer and count
  *			arguments (arg % 10, see op_bad()); 11 write near
  *			the end of the file (offset - 4096 + offset %
  *			12288 from the size); 13 fault injection for the
@@ -136,6 +138,7 @@ struct fz {
 	struct upc_cache *cache;
 	struct upc_file *file;
 	int fd;
+	int dfd;		/* @fd again with O_DIRECT, if the cache has it */
 	bool small;
 	unsigned int init;
 	unsigned char *bytes;	/* the model; zero past @size */
@@ -760,12 +763,18 @@ static void op_reopen(struct fz *z, int64_t pos, int64_t len, uint8_t arg)
 		fz_bad_open(z, which);
 	/* Writeback's batches through io_uring or pwritev() (io/uring.c). */
 	flags = len & 1 ? UPC_FILE_IO_URING : 0;
+	/* The file direct or not; this program reads it through @fd. */
+	if (z->dfd >= 0)
+		close(z->dfd);
+	z->dfd = len & 2 ? fz_reopen_fd(z, O_RDWR | O_DIRECT) : -1;
 	fz_arm(z);
-	got = upc_file_open(z->cache, z->fd, flags, &z->file);
+	got = upc_file_open(z->cache, z->dfd >= 0 ? z->dfd : z->fd, flags,
+			    &z->file);
 	fz_disarm(z);
 	/* Its allocation failed: nothing was opened; again without. */
 	if (z->faulty && got == -ENOMEM)
-		got = upc_file_open(z->cache, z->fd, flags, &z->file);
+		got = upc_file_open(z->cache, z->dfd >= 0 ? z->dfd : z->fd,
+				    flags, &z->file);
 	fz_expect(z, "upc_file_open() again", got, 0);
 	check_size(z);
 }
@@ -1081,6 +1090,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(fz.bytes, 0, (size_t)fz.touched);
 	fz.touched = 0;
 	fz.fd = fz_backing_file();
+	fz.dfd = -1;
 	fz_init_content(&fz);
 	if (upc_cache_create(&cfg, &fz.cache))
 		abort();
@@ -1103,6 +1113,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_no_memory(&fz, "memory after the final upc_close()");
 	fz_expect(&fz, "upc_cache_destroy()", upc_cache_destroy(fz.cache), 0);
 	fz.cache = NULL;
+	if (fz.dfd >= 0)
+		close(fz.dfd);
+	fz.dfd = -1;
 	close(fz.fd);
 	fz.fd = -1;
 	return 0;

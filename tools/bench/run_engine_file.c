@@ -152,7 +152,7 @@ static int uf_prepare(struct uf_ctx *ctx, struct uf_file *f, char *err,
 	if (ret) {
 		snprintf(err, errlen, "upcache-file: %s: fd_file_init() "
 			 "refused it (a regular file open for reading, without "
-			 "O_APPEND or O_DIRECT, is needed): %s", f->path,
+			 "O_APPEND, is needed): %s", f->path,
 			 strerror(-ret));
 		return ret;
 	}
