@@ -343,10 +343,13 @@ int upc_shmem_create(struct upc_cache *cache,
  * pages of each batch (up to 31, as one transfer per run of neighbours)
  * in one io_uring submission instead of one pwritev() per run, where
  * the kernel lets this thread have a ring (else it falls back to
- * pwritev() by itself).  Off by default: a waited-for batch of buffered
- * writes only gains where the file system completes them in line.  On
- * Linux 6.18, ext4 and tmpfs hand them to kernel worker threads, and a
- * batch of 256 scattered pages took about twice as long.
+ * pwritev() by itself).  Meant for O_DIRECT files, whose writes then
+ * reach the device together: on Linux 6.18 and ext4 over a virtual
+ * disk, fdatasync of 256 scattered dirty pages took about 4.6 ms with
+ * it against 17 ms without.  Off by default, since buffered writes only
+ * gain where the file system completes them in line: ext4 and tmpfs
+ * hand them to kernel worker threads, and the same batch took about
+ * twice as long as with pwritev().
  */
 #define UPC_FILE_IO_URING	(1U << 0)
 
