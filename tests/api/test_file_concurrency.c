@@ -122,6 +122,7 @@ struct fc_config {
 	bool truncator;
 	bool reclaims;
 	unsigned int ops_mul;
+	bool direct;
 };
 
 struct fc_shared {
@@ -155,6 +156,7 @@ struct fc_env {
 	char dir[PATH_MAX - 8];		/* room for "/data" in @path */
 	char path[PATH_MAX];
 	int fd;
+	int cfd;	/* the cache's: @fd, or the file with O_DIRECT */
 	struct upc_cache *cache;
 	struct upc_file *file;
 };
@@ -495,8 +497,14 @@ static void *fc_truncator(void *arg)
 
 /* ---- set-up and checks (main thread) ------------------------------------- */
 
-/* The backing file, sized @size, and a cache of @limit bytes on it. */
-static void fc_open(struct fc_env *env, size_t limit, int64_t size)
+/*
+ * The backing file, sized @size, and a cache of @limit bytes on it; with
+ * @direct, on a descriptor of its own with O_DIRECT, writing back
+ * through io_uring (the test reads the file through @fd either way).
+ * Return: false if the file system refuses O_DIRECT.
+ */
+static bool fc_open(struct fc_env *env, size_t limit, int64_t size,
+		    bool direct)
 {
 	struct upc_cache_config cfg = { .memory_limit = limit };
 	const char *tmp = getenv("TMPDIR");
@@ -511,8 +519,15 @@ static void fc_open(struct fc_env *env, size_t limit, int64_t size)
 	env->fd = open(env->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	assert_true(env->fd >= 0);
 	assert_int_equal(ftruncate(env->fd, (off_t)size), 0);
+	env->cfd = direct ? open(env->path, O_RDWR | O_DIRECT | O_CLOEXEC) :
+			    env->fd;
+	if (env->cfd < 0)
+		return false;
 	assert_int_equal(upc_cache_create(&cfg, &env->cache), 0);
-	assert_int_equal(upc_file_open(env->cache, env->fd, 0, &env->file), 0);
+	assert_int_equal(upc_file_open(env->cache, env->cfd,
+				       direct ? UPC_FILE_IO_URING : 0,
+				       &env->file), 0);
+	return true;
 }
 
 /*
@@ -524,6 +539,8 @@ static int fc_teardown(void **state)
 {
 	struct fc_env *env = *state;
 
+	if (env->cfd >= 0 && env->cfd != env->fd)
+		close(env->cfd);
 	if (env->fd >= 0)
 		close(env->fd);
 	if (env->path[0])
@@ -532,6 +549,7 @@ static int fc_teardown(void **state)
 		rmdir(env->dir);
 	memset(env, 0, sizeof(*env));
 	env->fd = -1;
+	env->cfd = -1;
 	return 0;
 }
 
@@ -541,6 +559,7 @@ static int fc_setup(void **state)
 
 	memset(&env, 0, sizeof(env));
 	env.fd = -1;
+	env.cfd = -1;
 	*state = &env;
 	return 0;
 }
@@ -631,7 +650,11 @@ static void fc_run(struct fc_env *env, const struct fc_config *cfg)
 
 	assert_true(cfg->writers + cfg->readers + cfg->fsyncer +
 		    cfg->truncator <= FC_MAX_THREADS);
-	fc_open(env, cfg->limit, cfg->blocks * FC_BLOCK);
+	if (!fc_open(env, cfg->limit, cfg->blocks * FC_BLOCK, cfg->direct)) {
+		print_message("O_DIRECT refused by $TMPDIR's file system: "
+			      "skipped\n");
+		skip();
+	}
 	sh.cfg = cfg;
 	sh.file = env->file;
 	sh.fd = env->fd;
@@ -720,6 +743,29 @@ static void test_file_concurrency_truncate(void **state)
 	fc_run(*state, &cfg);
 }
 
+/* fsync and truncation again, the cache on an O_DIRECT descriptor. */
+static void test_file_concurrency_fsync_direct(void **state)
+{
+	static const struct fc_config cfg = {
+		.limit = 4 * API_MIB, .blocks = 8 * API_MIB / FC_BLOCK,
+		.writers = 2, .fsyncer = true, .reclaims = true, .ops_mul = 4,
+		.direct = true,
+	};
+
+	fc_run(*state, &cfg);
+}
+
+static void test_file_concurrency_truncate_direct(void **state)
+{
+	static const struct fc_config cfg = {
+		.limit = 2 * API_MIB, .blocks = 8 * API_MIB / FC_BLOCK,
+		.writers = 2, .readers = 1, .truncator = true, .ops_mul = 4,
+		.direct = true,
+	};
+
+	fc_run(*state, &cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -729,6 +775,12 @@ int main(void)
 						fc_setup, fc_teardown),
 		cmocka_unit_test_setup_teardown(test_file_concurrency_truncate,
 						fc_setup, fc_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_file_concurrency_fsync_direct, fc_setup,
+			fc_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_file_concurrency_truncate_direct, fc_setup,
+			fc_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
