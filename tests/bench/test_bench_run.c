@@ -23,7 +23,14 @@
  * ramp's offsets; rw=readwrite walks the region once per direction;
  * every clone of a run has its own seed, random passes their own order
  * and directions their own stream; a read past the end of a file fails
- * the run on every engine; the example job file runs unchanged; bad
+ * the run on every engine; direct=1 opens upcache-file's and the kernel
+ * engines' files with O_DIRECT (as /proc/self/fdinfo shows; without it,
+ * none is), and they read and write the right bytes, which the kept file
+ * holds, through the runner too (a file system that refuses O_DIRECT
+ * must fail such a job, naming the file: there, the direct tests check
+ * that and are skipped, saying so); file_io_uring=1 sends upcache-file's
+ * writeback through io_uring, and a job with fsync= leaves its data in
+ * the file; the example job file runs unchanged; bad
  * input (unknown option, bad size, negative runtime, missing job file
  * or directory, swap options that are wrong or on the wrong engine) is
  * exit status 2; a baseline this
@@ -33,8 +40,11 @@
  *
  * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
  */
+#define _GNU_SOURCE	/* O_DIRECT */
+#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -61,6 +71,8 @@
 #include "../../tools/bench/run_suite.h"
 #include "../../tools/bench/suite.h"
 #include "../../tools/bench/util.h"
+#include "../../io/fd.h"
+#include "../../io/uring.h"
 
 #define MiB	(1024ULL * 1024)
 
@@ -305,20 +317,125 @@ static unsigned char want_byte(const unsigned char *pattern, uint64_t off,
 }
 
 /*
+ * fds_on() - How many of this process's descriptors are open on @path,
+ * and (in *@direct) how many of them with O_DIRECT, as
+ * /proc/self/fdinfo says: what an engine really opened, not what it was
+ * asked to.
+ */
+static int fds_on(const char *path, int *direct)
+{
+	char real[PATH_MAX], link[PATH_MAX], name[300], line[128];
+	struct dirent *de;
+	int nr = 0;
+	DIR *d;
+
+	*direct = 0;
+	assert_non_null(realpath(path, real));
+	d = opendir("/proc/self/fd");
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		ssize_t n;
+		FILE *f;
+
+		snprintf(name, sizeof(name), "/proc/self/fd/%s", de->d_name);
+		n = readlink(name, link, sizeof(link) - 1);
+		if (n < 0)
+			continue;
+		link[n] = '\0';
+		if (strcmp(link, real))
+			continue;
+		nr++;
+		snprintf(name, sizeof(name), "/proc/self/fdinfo/%s",
+			 de->d_name);
+		f = fopen(name, "r");
+		assert_non_null(f);
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "flags:", 6) &&
+			    (strtoul(line + 6, NULL, 8) & O_DIRECT))
+				(*direct)++;
+		fclose(f);
+	}
+	closedir(d);
+	return nr;
+}
+
+/*
+ * expect_open_as_asked() - The engine of @job, set up and open, has its
+ * file open, with O_DIRECT if and only if the job says direct=1.
+ */
+static void expect_open_as_asked(const struct run_job *job)
+{
+	char *path;
+	int nr, direct;
+
+	if (!strncmp(job->engine, "upcache-", 8) &&
+	    strcmp(job->engine, "upcache-file"))
+		return;		/* no file: upcache-shmem, upcache-anon */
+	path = run_file_path(job, 0);
+	nr = fds_on(path, &direct);
+	assert_true(nr >= 1);
+	if (job->direct ? !direct : direct)
+		fail_msg("%s: %d of %d descriptors on %s have O_DIRECT, with "
+			 "direct=%d", job->engine, direct, nr, path,
+			 job->direct);
+	free(path);
+}
+
+/*
+ * verify_file() - After the job's teardown, its kept file (unlink=0)
+ * holds the bytes verify_engine() expects, is filesize= long, and is
+ * then removed.
+ */
+static void verify_file(const struct run_job *job,
+			const unsigned char *pattern, bool wrote)
+{
+	char *path = run_file_path(job, 0);
+	unsigned char *got = bench_xcalloc(1, job->filesize);
+	uint64_t i;
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal((uint64_t)st.st_size, job->filesize);
+	assert_int_equal(pread(fd, got, job->filesize, 0),
+			 (ssize_t)job->filesize);
+	close(fd);
+	for (i = 0; i < job->filesize; i++) {
+		int gen = wrote && ((i / job->bs) & 1);
+
+		if (got[i] != want_byte(pattern, i, gen))
+			fail_msg("%s: %s: byte %llu is %#x in the file, "
+				 "expected %#x", job->engine, path,
+				 (unsigned long long)i, got[i],
+				 want_byte(pattern, i, gen));
+	}
+	assert_int_equal(unlink(path), 0);
+	free(got);
+	free(path);
+}
+
+/*
  * verify_engine() - Drive the engine of the job @argv describes
  * directly: read every block and compare it with the layout's pattern,
- * write every other block with bytes of its own, then read everything
- * back: written blocks hold the new bytes, the others the pattern.
+ * write every other block with bytes of its own (a job that writes),
+ * then read everything back: written blocks hold the new bytes, the
+ * others the pattern.  The buffer is page-aligned, as the runner's is
+ * (direct=1 kernel engines need it).  The engine's file must be open
+ * with O_DIRECT exactly when the job says direct=1, and a file the job
+ * keeps (unlink=0) must hold the same bytes afterwards.
  */
 static void verify_engine(int argc, char **argv)
 {
 	unsigned char *pattern = bench_xcalloc(1, RUN_LAYOUT_CHUNK);
 	const struct run_engine *eng;
 	const struct run_job *job;
-	unsigned char *buf;
+	unsigned char *buf = NULL;
 	char err[300];
 	void *ctx, *h;
 	uint64_t off;
+	bool writes;
 	int pass;
 
 	run_fill_pattern(pattern, RUN_LAYOUT_CHUNK);
@@ -327,18 +444,21 @@ static void verify_engine(int argc, char **argv)
 	if (run_parse_args(argc, argv, cur_spec, err, sizeof(err)))
 		fail_msg("parse: %s", err);
 	job = &cur_spec->jobs[0];
+	writes = run_rw_writes(job->rw);
 	eng = run_engine_find(job->engine);
 	assert_non_null(eng);
 	assert_null(eng->needs);
 	if (eng->setup(job, &ctx, err, sizeof(err)))
 		fail_msg("%s: setup: %s", job->engine, err);
 	assert_int_equal(eng->open(ctx, 0, &h), 0);
-	buf = bench_xcalloc(1, job->bs);
+	expect_open_as_asked(job);
+	assert_int_equal(posix_memalign((void **)&buf, 4096,
+					(job->bs + 4095) & ~4095ULL), 0);
 	for (pass = 0; pass < 3; pass++) {
 		for (off = 0; off < job->filesize; off += job->bs) {
 			uint64_t len = job->filesize - off < job->bs ?
 				       job->filesize - off : job->bs;
-			bool odd = (off / job->bs) & 1;
+			bool odd = writes && ((off / job->bs) & 1);
 			uint64_t i;
 
 			if (pass == 1) {
@@ -365,6 +485,8 @@ static void verify_engine(int argc, char **argv)
 	}
 	eng->close(h);
 	eng->teardown(ctx);
+	if (!job->unlink)
+		verify_file(job, pattern, writes);
 	free(buf);
 	free(pattern);
 }
@@ -417,6 +539,114 @@ static void test_run_engines_verify_data(void **state)
 	verify_engine(8, shm_file);
 	snprintf(path, sizeof(path), "%s/vs.swap", bt_tmpdir);
 	assert_int_not_equal(stat(path, &st), 0);
+}
+
+/*
+ * takes_direct() - Does the file system of @dir take O_DIRECT?  A file
+ * opened with it there answers; one that does not refuses with EINVAL
+ * (tmpfs before Linux 6.6, some overlayfs setups), having perhaps made
+ * the file first.
+ */
+static bool takes_direct(const char *dir)
+{
+	char path[160];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/direct.probe", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_DIRECT, 0644);
+	if (fd >= 0)
+		close(fd);
+	else
+		assert_int_equal(errno, EINVAL);
+	unlink(path);
+	return fd >= 0;
+}
+
+/*
+ * expect_direct_refused() - Where the file system refuses O_DIRECT, a
+ * direct job fails before it runs, naming the file and O_DIRECT, and
+ * leaves no file behind.
+ */
+static void expect_direct_refused(void)
+{
+	static const char *const engines[] = {
+		"--ioengine=upcache-file", "--ioengine=kernel-psync",
+	};
+	char dir[64], path[128], err[400];
+	struct run_outcome res;
+	size_t e;
+
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	snprintf(path, sizeof(path), "%s/dr.0.0", bt_tmpdir);
+	for (e = 0; e < 2; e++) {
+		char *argv[] = { "--name=dr", (char *)engines[e],
+				 "--direct=1", "--size=1m", dir };
+
+		spec_drop();
+		cur_spec = bench_xcalloc(1, sizeof(*cur_spec));
+		assert_int_equal(run_parse_args(5, argv, cur_spec, err,
+						sizeof(err)), 0);
+		run_stop_reset();
+		assert_int_equal(run_execute(cur_spec, &res, NULL, err,
+					     sizeof(err)), -EINVAL);
+		if (!strstr(err, path) || !strstr(err, "refuses O_DIRECT"))
+			fail_msg("%s: %s", engines[e], err);
+		run_outcome_free(&res);
+		assert_int_equal(access(path, F_OK), -1);
+	}
+}
+
+/*
+ * skip_unless_direct() - Where direct I/O cannot run, check that a
+ * direct job says so, then say so and skip.
+ */
+#define skip_unless_direct()						\
+	do {								\
+		if (!takes_direct(bt_tmpdir)) {				\
+			expect_direct_refused();			\
+			print_message("%s's file system refuses O_DIRECT: "\
+				      "direct=1 is not tested here\n",	\
+				      bt_tmpdir);			\
+			skip();						\
+		}							\
+	} while (0)
+
+/*
+ * direct=1: upcache-file (the file behind the cache open with O_DIRECT,
+ * blocks of 6000 bytes: the cache copies, and writes back whole pages,
+ * the last one cut at the size) and the kernel engines (aligned blocks
+ * straight between the buffer and the file) read the layout's bytes and
+ * read back what they wrote, and the kept file holds them afterwards;
+ * read-only jobs too (upcache-file's O_RDONLY | O_DIRECT file).
+ */
+static void test_run_engines_verify_direct(void **state)
+{
+	static const char *const jobs[][5] = {
+		{ "--ioengine=upcache-file", "--rw=rw", "--size=600000",
+		  "--bs=6000", "--unlink=0" },
+		{ "--ioengine=upcache-file", "--rw=read", "--size=600000",
+		  "--bs=6000", "--unlink=0" },
+		{ "--ioengine=kernel-psync", "--rw=rw", "--size=512k",
+		  "--bs=8k", "--unlink=0" },
+		{ "--ioengine=kernel-psync", "--rw=randread", "--size=256k",
+		  "--bs=4k", "--unlink=0" },
+		{ "--ioengine=kernel-sync", "--rw=randrw", "--size=256k",
+		  "--bs=4k", "--unlink=0" },
+	};
+	char dir[64];
+	size_t j;
+
+	(void)state;
+	skip_unless_direct();
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	for (j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
+		char *argv[] = { "--name=vd", (char *)jobs[j][0],
+				 (char *)jobs[j][1], (char *)jobs[j][2],
+				 (char *)jobs[j][3], (char *)jobs[j][4],
+				 "--direct=1", dir };
+
+		verify_engine(8, argv);
+	}
 }
 
 /*
@@ -864,6 +1094,178 @@ static void test_run_file_over_memory_limit(void **state)
 	assert_int_equal(unlink(path), 0);
 }
 
+/*
+ * direct=1 jobs through the runner, on upcache-file and kernel-psync: a
+ * random write job with fsync= moves size= bytes and the kept file holds
+ * them; a random read job over it moves size= bytes.  A direct kernel
+ * job whose memory_limit= is below its files needs no page cache held
+ * outside tmpfs, so it runs there; in tmpfs it is still skipped.  The
+ * JSON rows say direct=1.
+ */
+static void test_run_direct_jobs(void **state)
+{
+	static const char *const engines[] = {
+		"--ioengine=upcache-file", "--ioengine=kernel-psync",
+	};
+	char dir[64], path[128], json[128], arg[160];
+	struct run_outcome res;
+	char *text;
+	size_t e;
+
+	(void)state;
+	skip_unless_direct();
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	snprintf(path, sizeof(path), "%s/dj.0.0", bt_tmpdir);
+	for (e = 0; e < 2; e++) {
+		char *wr[] = { "--name=dj", (char *)engines[e], "--direct=1",
+			       "--rw=randwrite", "--bs=8k", "--size=1m",
+			       "--fsync=16", "--file_kind=hole", "--unlink=0",
+			       dir };
+		char *rd[] = { "--name=dj", (char *)engines[e], "--direct=1",
+			       "--rw=randread", "--bs=8k", "--size=1m", dir };
+
+		execute(10, wr, &res);
+		assert_int_equal(res.results[0].st.bytes[RUN_DIR_WRITE], MiB);
+		/* 128 writes: a sync after the 16th, ... 112th. */
+		assert_int_equal(res.results[0].st.sync.count, 7);
+		run_outcome_free(&res);
+		check_written(path, MiB, 8192);
+		execute(7, rd, &res);
+		assert_int_equal(res.results[0].st.bytes[RUN_DIR_READ], MiB);
+		run_outcome_free(&res);
+		check_written(path, MiB, 8192);
+		assert_int_equal(unlink(path), 0);
+	}
+	{
+		char *lim[] = { "--name=dl", "--ioengine=kernel-psync",
+				"--direct=1", "--size=4m", "--memory_limit=2m",
+				dir };
+
+		execute(6, lim, &res);
+		if (bench_is_tmpfs(bt_tmpdir)) {
+			assert_non_null(res.results[0].skipped);
+		} else {
+			assert_null(res.results[0].skipped);
+			assert_int_equal(res.results[0].st.bytes[RUN_DIR_READ],
+					 4 * MiB);
+		}
+		run_outcome_free(&res);
+	}
+	snprintf(json, sizeof(json), "%s/direct.json", bt_tmpdir);
+	snprintf(arg, sizeof(arg), "--json=%s", json);
+	assert_int_equal(run_status("--output-format=json", arg, "--name=d1",
+				    "--ioengine=kernel-psync", "--direct=1",
+				    "--size=256k", dir, "--name=d0",
+				    "--ioengine=kernel-psync", "--size=256k",
+				    dir, NULL), 0);
+	text = slurp(json);
+	assert_non_null(text);
+	assert_int_equal(count(text, "\"direct\":1"), 1);
+	assert_int_equal(count(text, "\"direct\":0"), 1);
+	free(text);
+	assert_int_equal(unlink(json), 0);
+}
+
+/*
+ * sync_uring_batches() - Drive upcache-file directly in this thread:
+ * write every other page of a 64-page file (32 runs of one page), then
+ * sync: how many io_uring batches did the sync send?  The file holds the
+ * writes afterwards.
+ */
+static uint64_t sync_uring_batches(bool uring)
+{
+	char dir[64], *argv[] = { "--name=ub", "--ioengine=upcache-file",
+				  "--rw=randwrite", "--size=256k",
+				  "--file_kind=hole", "--unlink=0", dir,
+				  uring ? "--file_io_uring=1" : "--thread" };
+	const struct run_engine *eng = &run_engine_file;
+	unsigned char buf[4096], got[4096];
+	const struct run_job *job;
+	uint64_t off, batches;
+	char err[300], *path;
+	void *ctx, *h;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	spec_drop();
+	cur_spec = bench_xcalloc(1, sizeof(*cur_spec));
+	if (run_parse_args(8, argv, cur_spec, err, sizeof(err)))
+		fail_msg("parse: %s", err);
+	job = &cur_spec->jobs[0];
+	assert_int_equal(job->file_io_uring, uring);
+	if (eng->setup(job, &ctx, err, sizeof(err)))
+		fail_msg("setup: %s", err);
+	assert_int_equal(eng->open(ctx, 0, &h), 0);
+	for (off = 0; off < 256 * 1024; off += 8192) {
+		memset(buf, (int)(off >> 13) + 1, sizeof(buf));
+		assert_int_equal(eng->io(h, true, buf, sizeof(buf), off),
+				 sizeof(buf));
+	}
+	io_thread_counters()->uring_batches = 0;
+	assert_int_equal(eng->sync(h, false), 0);
+	batches = io_thread_counters()->uring_batches;
+	eng->close(h);
+	eng->teardown(ctx);
+	path = run_file_path(job, 0);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	for (off = 0; off < 256 * 1024; off += 8192) {
+		memset(buf, (int)(off >> 13) + 1, sizeof(buf));
+		assert_int_equal(pread(fd, got, sizeof(got), (off_t)off),
+				 sizeof(got));
+		assert_memory_equal(got, buf, sizeof(buf));
+	}
+	close(fd);
+	assert_int_equal(unlink(path), 0);
+	free(path);
+	return batches;
+}
+
+/*
+ * file_io_uring=1: the fd file's writeback sends its batches through
+ * io_uring (without it, none), and a job with fsync= runs through the
+ * runner, buffered and (where the file system takes it) direct, with
+ * every write in the file afterwards.
+ */
+static void test_run_file_io_uring(void **state)
+{
+	static const char *const modes[] = { "--direct=0", "--direct=1" };
+	char dir[64], path[128];
+	struct run_outcome res;
+	size_t m;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	snprintf(path, sizeof(path), "%s/fu.0.0", bt_tmpdir);
+	assert_int_equal(sync_uring_batches(false), 0);
+	if (io_uring_usable())
+		assert_true(sync_uring_batches(true) >= 1);
+	else
+		print_message("io_uring is not available here: the batches "
+			      "fall back to pwritev(), not counted\n");
+	for (m = 0; m < 2; m++) {
+		char *argv[] = { "--name=fu", "--ioengine=upcache-file",
+				 "--file_io_uring=1", (char *)modes[m],
+				 "--rw=randwrite", "--bs=4k", "--size=1m",
+				 "--fsync=8", "--file_kind=hole", "--unlink=0",
+				 dir };
+
+		if (m && !takes_direct(bt_tmpdir)) {
+			print_message("%s's file system refuses O_DIRECT: "
+				      "file_io_uring=1 with direct=1 is not "
+				      "tested here\n", bt_tmpdir);
+			continue;
+		}
+		execute(11, argv, &res);
+		assert_int_equal(res.results[0].st.bytes[RUN_DIR_WRITE], MiB);
+		/* 256 writes: a sync after the 8th, ... 248th. */
+		assert_int_equal(res.results[0].st.sync.count, 31);
+		run_outcome_free(&res);
+		check_written(path, MiB, 4096);
+		assert_int_equal(unlink(path), 0);
+	}
+}
+
 static void test_run_json_fields(void **state)
 {
 	char json[128], arg[160];
@@ -962,8 +1364,17 @@ static void test_run_bad_input_exit_2(void **state)
 				    "--swap_size=4m", NULL), BENCH_EXIT_ERROR);
 	assert_int_equal(run_status("--name=a", "--size=1m",
 				    "--swap_file=x", NULL), BENCH_EXIT_ERROR);
-	assert_int_equal(run_status("--name=a", "--size=1m", "--direct=1",
+	assert_int_equal(run_status("--name=a", "--size=1m", "--buffered=0",
 				    NULL), BENCH_EXIT_ERROR);
+	/* direct=1 where it cannot be honoured, or with unaligned blocks. */
+	assert_int_equal(run_status("--name=a", "--size=1m", "--direct=1",
+				    "--ioengine=kernel-mmap", NULL),
+			 BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--name=a", "--size=1m", "--direct=1",
+				    "--bs=6000", NULL), BENCH_EXIT_ERROR);
+	assert_int_equal(run_status("--name=a", "--size=1m",
+				    "--file_io_uring=1", NULL),
+			 BENCH_EXIT_ERROR);
 	assert_int_equal(run_status("--name=a", "--size=1m", "--iodepth=8",
 				    NULL), BENCH_EXIT_ERROR);
 	assert_int_equal(run_status("--help", NULL), 0);
@@ -1452,6 +1863,9 @@ int main(void)
 		cmocka_unit_test(test_run_kernel_psync_and_cleanup),
 		cmocka_unit_test(test_run_engines_same_bytes),
 		cmocka_unit_test(test_run_engines_verify_data),
+		cmocka_unit_test(test_run_engines_verify_direct),
+		cmocka_unit_test(test_run_direct_jobs),
+		cmocka_unit_test(test_run_file_io_uring),
 		cmocka_unit_test(test_run_anon_over_memory_limit),
 		cmocka_unit_test(test_run_swap_file_existing_kept),
 		cmocka_unit_test(test_run_shmem_over_memory_limit),

@@ -12,8 +12,12 @@
  * and upcache-shmem (their values, and that another engine refuses
  * them), the sync options fsync=, fdatasync= and end_fsync= (their
  * values, inherited from [global], and refused, unless 0, on
- * upcache-anon, which has no file to sync), and that every option
- * that is not supported is an error naming it.
+ * upcache-anon, which has no file to sync), direct= (O_DIRECT: on
+ * upcache-file with any bs, on kernel-sync and kernel-psync with bs= and
+ * offset= multiples of 4096, refused with a reason on kernel-mmap,
+ * upcache-shmem and upcache-anon) and file_io_uring= (upcache-file
+ * only), and that every option that is not supported is an error
+ * naming it.
  *
  * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
  */
@@ -136,8 +140,8 @@ static void test_run_opts_unsupported_named(void **state)
 	char err[200];
 
 	(void)state;
-	assert_int_equal(set_err("direct", "1", err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "'direct'"));
+	assert_int_equal(set_err("buffered", "0", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'buffered'"));
 	assert_non_null(strstr(err, "not supported"));
 	assert_int_equal(set_err("frobnicate", "1", err, sizeof(err)),
 			 -EINVAL);
@@ -487,6 +491,210 @@ static void test_run_opts_sync_bad_values(void **state)
 	}
 }
 
+/* direct=: a flag, off by default, and the engines that take it. */
+static void test_run_job_direct_options(void **state)
+{
+	static const char *const takes[][2] = {
+		{ "upcache-file", "upcache-file" },
+		{ "kernel-psync", "kernel-psync" }, { "psync", "kernel-psync" },
+		{ "kernel-sync", "kernel-sync" }, { "sync", "kernel-sync" },
+	};
+	static const char *const refuses[] = {
+		"kernel-mmap", "mmap", "upcache-shmem", "upcache-anon",
+	};
+	struct run_job job;
+	char err[400];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m", NULL),
+			 0);
+	assert_false(job.direct);
+	run_job_free(&job);
+	for (i = 0; i < sizeof(takes) / sizeof(takes[0]); i++) {
+		/* A bare name is 1, as for every flag. */
+		assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+					 "ioengine", takes[i][0], "bs", "8k",
+					 "offset", "4k", "direct", NULL, NULL),
+				 0);
+		assert_true(job.direct);
+		assert_string_equal(job.engine, takes[i][1]);
+		run_job_free(&job);
+	}
+	/* upcache-file's cache copies: any bs and offset will do. */
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "ioengine", "upcache-file", "bs", "6000",
+				 "offset", "100", "direct", "1", NULL), 0);
+	assert_true(job.direct);
+	assert_int_equal(job.bs, 6000);
+	run_job_free(&job);
+	for (i = 0; i < sizeof(refuses) / sizeof(refuses[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+					 "ioengine", refuses[i], "direct", "1",
+					 NULL), -EINVAL);
+		if (!strstr(err, "job 'sect': direct=1: ioengine=") ||
+		    !strstr(err, "; use "))
+			fail_msg("%s: %s", refuses[i], err);
+		run_job_free(&job);
+		/* 0 asks for nothing: accepted anywhere. */
+		assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+					 "ioengine", refuses[i], "direct", "0",
+					 NULL), 0);
+		assert_false(job.direct);
+		run_job_free(&job);
+	}
+	/* Why each is refused: mmap would look direct and not be. */
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "ioengine", "kernel-mmap", "direct", "1",
+				 NULL), -EINVAL);
+	assert_non_null(strstr(err, "look direct and are not; use "
+			       "kernel-psync"));
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "ioengine", "upcache-anon", "direct", "1",
+				 NULL), -EINVAL);
+	assert_non_null(strstr(err, "no file descriptor to open with "
+			       "O_DIRECT"));
+	run_job_free(&job);
+	assert_int_equal(set_err("direct", "2", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "direct=2: must be 0 or 1"));
+	assert_int_equal(set_err("direct", "yes", err, sizeof(err)), -EINVAL);
+}
+
+/* A direct kernel job's blocks must be aligned for O_DIRECT. */
+static void test_run_job_direct_alignment(void **state)
+{
+	static const char *const bad[][5] = {
+		/* ioengine, bs, offset, kb_base, what the message says */
+		{ "kernel-psync", "6000", "0", "1024", "bs=6000 is not a "
+		  "multiple of 4096" },
+		{ "kernel-sync", "512", "0", "1024", "bs=512 is not" },
+		{ "kernel-psync", "4k", "4k", "1000", "bs=4000 is not" },
+		{ "kernel-psync", "8k", "512", "1024", "offset=512 is not a "
+		  "multiple of 4096" },
+		{ "psync", "1m", "1000", "1024", "offset=1000 is not" },
+	};
+	struct run_job job;
+	char err[400];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(resolve(&job, err, sizeof(err), "size", "4m",
+					 "ioengine", bad[i][0], "bs", bad[i][1],
+					 "offset", bad[i][2], "kb_base",
+					 bad[i][3], "direct", "1", NULL),
+				 -EINVAL);
+		if (!strstr(err, "job 'sect': direct=1: ") ||
+		    !strstr(err, bad[i][4]) || !strstr(err, "O_DIRECT"))
+			fail_msg("%s bs=%s offset=%s: %s", bad[i][0],
+				 bad[i][1], bad[i][2], err);
+		run_job_free(&job);
+		/* The same job without direct=1 is fine. */
+		assert_int_equal(resolve(&job, err, sizeof(err), "size", "4m",
+					 "ioengine", bad[i][0], "bs", bad[i][1],
+					 "offset", bad[i][2], "kb_base",
+					 bad[i][3], NULL), 0);
+		run_job_free(&job);
+	}
+	/* Multiples of 4096, and size= need not be one. */
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1000000",
+				 "bs", "64k", "offset", "12k", "direct", "1",
+				 NULL), 0);
+	assert_true(job.direct);
+	run_job_free(&job);
+}
+
+/* file_io_uring=: off by default, upcache-file's only. */
+static void test_run_job_file_io_uring(void **state)
+{
+	static const char *const others[] = {
+		"upcache-shmem", "upcache-anon", "kernel-sync", "kernel-psync",
+		"kernel-mmap", "psync",
+	};
+	struct run_job job;
+	char err[400];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "ioengine", "upcache-file", NULL), 0);
+	assert_false(job.file_io_uring);
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "ioengine", "upcache-file", "file_io_uring",
+				 NULL, "direct", "1", "fsync", "8", NULL), 0);
+	assert_true(job.file_io_uring);
+	assert_true(job.direct);
+	assert_int_equal(job.fsync_blocks, 8);
+	run_job_free(&job);
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+					 "ioengine", others[i], "file_io_uring",
+					 "1", NULL), -EINVAL);
+		if (!strstr(err, "file_io_uring=1 is an option of "
+			    "ioengine=upcache-file"))
+			fail_msg("%s: %s", others[i], err);
+		run_job_free(&job);
+		assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+					 "ioengine", others[i], "file_io_uring",
+					 "0", NULL), 0);
+		assert_false(job.file_io_uring);
+		run_job_free(&job);
+	}
+	assert_int_equal(set_err("file_io_uring", "on", err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "file_io_uring=on: must be 0 or 1"));
+}
+
+/* Both are inherited from [global], and a job may turn them off. */
+static void test_run_jobfile_direct_inherited(void **state)
+{
+	static const char text[] =
+		"[global]\n"
+		"ioengine=upcache-file\n"
+		"direct=1\n"
+		"file_io_uring\n"
+		"size=1m\n"
+		"[a]\n"
+		"[b]\n"
+		"direct=0\n"
+		"file_io_uring=0\n"
+		"[c]\n"
+		"ioengine=kernel-psync\n"
+		"file_io_uring=0\n";
+	struct run_opts base = { { NULL } };
+	struct run_spec spec;
+	char err[400];
+
+	(void)state;
+	memset(&spec, 0, sizeof(spec));
+	assert_int_equal(run_jobfile_parse(text, "d.fio", &base, &spec, err,
+					   sizeof(err)), 0);
+	assert_int_equal(spec.nr_jobs, 3);
+	assert_true(spec.jobs[0].direct);
+	assert_true(spec.jobs[0].file_io_uring);
+	assert_false(spec.jobs[1].direct);
+	assert_false(spec.jobs[1].file_io_uring);
+	assert_true(spec.jobs[2].direct);
+	assert_false(spec.jobs[2].file_io_uring);
+	run_spec_free(&spec);
+	/* Inherited onto an engine that refuses it: an error, with the file. */
+	assert_int_equal(run_jobfile_parse("[global]\ndirect=1\nsize=1m\n"
+					   "[m]\nioengine=mmap\n", "d.fio",
+					   &base, &spec, err, sizeof(err)),
+			 -EINVAL);
+	if (!strstr(err, "d.fio:") ||
+	    !strstr(err, ": job 'm': direct=1: ioengine=kernel-mmap"))
+		fail_msg("%s", err);
+	/* Whole, past the line's prefix: it ends with the way out. */
+	assert_non_null(strstr(err, "; use kernel-psync"));
+	run_spec_free(&spec);
+}
+
 static const char jobfile[] =
 	"; a comment\n"
 	"# another\n"
@@ -559,11 +767,11 @@ static void test_run_jobfile_errors_name_line(void **state)
 
 	(void)state;
 	memset(&spec, 0, sizeof(spec));
-	assert_int_equal(run_jobfile_parse("[a]\nsize=1m\ndirect=1\n", "x.fio",
+	assert_int_equal(run_jobfile_parse("[a]\nsize=1m\nnrfiles=2\n", "x.fio",
 					   &base, &spec, err, sizeof(err)),
 			 -EINVAL);
 	assert_non_null(strstr(err, "x.fio:3:"));
-	assert_non_null(strstr(err, "'direct'"));
+	assert_non_null(strstr(err, "'nrfiles'"));
 	run_spec_free(&spec);
 	assert_int_equal(run_jobfile_parse("size=1m\n[a]\n", "x.fio", &base,
 					   &spec, err, sizeof(err)), -EINVAL);
@@ -657,6 +865,10 @@ int main(void)
 		cmocka_unit_test(test_run_job_sync_options),
 		cmocka_unit_test(test_run_job_sync_refused_without_file),
 		cmocka_unit_test(test_run_opts_sync_bad_values),
+		cmocka_unit_test(test_run_job_direct_options),
+		cmocka_unit_test(test_run_job_direct_alignment),
+		cmocka_unit_test(test_run_job_file_io_uring),
+		cmocka_unit_test(test_run_jobfile_direct_inherited),
 		cmocka_unit_test(test_run_jobfile_inherits_global),
 		cmocka_unit_test(test_run_jobfile_errors_name_line),
 		cmocka_unit_test(test_run_cmdline_jobs),

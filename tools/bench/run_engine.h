@@ -152,4 +152,26 @@ char *run_file_path(const struct run_job *job, unsigned int i);
 int run_file_open(const struct run_job *job, const char *path, bool *created,
 		  char *err, size_t errlen);
 
+/**
+ * run_file_reopen() - Open a job's file (laid out by run_file_open())
+ * again, as the engine runs on it: with O_DIRECT when direct=1.
+ * @job: The job.
+ * @path: The file.
+ * @flags: O_RDONLY or O_RDWR (O_CLOEXEC is added, and O_DIRECT for a
+ *	direct job).
+ * @who: The engine, for the message.
+ * @err: Where a message goes on error.
+ * @errlen: Its size.
+ *
+ * A file system that takes no direct I/O refuses O_DIRECT at open()
+ * with EINVAL (tmpfs before Linux 6.6, some overlayfs setups): the
+ * message then names the path and O_DIRECT, and says where to put the
+ * files instead.
+ *
+ * Return: The descriptor; -errno (-EINVAL for a refused O_DIRECT) with
+ * a message.
+ */
+int run_file_reopen(const struct run_job *job, const char *path, int flags,
+		    const char *who, char *err, size_t errlen);
+
 #endif /* UPCACHE_TOOLS_BENCH_RUN_ENGINE_H */

@@ -19,6 +19,15 @@
  * job holds every file of the job (as upcache-shmem's does), sized to
  * hold them all unless memory_limit= is given.
  *
+ * direct=1 opens each file again, after its (buffered) layout, with
+ * O_DIRECT, as upc_file_open() takes an O_DIRECT descriptor: the cache
+ * is then the file's only cache, misses read and writeback writes whole
+ * aligned pages straight to the file, and the job's buffers need no
+ * alignment, since the cache copies.  file_io_uring=1 is fd_file_init()'s
+ * @io_uring (what UPC_FILE_IO_URING asks of upc_file_open()): writeback
+ * sends each batch of dirty pages in one io_uring submission rather than
+ * one pwritev() per run of neighbours.
+ *
  * Operations:
  *
  *	read	fd_file_read_iter() into the block's buffer: cached
@@ -120,6 +129,32 @@ struct uf_ctx {
 /* ---- files --------------------------------------------------------------- */
 
 /*
+ * uf_init_error() - Say why fd_file_init() refused @f's file.  With
+ * O_DIRECT its EINVAL most likely means a file system whose direct I/O
+ * needs more than the page alignment the cache gives.
+ */
+static void uf_init_error(struct uf_ctx *ctx, struct uf_file *f, int ret,
+			  char *err, size_t errlen)
+{
+	if (ctx->job->direct && ret == -EINVAL)
+		snprintf(err, errlen, "upcache-file: %s: fd_file_init() refused "
+			 "it with O_DIRECT (direct=1): %s; its file system's "
+			 "direct I/O needs alignment past a page (%lu bytes), "
+			 "which the cache cannot give", f->path, strerror(-ret),
+			 (unsigned long)UPC_PAGE_SIZE);
+	else if (ctx->job->direct && ret == -ENOENT)
+		snprintf(err, errlen, "upcache-file: %s: fd_file_init(): %s "
+			 "(a writable O_DIRECT file is opened again through "
+			 "/proc, for the page holding its end)", f->path,
+			 strerror(-ret));
+	else
+		snprintf(err, errlen, "upcache-file: %s: fd_file_init() "
+			 "refused it (a regular file open for reading, without "
+			 "O_APPEND, is needed): %s", f->path,
+			 strerror(-ret));
+}
+
+/*
  * uf_prepare() - Open one file for the job (run_file_open()) and put
  * the job's cache in front of it; the file's size is the cache's
  * starting size.
@@ -127,33 +162,33 @@ struct uf_ctx {
 static int uf_prepare(struct uf_ctx *ctx, struct uf_file *f, char *err,
 		      size_t errlen)
 {
+	const struct run_job *job = ctx->job;
+	bool writes = run_rw_writes(job->rw);
 	int ret;
 
-	f->fd = run_file_open(ctx->job, f->path, &f->created, err, errlen);
+	f->fd = run_file_open(job, f->path, &f->created, err, errlen);
 	if (f->fd < 0)
 		return f->fd;
 	/*
 	 * A job that only reads has its file open read-only, as fio opens
-	 * it: the fd file then reads streams into large folios.
+	 * it: the fd file then reads streams into large folios.  direct=1
+	 * opens it again with O_DIRECT (the layout was buffered), so the
+	 * cache is the file's only cache, as upc_file_open() makes it for
+	 * an O_DIRECT descriptor.
 	 */
-	if (!run_rw_writes(ctx->job->rw)) {
-		int ro = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (!writes || job->direct) {
+		int fd = run_file_reopen(job, f->path,
+					 writes ? O_RDWR : O_RDONLY,
+					 "upcache-file", err, errlen);
 
-		if (ro < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "upcache-file: %s: %s", f->path,
-				 strerror(-ret));
-			return ret;
-		}
+		if (fd < 0)
+			return fd;
 		close(f->fd);
-		f->fd = ro;
+		f->fd = fd;
 	}
-	ret = fd_file_init(&f->ff, ctx->arena, f->fd, false);
+	ret = fd_file_init(&f->ff, ctx->arena, f->fd, job->file_io_uring);
 	if (ret) {
-		snprintf(err, errlen, "upcache-file: %s: fd_file_init() "
-			 "refused it (a regular file open for reading, without "
-			 "O_APPEND, is needed): %s", f->path,
-			 strerror(-ret));
+		uf_init_error(ctx, f, ret, err, errlen);
 		return ret;
 	}
 	f->cached = true;

@@ -33,12 +33,27 @@
  * unlink=0; an existing file at least filesize= long is used as it is,
  * whatever file_kind= says, and kept unless unlink=1 (run_file.c).
  *
+ * direct=1 (kernel-sync and kernel-psync; run_job_resolve() refuses it
+ * for kernel-mmap, whose mapping is the page cache whatever the flags)
+ * opens the clones' descriptors with O_DIRECT: reads and writes go
+ * between the job's buffer (page-aligned by the runner) and the file,
+ * around the page cache.  The layout stays buffered; setup opens each
+ * file once with O_DIRECT, so a file system that refuses it fails the
+ * job before anything runs, naming the file.  A file system whose
+ * direct I/O wants more alignment than bs= and offset= give (they are
+ * multiples of RUN_DIRECT_ALIGN) answers EINVAL to the first operation,
+ * which the runner reports as such (run_exec.c).  On tmpfs (Linux 6.6
+ * and later) O_DIRECT is accepted but the file's pages are the page
+ * cache: such a job measures what a buffered one does.
+ *
  * A job whose memory_limit= is below its files' size asks for the
  * kernel's page cache to be held to that limit, which needs a memory
  * cgroup: such a job is skipped with that reason rather than measured
- * against an unlimited cache.
+ * against an unlimited cache.  Not a direct job whose files are not in
+ * tmpfs: its I/O does not go through the page cache, so there is nothing
+ * to hold.
  */
-#define _GNU_SOURCE	/* fallocate() */
+#define _GNU_SOURCE	/* fallocate(), O_DIRECT */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -120,6 +135,7 @@ static const char *kern_skip(const struct run_job *job, char *buf,
 	uint64_t files = job->filesize * (job->filename ? 1 : job->numjobs);
 	char name[4096];
 	const char *where = job->directory;
+	bool tmpfs;
 	int n;
 
 	if (!job->memory_limit || job->memory_limit >= files)
@@ -129,13 +145,17 @@ static const char *kern_skip(const struct run_job *job, char *buf,
 		snprintf(name, sizeof(name), "%s", job->filename);
 		where = dirname(name);
 	}
+	tmpfs = bench_is_tmpfs(where);
+	/* Direct I/O bypasses the page cache, except tmpfs's, its pages. */
+	if (job->direct && !tmpfs)
+		return NULL;
 	n = snprintf(buf, len, "needs the kernel's page cache held to "
 		     "memory_limit= (%llu MiB) below the files' %llu MiB; ",
 		     (unsigned long long)(job->memory_limit >> 20),
 		     (unsigned long long)(files >> 20));
 	if (n < 0 || (size_t)n >= len)
 		return buf;
-	if (bench_is_tmpfs(where))
+	if (tmpfs)
 		snprintf(buf + n, len - (size_t)n, "the files are in tmpfs, "
 			 "whose pages leave memory only for swap, and %s",
 			 bench_has_swap() ? "running a baseline in a memory "
@@ -148,6 +168,26 @@ static const char *kern_skip(const struct run_job *job, char *buf,
 			 bench_memcg_writable() ? "this machine has one" :
 			 "this machine gives none");
 	return buf;
+}
+
+/*
+ * kern_direct_check() - direct=1: can @f be opened with O_DIRECT?  Asked
+ * once here, untimed, so that a file system that refuses it fails the
+ * job with a message naming the file, not a clone's open() in the run.
+ * Return: 0 or -errno with a message.
+ */
+static int kern_direct_check(const struct run_job *job, struct kern_file *f,
+			     char *err, size_t errlen)
+{
+	int fd;
+
+	if (!job->direct)
+		return 0;
+	fd = run_file_reopen(job, f->path, O_RDWR, job->engine, err, errlen);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
 }
 
 /*
@@ -170,6 +210,8 @@ static int kern_prepare(const struct run_job *job, struct kern_file *f,
 		atomic_store(&f->data_end, (uint64_t)st.st_size);
 	}
 	close(fd);
+	if (!ret)
+		ret = kern_direct_check(job, f, err, errlen);
 	return ret;
 }
 
@@ -279,7 +321,8 @@ static int kern_open(void *arg, unsigned int clone, void **handle)
 
 	h->kind = ctx->kind;
 	h->data_end = &f->data_end;
-	h->fd = open(f->path, O_RDWR | O_CLOEXEC);
+	h->fd = open(f->path, O_RDWR | O_CLOEXEC |
+		     (ctx->job->direct ? O_DIRECT : 0));
 	if (h->fd < 0)
 		ret = -errno;
 	else if (h->kind == KERN_MMAP)

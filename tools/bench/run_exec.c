@@ -31,6 +31,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <upcache/stats.h>
 
@@ -104,7 +105,7 @@ struct run_clone {
 	atomic_bool measuring;
 	struct run_stats st;
 	int err;
-	char why[200];
+	char why[320];
 };
 
 /**
@@ -256,7 +257,17 @@ static int clone_io_failed(struct run_clone *c, enum run_dir dir,
 		       (unsigned long long)off);
 	if (len < 0 || (size_t)len >= sizeof(c->why))
 		len = 0;
-	if (n < 0)
+	/*
+	 * bs= and offset= passed run_job_resolve()'s alignment check, so
+	 * a direct operation the kernel finds invalid is one whose file
+	 * system wants direct I/O aligned to more than they give.
+	 */
+	if (n == -EINVAL && c->job->direct)
+		snprintf(c->why + len, sizeof(c->why) - (size_t)len, "%s "
+			 "(direct=1: the file system wants O_DIRECT I/O "
+			 "aligned to more than %llu bytes; try a larger bs= "
+			 "and offset=)", strerror(EINVAL), RUN_DIRECT_ALIGN);
+	else if (n < 0)
 		snprintf(c->why + len, sizeof(c->why) - (size_t)len, "%s",
 			 strerror((int)-n));
 	else if (!n && dir == RUN_DIR_READ)
@@ -460,21 +471,43 @@ static int clone_measure(struct run_clone *c, struct run_gen *g, void *h,
 	return ret;
 }
 
+/*
+ * clone_buffer() - The clone's I/O buffer, filled with the pattern:
+ * page-aligned and a whole number of pages, for every job, as fio
+ * aligns its buffers to the page size (iomem_align): a direct=1 kernel
+ * engine moves data straight between it and the file, which O_DIRECT
+ * wants aligned.  Return: the buffer, or NULL.
+ */
+static void *clone_buffer(const struct run_job *job)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t align = page > 0 ? (size_t)page : 4096;
+	size_t len = (size_t)((job->bs + align - 1) & ~(uint64_t)(align - 1));
+	void *buf;
+
+	if (posix_memalign(&buf, align, len))
+		return NULL;
+	run_fill_pattern(buf, len);
+	return buf;
+}
+
 /* clone_main() - One clone's thread: steps 1 to 5. */
 static void *clone_main(void *arg)
 {
 	struct run_clone *c = arg;
-	size_t buflen = (size_t)((c->job->bs + 4095) & ~4095ULL);
-	void *buf = NULL, *h = NULL;
+	void *buf, *h = NULL;
 	struct run_gen g;
 
 	/* Step 1: open. */
-	if (posix_memalign(&buf, 4096, buflen))
+	buf = clone_buffer(c->job);
+	if (!buf)
 		c->err = -ENOMEM;
-	else
-		run_fill_pattern(buf, buflen);
 	if (!c->err)
 		c->err = c->eng->open(c->ctx, c->clone, &h);
+	if (c->err)
+		snprintf(c->why, sizeof(c->why), "job '%s': clone %u: %s: %s",
+			 c->job->name, c->clone, buf ? "opening its file" :
+			 "its I/O buffer", strerror(-c->err));
 	/* Once: the measured phase goes on from where the ramp stopped. */
 	run_gen_init(&g, c->job, c->thread);
 	/* Step 2: every clone waits, even one that failed, or none starts. */

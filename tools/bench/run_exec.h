@@ -8,7 +8,8 @@
  * the same time, one thread each (fio's thread=1; there is no process
  * mode).  Each clone:
  *
- *	1. opens its file (untimed; the job's files were laid out before),
+ *	1. opens its file (untimed; the job's files were laid out before)
+ *	   and allocates its I/O buffer, page-aligned as direct=1 needs,
  *	2. waits until every clone of the group is ready,
  *	3. runs the workload unmeasured for ramp_time=,
  *	4. runs it measured, from where the ramp left its offsets: size=

@@ -13,6 +13,11 @@
  * unlink=1) removed: as fio does, a regular file that already holds
  * filesize= bytes is used as it is, whatever file_kind= says, and
  * anything else (shorter, not a regular file) is an error.
+ *
+ * The layout is always buffered I/O (its 1 MiB pieces need no
+ * alignment); a direct=1 job's engine then opens the laid-out file again
+ * with O_DIRECT (run_file_reopen()), which is where a file system that
+ * takes no direct I/O says so.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -138,5 +143,26 @@ int run_file_open(const struct run_job *job, const char *path, bool *created,
 	return fd;
 fail:
 	close(fd);
+	return ret;
+}
+
+int run_file_reopen(const struct run_job *job, const char *path, int flags,
+		    const char *who, char *err, size_t errlen)
+{
+	int fd, ret;
+
+	fd = open(path, flags | O_CLOEXEC | (job->direct ? O_DIRECT : 0));
+	if (fd >= 0)
+		return fd;
+	ret = -errno;
+	if (job->direct && ret == -EINVAL)
+		snprintf(err, errlen, "%s: %s: the file system refuses O_DIRECT "
+			 "(direct=1): open() says %s; it takes no direct I/O "
+			 "(tmpfs before Linux 6.6, some overlayfs setups): put "
+			 "the files elsewhere with directory= or filename=",
+			 who, path, strerror(-ret));
+	else
+		snprintf(err, errlen, "%s: %s: opening it%s: %s", who, path,
+			 job->direct ? " with O_DIRECT" : "", strerror(-ret));
 	return ret;
 }

@@ -24,7 +24,7 @@ __attribute__((format(printf, 5, 6)))
 static int jf_error(char *err, size_t errlen, const char *fname,
 		    unsigned int line, const char *fmt, ...)
 {
-	char msg[200];
+	char msg[320];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -69,7 +69,7 @@ struct jf_state {
 static int jf_end_section(struct jf_state *st, struct run_spec *spec,
 			  const char *fname, char *err, size_t errlen)
 {
-	char msg[200];
+	char msg[320];
 	int ret;
 
 	if (!st->section[0] || st->in_global)
@@ -110,7 +110,7 @@ static int jf_option(struct jf_state *st, char *s, const char *fname,
 		     char *err, size_t errlen)
 {
 	char *eq = strchr(s, '='), *value = NULL;
-	char msg[200];
+	char msg[320];
 
 	if (!st->section[0])
 		return jf_error(err, errlen, fname, st->line,

@@ -112,6 +112,8 @@ static const struct opt_spec opt_specs[] = {
 	S(RAMP_TIME, "ramp_time", NULL, TIME, "run unmeasured this long first"),
 	U(IODEPTH, "iodepth", 1, 65536, "must be 1: engines are synchronous"),
 	S(THREAD, "thread", NULL, BOOL, "accepted: jobs always run as threads"),
+	S(DIRECT, "direct", NULL, BOOL,
+	  "O_DIRECT: upcache-file, kernel-sync/psync (0)"),
 	E(FALLOCATE, "fallocate", NULL, fallocate_values,
 	  "none|native|posix|keep|truncate|0|1 (native)"),
 	E(FILE_KIND, "file_kind", NULL, file_kind_values,
@@ -134,6 +136,8 @@ static const struct opt_spec opt_specs[] = {
 	  "upcache-shmem: never|always|within_size|advise (never)"),
 	S(MEMORY_LIMIT, "memory_limit", NULL, SIZE,
 	  "upcache engines' memory limit (sized to the files)"),
+	S(FILE_IO_URING, "file_io_uring", NULL, BOOL,
+	  "upcache-file: writeback batches through io_uring (0)"),
 	S(SWAP_SIZE, "swap_size", NULL, SIZE,
 	  "upcache-anon/shmem: bytes of swap (the data's size if wanted)"),
 	S(SWAP_FILE, "swap_file", NULL, STR,
@@ -150,7 +154,7 @@ static const struct opt_spec opt_specs[] = {
  * "unknown", which is the truth a fio user needs.
  */
 static const char *const fio_unsupported[] = {
-	"direct", "buffered", "nrfiles", "openfiles", "file_service_type",
+	"buffered", "nrfiles", "openfiles", "file_service_type",
 	"bsrange", "bssplit", "blocksize_range", "blockalign", "ba",
 	"norandommap", "randrepeat", "randseed", "random_distribution",
 	"random_generator", "percentage_random", "io_size", "io_limit",
@@ -768,6 +772,83 @@ static int resolve_sync(const struct run_opts *o, struct run_job *job,
 			       opt_spec_of(id)->name, o->val[id], job->engine);
 }
 
+/*
+ * direct_refusal() - Why ioengine=@engine cannot honour direct=1, or
+ * NULL if it can.  kernel-mmap could run and ignore it, as fio's mmap
+ * engine does, but its figures would then look direct and be the page
+ * cache's: refused, as the engines without a descriptor are.
+ */
+static const char *direct_refusal(const char *engine)
+{
+	if (!strcmp(engine, "kernel-mmap"))
+		return "would ignore it, as fio's does (a mapping is the page "
+		       "cache): figures that look direct and are not; use "
+		       "kernel-psync";
+	if (!strcmp(engine, "upcache-shmem") ||
+	    !strcmp(engine, "upcache-anon"))
+		return "has no file descriptor to open with O_DIRECT (its "
+		       "data is upcache's memory); use upcache-file";
+	return NULL;
+}
+
+/*
+ * resolve_direct_align() - A kernel engine's direct I/O goes straight
+ * from the job's buffer to the file, so every offset (offset= plus a
+ * multiple of bs=) must be aligned as O_DIRECT wants.  fio would fail
+ * with EINVAL on the first operation; saying which option is off, before
+ * anything runs, is clearer.  upcache-file needs no alignment: the cache
+ * copies, and reads and writes the file in whole aligned pages.
+ */
+static int resolve_direct_align(const struct run_job *job, char *err,
+				size_t errlen)
+{
+	enum run_opt_id id;
+
+	if (!strncmp(job->engine, "upcache-", 8))
+		return 0;
+	if (job->bs % RUN_DIRECT_ALIGN)
+		id = RUN_OPT_BS;
+	else if (job->offset % RUN_DIRECT_ALIGN)
+		id = RUN_OPT_OFFSET;
+	else
+		return 0;
+	return bench_opt_error(err, errlen, "job '%s': direct=1: %s=%llu is "
+			       "not a multiple of %llu, as O_DIRECT needs "
+			       "(the file system's block size)", job->name,
+			       opt_spec_of(id)->name,
+			       (unsigned long long)(id == RUN_OPT_BS ?
+						    job->bs : job->offset),
+			       RUN_DIRECT_ALIGN);
+}
+
+/*
+ * resolve_direct() - direct= and file_io_uring=, and the engines that
+ * take them.  As with the sync options, 0 asks for nothing and is
+ * accepted anywhere (a [global] direct=0 included); 1 on an engine that
+ * cannot honour it is an error, never ignored.
+ */
+static int resolve_direct(const struct run_opts *o, struct run_job *job,
+			  char *err, size_t errlen)
+{
+	const char *why;
+
+	job->direct = resolve_bool(o, RUN_OPT_DIRECT);
+	job->file_io_uring = resolve_bool(o, RUN_OPT_FILE_IO_URING);
+	if (job->file_io_uring && strcmp(job->engine, "upcache-file"))
+		return bench_opt_error(err, errlen, "job '%s': file_io_uring=1 "
+				       "is an option of ioengine=upcache-file "
+				       "(its writeback), not %s", job->name,
+				       job->engine);
+	if (!job->direct)
+		return 0;
+	why = direct_refusal(job->engine);
+	if (why)
+		return bench_opt_error(err, errlen, "job '%s': direct=1: "
+				       "ioengine=%s %s", job->name,
+				       job->engine, why);
+	return resolve_direct_align(job, err, errlen);
+}
+
 /**
  * run_job_resolve() - Turn a job's option texts into a job.
  * @o: The options.
@@ -807,6 +888,8 @@ int run_job_resolve(const struct run_opts *o, const char *section,
 				 job->name, o->val[RUN_OPT_IODEPTH]);
 	resolve_file_kind(o, job);
 	ret = resolve_sync(o, job, err, errlen);
+	if (!ret)
+		ret = resolve_direct(o, job, err, errlen);
 	if (ret)
 		return ret;
 	job->group_reporting = resolve_bool(o, RUN_OPT_GROUP_REPORTING);

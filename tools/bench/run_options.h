@@ -23,8 +23,8 @@
  *	time-like (runtime, ramp_time): an integer with an optional unit
  *	us/usec, ms/msec, s/sec, m/min, h or d; seconds without one.
  *	bool (time_based, thread, group_reporting, stonewall, unlink,
- *	end_fsync): 0 or 1; the bare name (a job-file line "thread",
- *	"--thread") means 1.
+ *	end_fsync, direct, file_io_uring): 0 or 1; the bare name (a
+ *	job-file line "thread", "--thread") means 1.
  *	int (numjobs, rwmixread, rwmixwrite, iodepth, swap_space_shift,
  *	fsync, fdatasync): decimal digits, within the option's range.
  *
@@ -44,6 +44,12 @@
 #define RUN_MAX_NUMJOBS		64
 #define RUN_MAX_BS		(1ULL << 30)
 #define RUN_NSEC_PER_SEC	1000000000ULL
+/*
+ * What direct=1 asks of a kernel engine's bs= and offset=: O_DIRECT
+ * needs the file system's logical block size, 4096 on the file systems
+ * and devices this runs on (512 on some, which 4096 also satisfies).
+ */
+#define RUN_DIRECT_ALIGN	4096ULL
 
 /**
  * enum run_opt_id - the options, in the order of the usage text.
@@ -65,6 +71,7 @@ enum run_opt_id {
 	RUN_OPT_RAMP_TIME,
 	RUN_OPT_IODEPTH,
 	RUN_OPT_THREAD,
+	RUN_OPT_DIRECT,
 	RUN_OPT_FALLOCATE,
 	RUN_OPT_FILE_KIND,
 	RUN_OPT_FSYNC,
@@ -78,6 +85,7 @@ enum run_opt_id {
 	RUN_OPT_KB_BASE,
 	RUN_OPT_HUGE,
 	RUN_OPT_MEMORY_LIMIT,
+	RUN_OPT_FILE_IO_URING,
 	RUN_OPT_SWAP_SIZE,
 	RUN_OPT_SWAP_FILE,
 	RUN_OPT_SWAP_SPACE_SHIFT,
@@ -155,6 +163,9 @@ enum run_huge {
  * @runtime_ns: runtime=, 0 for no limit.
  * @ramp_ns: ramp_time=.
  * @time_based: Repeat the workload until @runtime_ns has passed.
+ * @direct: direct=1: the engine's file is opened with O_DIRECT
+ *	(upcache-file: the file behind the cache; kernel-sync and
+ *	kernel-psync: the clones' descriptors).
  * @fallocate: fallocate= (default native).
  * @file_kind: What the file holds before the job starts.
  * @fsync_blocks: fsync=: a clone syncs its file (fsync) after every
@@ -174,6 +185,9 @@ enum run_huge {
  * @memory_limit: The cache's memory limit for upcache engines, and the
  *	page-cache limit a kernel baseline would need; 0 sizes the cache to
  *	hold the files.
+ * @file_io_uring: upcache-file: writeback sends each batch of dirty
+ *	pages in one io_uring submission (fd_file_init()'s @io_uring,
+ *	UPC_FILE_IO_URING).
  * @swap_size: upcache-anon and upcache-shmem: bytes of swap; 0 for the
  *	default (the regions' or files' size when swap is wanted: a
  *	@memory_limit below them, a @swap_file or a @swap_space_shift;
@@ -196,6 +210,7 @@ struct run_job {
 	uint64_t runtime_ns;
 	uint64_t ramp_ns;
 	bool time_based;
+	bool direct;
 	enum run_fallocate fallocate;
 	enum run_file_kind file_kind;
 	unsigned int fsync_blocks;
@@ -209,6 +224,7 @@ struct run_job {
 	unsigned int kb_base;
 	enum run_huge huge;
 	uint64_t memory_limit;
+	bool file_io_uring;
 	uint64_t swap_size;
 	char *swap_file;
 	unsigned int swap_space_shift;
@@ -282,7 +298,10 @@ void run_opts_free(struct run_opts *o);
  * 1 (every engine is synchronous); an unknown ioengine is an error; the
  * swap options belong to ioengine=upcache-anon and upcache-shmem and are
  * an error on any other engine; fsync=, fdatasync= and end_fsync= other
- * than 0 need an engine with a file to sync (run_engine_syncs()).
+ * than 0 need an engine with a file to sync (run_engine_syncs());
+ * direct=1 needs upcache-file, kernel-sync or kernel-psync, and on the
+ * kernel engines a bs= and offset= that are multiples of
+ * RUN_DIRECT_ALIGN; file_io_uring=1 needs upcache-file.
  *
  * Return: 0; -EINVAL with a message in @err.
  */

@@ -184,10 +184,13 @@ static void text_result(FILE *out, const struct run_result *r)
 	char size[32];
 	int d;
 
+	/* direct=1 is shown: a direct figure must never pass for a cached one. */
 	fprintf(out, "%s: (groupid=%u, jobs=%u): ioengine=%s rw=%s bs=%llu "
-		"size=%s\n", job->name, r->group, r->clones, job->engine,
+		"size=%s%s%s\n", job->name, r->group, r->clones, job->engine,
 		run_rw_name(job->rw), (unsigned long long)job->bs,
-		run_fmt_bytes(size, sizeof(size), (double)job->size));
+		run_fmt_bytes(size, sizeof(size), (double)job->size),
+		job->direct ? " direct=1" : "",
+		job->file_io_uring ? " file_io_uring=1" : "");
 	if (r->skipped) {
 		fprintf(out, "  skipped: %s\n", r->skipped);
 		return;
@@ -335,6 +338,7 @@ static void row_job(struct bench_row *row, const struct run_result *r,
 	bench_row_set_str(row, "rw", run_rw_name(r->job->rw));
 	bench_row_set_num(row, "bs", (double)r->job->bs);
 	bench_row_set_num(row, "size", (double)r->job->size);
+	bench_row_set_num(row, "direct", r->job->direct);
 }
 
 /**
