@@ -482,4 +482,39 @@ static BT_UNUSED int bt_tmpdir_teardown(void **state)
 	return bt_rm_rf(bt_tmpdir);
 }
 
+/*
+ * bt_run_row_field() - The text after "@key": in the JSON row of `run`
+ * job @name for direction @dir ("read", "write", "sync") in @text; fails
+ * the test if there is none.
+ */
+static BT_UNUSED const char *bt_run_row_field(const char *text,
+					      const char *name,
+					      const char *dir, const char *key)
+{
+	char nm[64], dr[32], k[64];
+	const char *row = text, *end, *at;
+
+	snprintf(nm, sizeof(nm), "{\"name\":\"%s\"", name);
+	snprintf(dr, sizeof(dr), "\"dir\":\"%s\"", dir);
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	for (; (row = strstr(row, nm)); row++) {
+		end = strchr(row, '}');
+		at = strstr(row, dr);
+		if (!at || at > end)
+			continue;
+		at = strstr(row, k);
+		if (at && at < end)
+			return at + strlen(k);
+	}
+	fail_msg("no %s for %s/%s", key, name, dir);
+	return NULL;
+}
+
+/* bt_run_row_num() - bt_run_row_field()'s figure, as a number. */
+static BT_UNUSED double bt_run_row_num(const char *text, const char *name,
+				       const char *dir, const char *key)
+{
+	return strtod(bt_run_row_field(text, name, dir, key), NULL);
+}
+
 #endif /* UPCACHE_TESTS_BENCH_BENCH_HELPERS_H */

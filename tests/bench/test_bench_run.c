@@ -1490,32 +1490,6 @@ static void test_compare_pairs_rounds(void **state)
 }
 
 /*
- * row_num() - Field @key of the JSON row named @name for direction @dir
- * in @text; fails the test if there is none.
- */
-static double row_num(const char *text, const char *name, const char *dir,
-		      const char *key)
-{
-	char nm[64], dr[32], k[64];
-	const char *row = text, *end, *at;
-
-	snprintf(nm, sizeof(nm), "{\"name\":\"%s\"", name);
-	snprintf(dr, sizeof(dr), "\"dir\":\"%s\"", dir);
-	snprintf(k, sizeof(k), "\"%s\":", key);
-	for (; (row = strstr(row, nm)); row++) {
-		end = strchr(row, '}');
-		at = strstr(row, dr);
-		if (!at || at > end)
-			continue;
-		at = strstr(row, k);
-		if (at && at < end)
-			return strtod(at + strlen(k), NULL);
-	}
-	fail_msg("no %s for %s/%s", key, name, dir);
-	return 0;
-}
-
-/*
  * A group's figures per direction cover only the clones that moved data
  * in that direction (fio's run time per direction): a short read job
  * beside a long write-only one keeps its own read bandwidth and run
@@ -1543,11 +1517,13 @@ static void test_run_group_time_per_dir(void **state)
 	assert_non_null(text);
 	for (d = 0; d < 2; d++)
 		for (k = 0; k < 3; k++)
-			assert_true(row_num(text, "group0", dirs[d], keys[k]) ==
-				    row_num(text, jobs[d], dirs[d], keys[k]));
+			assert_true(bt_run_row_num(text, "group0", dirs[d],
+						   keys[k]) ==
+				    bt_run_row_num(text, jobs[d], dirs[d],
+						   keys[k]));
 	/* The case is a real one: the writes took longer than the reads. */
-	assert_true(row_num(text, "group0", "read", "runtime_ms") <
-		    row_num(text, "group0", "write", "runtime_ms"));
+	assert_true(bt_run_row_num(text, "group0", "read", "runtime_ms") <
+		    bt_run_row_num(text, "group0", "write", "runtime_ms"));
 	free(text);
 }
 

@@ -310,32 +310,6 @@ static void test_run_end_fsync_writers_only(void **state)
 }
 
 /*
- * row_field() - The text after "@key": in the JSON row of job @name for
- * direction @dir in @text; fails the test if there is none.
- */
-static const char *row_field(const char *text, const char *name,
-			     const char *dir, const char *key)
-{
-	char nm[64], dr[32], k[64];
-	const char *row = text, *end, *at;
-
-	snprintf(nm, sizeof(nm), "{\"name\":\"%s\"", name);
-	snprintf(dr, sizeof(dr), "\"dir\":\"%s\"", dir);
-	snprintf(k, sizeof(k), "\"%s\":", key);
-	for (; (row = strstr(row, nm)); row++) {
-		end = strchr(row, '}');
-		at = strstr(row, dr);
-		if (!at || at > end)
-			continue;
-		at = strstr(row, k);
-		if (at && at < end)
-			return at + strlen(k);
-	}
-	fail_msg("no %s for %s/%s", key, name, dir);
-	return NULL;
-}
-
-/*
  * The text has fio's sync block with the number of syncs and their
  * percentiles; the JSON a "sync" row per job that writes, with fio's
  * total_ios and lat_ns figures (null with no syncs); compare pairs a
@@ -378,19 +352,17 @@ static void test_run_sync_output(void **state)
 				    "--rw=write", "--size=72k", NULL), 0);
 	text = bt_slurp(json);
 	assert_non_null(text);
-	assert_int_equal(strtod(row_field(text, "o", "sync", "total_ios"),
-				NULL), 4);
-	assert_int_equal(strtod(row_field(text, "o", "write", "io_bytes"),
-				NULL), 72 * KiB);
+	assert_int_equal(bt_run_row_num(text, "o", "sync", "total_ios"), 4);
+	assert_int_equal(bt_run_row_num(text, "o", "write", "io_bytes"),
+			 72 * KiB);
 	for (k = 0; k < BT_ARRAY_SIZE(keys); k++)
-		assert_true(strtod(row_field(text, "o", "sync", keys[k]),
-				   NULL) > 0);
-	assert_true(strtod(row_field(text, "o", "sync", "lat_ns_min"), NULL) <=
-		    strtod(row_field(text, "o", "sync", "lat_ns_max"), NULL));
+		assert_true(bt_run_row_num(text, "o", "sync", keys[k]) > 0);
+	assert_true(bt_run_row_num(text, "o", "sync", "lat_ns_min") <=
+		    bt_run_row_num(text, "o", "sync", "lat_ns_max"));
 	/* A writer without sync options: fio's "sync" with none. */
-	assert_int_equal(strtod(row_field(text, "n", "sync", "total_ios"),
-				NULL), 0);
-	assert_int_equal(strncmp(row_field(text, "n", "sync", "lat_ns_p50"),
+	assert_int_equal(bt_run_row_num(text, "n", "sync", "total_ios"), 0);
+	assert_int_equal(strncmp(bt_run_row_field(text, "n", "sync",
+						  "lat_ns_p50"),
 				 "null", 4), 0);
 	free(text);
 
