@@ -11,9 +11,12 @@
  * for a reason other than the end would otherwise read as a hole.
  *
  * With O_DIRECT, a read moves whole blocks except at the end of the
- * file, and asking again at an offset off a block's edge is -EINVAL:
- * so a direct read that comes back short, ending off an edge, has met
- * the end (fd_direct_eof()).
+ * file, and asking again at an offset off a block's edge may be -EINVAL
+ * (file systems on the old direct I/O code check the alignment before
+ * the end): so a direct read that comes back short, ending off an edge
+ * of the smallest block, has met the end (fd_direct_eof()), and one
+ * asked again after a short count that answers EINVAL has too (the
+ * device's blocks may be larger than that smallest).
  */
 #define _GNU_SOURCE	/* O_DIRECT */
 #include <errno.h>
@@ -32,6 +35,14 @@ static __thread struct io_counters io_counters;
 /* The smallest block direct I/O moves (the logical block size's floor). */
 #define FD_DIRECT_BLOCK	512
 
+/* Is @fd open with O_DIRECT? */
+static bool fd_is_direct(int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	return flags >= 0 && (flags & O_DIRECT);
+}
+
 /*
  * Did a read that has moved @done bytes from @off, short of what was
  * asked, meet the end of the file?  Only a direct read can tell without
@@ -39,12 +50,8 @@ static __thread struct io_counters io_counters;
  */
 static bool fd_direct_eof(int fd, int64_t off, size_t done)
 {
-	int flags;
-
-	if (!((off + (int64_t)done) & (FD_DIRECT_BLOCK - 1)))
-		return false;
-	flags = fcntl(fd, F_GETFL);
-	return flags >= 0 && (flags & O_DIRECT);
+	return ((off + (int64_t)done) & (FD_DIRECT_BLOCK - 1)) &&
+	       fd_is_direct(fd);
 }
 
 struct io_counters *io_thread_counters(void)
@@ -84,6 +91,10 @@ ssize_t fd_rw_continue(int fd, bool write, const struct iovec *iov,
 		n = write ? pwritev(fd, chunk, nr, at) : preadv(fd, chunk, nr, at);
 		if (n < 0 && errno == EINTR)
 			continue;
+		/* Asked again after a short direct read: the end (above). */
+		if (n < 0 && errno == EINVAL && !write && *done &&
+		    fd_is_direct(fd))
+			break;
 		if (n < 0)
 			return -errno;
 		if (!n && write)

@@ -35,9 +35,11 @@
  *    whole (what lies past the size zeroed after) and written whole,
  *    page-aligned as direct I/O needs; the one write it cannot make,
  *    the page holding the end of the data cut at the size, goes through
- *    @tail_fd, the file opened again without O_DIRECT.  The kernel
- *    keeps the two coherent: a direct read or write of a range flushes
- *    and drops what its page cache holds there.
+ *    the same descriptor with O_DIRECT cleared for the while, and is
+ *    flushed to the device before the folio is clean
+ *    (fd_file_write_buffered()).  The kernel keeps the two kinds of
+ *    I/O coherent: a direct read or write of a range flushes and drops
+ *    what its page cache holds there.
  *
  * Follows the kernel's generic file paths (Linux 6.x: filemap_read(),
  * generic_perform_write(), truncate_setsize() and a simple file
@@ -64,10 +66,10 @@
  * it), waits for the writebacks that began before, cuts again what
  * they wrote past it, and only then drops the pages.
  */
-#define _GNU_SOURCE	/* fallocate(), SEEK_DATA, O_DIRECT, statx() */
+#define _GNU_SOURCE	/* fallocate(), SEEK_DATA, O_DIRECT, statx(),
+			 * sync_file_range() */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -147,6 +149,57 @@ static int fd_file_read_folio(struct address_space *mapping,
 }
 
 /*
+ * fd_file_write_buffered() - Write through a direct file's descriptor
+ * with O_DIRECT cleared for the while: the writes direct I/O cannot
+ * make, the page holding the end of the data cut at the size, and a run
+ * the kernel cut off a block's edge (at RLIMIT_FSIZE: direct I/O then
+ * answers EINVAL, where a buffered write writes up to the limit).  Goes
+ * on from @done bytes of the transfer (@iov, @iovcnt at @pos) already
+ * written, and sets it.
+ *
+ * The same descriptor, not a second one: closing any descriptor of a
+ * file drops the process's POSIX record locks on it (fcntl() F_SETLK),
+ * which databases hold on their files.  Other I/O on it meanwhile goes
+ * buffered, as coherent as direct I/O is with it (the kernel flushes
+ * and drops its cache around every direct transfer).  The bytes are
+ * then made to reach the file's device (sync_file_range()): a buffered
+ * write fails later, in the kernel's writeback, after the folio was
+ * called clean, and its data would be lost; this way a failure keeps
+ * the folio dirty, as a direct write's does.
+ *
+ * Return: The transfer's bytes written, or -errno (*@done then counts
+ * only bytes known to be on the device: 0 if the flush failed).
+ */
+static ssize_t fd_file_write_buffered(struct fd_file *ff,
+				      const struct iovec *iov, int iovcnt,
+				      int64_t pos, size_t *done)
+{
+	size_t before = *done;
+	ssize_t ret;
+
+	pthread_mutex_lock(&ff->buffered_lock);
+	if (fcntl(ff->fd, F_SETFL, ff->fd_flags & ~O_DIRECT)) {
+		ret = -errno;
+		goto out;
+	}
+	ret = fd_rw_continue(ff->fd, true, iov, iovcnt, pos, done);
+	if (fcntl(ff->fd, F_SETFL, ff->fd_flags) && ret >= 0)
+		ret = -errno;
+	if (*done > before &&
+	    sync_file_range(ff->fd, pos + (int64_t)before,
+			    (int64_t)(*done - before),
+			    SYNC_FILE_RANGE_WAIT_BEFORE |
+			    SYNC_FILE_RANGE_WRITE |
+			    SYNC_FILE_RANGE_WAIT_AFTER)) {
+		ret = -errno;
+		*done = before;
+	}
+out:
+	pthread_mutex_unlock(&ff->buffered_lock);
+	return ret;
+}
+
+/*
  * a_ops->writeback_folios: write locked folios, each up to the size.
  * Neighbours go as one transfer of several buffers, and the transfers
  * go to io_batch_rw() together: thirty contiguous pages cost one
@@ -185,7 +238,7 @@ static void fd_file_writeback_folios(struct address_space *mapping,
 		iov[i].iov_base = folio_address(folios[i]);
 		iov[i].iov_len = len;
 		/* Direct, a cut folio (the last) is not aligned: see below. */
-		if (ff->tail_fd >= 0 && len < folio_size(folios[i])) {
+		if (ff->direct && len < folio_size(folios[i])) {
 			tail = i;
 			continue;
 		}
@@ -204,15 +257,25 @@ static void fd_file_writeback_folios(struct address_space *mapping,
 	}
 	io_batch_rw(ff->fd, true, rws, nrw, ff->io_uring);
 	/*
-	 * The folio holding the end of a direct file's data goes through
-	 * the buffered twin: direct I/O moves whole blocks, and a whole
-	 * page would make the file longer than its data.
+	 * Direct I/O moves whole blocks: the folio holding the end of the
+	 * data (a whole page would make the file longer than its data),
+	 * and runs the kernel refused, go buffered.
 	 */
-	if (tail != UINT32_MAX)
-		errs[tail] = fd_write_full(ff->tail_fd,
-					   iov[tail].iov_base,
-					   iov[tail].iov_len,
-					   folio_file_pos(folios[tail]));
+	if (ff->direct) {
+		for (i = 0; i < nrw; i++)
+			if (rws[i].res == -EINVAL)
+				rws[i].res = fd_file_write_buffered(
+					ff, rws[i].iov, rws[i].iovcnt,
+					rws[i].off, &rws[i].done);
+		if (tail != UINT32_MAX) {
+			size_t done = 0;
+			ssize_t ret = fd_file_write_buffered(
+				ff, &iov[tail], 1,
+				folio_file_pos(folios[tail]), &done);
+
+			errs[tail] = ret < 0 ? (int)ret : 0;
+		}
+	}
 	for (i = 0; i < nr; i++) {
 		struct io_rw *rw;
 
@@ -311,21 +374,6 @@ static int fd_file_direct_ok(int fd)
 	return 0;
 }
 
-/*
- * The buffered twin of a writable direct @fd (struct fd_file's tail_fd):
- * the same file opened again through /proc, as a description of its own
- * without O_DIRECT.  Return: the descriptor, or -errno.
- */
-static int fd_file_open_tail(int fd)
-{
-	char path[40];
-	int tail;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	tail = open(path, O_WRONLY | O_CLOEXEC);
-	return tail < 0 ? -errno : tail;
-}
-
 int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd,
 		 bool io_uring)
 {
@@ -350,24 +398,20 @@ int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd,
 			return err;
 	}
 	memset(ff, 0, sizeof(*ff));
-	ff->tail_fd = -1;
 	ff->writable = (flags & O_ACCMODE) == O_RDWR;
-	if ((flags & O_DIRECT) && ff->writable) {
-		ff->tail_fd = fd_file_open_tail(fd);
-		if (ff->tail_fd < 0)
-			return ff->tail_fd;
-	}
+	ff->direct = ff->writable && (flags & O_DIRECT);
+	ff->fd_flags = flags;
 	/* Writers first, as shmem's: readers in a loop must not starve them. */
-	err = pthread_rwlockattr_init(&attr);
-	if (!err) {
-		pthread_rwlockattr_setkind_np(
-			&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-		err = pthread_rwlock_init(&ff->rwsem, &attr);
-		pthread_rwlockattr_destroy(&attr);
-	}
-	if (err) {
-		if (ff->tail_fd >= 0)
-			close(ff->tail_fd);
+	if (pthread_rwlockattr_init(&attr))
+		return -ENOMEM;
+	pthread_rwlockattr_setkind_np(
+		&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	err = pthread_rwlock_init(&ff->rwsem, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	if (err)
+		return -ENOMEM;
+	if (pthread_mutex_init(&ff->buffered_lock, NULL)) {
+		pthread_rwlock_destroy(&ff->rwsem);
 		return -ENOMEM;
 	}
 	/*
@@ -395,8 +439,7 @@ void fd_file_destroy(struct fd_file *ff)
 	xa_unlock(&ff->mapping.i_pages);
 	xa_destroy(&ff->mapping.i_pages);
 	pthread_rwlock_destroy(&ff->rwsem);
-	if (ff->tail_fd >= 0)
-		close(ff->tail_fd);
+	pthread_mutex_destroy(&ff->buffered_lock);
 }
 
 /* ---- reads ----------------------------------------------------------------- */

@@ -34,9 +34,10 @@
  * @writable: @fd was opened for writing.
  * @io_uring: Writeback sends its batches through io_uring
  *	(UPC_FILE_IO_URING).
- * @tail_fd: For a writable @fd with O_DIRECT, the same file opened again
- *	without it, for the one write direct I/O cannot make: the page
- *	holding the end of the data, cut at the size.  -1 otherwise.
+ * @direct: @fd is writable and has O_DIRECT (its flags are @fd_flags).
+ * @fd_flags: @fd's file status flags when the cache was put in front.
+ * @buffered_lock: Held while a write goes through @fd with O_DIRECT
+ *	cleared: the writes direct I/O cannot make (fd_file_write_buffered()).
  */
 struct fd_file {
 	struct address_space mapping;
@@ -45,7 +46,9 @@ struct fd_file {
 	int fd;
 	bool writable;
 	bool io_uring;
-	int tail_fd;
+	bool direct;
+	int fd_flags;
+	pthread_mutex_t buffered_lock;
 };
 
 /**
@@ -56,7 +59,7 @@ struct fd_file {
  *	O_APPEND (pwrite() would append).  With O_DIRECT the cache is the
  *	file's only cache: folios are read and written whole (pages are
  *	aligned as direct I/O needs), except the page holding the end of
- *	the data, written through @tail_fd.
+ *	the data (fd_file_write_buffered()).
  * @io_uring: Send writeback's batches through io_uring (io/uring.h).
  *
  * The cache assumes it is the file's only user while it is open: a
@@ -65,9 +68,8 @@ struct fd_file {
  * Context: Any thread.
  * Return: 0; -EBADF if @fd is not open, or only for writing; -EINVAL if
  * it is not a regular file, has O_APPEND, or has O_DIRECT where its
- * file system needs direct I/O aligned to more than a page; the error
- * of fstat(), statx(), or of opening the file again through /proc
- * (writable with O_DIRECT); -ENOMEM.
+ * file system needs direct I/O aligned to more than a page or takes
+ * none for it; the error of fstat() or statx(); -ENOMEM.
  */
 int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd,
 		 bool io_uring);

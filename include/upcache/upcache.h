@@ -362,8 +362,9 @@ int upc_shmem_create(struct upc_cache *cache,
  *	O_DIRECT the cache is the file's only cache (pages are read and
  *	written whole, aligned), as a database wants; the page holding
  *	the end of the data, which direct I/O cannot write cut short, is
- *	written through the same file opened again without O_DIRECT
- *	(through /proc).
+ *	written through @fd with O_DIRECT cleared for the while and
+ *	flushed to the device at once.  No other descriptor of the file
+ *	is opened or closed, so the caller's POSIX record locks hold.
  * @flags: 0, or UPC_FILE_IO_URING.
  * @out: Receives the file.
  *
@@ -380,9 +381,9 @@ int upc_shmem_create(struct upc_cache *cache,
  * Return: 0; -EBADF if @cache is NULL, or @fd is not open or is open
  * only for writing; -EINVAL if @out is NULL, @flags has an unknown bit,
  * or @fd is not a regular file, has O_APPEND, or has O_DIRECT on a file
- * system whose direct I/O needs more than page alignment; -ENOMEM; the
- * error of fstat() or statx(), or of reopening a writable O_DIRECT file
- * through /proc (-ENOENT where /proc is not mounted).
+ * whose direct I/O needs more than page alignment (or that says it
+ * takes none: statx() STATX_DIOALIGN); -ENOMEM; the error of fstat() or
+ * statx().
  */
 int upc_file_open(struct upc_cache *cache, int fd, unsigned int flags,
 		  struct upc_file **out);
