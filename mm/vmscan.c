@@ -51,7 +51,16 @@
  * the eviction's dirty check under the frozen refcount and stays.  On a
  * write error the folio is marked dirty again and kept: the design
  * allows no I/O error to turn into lost data, so the data waits in the
- * cache for the next writeback, which can report the error.
+ * cache for the next writeback, which can report the error.  A mapping
+ * that also has a writeback_folios hook (fd files) gets the dirty
+ * folios of a batch together (shrink_pageout_queue(), up to a folio
+ * batch of one mapping): they wait locked, cleaned and under writeback
+ * while the batch goes on, then one call writes them (neighbours as one
+ * transfer, the rest in one io_uring submission where the file asks
+ * for it), and those written are evicted with the clean ones.  The
+ * clean folios waiting are evicted before the write, and the queue is
+ * written before a swap-backed or hooked folio is looked at, so no lock
+ * is held across a write but those of the folios written.
  *
  * Swap (swap_out_folio()).  With struct upc_swap_ops installed
  * (upc_reclaim_set_swap(); the swap layer's swap_device_create() does
@@ -257,8 +266,10 @@ struct shrink_batch {
 	unsigned long freed;
 	unsigned int nr_keep;
 	unsigned int nr_pending;
+	unsigned int nr_pageout;
 	struct folio *keep[UPC_RECLAIM_BATCH];
 	struct folio *pending[UPC_RECLAIM_BATCH];
+	struct folio *pageout[FOLIO_BATCH_SIZE];
 };
 
 /* shrink_settle() - Account @folio's verdict; drop what is not kept. */
@@ -330,6 +341,85 @@ static bool mapping_writes_back(const struct address_space *mapping)
 	return mapping->a_ops && mapping->a_ops->writeback_folio;
 }
 
+/* sort_by_index() - Order one mapping's @folios by index (insertion). */
+static void sort_by_index(struct folio **folios, unsigned int nr)
+{
+	unsigned int i, j;
+
+	for (i = 1; i < nr; i++) {
+		struct folio *folio = folios[i];
+
+		for (j = i; j && folios[j - 1]->index > folio->index; j--)
+			folios[j] = folios[j - 1];
+		folios[j] = folio;
+	}
+}
+
+/*
+ * shrink_pageout_flush() - Write @sb's queued dirty folios (one
+ * mapping's, locked, under writeback) with one call of its
+ * writeback_folios hook, then evict those written with the batch's
+ * clean folios, under one i_pages round trip.  The clean folios waiting
+ * are evicted first: no folio lock is held across the write but those
+ * of the folios written.  A folio whose write failed is dirtied again,
+ * its error recorded on the mapping (as pageout_folio() does), and kept.
+ */
+static void shrink_pageout_flush(struct shrink_batch *sb)
+{
+	struct address_space *mapping;
+	int errs[FOLIO_BATCH_SIZE];
+	unsigned int i, nr = sb->nr_pageout;
+
+	if (!nr)
+		return;
+	shrink_evict_pending(sb);
+	sb->nr_pageout = 0;
+	mapping = sb->pageout[0]->mapping;
+	sort_by_index(sb->pageout, nr);
+	mapping->a_ops->writeback_folios(mapping, sb->pageout, nr, errs);
+	for (i = 0; i < nr; i++) {
+		struct folio *folio = sb->pageout[i];
+
+		if (errs[i]) {
+			folio_mark_dirty(folio);
+			mapping_set_error(mapping, errs[i]);
+		}
+		folio_end_writeback(folio);
+		if (errs[i]) {
+			lru_stat_add(&sb->lruvec->nr_vmscan_write_errors, 1);
+			folio_unlock(folio);
+			shrink_settle(sb, folio, FOLIO_KEEP);
+			continue;
+		}
+		lru_stat_add(&sb->lruvec->nr_vmscan_write,
+			     folio_nr_pages(folio));
+		sb->pending[sb->nr_pending++] = folio;
+	}
+	shrink_evict_pending(sb);
+}
+
+/*
+ * shrink_pageout_queue() - Queue a locked dirty @folio of a mapping with
+ * a writeback_folios hook on @sb, to be written with its neighbours in
+ * the batch (shrink_pageout_flush()).  A folio cleaned meanwhile waits
+ * with the clean ones.  Return: FOLIO_PENDING.
+ */
+static enum folio_verdict shrink_pageout_queue(struct shrink_batch *sb,
+					       struct folio *folio)
+{
+	if (sb->nr_pageout &&
+	    (sb->pageout[0]->mapping != folio->mapping ||
+	     sb->nr_pageout == FOLIO_BATCH_SIZE))
+		shrink_pageout_flush(sb);
+	if (!folio_clear_dirty_for_io(folio)) {
+		sb->pending[sb->nr_pending++] = folio;
+		return FOLIO_PENDING;
+	}
+	folio_start_writeback(folio);
+	sb->pageout[sb->nr_pageout++] = folio;
+	return FOLIO_PENDING;
+}
+
 /*
  * shrink_folio() - Decide about one isolated folio: evict or keep it, or
  * queue it, locked, on @sb's pending list (FOLIO_PENDING).
@@ -346,7 +436,7 @@ static enum folio_verdict shrink_folio(struct shrink_batch *sb,
 {
 	struct address_space *mapping;
 	enum folio_verdict verdict = FOLIO_KEEP;
-	bool swapbacked, dirty, hooked;
+	bool swapbacked, dirty, hooked, batched;
 
 	if (!folio_trylock(folio))
 		return FOLIO_KEEP;
@@ -361,8 +451,16 @@ static enum folio_verdict shrink_folio(struct shrink_batch *sb,
 	swapbacked = folio_test_swapbacked(folio);
 	dirty = folio_test_dirty(folio);
 	hooked = mapping_evict_hooked(mapping);
-	if (swapbacked || hooked || (dirty && mapping_writes_back(mapping)))
+	/* Dirty folios of a mapping that writes many at once wait for more. */
+	batched = dirty && !swapbacked && !hooked && mapping->a_ops &&
+		  mapping->a_ops->writeback_folio &&
+		  mapping->a_ops->writeback_folios;
+	if (batched)
+		return shrink_pageout_queue(sb, folio);
+	if (swapbacked || hooked || (dirty && mapping_writes_back(mapping))) {
+		shrink_pageout_flush(sb);
 		shrink_evict_pending(sb);
+	}
 	if (swapbacked) {
 		verdict = swap_out_folio(sb->lruvec, mapping, folio);
 	} else if (dirty) {
@@ -443,6 +541,7 @@ static unsigned long shrink_inactive_batch(struct lruvec *lruvec,
 		if (verdict != FOLIO_PENDING)
 			shrink_settle(&sb, isolated[i], verdict);
 	}
+	shrink_pageout_flush(&sb);
 	shrink_evict_pending(&sb);
 	putback_folios(lruvec, sb.keep, sb.nr_keep);
 	__atomic_fetch_sub(&lruvec->nr_isolated, nr, __ATOMIC_RELAXED);
