@@ -89,6 +89,25 @@ static int64_t folio_file_pos(const struct folio *folio)
 /* ---- the backing store ---------------------------------------------------- */
 
 /*
+ * A transfer on a direct file's descriptor, or its fsync, is under way:
+ * O_DIRECT must not be cleared meanwhile (struct fd_file's direct_lock).
+ * A buffered write in that window would leave dirty pages in the
+ * kernel's cache behind folios the cache calls clean, and an fsync
+ * could take the error sync_file_range() is waiting to report.
+ */
+static void fd_file_io_begin(struct fd_file *ff)
+{
+	if (ff->direct)
+		pthread_rwlock_rdlock(&ff->direct_lock);
+}
+
+static void fd_file_io_end(struct fd_file *ff)
+{
+	if (ff->direct)
+		pthread_rwlock_unlock(&ff->direct_lock);
+}
+
+/*
  * Zero what a folio at @pos holds past @got bytes read into it and past
  * the size @size: the file's own bytes there are not the cache's (as
  * write_begin zeroes a page past i_size instead of reading it).
@@ -127,9 +146,12 @@ static int fd_file_fill(struct fd_file *ff, struct folio *folio)
 	int64_t pos = folio_file_pos(folio), size = fd_file_size(ff);
 	ssize_t n = 0;
 
-	if (pos < size)
+	if (pos < size) {
+		fd_file_io_begin(ff);
 		n = fd_read_full(ff->fd, folio_address(folio),
 				 fd_file_read_len(folio, pos), pos);
+		fd_file_io_end(ff);
+	}
 	if (n < 0)
 		return (int)n;
 	fd_file_zero_tail(folio, pos, size, (size_t)n);
@@ -159,13 +181,13 @@ static int fd_file_read_folio(struct address_space *mapping,
  *
  * The same descriptor, not a second one: closing any descriptor of a
  * file drops the process's POSIX record locks on it (fcntl() F_SETLK),
- * which databases hold on their files.  Other I/O on it meanwhile goes
- * buffered, as coherent as direct I/O is with it (the kernel flushes
- * and drops its cache around every direct transfer).  The bytes are
- * then made to reach the file's device (sync_file_range()): a buffered
- * write fails later, in the kernel's writeback, after the folio was
- * called clean, and its data would be lost; this way a failure keeps
- * the folio dirty, as a direct write's does.
+ * which databases hold on their files.  The flag is the open file's, so
+ * every other transfer on it, and its fsync, waits meanwhile
+ * (direct_lock).  The bytes are then made to reach the file's device
+ * (sync_file_range()): a buffered write fails later, in the kernel's
+ * writeback, after the folio was called clean, and its data would be
+ * lost; this way a failure keeps the folio dirty, as a direct write's
+ * does.
  *
  * Return: The transfer's bytes written, or -errno (*@done then counts
  * only bytes known to be on the device: 0 if the flush failed).
@@ -177,7 +199,7 @@ static ssize_t fd_file_write_buffered(struct fd_file *ff,
 	size_t before = *done;
 	ssize_t ret;
 
-	pthread_mutex_lock(&ff->buffered_lock);
+	pthread_rwlock_wrlock(&ff->direct_lock);
 	if (fcntl(ff->fd, F_SETFL, ff->fd_flags & ~O_DIRECT)) {
 		ret = -errno;
 		goto out;
@@ -195,7 +217,7 @@ static ssize_t fd_file_write_buffered(struct fd_file *ff,
 		*done = before;
 	}
 out:
-	pthread_mutex_unlock(&ff->buffered_lock);
+	pthread_rwlock_unlock(&ff->direct_lock);
 	return ret;
 }
 
@@ -255,7 +277,9 @@ static void fd_file_writeback_folios(struct address_space *mapping,
 		run_of[i] = nrw - 1;
 		next = pos + (int64_t)len;
 	}
+	fd_file_io_begin(ff);
 	io_batch_rw(ff->fd, true, rws, nrw, ff->io_uring);
+	fd_file_io_end(ff);
 	/*
 	 * Direct I/O moves whole blocks: the folio holding the end of the
 	 * data (a whole page would make the file longer than its data),
@@ -329,8 +353,11 @@ static void fd_file_readahead(struct address_space *mapping,
 						  folio_file_pos(folios[i]));
 		nread++;
 	}
-	if (nread)
+	if (nread) {
+		fd_file_io_begin(ff);
 		n = fd_readv_full(ff->fd, iov, (int)nread, pos0);
+		fd_file_io_end(ff);
+	}
 	for (i = 0; i < nr; i++) {
 		if (n >= 0) {
 			int64_t pos = folio_file_pos(folios[i]);
@@ -410,7 +437,16 @@ int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd,
 	pthread_rwlockattr_destroy(&attr);
 	if (err)
 		return -ENOMEM;
-	if (pthread_mutex_init(&ff->buffered_lock, NULL)) {
+	/* The same kind: a stream of transfers must not starve a writer. */
+	if (pthread_rwlockattr_init(&attr)) {
+		pthread_rwlock_destroy(&ff->rwsem);
+		return -ENOMEM;
+	}
+	pthread_rwlockattr_setkind_np(
+		&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	err = pthread_rwlock_init(&ff->direct_lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	if (err) {
 		pthread_rwlock_destroy(&ff->rwsem);
 		return -ENOMEM;
 	}
@@ -439,7 +475,7 @@ void fd_file_destroy(struct fd_file *ff)
 	xa_unlock(&ff->mapping.i_pages);
 	xa_destroy(&ff->mapping.i_pages);
 	pthread_rwlock_destroy(&ff->rwsem);
-	pthread_mutex_destroy(&ff->buffered_lock);
+	pthread_rwlock_destroy(&ff->direct_lock);
 }
 
 /* ---- reads ----------------------------------------------------------------- */
@@ -777,9 +813,13 @@ int fd_file_fallocate(struct fd_file *ff, int mode, int64_t pos, int64_t len)
 int fd_file_fsync(struct fd_file *ff, errseq_t *since, bool datasync)
 {
 	int err = file_write_and_wait_range(&ff->mapping, since, 0, INT64_MAX);
+	int ret;
 
-	if ((datasync ? fdatasync(ff->fd) : fsync(ff->fd)) && !err)
+	fd_file_io_begin(ff);
+	ret = datasync ? fdatasync(ff->fd) : fsync(ff->fd);
+	if (ret && !err)
 		err = -errno;
+	fd_file_io_end(ff);
 	return err;
 }
 

@@ -36,8 +36,10 @@
  *	(UPC_FILE_IO_URING).
  * @direct: @fd is writable and has O_DIRECT (its flags are @fd_flags).
  * @fd_flags: @fd's file status flags when the cache was put in front.
- * @buffered_lock: Held while a write goes through @fd with O_DIRECT
- *	cleared: the writes direct I/O cannot make (fd_file_write_buffered()).
+ * @direct_lock: For a @direct file: held shared by every transfer on
+ *	@fd and by its fsync, exclusive while O_DIRECT is cleared for the
+ *	writes direct I/O cannot make (fd_file_write_buffered()), since
+ *	the flag is the open file's, not the thread's.
  */
 struct fd_file {
 	struct address_space mapping;
@@ -48,7 +50,7 @@ struct fd_file {
 	bool io_uring;
 	bool direct;
 	int fd_flags;
-	pthread_mutex_t buffered_lock;
+	pthread_rwlock_t direct_lock;
 };
 
 /**

@@ -60,7 +60,9 @@
  * for it), and those written are evicted with the clean ones.  The
  * clean folios waiting are evicted before the write, and the queue is
  * written before a swap-backed or hooked folio is looked at, so no lock
- * is held across a write but those of the folios written.
+ * is held across a write but those of the folios written and of the
+ * one folio being looked at (reclaim only trylocks, so none is waited
+ * for).
  *
  * Swap (swap_out_folio()).  With struct upc_swap_ops installed
  * (upc_reclaim_set_swap(); the swap layer's swap_device_create() does
@@ -361,8 +363,9 @@ static void sort_by_index(struct folio **folios, unsigned int nr)
  * writeback_folios hook, then evict those written with the batch's
  * clean folios, under one i_pages round trip.  The clean folios waiting
  * are evicted first: no folio lock is held across the write but those
- * of the folios written.  A folio whose write failed is dirtied again,
- * its error recorded on the mapping (as pageout_folio() does), and kept.
+ * of the folios written and of the folio the caller is looking at.  A
+ * folio whose write failed is dirtied again, its error recorded on the
+ * mapping (as pageout_folio() does), and kept.
  */
 static void shrink_pageout_flush(struct shrink_batch *sb)
 {

@@ -373,7 +373,9 @@ int upc_shmem_create(struct upc_cache *cache,
  * when reclaim evicts them under the memory limit.  While the upc_ file
  * is open it must be the file's only user: changes made through other
  * descriptors are not seen by pages already cached, and may be
- * overwritten by writeback.  Every call of the upc_ file API works on
+ * overwritten by writeback; and @fd itself is the cache's (to read,
+ * write or sync it beside the cache is to race with writeback; with
+ * O_DIRECT, the cache clears the flag for its tail writes).  Every call of the upc_ file API works on
  * it; upc_fallocate() passes the tmpfs modes on to the file's file
  * system.
  *
