@@ -69,6 +69,15 @@ static void fenv_make_file(struct fenv *e, int64_t size)
 	}
 }
 
+/* Skip a test of io_uring where this thread cannot have a ring. */
+static void skip_without_io_uring(void)
+{
+	if (io_uring_usable())
+		return;
+	print_message("io_uring is not available here: skipped\n");
+	skip();
+}
+
 /* A cache of @limit bytes and a file of @size bytes opened with @flags. */
 static void fenv_init_flags(struct fenv *e, size_t limit, int64_t size,
 			    unsigned int flags)
@@ -646,10 +655,7 @@ static void test_direct_io(void **state)
 static void test_direct_io_uring(void **state)
 {
 	(void)state;
-	if (!io_uring_usable()) {
-		print_message("io_uring is not available here: skipped\n");
-		skip();
-	}
+	skip_without_io_uring();
 	direct_case(UPC_FILE_IO_URING);
 }
 
@@ -1074,10 +1080,7 @@ static void test_fsync_batches_sync(void **state)
 static void test_fsync_batches_uring(void **state)
 {
 	(void)state;
-	if (!io_uring_usable()) {
-		print_message("io_uring is not available here: skipped\n");
-		skip();
-	}
+	skip_without_io_uring();
 	fsync_counts(true);
 }
 
@@ -1095,10 +1098,7 @@ static void test_reclaim_batches_writeback(void **state)
 	int64_t p;
 
 	(void)state;
-	if (!io_uring_usable()) {
-		print_message("io_uring is not available here: skipped\n");
-		skip();
-	}
+	skip_without_io_uring();
 	fenv_init_flags(&e, 2UL << 20, 8L << 20, UPC_FILE_IO_URING);
 	*c = (struct io_counters){ 0 };
 	for (p = 0; p < 1024; p++)
@@ -1153,10 +1153,7 @@ static void test_fsync_partial_run_sync(void **state)
 static void test_fsync_partial_run_uring(void **state)
 {
 	(void)state;
-	if (!io_uring_usable()) {
-		print_message("io_uring is not available here: skipped\n");
-		skip();
-	}
+	skip_without_io_uring();
 	fsync_partial_run(true);
 }
 
