@@ -226,9 +226,8 @@ out:
  * Neighbours go as one transfer of several buffers, and the transfers
  * go to io_batch_rw() together: thirty contiguous pages cost one
  * pwritev(), thirty scattered ones thirty, or one io_uring submission
- * where the file was opened with UPC_FILE_IO_URING.  A
- * transfer that fails part way fails only the folios it had not
- * written.
+ * where the file was opened with UPC_FILE_IO_URING.  A transfer that
+ * fails part way fails only the folios it had not written.
  */
 static void fd_file_writeback_folios(struct address_space *mapping,
 				     struct folio **folios, unsigned int nr,
