@@ -766,6 +766,75 @@ static void test_file_concurrency_truncate_direct(void **state)
 	fc_run(*state, &cfg);
 }
 
+struct tail_write {
+	struct upc_file *file;
+	int ret;
+	int done;
+};
+
+static void *tail_writer(void *arg)
+{
+	struct tail_write *tw = arg;
+
+	tw->ret = filemap_fdatawrite_range(upc_file_mapping(tw->file), 0,
+					   INT64_MAX);
+	__atomic_store_n(&tw->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * O_DIRECT is the open file's flag, not the thread's: the write of the
+ * page ending a direct file's data, which clears it for the while, must
+ * wait for every transfer under way on the descriptor (each holds the
+ * file's direct_lock shared), or that transfer would go buffered.  The
+ * test holds the lock as a transfer does and starts writeback of such a
+ * page: it must not finish, nor the flag change, until the test lets go.
+ */
+static void test_file_concurrency_direct_flag(void **state)
+{
+	struct upc_cache_config cfg = { .memory_limit = 4 * API_MIB };
+	struct fc_env *env = *state;
+	struct tail_write tw = { 0 };
+	const char *tmp = getenv("TMPDIR");
+	char data[100], back[100];
+	pthread_t tid;
+	int i;
+
+	snprintf(env->dir, sizeof(env->dir), "%s/upc-file-cc-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(env->dir));
+	snprintf(env->path, sizeof(env->path), "%s/data", env->dir);
+	env->fd = open(env->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(env->fd >= 0);
+	env->cfd = open(env->path, O_RDWR | O_DIRECT | O_CLOEXEC);
+	if (env->cfd < 0) {
+		print_message("O_DIRECT refused by $TMPDIR's file system: "
+			      "skipped\n");
+		skip();
+	}
+	assert_int_equal(upc_cache_create(&cfg, &env->cache), 0);
+	assert_int_equal(upc_file_open(env->cache, env->cfd, 0, &env->file),
+			 0);
+	memset(data, 0x5a, sizeof(data));
+	assert_int_equal(upc_write(env->file, data, sizeof(data), 0),
+			 sizeof(data));
+	tw.file = env->file;
+	pthread_rwlock_rdlock(&env->file->fdf.direct_lock);
+	assert_int_equal(pthread_create(&tid, NULL, tail_writer, &tw), 0);
+	for (i = 0; i < 50; i++) {
+		assert_true(fcntl(env->cfd, F_GETFL) & O_DIRECT);
+		assert_false(__atomic_load_n(&tw.done, __ATOMIC_ACQUIRE));
+		usleep(1000);
+	}
+	pthread_rwlock_unlock(&env->file->fdf.direct_lock);
+	assert_int_equal(pthread_join(tid, NULL), 0);
+	assert_int_equal(tw.ret, 0);
+	assert_true(fcntl(env->cfd, F_GETFL) & O_DIRECT);
+	assert_int_equal(pread(env->fd, back, sizeof(back), 0), sizeof(back));
+	assert_memory_equal(back, data, sizeof(data));
+	fc_close(env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -780,6 +849,9 @@ int main(void)
 			fc_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_file_concurrency_truncate_direct, fc_setup,
+			fc_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_file_concurrency_direct_flag, fc_setup,
 			fc_teardown),
 	};
 
