@@ -109,6 +109,28 @@ void filemap_delete_folio(struct folio *folio, void *shadow);
  */
 void filemap_folio_added(struct folio *folio, void *shadow);
 
+/**
+ * writeback_write_folios() - Write @nr folios under writeback and end it.
+ * @mapping: Their mapping, which can write back (a writeback_folio hook).
+ * @folios: Locked folios of @mapping in index order, dirty bit cleared
+ *	and PG_writeback set (folio_clear_dirty_for_io(),
+ *	folio_start_writeback()); at most FOLIO_BATCH_SIZE.
+ * @nr: How many.
+ * @errs: Receives 0 or -errno per folio.
+ *
+ * One call of the writeback_folios hook if the mapping has one, else one
+ * writeback_folio call each.  A folio whose write failed is dirtied
+ * again and the error recorded on the mapping (mapping_set_error())
+ * before PG_writeback is cleared, so that its data is never clean
+ * unwritten and an fsync waiting for the writeback hears of it.  The
+ * folios stay locked.  Shared by sync (mm/page_writeback.c) and reclaim
+ * (mm/vmscan.c).
+ *
+ * Context: May sleep (the hooks).
+ */
+void writeback_write_folios(struct address_space *mapping,
+			    struct folio **folios, unsigned int nr, int *errs);
+
 /*
  * Test hook: called by filemap_lock_store() with the lock dropped, after
  * the split preallocation and before relocking.  NULL in production; a

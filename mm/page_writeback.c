@@ -47,30 +47,12 @@ static bool writeback_begin(struct folio *folio)
 	return true;
 }
 
-/* The end of step 2, and step 3 on a failure; the folio stays locked. */
-static void writeback_end(struct address_space *mapping, struct folio *folio,
-			  int err)
-{
-	if (err) {
-		folio_mark_dirty(folio);
-		mapping_set_error(mapping, err);
-	}
-	folio_end_writeback(folio);
-}
-
-/*
- * Write @nr locked folios of @mapping under writeback, in index order:
- * in one call of the mapping's writeback_folios hook if it has one
- * (fewer, larger requests), else one writeback_folio call each; then end
- * their writeback and unlock them.  Return: 0 or the first error.
- */
-static int writeback_flush(struct address_space *mapping,
-			   struct folio **folios, unsigned int nr)
+/* The rest of step 2, and step 3 on a failure: see filemap_internal.h. */
+void writeback_write_folios(struct address_space *mapping,
+			    struct folio **folios, unsigned int nr, int *errs)
 {
 	const struct address_space_operations *a_ops = mapping->a_ops;
-	int errs[FOLIO_BATCH_SIZE];
 	unsigned int i;
-	int ret = 0;
 
 	if (a_ops->writeback_folios)
 		a_ops->writeback_folios(mapping, folios, nr, errs);
@@ -78,7 +60,27 @@ static int writeback_flush(struct address_space *mapping,
 		for (i = 0; i < nr; i++)
 			errs[i] = a_ops->writeback_folio(mapping, folios[i]);
 	for (i = 0; i < nr; i++) {
-		writeback_end(mapping, folios[i], errs[i]);
+		if (errs[i]) {
+			folio_mark_dirty(folios[i]);
+			mapping_set_error(mapping, errs[i]);
+		}
+		folio_end_writeback(folios[i]);
+	}
+}
+
+/*
+ * Write @nr locked folios of @mapping under writeback, in index order,
+ * then unlock them.  Return: 0 or the first error.
+ */
+static int writeback_flush(struct address_space *mapping,
+			   struct folio **folios, unsigned int nr)
+{
+	int errs[FOLIO_BATCH_SIZE];
+	unsigned int i;
+	int ret = 0;
+
+	writeback_write_folios(mapping, folios, nr, errs);
+	for (i = 0; i < nr; i++) {
 		folio_unlock(folios[i]);
 		if (errs[i] && !ret)
 			ret = errs[i];

@@ -173,17 +173,8 @@ static enum folio_verdict pageout_folio(struct lruvec *lruvec,
 	/* Cleaned by someone else since we looked: evict as it is. */
 	if (folio_clear_dirty_for_io(folio)) {
 		folio_start_writeback(folio);
-		err = a_ops->writeback_folio(mapping, folio);
-		/*
-		 * Dirty again and the error recorded before PG_writeback
-		 * goes: never clean unsaved, and an fsync that waited for
-		 * this writeback (filemap_fdatawait_range()) hears of it.
-		 */
-		if (err) {
-			folio_mark_dirty(folio);
-			mapping_set_error(mapping, err);
-		}
-		folio_end_writeback(folio);
+		/* A failure leaves it dirty, the error recorded. */
+		writeback_write_folios(mapping, &folio, 1, &err);
 		if (err) {
 			lru_stat_add(&lruvec->nr_vmscan_write_errors, 1);
 			return FOLIO_KEEP;
@@ -360,8 +351,8 @@ static void sort_by_index(struct folio **folios, unsigned int nr)
 /*
  * shrink_pageout_flush() - Write @sb's queued dirty folios (one
  * mapping's, locked, under writeback) with one call of its
- * writeback_folios hook, then evict those written with the batch's
- * clean folios, under one i_pages round trip.  The clean folios waiting
+ * writeback_folios hook (writeback_write_folios()), then evict those
+ * written with the batch's clean folios, under one i_pages round trip.  The clean folios waiting
  * are evicted first: no folio lock is held across the write but those
  * of the folios written and of the folio the caller is looking at.  A
  * folio whose write failed is dirtied again, its error recorded on the
@@ -379,15 +370,10 @@ static void shrink_pageout_flush(struct shrink_batch *sb)
 	sb->nr_pageout = 0;
 	mapping = sb->pageout[0]->mapping;
 	sort_by_index(sb->pageout, nr);
-	mapping->a_ops->writeback_folios(mapping, sb->pageout, nr, errs);
+	writeback_write_folios(mapping, sb->pageout, nr, errs);
 	for (i = 0; i < nr; i++) {
 		struct folio *folio = sb->pageout[i];
 
-		if (errs[i]) {
-			folio_mark_dirty(folio);
-			mapping_set_error(mapping, errs[i]);
-		}
-		folio_end_writeback(folio);
 		if (errs[i]) {
 			lru_stat_add(&sb->lruvec->nr_vmscan_write_errors, 1);
 			folio_unlock(folio);
@@ -455,8 +441,8 @@ static enum folio_verdict shrink_folio(struct shrink_batch *sb,
 	dirty = folio_test_dirty(folio);
 	hooked = mapping_evict_hooked(mapping);
 	/* Dirty folios of a mapping that writes many at once wait for more. */
-	batched = dirty && !swapbacked && !hooked && mapping->a_ops &&
-		  mapping->a_ops->writeback_folio &&
+	batched = dirty && !swapbacked && !hooked &&
+		  mapping_writes_back(mapping) &&
 		  mapping->a_ops->writeback_folios;
 	if (batched)
 		return shrink_pageout_queue(sb, folio);
