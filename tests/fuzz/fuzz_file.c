@@ -191,16 +191,6 @@ static void fz_expect(struct fz *z, const char *what, int64_t got, int64_t want)
 		fz_fail(z, what, got, want);
 }
 
-static int64_t fz_min(int64_t a, int64_t b)
-{
-	return a < b ? a : b;
-}
-
-static int64_t fz_max(int64_t a, int64_t b)
-{
-	return a > b ? a : b;
-}
-
 /*
  * Fault injection around the upc_ calls of an operation that op 13
  * armed (the checks after it run disarmed).
@@ -235,14 +225,14 @@ static void model_write(struct fz *z, int64_t pos, const unsigned char *src,
 	if (done <= 0)
 		return;
 	memcpy(z->bytes + pos, src, (size_t)done);
-	z->touched = fz_max(z->touched, pos + done);
+	z->touched = in_max(z->touched, pos + done);
 	if (pos + done > z->size)
 		z->size = pos + done;
 }
 
 static void model_zero(struct fz *z, int64_t pos, int64_t end)
 {
-	end = fz_min(end, z->touched);
+	end = in_min(end, z->touched);
 	if (pos < end)
 		memset(z->bytes + pos, 0, (size_t)(end - pos));
 }
@@ -259,9 +249,9 @@ static bool model_zeros(const struct fz *z, int64_t pos, int64_t end)
 {
 	static const unsigned char zeros[4096];
 
-	end = fz_min(end, z->touched);
+	end = in_min(end, z->touched);
 	while (pos < end) {
-		size_t n = (size_t)fz_min(end - pos, sizeof(zeros));
+		size_t n = (size_t)in_min(end - pos, sizeof(zeros));
 
 		if (memcmp(z->bytes + pos, zeros, n))
 			return false;
@@ -292,8 +282,8 @@ static void check_range(struct fz *z, int64_t pos, int64_t len)
 	int64_t end = pos + len;
 
 	do {
-		int64_t n = fz_min(end - pos, FZ_CHECK_CHUNK);
-		int64_t want = pos >= z->size ? 0 : fz_min(n, z->size - pos);
+		int64_t n = in_min(end - pos, FZ_CHECK_CHUNK);
+		int64_t want = pos >= z->size ? 0 : in_min(n, z->size - pos);
 		ssize_t got = upc_read(z->file, z->buf, (size_t)n, pos);
 
 		fz_expect(z, "read length", got, want);
@@ -312,9 +302,9 @@ static void check_backing(struct fz *z, int64_t pos, int64_t len)
 	if (fstat(z->fd, &st))
 		fz_fail(z, "fstat() of the backing file", -errno, 0);
 	fz_expect(z, "backing file size", (int64_t)st.st_size, z->size);
-	pos = fz_min(pos, FZ_SIZE);
-	len = fz_min(len, FZ_SIZE - pos);
-	want = pos >= z->size ? 0 : fz_min(len, z->size - pos);
+	pos = in_min(pos, FZ_SIZE);
+	len = in_min(len, FZ_SIZE - pos);
+	want = pos >= z->size ? 0 : in_min(len, z->size - pos);
 	got = pread(z->fd, z->buf, (size_t)len, pos);
 	fz_expect(z, "backing file pread()", got, want);
 	check_bytes(z, "backing file byte at", pos, want);
@@ -372,7 +362,7 @@ static void check_seek(struct fz *z, int64_t pos, bool data)
 	}
 	if (got < pos || got > z->size)
 		fz_fail(z, "SEEK_HOLE out of range", got, pos);
-	end = fz_min((got / z->blksize + 1) * z->blksize, z->size);
+	end = in_min((got / z->blksize + 1) * z->blksize, z->size);
 	if (got < z->size && !model_zeros(z, got, end))
 		fz_fail(z, "SEEK_HOLE landed on data; hole at", got, pos);
 }
@@ -503,10 +493,10 @@ static void op_read(struct fz *z, int64_t pos, int64_t len, int iovcnt)
 {
 	int64_t want = rw_verify(pos, len), got;
 
-	len = fz_min(len, FZ_SIZE);
+	len = in_min(len, FZ_SIZE);
 	if (want >= 0)
-		want = pos >= z->size ? 0 : fz_min(len, z->size - pos);
-	memset(z->buf, 0xa5, (size_t)fz_min(len, 4096));
+		want = pos >= z->size ? 0 : in_min(len, z->size - pos);
+	memset(z->buf, 0xa5, (size_t)in_min(len, 4096));
 	if (iovcnt) {
 		struct iovec iov[FZ_MAX_IOV];
 
@@ -549,7 +539,7 @@ static void op_truncate(struct fz *z, int64_t size, int64_t len)
 		fz_expect(z, "truncate past the model", got, 0);
 		fz_expect(z, "size past the model", upc_size(z->file), size);
 		/* Up to the last page of the offset space, if it is there. */
-		tail = fz_min(len % 16384, size - FZ_SIZE - 1) + 1;
+		tail = in_min(len % 16384, size - FZ_SIZE - 1) + 1;
 		memset(z->buf, 0xa5, (size_t)tail);
 		fz_expect(z, "read past the model",
 			  upc_read(z->file, z->buf, (size_t)tail, size - tail),
@@ -620,7 +610,7 @@ static void op_fallocate(struct fz *z, int64_t pos, int64_t len,
 	fz_expect(z, "fallocate", got, want);
 	if (!want) {
 		if (punch)
-			model_zero(z, pos, fz_min(pos + len, FZ_SIZE));
+			model_zero(z, pos, in_min(pos + len, FZ_SIZE));
 		else if (!(mode & FALLOC_FL_KEEP_SIZE) && pos + len > z->size)
 			z->size = pos + len;
 	}
@@ -660,8 +650,8 @@ static void fz_read_only(struct fz *z, int64_t pos, int64_t len)
 	fz_expect(z, "upc_file_open() read-only",
 		  upc_file_open(z->cache, rofd, 0, &z->file), 0);
 	check_size(z);
-	pos = pos < 0 ? 0 : fz_min(pos, FZ_SIZE);
-	check_range(z, pos, fz_min(len, FZ_SIZE - pos));
+	pos = pos < 0 ? 0 : in_min(pos, FZ_SIZE);
+	check_range(z, pos, in_min(len, FZ_SIZE - pos));
 	fz_expect(z, "read-only write", upc_write(z->file, z->buf, 1, pos),
 		  -EBADF);
 	fz_expect(z, "read-only truncate", upc_truncate(z->file, pos),
@@ -915,7 +905,7 @@ static void fz_step(struct fz *z, struct input *in)
 	z->faulty = z->fault_n != 0;
 	/* Near the end of the file (an extension, or a tail rewrite). */
 	if ((op & 15) == 11 && pos >= 0 && pos <= FZ_SIZE)
-		pos = fz_max(0, z->size - 4096 + pos % 12288);
+		pos = in_max(0, z->size - 4096 + pos % 12288);
 	fz_log(z, "op %u pos %" PRId64 " len %" PRId64 " arg %u iov %d "
 	       "(size %" PRId64 ")", op & 15, pos, len, arg, iovcnt, z->size);
 	switch (op & 15) {

@@ -59,4 +59,15 @@ static inline int64_t in_len(struct input *in, int64_t size)
 	return v < 0xf000 ? v : (int64_t)(v - 0xf000) * (size / 0xfff);
 }
 
+/* The smaller and the larger of two offsets or lengths. */
+static inline int64_t in_min(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+static inline int64_t in_max(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
 #endif /* UPCACHE_TESTS_FUZZ_INPUT_H */

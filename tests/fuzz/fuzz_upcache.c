@@ -117,11 +117,6 @@ static void fz_expect(struct fz *z, const char *what, int64_t got, int64_t want)
 
 /* ---- the model ----------------------------------------------------------- */
 
-static int64_t fz_min(int64_t a, int64_t b)
-{
-	return a < b ? a : b;
-}
-
 /* Page states over [@pos, @end) after a write of it. */
 static void model_write(struct fz *z, int64_t pos, int64_t len, int64_t done,
 			uint8_t fill)
@@ -154,7 +149,7 @@ static void model_zero(struct fz *z, int64_t pos, int64_t end)
 {
 	int64_t p;
 
-	end = fz_min(end, FZ_SIZE);
+	end = in_min(end, FZ_SIZE);
 	if (pos >= end)
 		return;
 	memset(z->bytes + pos, 0, (size_t)(end - pos));
@@ -227,7 +222,7 @@ static bool fz_may_fail_swapin(const struct fz *z)
 
 static void check_range(struct fz *z, int64_t pos, int64_t len)
 {
-	int64_t want = pos >= z->size ? 0 : fz_min(len, z->size - pos);
+	int64_t want = pos >= z->size ? 0 : in_min(len, z->size - pos);
 	ssize_t got = upc_read(z->file, z->buf, (size_t)len, pos);
 
 	/* A swap-in that found no memory: what came before it is checked. */
@@ -251,7 +246,7 @@ static bool model_zeros(const struct fz *z, int64_t pos, int64_t end)
 	static const unsigned char zeros[4096];
 
 	while (pos < end) {
-		size_t n = (size_t)fz_min(end - pos, sizeof(zeros));
+		size_t n = (size_t)in_min(end - pos, sizeof(zeros));
 
 		if (memcmp(z->bytes + pos, zeros, n))
 			return false;
@@ -444,7 +439,7 @@ static void fz_step(struct fz *z, struct input *in)
 							  (size_t)len, pos),
 				  -EINVAL);
 		else
-			check_range(z, pos, fz_min(len, FZ_SIZE));
+			check_range(z, pos, in_min(len, FZ_SIZE));
 		break;
 	case 2:
 	case 3:
