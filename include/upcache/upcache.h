@@ -344,12 +344,13 @@ int upc_shmem_create(struct upc_cache *cache,
  * in one io_uring submission instead of one pwritev() per run, where
  * the kernel lets this thread have a ring (else it falls back to
  * pwritev() by itself).  Meant for O_DIRECT files, whose writes then
- * reach the device together: on Linux 6.18 and ext4 over a virtual
- * disk, fdatasync of 256 scattered dirty pages took about 4.6 ms with
- * it against 17 ms without.  Off by default, since buffered writes only
- * gain where the file system completes them in line: ext4 and tmpfs
- * hand them to kernel worker threads, and the same batch took about
- * twice as long as with pwritev().
+ * reach the device together.  Off by default, since buffered writes
+ * only gain where the file system completes them in line, and ext4 and
+ * tmpfs hand them to kernel worker threads.  Measured on Linux 6.18
+ * (upcache-bench compare, 4 KiB random writes with fsync=256, that is
+ * 256 scattered dirty pages per sync, file_io_uring=0 against 1): with
+ * direct=1 on ext4 over a virtual disk, a sync took 6.9 ms with it
+ * against 21 ms without; buffered on tmpfs, 1.07 ms against 0.49 ms.
  */
 #define UPC_FILE_IO_URING	(1U << 0)
 
