@@ -468,17 +468,22 @@ unlock:
 }
 
 /*
- * isolate_folios() - Take up to @nr folios off the tail of list @lru,
- * each with a reference and PG_lru clear.  Return: how many.
+ * isolate_folios() - Take folios off the tail of list @lru, each with a
+ * reference and PG_lru clear: up to @nr of them and @nr pages' worth
+ * (as the kernel's isolate_lru_folios() counts a large folio's pages),
+ * so that a batch of large folios does not reach past the oldest into
+ * folios read ahead and not yet used.  Return: how many.
  */
 static unsigned int isolate_folios(struct lruvec *lruvec, enum lru_list lru,
 				   struct folio **folios, unsigned int nr)
 {
 	struct upc_list_head *list = &lruvec->lists[lru];
 	unsigned int tries, n = 0;
+	unsigned long pages = 0;
 
 	lru_lock(&lruvec->lock);
-	for (tries = 0; tries < nr && !mm_list_empty(list); tries++) {
+	for (tries = 0; tries < nr && pages < nr && !mm_list_empty(list);
+	     tries++) {
 		struct folio *folio = lru_to_folio(list->prev);
 
 		if (!folio_try_get(folio)) {
@@ -490,6 +495,7 @@ static unsigned int isolate_folios(struct lruvec *lruvec, enum lru_list lru,
 		lruvec_del_folio(lruvec, folio, lru);
 		folio_clear_lru(folio);
 		folios[n++] = folio;
+		pages += folio_nr_pages(folio);
 	}
 	upc_unlock(&lruvec->lock);
 	return n;

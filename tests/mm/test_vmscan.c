@@ -256,6 +256,48 @@ static void test_isolate_putback(void **state)
 }
 
 /*
+ * A reclaim batch counts pages, not folios: asked for 32 pages of a list
+ * of ten order-5 folios, reclaim evicts the oldest one only.  Counting
+ * folios it took all ten, readahead's unused folios with them (a read
+ * ahead stream through a small cache then refaulted what it had just
+ * read ahead, and pushed out the working set).
+ */
+static void test_reclaim_batch_counts_pages(void **state)
+{
+	struct vm_fixture f;
+	void *entry;
+	pgoff_t i;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 1UL << AS_LARGE_FOLIOS);
+	for (i = 0; i < 10; i++) {
+		struct folio *folio = filemap_alloc_folio(&f.mapping,
+							  GFP_KERNEL, 5);
+
+		assert_non_null(folio);
+		assert_true(folio_trylock(folio));
+		assert_int_equal(filemap_add_folio(&f.mapping, folio, i * 32,
+						   GFP_KERNEL), 0);
+		folio_set_uptodate(folio);
+		folio_unlock(folio);
+		folio_put(folio);
+	}
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_reclaim_pages(f.arena, 32), 32);
+	assert_int_equal(f.mapping.nrpages, 9 * 32);
+	entry = xa_load(&f.mapping.i_pages, 0);
+	assert_true(!entry || xa_is_value(entry));	/* gone: its shadow */
+	for (i = 1; i < 10; i++) {
+		struct folio *folio = filemap_get_folio(&f.mapping, i * 32);
+
+		assert_false(IS_ERR(folio));
+		folio_put(folio);
+	}
+	vm_assert_lru_consistent(&f);
+	vm_teardown(&f);
+}
+
+/*
  * A batch's clean folios leave a mapping at a time, each mapping's under
  * one round trip of its i_pages lock: a full batch of two files' folios,
  * interleaved on the inactive list, costs two acquisitions.  Evicted one
@@ -447,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_limit_and_enomem),
 		cmocka_unit_test(test_truncate_leaves_lru),
 		cmocka_unit_test(test_isolate_putback),
+		cmocka_unit_test(test_reclaim_batch_counts_pages),
 		cmocka_unit_test(test_evict_batch_lock_trips),
 		cmocka_unit_test(test_evict_hook_holds_no_other_folio),
 		cmocka_unit_test(test_bad_config),
