@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lib/workqueue.c - a queue of work and the pool of threads that runs it
+ * (lib/workqueue.h), after the kernel's kernel/workqueue.c in its ideas:
+ * callers queue work items they own, workers call them.
+ *
+ * One mutex per queue guards a singly linked FIFO and the pool's
+ * counts.  A worker takes the oldest work, runs it unlocked, and counts
+ * it done; flush_workqueue() waits until the done count reaches the
+ * queued count it saw on entry (work runs in queue order on each
+ * worker, but workers finish out of order, so the counts, not the list,
+ * say when everything before the flush is over).
+ *
+ * The pool grows lazily: queue_work() starts a thread only when the
+ * work waiting outnumbers the workers waiting for it, up to max_active.
+ * Threads stay until the queue is destroyed; an idle one costs a stack
+ * and nothing else.
+ *
+ * fork(): the child has no worker threads, whatever the parent had, and
+ * work a parent worker was running would stay half done in the child
+ * (for readahead: folios locked for ever).  A pthread_atfork() handler
+ * therefore waits, before the fork, until every queue is idle, and
+ * holds each queue's mutex across it; the child then starts with empty
+ * pools that grow again as work arrives.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fault.h"
+#include "workqueue.h"
+
+#define WQ_MAX_ACTIVE	64u
+
+/**
+ * struct workqueue_struct - a queue and its pool.
+ * @lock: Guards everything below.
+ * @more: Idle workers wait here for work (or for the queue to stop).
+ * @idle: flush_workqueue() and fork wait here for work to finish.
+ * @head: The oldest queued work, or NULL.
+ * @tail: Where the next work is linked.
+ * @pending: Works queued and not yet taken by a worker.
+ * @running: Works being run.
+ * @queued: Works ever queued.
+ * @done: Works ever finished.
+ * @nr_workers: Threads started (in @threads).
+ * @nr_idle: Threads waiting on @more.
+ * @nr_waiting: Threads waiting on @idle.
+ * @max_active: The most threads.
+ * @stopping: destroy_workqueue() has begun: workers exit once the
+ *	queue is empty.
+ * @threads: The workers, for destroy_workqueue() to join.
+ * @list: The registry of queues (fork handling).
+ */
+struct workqueue_struct {
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	pthread_cond_t idle;
+	struct work_struct *head;
+	struct work_struct **tail;
+	unsigned long pending;
+	unsigned long running;
+	unsigned long queued;
+	unsigned long done;
+	unsigned int nr_workers;
+	unsigned int nr_idle;
+	unsigned int nr_waiting;
+	unsigned int max_active;
+	bool stopping;
+	pthread_t threads[WQ_MAX_ACTIVE];
+	struct workqueue_struct *list;
+};
+
+/* Every queue, for the fork handlers. */
+static pthread_mutex_t wq_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct workqueue_struct *wq_registry;
+static pthread_once_t wq_atfork_once = PTHREAD_ONCE_INIT;
+
+/* Take the oldest work; @wq->lock held, the queue not empty. */
+static struct work_struct *wq_dequeue(struct workqueue_struct *wq)
+{
+	struct work_struct *work = wq->head;
+
+	wq->head = work->next;
+	if (!wq->head)
+		wq->tail = &wq->head;
+	wq->pending--;
+	return work;
+}
+
+static void *wq_worker(void *arg)
+{
+	struct workqueue_struct *wq = arg;
+
+	pthread_mutex_lock(&wq->lock);
+	for (;;) {
+		struct work_struct *work;
+
+		while (!wq->head && !wq->stopping) {
+			wq->nr_idle++;
+			pthread_cond_wait(&wq->more, &wq->lock);
+			wq->nr_idle--;
+		}
+		if (!wq->head)
+			break;		/* stopping, and nothing left */
+		work = wq_dequeue(wq);
+		wq->running++;
+		pthread_mutex_unlock(&wq->lock);
+		work->func(work);	/* @work may be gone from here on */
+		pthread_mutex_lock(&wq->lock);
+		wq->running--;
+		wq->done++;
+		if (wq->nr_waiting)
+			pthread_cond_broadcast(&wq->idle);
+	}
+	pthread_mutex_unlock(&wq->lock);
+	return NULL;
+}
+
+/*
+ * Start one more worker, signals blocked in it; @wq->lock held.
+ * Return: 0 or -EAGAIN.
+ */
+static int wq_start_worker(struct workqueue_struct *wq)
+{
+	sigset_t all, old;
+	int err;
+
+	if (upc_fault_should_fail())
+		return -EAGAIN;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&wq->threads[wq->nr_workers], NULL, wq_worker,
+			     wq);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -EAGAIN;
+	wq->nr_workers++;
+	return 0;
+}
+
+/* Before fork(): every queue idle, and locked. */
+static void wq_atfork_prepare(void)
+{
+	struct workqueue_struct *wq;
+
+	pthread_mutex_lock(&wq_registry_lock);
+	for (wq = wq_registry; wq; wq = wq->list) {
+		pthread_mutex_lock(&wq->lock);
+		wq->nr_waiting++;
+		while (wq->pending || wq->running)
+			pthread_cond_wait(&wq->idle, &wq->lock);
+		wq->nr_waiting--;
+	}
+}
+
+static void wq_atfork_parent(void)
+{
+	struct workqueue_struct *wq;
+
+	for (wq = wq_registry; wq; wq = wq->list)
+		pthread_mutex_unlock(&wq->lock);
+	pthread_mutex_unlock(&wq_registry_lock);
+}
+
+/* The child: no threads; each pool starts again from none. */
+static void wq_atfork_child(void)
+{
+	struct workqueue_struct *wq;
+
+	for (wq = wq_registry; wq; wq = wq->list) {
+		wq->nr_workers = 0;
+		wq->nr_idle = 0;
+		wq->nr_waiting = 0;
+		pthread_cond_init(&wq->more, NULL);
+		pthread_cond_init(&wq->idle, NULL);
+		pthread_mutex_unlock(&wq->lock);
+	}
+	pthread_mutex_unlock(&wq_registry_lock);
+}
+
+static void wq_register_atfork(void)
+{
+	pthread_atfork(wq_atfork_prepare, wq_atfork_parent, wq_atfork_child);
+}
+
+struct workqueue_struct *alloc_workqueue(unsigned int max_active)
+{
+	struct workqueue_struct *wq;
+
+	if (!max_active || max_active > WQ_MAX_ACTIVE)
+		return NULL;
+	if (upc_fault_should_fail())
+		return NULL;
+	wq = calloc(1, sizeof(*wq));
+	if (!wq)
+		return NULL;
+	if (pthread_mutex_init(&wq->lock, NULL))
+		goto free;
+	if (pthread_cond_init(&wq->more, NULL))
+		goto mutex;
+	if (pthread_cond_init(&wq->idle, NULL))
+		goto more;
+	wq->tail = &wq->head;
+	wq->max_active = max_active;
+	pthread_once(&wq_atfork_once, wq_register_atfork);
+	pthread_mutex_lock(&wq_registry_lock);
+	wq->list = wq_registry;
+	wq_registry = wq;
+	pthread_mutex_unlock(&wq_registry_lock);
+	return wq;
+more:
+	pthread_cond_destroy(&wq->more);
+mutex:
+	pthread_mutex_destroy(&wq->lock);
+free:
+	free(wq);
+	return NULL;
+}
+
+void destroy_workqueue(struct workqueue_struct *wq)
+{
+	struct workqueue_struct **p;
+	unsigned int i;
+
+	if (!wq)
+		return;
+	pthread_mutex_lock(&wq_registry_lock);
+	for (p = &wq_registry; *p != wq; p = &(*p)->list)
+		;
+	*p = wq->list;
+	pthread_mutex_unlock(&wq_registry_lock);
+
+	pthread_mutex_lock(&wq->lock);
+	wq->stopping = true;
+	pthread_cond_broadcast(&wq->more);
+	pthread_mutex_unlock(&wq->lock);
+	for (i = 0; i < wq->nr_workers; i++)
+		pthread_join(wq->threads[i], NULL);
+	pthread_cond_destroy(&wq->idle);
+	pthread_cond_destroy(&wq->more);
+	pthread_mutex_destroy(&wq->lock);
+	free(wq);
+}
+
+int queue_work(struct workqueue_struct *wq, struct work_struct *work)
+{
+	pthread_mutex_lock(&wq->lock);
+	if (wq->pending + 1 > wq->nr_idle && wq->nr_workers < wq->max_active &&
+	    wq_start_worker(wq) && !wq->nr_workers) {
+		pthread_mutex_unlock(&wq->lock);
+		return -EAGAIN;
+	}
+	work->next = NULL;
+	*wq->tail = work;
+	wq->tail = &work->next;
+	wq->pending++;
+	wq->queued++;
+	pthread_cond_signal(&wq->more);
+	pthread_mutex_unlock(&wq->lock);
+	return 0;
+}
+
+void flush_workqueue(struct workqueue_struct *wq)
+{
+	unsigned long target;
+
+	if (!wq)
+		return;
+	pthread_mutex_lock(&wq->lock);
+	target = wq->queued;
+	wq->nr_waiting++;
+	/* Unsigned counts: done catches up with a target it may pass. */
+	while ((long)(wq->done - target) < 0)
+		pthread_cond_wait(&wq->idle, &wq->lock);
+	wq->nr_waiting--;
+	pthread_mutex_unlock(&wq->lock);
+}
+
+unsigned int workqueue_nr_workers(struct workqueue_struct *wq)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&wq->lock);
+	n = wq->nr_workers;
+	pthread_mutex_unlock(&wq->lock);
+	return n;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/workqueue.h - work run by a small pool of background threads
+ * (internal): the kernel's workqueues, for what upcache does
+ * asynchronously (readahead's I/O, mm/readahead.c).
+ *
+ * A caller embeds a struct work_struct in its own request, sets ->func
+ * and queues it; a worker thread of the queue calls ->func(work) once,
+ * after which the work belongs to ->func (it may free it).  The queue
+ * keeps up to max_active threads, started as work arrives and kept
+ * waiting for more.  Workers block every signal: the program's signals
+ * go to its own threads.
+ *
+ * fork() waits until every queue is idle (nothing queued, nothing
+ * running), so a child starts with no work half done; its queues start
+ * new workers as work arrives.
+ */
+#ifndef UPCACHE_LIB_WORKQUEUE_H
+#define UPCACHE_LIB_WORKQUEUE_H
+
+#include <stdbool.h>
+
+/**
+ * struct work_struct - one piece of work.
+ * @func: Called once, on a worker thread, with the work itself.
+ * @next: The queue's link (the queue's own while queued).
+ */
+struct work_struct {
+	void (*func)(struct work_struct *work);
+	struct work_struct *next;
+};
+
+struct workqueue_struct;
+
+/**
+ * alloc_workqueue() - Make a queue.
+ * @max_active: The most worker threads it runs at once (1 .. 64).
+ *
+ * No thread starts until work is queued.
+ * Return: The queue, or NULL (-ENOMEM, or @max_active out of range).
+ */
+struct workqueue_struct *alloc_workqueue(unsigned int max_active);
+
+/**
+ * destroy_workqueue() - Run what is queued, stop the workers, free.
+ * @wq: The queue, or NULL.
+ *
+ * Context: No thread may queue on @wq any more.  Sleeps.
+ */
+void destroy_workqueue(struct workqueue_struct *wq);
+
+/**
+ * queue_work() - Have a worker call @work->func(@work).
+ * @wq: The queue.
+ * @work: The work, @func set; the caller's until then, untouched by the
+ *	queue after @func is called.
+ *
+ * Starts a worker where the work queued outnumbers the idle ones and
+ * fewer than max_active run.
+ * Context: Any thread, a worker too.  Does not sleep on other work.
+ * Return: 0; or -EAGAIN when no worker runs and none could be started
+ * (the work was not queued: the caller runs it itself).
+ */
+int queue_work(struct workqueue_struct *wq, struct work_struct *work);
+
+/**
+ * flush_workqueue() - Wait for the work queued before the call.
+ * @wq: The queue, or NULL (nothing to wait for).
+ *
+ * Context: Sleeps.  Not from a worker of @wq (it would wait for itself).
+ */
+void flush_workqueue(struct workqueue_struct *wq);
+
+/**
+ * workqueue_nr_workers() - How many worker threads @wq has started.
+ * @wq: The queue.
+ *
+ * For tests: the pool grows as documented at queue_work().
+ * Return: Threads running or waiting for work.
+ */
+unsigned int workqueue_nr_workers(struct workqueue_struct *wq);
+
+#endif /* UPCACHE_LIB_WORKQUEUE_H */

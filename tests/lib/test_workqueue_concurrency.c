@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/lib/test_workqueue_concurrency.c - lib/workqueue.c: every work
+ * runs once, flush waits for what came before it, the pool grows to
+ * max_active and no further, one worker keeps queue order, destroy runs
+ * what is left, a thread that cannot start leaves the work to the
+ * caller, workers block signals, and fork() waits for the pool to be
+ * idle and leaves the child a pool that starts again.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fault.h"
+#include "workqueue.h"
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UPC_TEST_TSAN 1
+#endif
+#elif defined(__SANITIZE_THREAD__)
+#define UPC_TEST_TSAN 1
+#endif
+
+#ifdef UPC_TEST_TSAN
+/*
+ * test_fork's child starts a worker thread, as a program's child would;
+ * ThreadSanitizer refuses that by default after a fork with threads.
+ */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "die_after_fork=0";
+}
+#endif
+
+/* A work that counts its runs and records its place in the run order. */
+struct count_work {
+	struct work_struct work;
+	unsigned int runs;
+	unsigned long order;
+};
+
+static unsigned long run_seq;
+
+static void count_fn(struct work_struct *work)
+{
+	struct count_work *cw = (struct count_work *)work;
+
+	__atomic_fetch_add(&cw->runs, 1, __ATOMIC_RELAXED);
+	cw->order = __atomic_fetch_add(&run_seq, 1, __ATOMIC_RELAXED);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void test_bad_args(void **state)
+{
+	(void)state;
+	assert_null(alloc_workqueue(0));
+	assert_null(alloc_workqueue(65));
+	destroy_workqueue(NULL);
+	flush_workqueue(NULL);
+}
+
+/* Two threads queue 4000 works each: each runs once, at most 4 workers. */
+#define PRODUCER_WORKS	4000
+
+struct producer {
+	struct workqueue_struct *wq;
+	struct count_work *works;
+};
+
+static void *producer_fn(void *arg)
+{
+	struct producer *p = arg;
+	unsigned int i;
+
+	for (i = 0; i < PRODUCER_WORKS; i++) {
+		p->works[i].work.func = count_fn;
+		if (queue_work(p->wq, &p->works[i].work))
+			return (void *)1;
+	}
+	return NULL;
+}
+
+static void test_each_work_runs_once(void **state)
+{
+	struct workqueue_struct *wq = alloc_workqueue(4);
+	struct producer p[2];
+	pthread_t t[2];
+	unsigned int i, k;
+	void *ret;
+
+	(void)state;
+	assert_non_null(wq);
+	for (k = 0; k < 2; k++) {
+		p[k].wq = wq;
+		p[k].works = calloc(PRODUCER_WORKS, sizeof(*p[k].works));
+		assert_non_null(p[k].works);
+		assert_int_equal(pthread_create(&t[k], NULL, producer_fn,
+						&p[k]), 0);
+	}
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(pthread_join(t[k], &ret), 0);
+		assert_null(ret);
+	}
+	flush_workqueue(wq);
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < PRODUCER_WORKS; i++)
+			if (__atomic_load_n(&p[k].works[i].runs,
+					    __ATOMIC_RELAXED) != 1)
+				fail_msg("work %u of %u ran %u times", i, k,
+					 p[k].works[i].runs);
+	assert_in_range(workqueue_nr_workers(wq), 1, 4);
+	destroy_workqueue(wq);
+	free(p[0].works);
+	free(p[1].works);
+}
+
+/* A work that blocks until released, counting how many block at once. */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static unsigned int gate_inside, gate_most, gate_ran;
+static bool gate_open;
+
+static void gate_fn(struct work_struct *work)
+{
+	(void)work;
+	pthread_mutex_lock(&gate_lock);
+	gate_inside++;
+	if (gate_inside > gate_most)
+		gate_most = gate_inside;
+	pthread_cond_broadcast(&gate_cond);
+	while (!gate_open)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	gate_inside--;
+	gate_ran++;
+	pthread_mutex_unlock(&gate_lock);
+}
+
+static void gate_reset(void)
+{
+	gate_inside = gate_most = gate_ran = 0;
+	gate_open = false;
+}
+
+/* Five blocking works on a pool of three: three run at once, no more. */
+static void test_pool_grows_to_max(void **state)
+{
+	struct workqueue_struct *wq = alloc_workqueue(3);
+	struct work_struct works[5];
+	unsigned int i;
+
+	(void)state;
+	assert_non_null(wq);
+	gate_reset();
+	assert_int_equal(workqueue_nr_workers(wq), 0);
+	for (i = 0; i < 5; i++) {
+		works[i].func = gate_fn;
+		assert_int_equal(queue_work(wq, &works[i]), 0);
+	}
+	pthread_mutex_lock(&gate_lock);
+	while (gate_inside < 3)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	sleep_ms(20);	/* a fourth would have started by now */
+	pthread_mutex_lock(&gate_lock);
+	assert_int_equal(gate_inside, 3);
+	gate_open = true;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+	flush_workqueue(wq);
+	assert_int_equal(gate_ran, 5);
+	assert_int_equal(gate_most, 3);
+	assert_int_equal(workqueue_nr_workers(wq), 3);
+	destroy_workqueue(wq);
+}
+
+/* A flush returns only once the work queued before it has finished. */
+static bool slow_done;
+
+static void slow_fn(struct work_struct *work)
+{
+	(void)work;
+	sleep_ms(30);
+	__atomic_store_n(&slow_done, true, __ATOMIC_RELEASE);
+}
+
+static void test_flush_waits(void **state)
+{
+	struct workqueue_struct *wq = alloc_workqueue(2);
+	struct work_struct work = { .func = slow_fn };
+
+	(void)state;
+	assert_non_null(wq);
+	slow_done = false;
+	assert_int_equal(queue_work(wq, &work), 0);
+	flush_workqueue(wq);
+	assert_true(__atomic_load_n(&slow_done, __ATOMIC_ACQUIRE));
+	destroy_workqueue(wq);
+}
+
+/* One worker runs works in the order they were queued. */
+static void test_single_worker_keeps_order(void **state)
+{
+	struct workqueue_struct *wq = alloc_workqueue(1);
+	struct count_work works[200];
+	unsigned int i;
+
+	(void)state;
+	assert_non_null(wq);
+	run_seq = 0;
+	for (i = 0; i < 200; i++) {
+		works[i].work.func = count_fn;
+		works[i].runs = 0;
+		assert_int_equal(queue_work(wq, &works[i].work), 0);
+	}
+	flush_workqueue(wq);
+	for (i = 0; i < 200; i++) {
+		assert_int_equal(works[i].runs, 1);
+		assert_int_equal(works[i].order, i);
+	}
+	assert_int_equal(workqueue_nr_workers(wq), 1);
+	destroy_workqueue(wq);
+}
+
+/* destroy_workqueue() runs what is still queued before it returns. */
+static void test_destroy_runs_queued(void **state)
+{
+	struct workqueue_struct *wq = alloc_workqueue(1);
+	struct count_work works[100];
+	unsigned int i;
+
+	(void)state;
+	assert_non_null(wq);
+	for (i = 0; i < 100; i++) {
+		works[i].work.func = count_fn;
+		works[i].runs = 0;
+		assert_int_equal(queue_work(wq, &works[i].work), 0);
+	}
+	destroy_workqueue(wq);
+	for (i = 0; i < 100; i++)
+		assert_int_equal(works[i].runs, 1);
+}
+
+/*
+ * The first worker cannot start (the injector fails it): -EAGAIN, the
+ * work not taken; the next try starts one.  With a worker running, a
+ * second that cannot start leaves the work queued for the first.
+ */
+static void test_no_thread(void **state)
+{
+	struct workqueue_struct *wq = alloc_workqueue(2);
+	struct count_work a = { .work.func = count_fn };
+	struct count_work b = { .work.func = count_fn };
+	struct work_struct g = { .func = gate_fn };
+
+	(void)state;
+	assert_non_null(wq);
+	upc_fault_fail_nth(1);
+	assert_int_equal(queue_work(wq, &a.work), -EAGAIN);
+	assert_true(upc_fault_injected());
+	upc_fault_fail_nth(0);
+	assert_int_equal(workqueue_nr_workers(wq), 0);
+	assert_int_equal(a.runs, 0);
+	/* One worker, held by a gate work; the second cannot start. */
+	gate_reset();
+	assert_int_equal(queue_work(wq, &g), 0);
+	pthread_mutex_lock(&gate_lock);
+	while (gate_inside < 1)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	upc_fault_fail_nth(1);
+	assert_int_equal(queue_work(wq, &b.work), 0);
+	assert_true(upc_fault_injected());
+	upc_fault_fail_nth(0);
+	assert_int_equal(workqueue_nr_workers(wq), 1);
+	pthread_mutex_lock(&gate_lock);
+	gate_open = true;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+	flush_workqueue(wq);
+	assert_int_equal(b.runs, 1);
+	/* The allocation itself fails too. */
+	upc_fault_fail_nth(1);
+	assert_null(alloc_workqueue(1));
+	upc_fault_fail_nth(0);
+	destroy_workqueue(wq);
+}
+
+/* Workers block every signal: the program's handlers run elsewhere. */
+static int sigusr1_blocked = -1;
+
+static void sigmask_fn(struct work_struct *work)
+{
+	sigset_t set;
+
+	(void)work;
+	pthread_sigmask(SIG_SETMASK, NULL, &set);
+	sigusr1_blocked = sigismember(&set, SIGUSR1) &&
+			  sigismember(&set, SIGINT);
+}
+
+static void test_workers_block_signals(void **state)
+{
+	struct workqueue_struct *wq = alloc_workqueue(1);
+	struct work_struct work = { .func = sigmask_fn };
+
+	(void)state;
+	assert_non_null(wq);
+	assert_int_equal(queue_work(wq, &work), 0);
+	flush_workqueue(wq);
+	assert_int_equal(sigusr1_blocked, 1);
+	destroy_workqueue(wq);
+}
+
+/*
+ * fork() waits for the work under way (the child sees it done), and the
+ * child's pool, with no threads, starts one for its own work.
+ */
+static void test_fork(void **state)
+{
+	struct workqueue_struct *wq = alloc_workqueue(2);
+	struct work_struct slow = { .func = slow_fn };
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(wq);
+	slow_done = false;
+	assert_int_equal(queue_work(wq, &slow), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct count_work cw = { .work.func = count_fn };
+
+		if (!__atomic_load_n(&slow_done, __ATOMIC_ACQUIRE))
+			_exit(2);
+		if (workqueue_nr_workers(wq) != 0)
+			_exit(3);
+		if (queue_work(wq, &cw.work))
+			_exit(4);
+		flush_workqueue(wq);
+		_exit(cw.runs == 1 ? 0 : 5);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_true(__atomic_load_n(&slow_done, __ATOMIC_ACQUIRE));
+	destroy_workqueue(wq);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_each_work_runs_once),
+		cmocka_unit_test(test_pool_grows_to_max),
+		cmocka_unit_test(test_flush_waits),
+		cmocka_unit_test(test_single_worker_keeps_order),
+		cmocka_unit_test(test_destroy_runs_queued),
+		cmocka_unit_test(test_no_thread),
+		cmocka_unit_test(test_workers_block_signals),
+		cmocka_unit_test(test_fork),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
