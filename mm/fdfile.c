@@ -530,6 +530,17 @@ static void fd_file_mark_accessed(struct fd_file *ff, struct folio *folio)
 	folio_mark_accessed(folio);
 }
 
+/*
+ * A read met @folio: where it is the first of the stream's async
+ * readahead window, the next window goes out now (the kernel's
+ * filemap_readahead()), a window ahead of the reader.
+ */
+static void fd_file_ra_check(struct fd_file *ff, struct folio *folio)
+{
+	if (folio_test_readahead(folio))
+		page_cache_async_ra(&ff->mapping, &ff->ra, folio);
+}
+
 /* fd_file_fetch_folio() for a caller that has not looked the page up. */
 static struct folio *fd_file_get_folio(struct fd_file *ff, int64_t pos,
 				       int64_t end)
@@ -539,6 +550,7 @@ static struct folio *fd_file_get_folio(struct fd_file *ff, int64_t pos,
 
 	if (!entry || xa_is_value(entry))
 		return fd_file_fetch_folio(ff, pos, end, true);
+	fd_file_ra_check(ff, entry);
 	if (folio_test_uptodate(entry)) {
 		fd_file_mark_accessed(ff, entry);
 		return entry;
@@ -590,6 +602,8 @@ ssize_t fd_file_read_iter(struct fd_file *ff, struct iov_iter *iter,
 				       (pgoff_t)(end - 1) >> UPC_PAGE_SHIFT,
 				       &fbatch);
 		nr = folio_batch_count(&fbatch);
+		for (i = 0; i < nr; i++)
+			fd_file_ra_check(ff, fbatch.folios[i]);
 		if (!nr || !folio_test_uptodate(fbatch.folios[0])) {
 			folio_batch_release(&fbatch);
 			err = fd_file_read_slow(ff, iter, &pos, end, !nr);

@@ -69,6 +69,7 @@
 #include "fault.h"
 #include "internal.h"
 #include "stats_internal.h"
+#include "upcache/filemap.h"
 
 /* The allocator's locks count in arena_lock_acquires, not lock_acquires. */
 static inline void arena_lock(upc_lock_t *lock)
@@ -702,7 +703,9 @@ free_arena:
  * @arena: The arena, or NULL.
  *
  * Unmaps the memory and the memmap and frees the arena.  Folios still
- * referenced are the caller's leak.
+ * referenced are the caller's leak.  Waits first for the readahead
+ * workers (readahead_flush()): the last reference of a folio read
+ * ahead may be theirs.
  *
  * Context: No other thread may use the arena.
  */
@@ -710,6 +713,7 @@ void upc_arena_destroy(struct upc_arena *arena)
 {
 	if (!arena)
 		return;
+	readahead_flush();
 	munmap(arena->memmap, memmap_bytes(arena->nr_pages));
 	arena_unmap_memory(arena);
 	free(arena);

@@ -3,44 +3,63 @@
  * mm/readahead.c - reading pages of a file before they are asked for.
  *
  * Follows the kernel's mm/readahead.c (Linux 6.x) in its ideas, not its
- * code: no asynchronous readahead (PG_readahead).
+ * code.
  *
  * A read that misses costs a trip to the backing store; a reader going
  * through a file in order would pay it for every page.  Readahead reads
- * a window of pages in one go instead, and grows the window while the
- * reader stays sequential, as the kernel's mm/readahead.c does.  This
- * version is synchronous only: the window is read when the reader
- * misses, never in the background, so a sequential stream misses once
- * per window rather than once per page.
+ * a window of pages in one go instead, grows the window while the
+ * reader stays sequential, and reads the window's pages past the
+ * request in the background, so that the reader copies what it has
+ * while the next pages come in, as the kernel's mm/readahead.c does.
  *
- * Two parts:
+ * Three parts:
  *
- *  - page_cache_ra_unbounded(): the mechanism.  For each page of a range
- *    not in the cache (nothing, or a shadow), allocate a folio, add it
- *    locked and not uptodate (readers of that page now wait on its
- *    lock instead of reading it too), and hand runs of consecutive new
- *    folios to the mapping's a_ops->readahead (one request for the run:
- *    a preadv(), for a file) or, without one, to read_folio a folio at a
- *    time.  Cached pages split runs, and so does a page another thread
- *    added meanwhile.  It stops at the first folio it cannot allocate:
- *    readahead is a hint, the reader's own miss path still reads what
- *    it needs.
- *  - page_cache_sync_ra(): the policy, per open file (struct
- *    file_ra_state).  A miss at the start of the file starts a stream
- *    with four times the request; a miss right where the last window
- *    ended continues it with the window doubled.  Any other miss reads
- *    just the request's pages, so random readers read nothing they did
- *    not ask for.  Every window is capped (ra_max_pages()), whatever
- *    the request: a read larger than the cache must not read ahead
- *    pages that reclaim evicts before they are copied; the rest of the
- *    request misses where the window ended and continues the stream.
+ *  - page_cache_ra_unbounded() (ra_read_range()): the mechanism.  For
+ *    each page of a range not in the cache (nothing, or a shadow),
+ *    allocate a folio, add it locked and not uptodate (readers of that
+ *    page now wait on its lock instead of reading it too), and hand runs
+ *    of consecutive new folios to the mapping's a_ops->readahead (one
+ *    request for the run: a preadv(), for a file) or, without one, to
+ *    read_folio a folio at a time.  Cached pages split runs, and so does
+ *    a page another thread added meanwhile.  It stops at the first folio
+ *    it cannot allocate: readahead is a hint, the reader's own miss path
+ *    still reads what it needs.
+ *  - The workers: the runs of a window's async part go to a small pool
+ *    of threads (lib/workqueue.c), the userspace stand-in for the
+ *    kernel's bios completing on their own.  A worker reads the run and
+ *    unlocks its folios; a reader that needs one meanwhile sleeps on its
+ *    lock, as it would on a folio under I/O in the kernel.  The worker
+ *    takes no lock but the folios' (they are already locked) and what
+ *    the mapping's read takes, so it never waits on a reader.  A run no
+ *    worker can take (no memory, no thread) is read by the caller.
+ *  - The policy, per open file (struct file_ra_state).  A miss at the
+ *    start of the file starts a stream with four times the request; a
+ *    miss right where the last window ended continues it with the
+ *    window doubled.  Any other miss reads just the request's pages, so
+ *    random readers read nothing they did not ask for.  A stream's
+ *    window is read in two parts: the request before returning
+ *    (page_cache_sync_ra()), the rest by the workers, its first folio
+ *    marked PG_readahead; a reader that meets the mark sends the next
+ *    window, twice the size, to the workers (page_cache_async_ra()), so
+ *    the stream stays a window ahead of it.  Every window is capped
+ *    (ra_max_pages()), whatever the request: a read larger than the
+ *    cache must not read ahead pages that reclaim evicts before they
+ *    are copied; a request that takes the whole window sends the next
+ *    window at once.
  *
  * The state is a hint shared by the file's readers without a lock (as in
  * the kernel, where racing readers may skew it): its fields are read and
  * written with relaxed atomics, and a skewed window only costs a larger
- * or smaller read.
+ * or smaller read, or a miss where a mark was lost.
  */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fault.h"
 #include "filemap_internal.h"
+#include "workqueue.h"
 
 /*
  * Largest window: 512 KiB, the kernel's default read_ahead_kb (128) is
@@ -55,6 +74,15 @@
  */
 #define RA_ORDER_STEP	2u
 
+/*
+ * Threads reading async windows, for every mapping: a few, so that one
+ * slow device's window does not hold up another's.
+ */
+#define RA_WORKERS	4u
+
+/* No folio was marked PG_readahead. */
+#define RA_NO_MARK	((pgoff_t)-1)
+
 /* The window's cap: RA_MAX_PAGES, and an eighth of the cache's memory. */
 static unsigned long ra_max_pages(struct address_space *mapping)
 {
@@ -65,14 +93,12 @@ static unsigned long ra_max_pages(struct address_space *mapping)
 	return cap ? cap : 1;
 }
 
-/* Read a run of new, locked folios with consecutive indices. */
-static void ra_read_run(struct address_space *mapping, struct folio **folios,
-			unsigned int nr)
+/* Read a run of new, locked folios with consecutive indices; put them. */
+static void ra_submit_run(struct address_space *mapping, struct folio **folios,
+			  unsigned int nr)
 {
 	unsigned int i;
 
-	if (!nr)
-		return;
 	if (mapping->a_ops->readahead)
 		mapping->a_ops->readahead(mapping, folios, nr);
 	else
@@ -81,6 +107,92 @@ static void ra_read_run(struct address_space *mapping, struct folio **folios,
 	/* The cache holds them now; ours were the allocation's. */
 	for (i = 0; i < nr; i++)
 		folio_put(folios[i]);
+}
+
+/**
+ * struct ra_work - a run of folios an async window hands to a worker.
+ * @work: The queue's part.
+ * @mapping: Their mapping.
+ * @nr: How many.
+ * @folios: The run: locked, not uptodate, each with the allocation's
+ *	reference, which the worker drops once it has read them.
+ */
+struct ra_work {
+	struct work_struct work;
+	struct address_space *mapping;
+	unsigned int nr;
+	struct folio *folios[FOLIO_BATCH_SIZE];
+};
+
+/* The workers that read async windows: made on first use. */
+static struct workqueue_struct *ra_wq;
+static pthread_mutex_t ra_wq_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The queue, made now if need be; NULL if it cannot be. */
+static struct workqueue_struct *ra_workqueue(void)
+{
+	struct workqueue_struct *wq = __atomic_load_n(&ra_wq, __ATOMIC_ACQUIRE);
+
+	if (wq)
+		return wq;
+	pthread_mutex_lock(&ra_wq_lock);
+	wq = ra_wq;
+	if (!wq) {
+		wq = alloc_workqueue(RA_WORKERS);
+		__atomic_store_n(&ra_wq, wq, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&ra_wq_lock);
+	return wq;
+}
+
+static void ra_work_fn(struct work_struct *work)
+{
+	struct ra_work *w = (struct ra_work *)work;
+
+	ra_submit_run(w->mapping, w->folios, w->nr);
+	free(w);
+}
+
+/*
+ * Hand a run to a worker.  Return: 0, or -errno when it could not be
+ * (no memory, no worker): the caller reads it itself.
+ */
+static int ra_queue_run(struct address_space *mapping, struct folio **folios,
+			unsigned int nr)
+{
+	struct workqueue_struct *wq = ra_workqueue();
+	struct ra_work *w;
+	int err;
+
+	if (!wq || upc_fault_should_fail())
+		return -ENOMEM;
+	w = malloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->work.func = ra_work_fn;
+	w->mapping = mapping;
+	w->nr = nr;
+	memcpy(w->folios, folios, nr * sizeof(*folios));
+	err = queue_work(wq, &w->work);
+	if (err)
+		free(w);
+	return err;
+}
+
+/* Read a run now, or, @async, on a worker where one can take it. */
+static void ra_read_run(struct address_space *mapping, struct folio **folios,
+			unsigned int nr, bool async)
+{
+	if (!nr)
+		return;
+	if (async && !ra_queue_run(mapping, folios, nr))
+		return;
+	ra_submit_run(mapping, folios, nr);
+}
+
+void readahead_flush(void)
+{
+	flush_workqueue(__atomic_load_n(&ra_wq, __ATOMIC_ACQUIRE));
 }
 
 /*
@@ -126,18 +238,26 @@ static unsigned int ra_folio_order(pgoff_t index, pgoff_t end,
 
 /*
  * page_cache_ra_unbounded() with folios of up to @order pages where the
- * mapping caches large folios: the kernel's page_cache_ra_order().
+ * mapping caches large folios (the kernel's page_cache_ra_order()), and
+ * the folios from @async_from on read by workers, the first of them
+ * marked PG_readahead: a reader that reaches it starts the next window
+ * (page_cache_async_ra()).  The folios before @async_from are read
+ * before returning, the last run of them once the rest is queued, so
+ * that the workers read while the caller does.
+ * Return: the index of the marked folio, or RA_NO_MARK.
  */
-static void ra_read_range(struct address_space *mapping, pgoff_t index,
-			  unsigned long nr, unsigned int order)
+static pgoff_t ra_read_range(struct address_space *mapping, pgoff_t index,
+			     unsigned long nr, unsigned int order,
+			     pgoff_t async_from)
 {
-	struct folio *run[FOLIO_BATCH_SIZE];
-	unsigned int n = 0;
-	pgoff_t end;
+	struct folio *run[FOLIO_BATCH_SIZE], *first[FOLIO_BATCH_SIZE];
+	unsigned int n = 0, nfirst = 0;
+	pgoff_t end, marked = RA_NO_MARK;
+	bool async = false;
 	int err;
 
 	if (!mapping->a_ops || !mapping->a_ops->read_folio || !nr)
-		return;
+		return RA_NO_MARK;
 	if (!mapping_large_folio_support(mapping))
 		order = 0;
 	end = index + nr - 1 < index || index + nr - 1 > MAX_PAGECACHE_INDEX ?
@@ -152,23 +272,32 @@ static void ra_read_range(struct address_space *mapping, pgoff_t index,
 			folio = entry;
 			next = folio->index + folio_nr_pages(folio);
 			folio_put(folio);
-			ra_read_run(mapping, run, n);
+			ra_read_run(mapping, run, n, async);
 			n = 0;
 		} else {
 			folio = ra_add_folio(mapping, index,
 					     ra_folio_order(index, end, order),
 					     &err);
 			if (!folio) {
-				ra_read_run(mapping, run, n);
+				ra_read_run(mapping, run, n, async);
 				n = 0;
 				/* Added by another thread: go on past it. */
 				if (err != -EEXIST)
 					break;
 			} else {
+				if (!async && folio->index >= async_from) {
+					/* Read last, the workers busy. */
+					memcpy(first, run, n * sizeof(*run));
+					nfirst = n;
+					n = 0;
+					async = true;
+					folio_set_readahead(folio);
+					marked = folio->index;
+				}
 				next = index + folio_nr_pages(folio);
 				run[n++] = folio;
 				if (n == FOLIO_BATCH_SIZE) {
-					ra_read_run(mapping, run, n);
+					ra_read_run(mapping, run, n, async);
 					n = 0;
 				}
 			}
@@ -177,13 +306,72 @@ static void ra_read_range(struct address_space *mapping, pgoff_t index,
 			break;
 		index = next;
 	}
-	ra_read_run(mapping, run, n);
+	ra_read_run(mapping, run, n, async);
+	ra_read_run(mapping, first, nfirst, false);
+	return marked;
 }
 
 void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 			     unsigned long nr)
 {
-	ra_read_range(mapping, index, nr, 0);
+	ra_read_range(mapping, index, nr, 0, RA_NO_MARK);
+}
+
+/*
+ * Fit a window of @size pages at @index: at most ra_max_pages(), nothing
+ * past the file's last page, folios (*@order) no larger than the
+ * window nor the largest kind.  Return: its size, 0 if @index is past
+ * the end of the file.
+ */
+static unsigned long ra_fit_window(struct address_space *mapping,
+				   pgoff_t index, unsigned long size,
+				   unsigned int *order)
+{
+	int64_t isize = __atomic_load_n(&mapping->size, __ATOMIC_ACQUIRE);
+	unsigned long max = ra_max_pages(mapping);
+	pgoff_t last;
+
+	if (size > max)
+		size = max;
+	while (*order && (1UL << *order) > size)
+		(*order)--;
+	if (*order > UPC_MAX_ORDER)
+		*order = UPC_MAX_ORDER;
+	if (isize <= 0)
+		return 0;
+	last = (pgoff_t)((isize - 1) >> UPC_PAGE_SHIFT);
+	if (index > last)
+		return 0;
+	return size > last - index + 1 ? last - index + 1 : size;
+}
+
+static void ra_store(struct file_ra_state *ra, pgoff_t next,
+		     unsigned long size, unsigned int order, pgoff_t mark)
+{
+	__atomic_store_n(&ra->size, size, __ATOMIC_RELAXED);
+	__atomic_store_n(&ra->next, next, __ATOMIC_RELAXED);
+	__atomic_store_n(&ra->order, order, __ATOMIC_RELAXED);
+	__atomic_store_n(&ra->mark, mark, __ATOMIC_RELAXED);
+}
+
+/*
+ * The window after a stream's last one (@prev pages of order
+ * @prev_order), at @start: twice the size, folios two orders larger,
+ * all of it read by workers, its first folio marked.
+ */
+static void ra_next_window(struct address_space *mapping,
+			   struct file_ra_state *ra, pgoff_t start,
+			   unsigned long prev, unsigned int prev_order)
+{
+	unsigned int order = prev_order + RA_ORDER_STEP;
+	unsigned long size = ra_fit_window(mapping, start, 2 * prev, &order);
+
+	if (!size)
+		return;
+	ra_store(ra, start + size, size, order, start);
+	__atomic_store_n(&ra->mark,
+			 ra_read_range(mapping, start, size, order, start),
+			 __ATOMIC_RELAXED);
 }
 
 void page_cache_sync_ra(struct address_space *mapping,
@@ -193,12 +381,9 @@ void page_cache_sync_ra(struct address_space *mapping,
 	unsigned long size = __atomic_load_n(&ra->size, __ATOMIC_RELAXED);
 	pgoff_t next = __atomic_load_n(&ra->next, __ATOMIC_RELAXED);
 	unsigned int order = __atomic_load_n(&ra->order, __ATOMIC_RELAXED);
-	int64_t isize = __atomic_load_n(&mapping->size, __ATOMIC_ACQUIRE);
-	unsigned long max = ra_max_pages(mapping);
 	bool stream = true;
-	pgoff_t last;
 
-	if (!req_count || isize <= 0)
+	if (!req_count)
 		return;
 	if (index == 0) {
 		size = 4 * req_count;		/* a stream starts */
@@ -211,26 +396,41 @@ void page_cache_sync_ra(struct address_space *mapping,
 		order = 0;
 	} else {
 		stream = false;
+		order = 0;
 	}
 	if (!stream || size < req_count)
 		size = req_count;
-	if (size > max)
-		size = max;
-	/* No folio larger than the window, nor than the largest kind. */
-	if (!stream)
-		order = 0;
-	while (order && (1UL << order) > size)
-		order--;
-	if (order > UPC_MAX_ORDER)
-		order = UPC_MAX_ORDER;
-	/* Nothing past the last page of the file. */
-	last = (pgoff_t)((isize - 1) >> UPC_PAGE_SHIFT);
-	if (index > last)
+	size = ra_fit_window(mapping, index, size, &order);
+	if (!size)
 		return;
-	if (size > last - index + 1)
-		size = last - index + 1;
-	__atomic_store_n(&ra->size, stream ? size : 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&ra->next, index + size, __ATOMIC_RELAXED);
-	__atomic_store_n(&ra->order, order, __ATOMIC_RELAXED);
-	ra_read_range(mapping, index, size, order);
+	if (!stream) {
+		ra_store(ra, index + size, 0, 0, RA_NO_MARK);
+		ra_read_range(mapping, index, size, 0, RA_NO_MARK);
+	} else if (req_count < size) {
+		/* The request now, the rest of the window by workers. */
+		ra_store(ra, index + size, size, order, index + req_count);
+		__atomic_store_n(&ra->mark,
+				 ra_read_range(mapping, index, size, order,
+					       index + req_count),
+				 __ATOMIC_RELAXED);
+	} else {
+		/* The request takes the window: the next one goes out too. */
+		ra_next_window(mapping, ra, index + size, size, order);
+		ra_read_range(mapping, index, size, order, RA_NO_MARK);
+	}
+}
+
+void page_cache_async_ra(struct address_space *mapping,
+			 struct file_ra_state *ra, struct folio *folio)
+{
+	pgoff_t mark = __atomic_load_n(&ra->mark, __ATOMIC_RELAXED);
+	unsigned long size = __atomic_load_n(&ra->size, __ATOMIC_RELAXED);
+
+	if (!folio_test_clear_readahead(folio))
+		return;
+	/* Another stream's, or one the state forgot: the next miss decides. */
+	if (folio->index != mark || !size)
+		return;
+	ra_next_window(mapping, ra, __atomic_load_n(&ra->next, __ATOMIC_RELAXED),
+		       size, __atomic_load_n(&ra->order, __ATOMIC_RELAXED));
 }

@@ -653,6 +653,8 @@ bool folio_clear_dirty_for_io(struct folio *folio);
  * @prev_pos: Where the last read ended (0: no read yet), so that reads
  *	that stay in one large folio mark it accessed once, not once
  *	each (the kernel's prev_pos).
+ * @mark: The index of the folio marked PG_readahead in the stream's last
+ *	window: meeting it starts the next window.
  *
  * Zero-initialised.  Read and written with relaxed atomics by any
  * reader of the file (a hint: races skew it, nothing more).
@@ -662,6 +664,7 @@ struct file_ra_state {
 	unsigned long size;
 	unsigned int order;
 	int64_t prev_pos;
+	pgoff_t mark;
 };
 
 /**
@@ -701,11 +704,51 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
  * range is partly cached, that index gets an order-0 folio and the
  * next ones climb back as their alignment allows.
  *
+ * A stream's window is read in two parts, as the kernel's async
+ * readahead does: the request's pages before returning, the rest by the
+ * readahead workers (readahead_flush()) while the caller copies, its
+ * first folio marked PG_readahead (the reader calls
+ * page_cache_async_ra() when it meets it).  A request that takes the
+ * whole window sends the next window to the workers at once.  Where a
+ * run cannot be handed to a worker (no memory, no thread), it is read
+ * before returning.
+ *
  * Context: As page_cache_ra_unbounded().
  */
 void page_cache_sync_ra(struct address_space *mapping,
 			struct file_ra_state *ra, pgoff_t index,
 			unsigned long req_count);
+
+/**
+ * page_cache_async_ra() - A reader met a folio marked PG_readahead.
+ * @mapping: The mapping.
+ * @ra: The reader's file's state.
+ * @folio: The folio (the caller holds a reference), locked or not.
+ *
+ * Clears the mark.  If it is the one the stream's last window set
+ * (@ra->mark), the next window, twice the size with folios two orders
+ * larger (as page_cache_sync_ra() caps them), is added and handed to
+ * the readahead workers, its first folio marked in turn, so that the
+ * stream stays a window ahead of its reader.  Any other mark is
+ * dropped: the reader's next miss decides.
+ *
+ * Context: As page_cache_ra_unbounded(); the caller holds no folio
+ * lock of @mapping.
+ */
+void page_cache_async_ra(struct address_space *mapping,
+			 struct file_ra_state *ra, struct folio *folio);
+
+/**
+ * readahead_flush() - Wait for the readahead handed to workers so far.
+ *
+ * Every run queued before the call has been read (its folios uptodate
+ * or, if the read failed, not) and unlocked when it returns.
+ * upc_arena_destroy() calls it: a worker drops its folio references
+ * last.
+ *
+ * Context: Sleeps; not from a readahead worker.
+ */
+void readahead_flush(void);
 
 /**
  * filemap_fdatawrite_range() - Write back the dirty folios of a range.

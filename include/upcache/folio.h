@@ -60,6 +60,8 @@ struct upc_arena;
  * @PG_swapcache: In the swap cache; folio->private holds its swap entry
  *	(upcache/swap.h).
  * @PG_buddy: Private to the allocator: the first page of a free block.
+ * @PG_readahead: The first folio of an async readahead window: a reader
+ *	that meets it starts the next window (page_cache_async_ra()).
  *
  * PG_locked and PG_waiters are in the low 32 bits: folio_lock() sleeps
  * on that half of the word.
@@ -79,6 +81,7 @@ enum folio_flag_bit {
 	PG_dropbehind,
 	PG_swapcache,
 	PG_buddy,
+	PG_readahead,
 	NR_PAGEFLAGS
 };
 
@@ -440,6 +443,7 @@ UPC_FOLIO_FLAG(swapbacked)
 UPC_FOLIO_FLAG(error)
 UPC_FOLIO_FLAG(dropbehind)
 UPC_FOLIO_FLAG(swapcache)
+UPC_FOLIO_FLAG(readahead)
 
 /* folio_test_locked() - Is the folio locked? */
 static inline bool folio_test_locked(const struct folio *folio)

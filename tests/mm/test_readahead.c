@@ -8,34 +8,53 @@
  * hook counts requests and fills each folio of a run from the store,
  * so every page read ahead is checked against the store's pattern.
  */
+#include <pthread.h>
+
 #include "vmscan_helpers.h"
+
+#include "fault.h"
 
 #define LIMIT		1024UL
 #define FILE_PAGES	512UL
 
-/* Calls of the readahead hook, the pages they were handed, and the
- * most folios one was handed. */
-static unsigned long ra_calls, ra_pages, ra_largest;
+/*
+ * Calls of the readahead hook, the pages they were handed, the most
+ * folios one was handed, and the calls made on a thread other than the
+ * test's (a readahead worker).  Workers run the hook, several at once:
+ * the counts are atomic, and what the hook finds wrong is counted in
+ * ra_bad for the test's thread to assert (cmocka asserts only there).
+ */
+static unsigned long ra_calls, ra_pages, ra_largest, ra_async_calls, ra_bad;
 static int ra_fail;
+static pthread_t ra_test_thread;
+
+#define RA_ADD(var, n)	__atomic_fetch_add(&(var), (n), __ATOMIC_RELAXED)
+#define RA_GET(var)	__atomic_load_n(&(var), __ATOMIC_RELAXED)
 
 /* a_ops->readahead: one request per run; fill and unlock each folio. */
 static void test_readahead_hook(struct address_space *mapping,
 				struct folio **folios, unsigned int nr)
 {
+	unsigned long largest = RA_GET(ra_largest);
 	unsigned int i;
 
-	ra_calls++;
-	if (nr > ra_largest)
-		ra_largest = nr;
+	RA_ADD(ra_calls, 1);
+	if (!pthread_equal(pthread_self(), ra_test_thread))
+		RA_ADD(ra_async_calls, 1);
+	while (nr > largest &&
+	       !__atomic_compare_exchange_n(&ra_largest, &largest, nr, false,
+					    __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
 	for (i = 0; i < nr; i++) {
-		ra_pages += folio_nr_pages(folios[i]);
+		RA_ADD(ra_pages, folio_nr_pages(folios[i]));
 		/* Consecutive indices, locked, not uptodate, in the cache. */
-		assert_true(i == 0 || folios[i]->index ==
-			    folios[i - 1]->index +
-			    folio_nr_pages(folios[i - 1]));
-		assert_true(folio_test_locked(folios[i]));
-		assert_false(folio_test_uptodate(folios[i]));
-		assert_ptr_equal(folios[i]->mapping, mapping);
+		if ((i && folios[i]->index != folios[i - 1]->index +
+			  folio_nr_pages(folios[i - 1])) ||
+		    !folio_test_locked(folios[i]) ||
+		    folio_test_uptodate(folios[i]) ||
+		    folios[i]->mapping != mapping)
+			RA_ADD(ra_bad, 1);
 		if (ra_fail)
 			folio_unlock(folios[i]);
 		else
@@ -55,8 +74,38 @@ static void ra_setup(struct vm_fixture *f, struct vm_store *st,
 	if (with_hook)
 		f->mapping.a_ops = &ra_aops;
 	f->mapping.size = (int64_t)FILE_PAGES << UPC_PAGE_SHIFT;
-	ra_calls = ra_pages = ra_largest = 0;
+	ra_calls = ra_pages = ra_largest = ra_async_calls = ra_bad = 0;
 	ra_fail = 0;
+	ra_test_thread = pthread_self();
+}
+
+/* ra_teardown() - No hook call went wrong; the fixture's teardown. */
+static void ra_teardown(struct vm_fixture *f, struct vm_store *st)
+{
+	readahead_flush();
+	assert_int_equal(RA_GET(ra_bad), 0);
+	vm_store_teardown(f, st);
+}
+
+/* page_cache_sync_ra(), then wait for the workers' part. */
+static void sync_ra(struct address_space *mapping, struct file_ra_state *ra,
+		    pgoff_t index, unsigned long req)
+{
+	page_cache_sync_ra(mapping, ra, index, req);
+	readahead_flush();
+}
+
+/* Is the folio at @index marked PG_readahead? */
+static bool ra_marked(struct address_space *mapping, pgoff_t index)
+{
+	struct folio *folio = filemap_get_folio(mapping, index);
+	bool marked;
+
+	if (IS_ERR(folio))
+		return false;
+	marked = folio_test_readahead(folio);
+	folio_put(folio);
+	return marked;
 }
 
 /* Is page @index cached and uptodate, with the store's data? */
@@ -100,7 +149,7 @@ static void test_ra_unbounded_runs(void **state)
 	/* All there: nothing more to read. */
 	page_cache_ra_unbounded(&f.mapping, 0, 100);
 	assert_int_equal(ra_calls, 5);
-	vm_store_teardown(&f, &st);
+	ra_teardown(&f, &st);
 }
 
 /* Without a readahead hook, read_folio reads each page. */
@@ -116,7 +165,7 @@ static void test_ra_unbounded_read_folio(void **state)
 	assert_int_equal(st.reads, 20);
 	for (i = 40; i < 60; i++)
 		assert_true(page_read(&f.mapping, i));
-	vm_store_teardown(&f, &st);
+	ra_teardown(&f, &st);
 }
 
 /* A failed request leaves the folios for the reader's own read. */
@@ -132,7 +181,7 @@ static void test_ra_failure_left_to_reader(void **state)
 	assert_int_equal(ra_pages, 8);
 	assert_false(page_read(&f.mapping, 3));
 	assert_int_equal(vm_read_word(&f.mapping, 3), vm_pattern(3));
-	vm_store_teardown(&f, &st);
+	ra_teardown(&f, &st);
 }
 
 /* Sequential misses double the window; a random miss reads its request. */
@@ -144,23 +193,28 @@ static void test_sync_ra_window(void **state)
 
 	(void)state;
 	ra_setup(&f, &st, true);
-	page_cache_sync_ra(&f.mapping, &ra, 0, 1);
+	sync_ra(&f.mapping, &ra, 0, 1);
 	assert_int_equal(ra_pages, 4);
 	assert_int_equal(ra.next, 4);
-	page_cache_sync_ra(&f.mapping, &ra, 4, 1);
+	/* The request's page now, the rest by a worker, marked. */
+	assert_int_equal(ra.mark, 1);
+	assert_true(ra_marked(&f.mapping, 1));
+	assert_false(ra_marked(&f.mapping, 0));
+	assert_false(ra_marked(&f.mapping, 2));
+	sync_ra(&f.mapping, &ra, 4, 1);
 	assert_int_equal(ra_pages, 4 + 8);
-	page_cache_sync_ra(&f.mapping, &ra, 12, 1);
+	sync_ra(&f.mapping, &ra, 12, 1);
 	assert_int_equal(ra_pages, 12 + 16);
 	assert_int_equal(ra.next, 28);
 	/* Random: just what was asked, and the stream is forgotten. */
 	ra_pages = 0;
-	page_cache_sync_ra(&f.mapping, &ra, 300, 3);
+	sync_ra(&f.mapping, &ra, 300, 3);
 	assert_int_equal(ra_pages, 3);
 	assert_int_equal(ra.size, 0);
 	/* Its end starts a stream again: 4 times the request. */
-	page_cache_sync_ra(&f.mapping, &ra, 303, 2);
+	sync_ra(&f.mapping, &ra, 303, 2);
 	assert_int_equal(ra_pages, 3 + 8);
-	vm_store_teardown(&f, &st);
+	ra_teardown(&f, &st);
 }
 
 /* The window stops growing at 128 pages and at the end of the file. */
@@ -181,28 +235,32 @@ static void test_sync_ra_limits(void **state)
 	for (i = 0; i < 9; i++) {
 		unsigned long before = ra_pages;
 
-		page_cache_sync_ra(&f.mapping, &ra, index, 1);
+		sync_ra(&f.mapping, &ra, index, 1);
 		assert_int_equal(ra_pages - before, want[i]);
 		index = ra.next;
 	}
 	assert_int_equal(ra_pages, FILE_PAGES);
 	assert_int_equal(index, FILE_PAGES);
 	/* Past the end: nothing. */
-	page_cache_sync_ra(&f.mapping, &ra, FILE_PAGES, 4);
+	sync_ra(&f.mapping, &ra, FILE_PAGES, 4);
 	assert_int_equal(ra_pages, FILE_PAGES);
-	/* A request larger than the cap gets the cap; its rest continues. */
+	/*
+	 * A request larger than the cap gets the cap, and the next window
+	 * goes to the workers at once, its first folio marked.
+	 */
 	truncate_inode_pages(&f.mapping, 0);
 	ra_pages = 0;
-	page_cache_sync_ra(&f.mapping, &ra, 0, 200);
-	assert_int_equal(ra_pages, 128);
-	page_cache_sync_ra(&f.mapping, &ra, 128, 72);
+	sync_ra(&f.mapping, &ra, 0, 200);
 	assert_int_equal(ra_pages, 256);
+	assert_int_equal(ra.next, 256);
+	assert_int_equal(ra.mark, 128);
+	assert_true(ra_marked(&f.mapping, 128));
 	/* A stream starting again at 0 starts small, whatever came before. */
 	truncate_inode_pages(&f.mapping, 0);
 	ra_pages = 0;
-	page_cache_sync_ra(&f.mapping, &ra, 0, 1);
+	sync_ra(&f.mapping, &ra, 0, 1);
 	assert_int_equal(ra_pages, 4);
-	vm_store_teardown(&f, &st);
+	ra_teardown(&f, &st);
 }
 
 /* In a 2 MiB cache (512 pages) the window is an eighth of it. */
@@ -217,14 +275,15 @@ static void test_sync_ra_small_cache(void **state)
 	f.mapping.a_ops = &ra_aops;
 	f.mapping.size = (int64_t)FILE_PAGES << UPC_PAGE_SHIFT;
 	ra_calls = ra_pages = ra_largest = 0;
-	page_cache_sync_ra(&f.mapping, &ra, 0, 100);
-	assert_int_equal(ra_pages, 64);
-	page_cache_sync_ra(&f.mapping, &ra, 64, 1);
+	ra_test_thread = pthread_self();
+	/* The cap now, and the next window of the cap by the workers. */
+	sync_ra(&f.mapping, &ra, 0, 100);
 	assert_int_equal(ra_pages, 128);
+	assert_int_equal(ra.next, 128);
 	/* A random read of more than the cap: the cap. */
-	page_cache_sync_ra(&f.mapping, &ra, 300, 100);
+	sync_ra(&f.mapping, &ra, 300, 100);
 	assert_int_equal(ra_pages, 192);
-	vm_store_teardown(&f, &st);
+	ra_teardown(&f, &st);
 }
 
 /* The order of the folio caching page @index (-1: none). */
@@ -267,7 +326,7 @@ static void test_sync_ra_large_folios(void **state)
 	ra_setup(&f, &st, true);
 	f.mapping.flags |= 1UL << AS_LARGE_FOLIOS;
 	for (i = 0; i < 6; i++) {
-		page_cache_sync_ra(&f.mapping, &ra, index, 1);
+		sync_ra(&f.mapping, &ra, index, 1);
 		index = ra.next;
 	}
 	/* Windows of 4, 8, 16, 32, 64 and 128 pages. */
@@ -282,10 +341,10 @@ static void test_sync_ra_large_folios(void **state)
 			fail_msg("page %u", i);
 	assert_int_equal(cached_order(&f.mapping, 252), -1);
 	/* A random miss: its pages only, order 0. */
-	page_cache_sync_ra(&f.mapping, &ra, 384, 64);
+	sync_ra(&f.mapping, &ra, 384, 64);
 	assert_int_equal(cached_order(&f.mapping, 384), 0);
 	assert_int_equal(ra.order, 0);
-	vm_store_teardown(&f, &st);
+	ra_teardown(&f, &st);
 }
 
 /* A large folio whose range holds a cached page: single pages there. */
@@ -301,7 +360,7 @@ static void test_ra_large_folio_meets_cached_page(void **state)
 	f.mapping.flags |= 1UL << AS_LARGE_FOLIOS;
 	/* Page 70 cached alone; the window [64, 192) of order 6 meets it. */
 	assert_int_equal(vm_read_word(&f.mapping, 70), vm_pattern(70));
-	page_cache_sync_ra(&f.mapping, &ra, 64, 1);
+	sync_ra(&f.mapping, &ra, 64, 1);
 	assert_int_equal(ra.order, 6);
 	assert_int_equal(cached_order(&f.mapping, 64), 0);
 	assert_int_equal(cached_order(&f.mapping, 69), 0);
@@ -311,7 +370,149 @@ static void test_ra_large_folio_meets_cached_page(void **state)
 	for (i = 64; i < 192; i++)
 		if (!page_read(&f.mapping, i))
 			fail_msg("page %lu", i);
-	vm_store_teardown(&f, &st);
+	ra_teardown(&f, &st);
+}
+
+/*
+ * A stream's window: the request's pages are read on the caller's
+ * thread before page_cache_sync_ra() returns, the rest on a worker.
+ */
+static void test_sync_ra_request_first(void **state)
+{
+	struct file_ra_state ra = { 0 };
+	struct vm_fixture f;
+	struct vm_store st;
+	pgoff_t i;
+
+	(void)state;
+	ra_setup(&f, &st, true);
+	page_cache_sync_ra(&f.mapping, &ra, 0, 2);
+	/* No flush yet: the request is there, uptodate. */
+	assert_true(page_read(&f.mapping, 0));
+	assert_true(page_read(&f.mapping, 1));
+	readahead_flush();
+	for (i = 0; i < 8; i++)
+		assert_true(page_read(&f.mapping, i));
+	assert_false(page_read(&f.mapping, 8));
+	/* [0, 2) here, [2, 8) there. */
+	assert_int_equal(RA_GET(ra_calls), 2);
+	assert_int_equal(RA_GET(ra_async_calls), 1);
+	assert_int_equal(ra.mark, 2);
+	assert_true(ra_marked(&f.mapping, 2));
+	ra_teardown(&f, &st);
+}
+
+/*
+ * Meeting the mark sends the next window, twice as large, to the
+ * workers and moves the mark to its first folio; a folio met again, or
+ * a mark the state did not set, reads nothing.  A reader that meets
+ * each mark stays a window ahead to the end of the file, every window
+ * read off its own thread.
+ */
+static void test_async_ra_chain(void **state)
+{
+	struct file_ra_state ra = { 0 };
+	struct vm_fixture f;
+	struct vm_store st;
+	struct folio *folio;
+	unsigned long windows = 0;
+	pgoff_t i;
+
+	(void)state;
+	ra_setup(&f, &st, true);
+	sync_ra(&f.mapping, &ra, 0, 1);
+	folio = filemap_get_folio(&f.mapping, 1);
+	assert_false(IS_ERR(folio));
+	page_cache_async_ra(&f.mapping, &ra, folio);
+	readahead_flush();
+	assert_false(folio_test_readahead(folio));
+	assert_int_equal(ra_pages, 4 + 8);
+	assert_int_equal(ra.next, 12);
+	assert_int_equal(ra.size, 8);
+	assert_int_equal(ra.mark, 4);
+	assert_true(ra_marked(&f.mapping, 4));
+	/* Met again: its mark is gone, nothing more. */
+	page_cache_async_ra(&f.mapping, &ra, folio);
+	readahead_flush();
+	assert_int_equal(ra_pages, 12);
+	folio_put(folio);
+	/* A mark at another index is dropped, and reads nothing. */
+	folio = filemap_get_folio(&f.mapping, 2);
+	assert_false(IS_ERR(folio));
+	folio_set_readahead(folio);
+	page_cache_async_ra(&f.mapping, &ra, folio);
+	readahead_flush();
+	assert_false(folio_test_readahead(folio));
+	assert_int_equal(ra_pages, 12);
+	assert_int_equal(ra.mark, 4);
+	folio_put(folio);
+	/* Follow the marks: 16, 32, 64, 128, 128, 128 and the rest, 4. */
+	ra_async_calls = ra_calls = 0;
+	while (ra.next < FILE_PAGES) {
+		folio = filemap_get_folio(&f.mapping, ra.mark);
+		assert_false(IS_ERR(folio));
+		page_cache_async_ra(&f.mapping, &ra, folio);
+		readahead_flush();
+		folio_put(folio);
+		windows++;
+	}
+	assert_int_equal(windows, 7);
+	assert_int_equal(ra_pages, FILE_PAGES);
+	/* Runs of at most a batch: 1, 2, 3, 5, 5, 5, 1. */
+	assert_int_equal(RA_GET(ra_calls), 22);
+	assert_int_equal(RA_GET(ra_async_calls), 22);
+	for (i = 0; i < FILE_PAGES; i++)
+		if (!page_read(&f.mapping, i))
+			fail_msg("page %lu", i);
+	/* The last mark, at the end of the file: nothing past it. */
+	folio = filemap_get_folio(&f.mapping, ra.mark);
+	page_cache_async_ra(&f.mapping, &ra, folio);
+	readahead_flush();
+	folio_put(folio);
+	assert_int_equal(ra_pages, FILE_PAGES);
+	ra_teardown(&f, &st);
+}
+
+/*
+ * Every allocation of a window failed in turn (folios, tree nodes, the
+ * worker's request, the worker thread): whatever readahead leaves is
+ * uptodate with the store's data or not cached, nothing stays locked,
+ * and the reader's own read gets every page.
+ */
+static void test_ra_fault_injection(void **state)
+{
+	unsigned long n;
+	bool injected = true;
+
+	(void)state;
+	for (n = 1; injected; n++) {
+		struct file_ra_state ra = { 0 };
+		struct vm_fixture f;
+		struct vm_store st;
+		pgoff_t i;
+
+		ra_setup(&f, &st, true);
+		upc_fault_fail_nth(n);
+		page_cache_sync_ra(&f.mapping, &ra, 0, 3);
+		readahead_flush();
+		injected = upc_fault_injected();
+		upc_fault_fail_nth(0);
+		for (i = 0; i < 12; i++) {
+			struct folio *folio = filemap_get_folio(&f.mapping, i);
+
+			if (IS_ERR(folio))
+				continue;
+			assert_false(folio_test_locked(folio));
+			assert_true(folio_test_uptodate(folio));
+			folio_put(folio);
+			assert_true(page_read(&f.mapping, i));
+		}
+		for (i = 0; i < 12; i++)
+			assert_int_equal(vm_read_word(&f.mapping, i),
+					 vm_pattern(i));
+		ra_teardown(&f, &st);
+	}
+	assert_true(n > 5);
 }
 
 int main(void)
@@ -325,6 +526,9 @@ int main(void)
 		cmocka_unit_test(test_sync_ra_small_cache),
 		cmocka_unit_test(test_sync_ra_large_folios),
 		cmocka_unit_test(test_ra_large_folio_meets_cached_page),
+		cmocka_unit_test(test_sync_ra_request_first),
+		cmocka_unit_test(test_async_ra_chain),
+		cmocka_unit_test(test_ra_fault_injection),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
