@@ -11,9 +11,12 @@
  *    (mm/readahead.c: the request's pages, a growing window for a
  *    sequential stream), new folios filled with one preadv() per run
  *    (fd_file_readahead()), then mapping_read_folio_gfp() waits for the
- *    page or reads it alone with pread() (fd_file_read_folio()).  Bytes
- *    past what the file holds read as zeros: the cache's size may be
- *    ahead of the file's until writeback.
+ *    page or reads it alone with pread() (fd_file_read_folio()).  With
+ *    O_DIRECT, a stream's window past the request is read by readahead
+ *    workers, and a read that meets its mark sends the next window
+ *    (fd_file_ra_check()).  Bytes past what the file holds read as
+ *    zeros: the cache's size may be ahead of the file's until
+ *    writeback.
  *  - Writes: filemap_grab_folios() for a run of pages, a page written in
  *    part read from the file first (the kernel's write_begin), copy in,
  *    mark uptodate and dirty, grow the size.  Nothing reaches the file
@@ -453,9 +456,13 @@ int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd,
 	 * Large folios only where nothing is written: dirt is tracked per
 	 * folio, and a 4 KiB write into a 512 KiB folio would write back
 	 * 512 KiB.  Read-only, a stream's readahead grows its folios.
+	 * Readahead in the background only with O_DIRECT: nothing else
+	 * reads ahead for the device then (mm/readahead.c says why not
+	 * for buffered descriptors).
 	 */
 	address_space_init(&ff->mapping, arena, &fd_file_aops,
-			   ff->writable ? 0 : 1UL << AS_LARGE_FOLIOS);
+			   (ff->writable ? 0 : 1UL << AS_LARGE_FOLIOS) |
+			   (flags & O_DIRECT ? 1UL << AS_ASYNC_READAHEAD : 0));
 	ff->mapping.host = ff;
 	ff->mapping.size = (int64_t)st.st_size;
 	ff->fd = fd;

@@ -704,8 +704,8 @@ free_arena:
  *
  * Unmaps the memory and the memmap and frees the arena.  Folios still
  * referenced are the caller's leak.  Waits first for the readahead
- * workers (readahead_flush()): the last reference of a folio read
- * ahead may be theirs.
+ * workers (readahead_flush()), which may still be unlocking a folio of
+ * the arena.
  *
  * Context: No other thread may use the arena.
  */

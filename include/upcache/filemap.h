@@ -104,6 +104,8 @@ enum mapping_flag_bit {
 	AS_LARGE_FOLIOS,	/* may cache folios of order > 0 */
 	AS_UNEVICTABLE,		/* reclaim must leave the folios alone */
 	AS_SWAPBACKED,		/* shmem-like: backed by swap, not a file */
+	AS_ASYNC_READAHEAD,	/* read a stream's windows ahead in the
+				 * background (page_cache_sync_ra()) */
 };
 
 /**
@@ -159,6 +161,17 @@ static inline void mapping_set_error(struct address_space *mapping, int err)
 static inline bool mapping_large_folio_support(const struct address_space *mapping)
 {
 	return mapping->flags & (1UL << AS_LARGE_FOLIOS);
+}
+
+/*
+ * mapping_async_readahead() - Does @mapping read ahead in the background?
+ * Set by a mapping whose reads wait for a device that nothing below it
+ * reads ahead for (an O_DIRECT file): a reader then copies one window
+ * while the next comes in.
+ */
+static inline bool mapping_async_readahead(const struct address_space *mapping)
+{
+	return mapping->flags & (1UL << AS_ASYNC_READAHEAD);
 }
 
 /* ---- batches ------------------------------------------------------------- */
@@ -704,14 +717,16 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
  * range is partly cached, that index gets an order-0 folio and the
  * next ones climb back as their alignment allows.
  *
- * A stream's window is read in two parts, as the kernel's async
+ * Where the mapping reads ahead in the background (AS_ASYNC_READAHEAD),
+ * a stream's window is read in two parts, as the kernel's async
  * readahead does: the request's pages before returning, the rest by the
  * readahead workers (readahead_flush()) while the caller copies, its
  * first folio marked PG_readahead (the reader calls
  * page_cache_async_ra() when it meets it).  A request that takes the
  * whole window sends the next window to the workers at once.  Where a
  * run cannot be handed to a worker (no memory, no thread), it is read
- * before returning.
+ * before returning.  Without the flag, the whole window is read before
+ * returning.
  *
  * Context: As page_cache_ra_unbounded().
  */
@@ -743,8 +758,8 @@ void page_cache_async_ra(struct address_space *mapping,
  *
  * Every run queued before the call has been read (its folios uptodate
  * or, if the read failed, not) and unlocked when it returns.
- * upc_arena_destroy() calls it: a worker drops its folio references
- * last.
+ * upc_arena_destroy() calls it, so that no worker is still at a folio
+ * of the arena when its memory goes.
  *
  * Context: Sleeps; not from a readahead worker.
  */

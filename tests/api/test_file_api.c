@@ -674,6 +674,91 @@ static int direct_open(struct fenv *e, struct upc_file **file)
 	return dfd;
 }
 
+/*
+ * A sequential reader of an O_DIRECT file reads only its first request
+ * itself: every window after it is read by readahead workers (the
+ * reader meets each window's mark and sends the next), so the reader
+ * thread makes one transfer for the whole file, where a buffered
+ * descriptor's reader reads every window itself.  Both read the file's
+ * bytes.
+ */
+static void stream_transfers(bool direct, uint64_t *transfers)
+{
+	const int64_t size = 4L << 20;
+	struct io_counters *c = io_thread_counters();
+	unsigned char buf[4096];
+	struct upc_file *file;
+	struct fenv e;
+	int64_t pos;
+	int fd;
+
+	fenv_init(&e, 4 * size, size);
+	fd = open(e.path, O_RDONLY | (direct ? O_DIRECT : 0));
+	if (fd < 0) {
+		fenv_fini(&e);
+		print_message("O_DIRECT refused here: skipped\n");
+		skip();
+	}
+	assert_int_equal(upc_file_open(e.cache, fd, 0, &file), 0);
+	*c = (struct io_counters){ 0 };
+	for (pos = 0; pos < size; pos += 4096) {
+		assert_int_equal(upc_read(file, buf, 4096, pos), 4096);
+		if (!buf_has_pattern(buf, pos, 4096, 1))
+			fail_msg("bytes at %lld", (long long)pos);
+	}
+	*transfers = c->transfers;
+	assert_int_equal(upc_close(file), 0);
+	close(fd);
+	fenv_fini(&e);
+}
+
+static void test_direct_reads_ahead_in_background(void **state)
+{
+	uint64_t transfers;
+
+	(void)state;
+	stream_transfers(false, &transfers);
+	/* 4 MiB in windows of at most 512 KiB: at least 8 of its own. */
+	assert_true(transfers >= 8);
+	stream_transfers(true, &transfers);
+	assert_int_equal(transfers, 1);
+}
+
+/*
+ * Closing an O_DIRECT file, and destroying its cache, while readahead
+ * workers still read its folios: close waits for them (truncation
+ * takes each folio's lock), destroy waits for their last references
+ * (ASan checks that nothing is touched after it is freed).
+ */
+static void test_direct_close_during_readahead(void **state)
+{
+	unsigned char buf[4096];
+	struct upc_file *file;
+	struct fenv e;
+	int i, fd;
+
+	(void)state;
+	for (i = 0; i < 20; i++) {
+		fenv_init(&e, MEM, 1L << 20);
+		fd = open(e.path, O_RDONLY | O_DIRECT);
+		if (fd < 0) {
+			fenv_fini(&e);
+			print_message("O_DIRECT refused here: skipped\n");
+			skip();
+		}
+		assert_int_equal(upc_file_open(e.cache, fd, 0, &file), 0);
+		/* A stream starts: [4 KiB, 16 KiB) goes to a worker. */
+		assert_int_equal(upc_read(file, buf, 4096, 0), 4096);
+		assert_true(buf_has_pattern(buf, 0, 4096, 1));
+		/* Meets the mark: the next window too. */
+		assert_int_equal(upc_read(file, buf, 4096, 4096), 4096);
+		assert_true(buf_has_pattern(buf, 4096, 4096, 1));
+		assert_int_equal(upc_close(file), 0);
+		close(fd);
+		fenv_fini(&e);
+	}
+}
+
 /* A child's view of the lock on @fd's file's first byte: its type. */
 static int lock_seen_by_child(int fd)
 {
@@ -1278,6 +1363,8 @@ int main(void)
 		cmocka_unit_test(test_direct_io),
 		cmocka_unit_test(test_direct_io_uring),
 		cmocka_unit_test(test_direct_keeps_record_locks),
+		cmocka_unit_test(test_direct_reads_ahead_in_background),
+		cmocka_unit_test(test_direct_close_during_readahead),
 		cmocka_unit_test(test_direct_tail_reaches_device),
 		cmocka_unit_test(test_truncate_refused),
 		cmocka_unit_test(test_seek),

@@ -73,6 +73,7 @@ static void ra_setup(struct vm_fixture *f, struct vm_store *st,
 	vm_store_setup(f, st, 8, LIMIT, FILE_PAGES, false);
 	if (with_hook)
 		f->mapping.a_ops = &ra_aops;
+	f->mapping.flags |= 1UL << AS_ASYNC_READAHEAD;
 	f->mapping.size = (int64_t)FILE_PAGES << UPC_PAGE_SHIFT;
 	ra_calls = ra_pages = ra_largest = ra_async_calls = ra_bad = 0;
 	ra_fail = 0;
@@ -273,6 +274,7 @@ static void test_sync_ra_small_cache(void **state)
 	(void)state;
 	vm_store_setup(&f, &st, 8, 512, FILE_PAGES, false);
 	f.mapping.a_ops = &ra_aops;
+	f.mapping.flags |= 1UL << AS_ASYNC_READAHEAD;
 	f.mapping.size = (int64_t)FILE_PAGES << UPC_PAGE_SHIFT;
 	ra_calls = ra_pages = ra_largest = 0;
 	ra_test_thread = pthread_self();
@@ -403,6 +405,38 @@ static void test_sync_ra_request_first(void **state)
 }
 
 /*
+ * Without AS_ASYNC_READAHEAD the whole window is read on the caller's
+ * thread before page_cache_sync_ra() returns, nothing is marked, and a
+ * request that takes the window sends nothing further.
+ */
+static void test_sync_ra_without_async(void **state)
+{
+	struct file_ra_state ra = { 0 };
+	struct vm_fixture f;
+	struct vm_store st;
+	pgoff_t i;
+
+	(void)state;
+	ra_setup(&f, &st, true);
+	f.mapping.flags &= ~(1UL << AS_ASYNC_READAHEAD);
+	page_cache_sync_ra(&f.mapping, &ra, 0, 2);
+	for (i = 0; i < 8; i++)
+		assert_true(page_read(&f.mapping, i));
+	assert_int_equal(RA_GET(ra_calls), 1);
+	assert_int_equal(RA_GET(ra_async_calls), 0);
+	for (i = 0; i < 8; i++)
+		assert_false(ra_marked(&f.mapping, i));
+	page_cache_sync_ra(&f.mapping, &ra, 8, 1);
+	assert_int_equal(ra_pages, 24);
+	/* The cap, and nothing past it. */
+	page_cache_sync_ra(&f.mapping, &ra, 24, 400);
+	assert_int_equal(ra_pages, 24 + 128);
+	assert_int_equal(ra.next, 152);
+	assert_int_equal(RA_GET(ra_async_calls), 0);
+	ra_teardown(&f, &st);
+}
+
+/*
  * Meeting the mark sends the next window, twice as large, to the
  * workers and moves the mark to its first folio; a folio met again, or
  * a mark the state did not set, reads nothing.  A reader that meets
@@ -527,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_sync_ra_large_folios),
 		cmocka_unit_test(test_ra_large_folio_meets_cached_page),
 		cmocka_unit_test(test_sync_ra_request_first),
+		cmocka_unit_test(test_sync_ra_without_async),
 		cmocka_unit_test(test_async_ra_chain),
 		cmocka_unit_test(test_ra_fault_injection),
 	};
