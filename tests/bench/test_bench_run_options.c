@@ -16,8 +16,11 @@
  * upcache-file with any bs, on kernel-sync and kernel-psync with bs= and
  * offset= multiples of 4096, refused with a reason on kernel-mmap,
  * upcache-shmem and upcache-anon) and file_io_uring= (upcache-file
- * only), and that every option that is not supported is an error
- * naming it.
+ * only), the think time options (thinktime= and thinktime_spin= in
+ * microseconds without a unit, thinktime_blocks= from 1; the last two
+ * refused without thinktime=, a spin longer than the stall refused,
+ * inherited from [global]), and that every option that is not supported
+ * is an error naming it.
  *
  * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
  */
@@ -122,6 +125,36 @@ static void test_run_parse_time_units(void **state)
 	assert_int_equal(run_parse_time("99999999999999d", &v), -ERANGE);
 	assert_int_equal(run_parse_time("99999999999999999999ms.5", &v),
 			 -EINVAL);
+}
+
+/* thinktime='s unit: microseconds without one, fio's others with one. */
+static void test_run_parse_time_in_bare_unit(void **state)
+{
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(run_parse_time_in("50", 1000, &v), 0);
+	assert_int_equal(v, 50000);
+	assert_int_equal(run_parse_time_in("0", 1000, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(run_parse_time_in("2ms", 1000, &v), 0);
+	assert_int_equal(v, 2000000);
+	assert_int_equal(run_parse_time_in("2MSEC", 1000, &v), 0);
+	assert_int_equal(v, 2000000);
+	assert_int_equal(run_parse_time_in("7usec", 1000, &v), 0);
+	assert_int_equal(v, 7000);
+	assert_int_equal(run_parse_time_in("1s", 1000, &v), 0);
+	assert_int_equal(v, SEC);
+	/* The bare unit is the caller's: run_parse_time()'s is seconds. */
+	assert_int_equal(run_parse_time_in("3", SEC, &v), 0);
+	assert_int_equal(v, 3 * SEC);
+	v = 7;
+	assert_int_equal(run_parse_time_in("5y", 1000, &v), -EINVAL);
+	assert_int_equal(run_parse_time_in("ms", 1000, &v), -EINVAL);
+	assert_int_equal(run_parse_time_in("-5", 1000, &v), -EINVAL);
+	assert_int_equal(run_parse_time_in("99999999999999999999", 1000, &v),
+			 -ERANGE);
+	assert_int_equal(v, 7);
 }
 
 /* set_err() - run_opts_set() on scratch options; the message in @err. */
@@ -491,6 +524,144 @@ static void test_run_opts_sync_bad_values(void **state)
 	}
 }
 
+/* thinktime=, thinktime_spin=, thinktime_blocks=: values and defaults. */
+static void test_run_job_think_options(void **state)
+{
+	struct run_job job;
+	char err[200];
+
+	(void)state;
+	/* fio's defaults: no think time, every block once there is. */
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m", NULL),
+			 0);
+	assert_int_equal(job.thinktime_ns, 0);
+	assert_int_equal(job.thinktime_spin_ns, 0);
+	assert_int_equal(job.thinktime_blocks, 1);
+	run_job_free(&job);
+	/* A bare number is microseconds, not runtime='s seconds. */
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "thinktime", "50", "runtime", "50", NULL), 0);
+	assert_int_equal(job.thinktime_ns, 50000);
+	assert_int_equal(job.runtime_ns, 50 * SEC);
+	assert_int_equal(job.thinktime_blocks, 1);
+	run_job_free(&job);
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "thinktime", "2ms", "thinktime_spin", "500",
+				 "thinktime_blocks", "4", NULL), 0);
+	assert_int_equal(job.thinktime_ns, 2000000);
+	assert_int_equal(job.thinktime_spin_ns, 500000);
+	assert_int_equal(job.thinktime_blocks, 4);
+	run_job_free(&job);
+	/* All of it may spin; the largest count fio's unsigned int takes. */
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "thinktime", "1s", "thinktime_spin", "1000ms",
+				 "thinktime_blocks", "4294967295", NULL), 0);
+	assert_int_equal(job.thinktime_ns, SEC);
+	assert_int_equal(job.thinktime_spin_ns, SEC);
+	assert_int_equal(job.thinktime_blocks, 4294967295U);
+	run_job_free(&job);
+	/* thinktime=0 asks for nothing: its companions shape nothing. */
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "thinktime", "0", "thinktime_blocks", "8",
+				 NULL), 0);
+	assert_int_equal(job.thinktime_ns, 0);
+	run_job_free(&job);
+}
+
+/* Bad think time values and combinations are errors naming the option. */
+static void test_run_job_think_errors(void **state)
+{
+	static const char *const bad[][3] = {
+		{ "thinktime_blocks", "0", "thinktime_blocks=0: must be a "
+		  "number in 1..4294967295" },
+		{ "thinktime_blocks", "4294967296", "thinktime_blocks=" },
+		{ "thinktime_blocks", "4k", "thinktime_blocks=4k" },
+		{ "thinktime", "5y", "thinktime=5y: not a time (N with "
+		  "us/ms/s/m/h/d; microseconds by default)" },
+		{ "thinktime", "1.5ms", "thinktime=1.5ms: not a time" },
+		{ "thinktime", "-5", "thinktime=-5: negative time" },
+		{ "thinktime_spin", "3parsecs", "thinktime_spin=3parsecs: not "
+		  "a time" },
+	};
+	static const char *const alone[][2] = {
+		{ "thinktime_spin", "100" }, { "thinktime_blocks", "4" },
+	};
+	struct run_job job;
+	char err[200], want[64];
+	size_t i;
+
+	(void)state;
+	/* fio has them and so does this runner now: not "not supported". */
+	assert_int_equal(set_err("thinktime", "10", err, sizeof(err)), 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(set_err(bad[i][0], bad[i][1], err,
+					 sizeof(err)), -EINVAL);
+		if (!strstr(err, bad[i][2]))
+			fail_msg("%s=%s: %s", bad[i][0], bad[i][1], err);
+	}
+	/* A spin is part of the stall: longer than it is an error. */
+	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+				 "thinktime", "1ms", "thinktime_spin", "1001",
+				 NULL), -EINVAL);
+	if (!strstr(err, "job 'sect': thinktime_spin=1001 is longer than "
+		    "thinktime=1ms"))
+		fail_msg("%s", err);
+	run_job_free(&job);
+	/* Without thinktime= they would do nothing: an error, named. */
+	for (i = 0; i < sizeof(alone) / sizeof(alone[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
+					 alone[i][0], alone[i][1], NULL),
+				 -EINVAL);
+		snprintf(want, sizeof(want), "job 'sect': %s=%s needs "
+			 "thinktime=", alone[i][0], alone[i][1]);
+		if (!strstr(err, want))
+			fail_msg("%s=%s: %s", alone[i][0], alone[i][1], err);
+		run_job_free(&job);
+	}
+}
+
+/* Inherited from [global] like any option, and checked per job. */
+static void test_run_jobfile_think_inherited(void **state)
+{
+	static const char text[] =
+		"[global]\n"
+		"size=1m\n"
+		"thinktime=250\n"
+		"[a]\n"
+		"thinktime_spin=100\n"
+		"[b]\n"
+		"thinktime=2ms\n"
+		"thinktime_blocks=16\n";
+	struct run_opts base = { { NULL } };
+	struct run_spec spec;
+	char err[400];
+
+	(void)state;
+	memset(&spec, 0, sizeof(spec));
+	assert_int_equal(run_jobfile_parse(text, "t.fio", &base, &spec, err,
+					   sizeof(err)), 0);
+	assert_int_equal(spec.nr_jobs, 2);
+	assert_int_equal(spec.jobs[0].thinktime_ns, 250000);
+	assert_int_equal(spec.jobs[0].thinktime_spin_ns, 100000);
+	assert_int_equal(spec.jobs[0].thinktime_blocks, 1);
+	assert_int_equal(spec.jobs[1].thinktime_ns, 2000000);
+	assert_int_equal(spec.jobs[1].thinktime_spin_ns, 0);
+	assert_int_equal(spec.jobs[1].thinktime_blocks, 16);
+	run_spec_free(&spec);
+	/* A spin longer than the inherited stall: an error, with the file. */
+	assert_int_equal(run_jobfile_parse("[global]\nsize=1m\nthinktime=250\n"
+					   "[s]\nthinktime_spin=1ms\n", "t.fio",
+					   &base, &spec, err, sizeof(err)),
+			 -EINVAL);
+	if (!strstr(err, "t.fio") ||
+	    !strstr(err, "job 's': thinktime_spin=1ms is longer than "
+		    "thinktime=250"))
+		fail_msg("%s", err);
+	run_spec_free(&spec);
+}
+
 /* direct=: a flag, off by default, and the engines that take it. */
 static void test_run_job_direct_options(void **state)
 {
@@ -856,6 +1027,7 @@ int main(void)
 		cmocka_unit_test(test_run_parse_size_units),
 		cmocka_unit_test(test_run_parse_size_rejects),
 		cmocka_unit_test(test_run_parse_time_units),
+		cmocka_unit_test(test_run_parse_time_in_bare_unit),
 		cmocka_unit_test(test_run_opts_unsupported_named),
 		cmocka_unit_test(test_run_opts_bad_values),
 		cmocka_unit_test(test_run_job_defaults),
@@ -865,6 +1037,9 @@ int main(void)
 		cmocka_unit_test(test_run_job_sync_options),
 		cmocka_unit_test(test_run_job_sync_refused_without_file),
 		cmocka_unit_test(test_run_opts_sync_bad_values),
+		cmocka_unit_test(test_run_job_think_options),
+		cmocka_unit_test(test_run_job_think_errors),
+		cmocka_unit_test(test_run_jobfile_think_inherited),
 		cmocka_unit_test(test_run_job_direct_options),
 		cmocka_unit_test(test_run_job_direct_alignment),
 		cmocka_unit_test(test_run_job_file_io_uring),

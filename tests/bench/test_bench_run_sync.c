@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/bench/test_bench_run_sync.c - `upcache-bench run`'s fsync=,
- * fdatasync= and end_fsync=, against fio's behaviour.
+ * fdatasync= and end_fsync=, and its think time (thinktime=,
+ * thinktime_spin=, thinktime_blocks=): what a clone does between its
+ * operations, against fio's behaviour.
  *
  * Counts are exact, from jobs whose operations size= and bs= fix: with
  * fsync=N (fdatasync=N) a clone syncs as its next operation after every
@@ -22,10 +24,23 @@
  * it); the text and the JSON report the syncs as fio does, and compare
  * pairs a job with syncs with one without.
  *
+ * Think time, with bounds that hold however slow the machine is (a
+ * stall lasts at least as long as asked, an operation on memory far
+ * less than one): a job of 16 operations with thinktime=5ms (or 5000,
+ * microseconds) runs at least 80 ms, its bandwidth over that, while no
+ * operation's latency, nor a sync's after a stall, is near 5 ms; with
+ * thinktime_blocks=N it stalls after every N-th operation only (within
+ * a runtime= that 16 stalls would pass, all 16 operations are done);
+ * thinktime_spin= spends the stall's CPU time, a sleeping one does not;
+ * the ramp stalls too, and a stall ends at the end of the ramp, at
+ * runtime= and soon after a stop request; the text's job line shows
+ * the options.
+ *
  * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -40,12 +55,14 @@
 #include <cmocka.h>
 
 #include "bench_helpers.h"
+#include "../../tools/bench/clock.h"
 #include "../../tools/bench/run_engine.h"
 #include "../../tools/bench/run_exec.h"
 #include "../../tools/bench/run_report.h"
 #include "../../tools/bench/run_spec.h"
 
 #define KiB	1024ULL
+#define MSEC	1000000ULL
 
 #define run_status(...) bt_call_argv(bench_suite_run_argv, __VA_ARGS__)
 #define compare_status(...) \
@@ -458,6 +475,261 @@ static void test_run_sync_failure_fails_job(void **state)
 				    NULL), BENCH_EXIT_ERROR);
 }
 
+/*
+ * think_json() - Run one clone of a rw=write job of 16 blocks of 4 KiB
+ * on upcache-shmem with the options @o1 to @o3 (NULL for none, the NULLs
+ * last), check that it moved its 64 KiB, and return its JSON text
+ * (malloc()ed).
+ */
+static char *think_json(const char *o1, const char *o2, const char *o3)
+{
+	char json[128], arg[160];
+	char *argv[] = { "--output-format=json", arg, "--name=t",
+			 "--ioengine=upcache-shmem", "--rw=write", "--bs=4k",
+			 "--size=64k", (char *)o1, (char *)o2, (char *)o3,
+			 NULL };
+	char *text;
+
+	snprintf(json, sizeof(json), "%s/think.json", bt_tmpdir);
+	snprintf(arg, sizeof(arg), "--json=%s", json);
+	assert_int_equal(bench_suite_run_argv(7 + !!o1 + !!o2 + !!o3, argv),
+			 0);
+	text = bt_slurp(json);
+	assert_non_null(text);
+	assert_int_equal(bt_run_row_num(text, "t", "write", "io_bytes"),
+			 64 * KiB);
+	return text;
+}
+
+/*
+ * expect_stalled() - The write row of @text ran at least @min_ms, its
+ * bandwidth is over that run time, and no write's latency comes near
+ * @stall_ms: the stalls are in the one and in none of the others.
+ */
+static void expect_stalled(const char *text, double min_ms, double stall_ms)
+{
+	double ms = bt_run_row_num(text, "t", "write", "runtime_ms");
+	double bw = bt_run_row_num(text, "t", "write", "bw_bytes");
+	double max = bt_run_row_num(text, "t", "write", "lat_ns_max");
+	double p99 = bt_run_row_num(text, "t", "write", "clat_ns_p99");
+
+	if (ms < min_ms)
+		fail_msg("ran %.3f ms, not the %.0f ms of its stalls", ms,
+			 min_ms);
+	assert_near(bw * ms / 1000, 64 * KiB, 64 * KiB / 100);
+	if (max >= stall_ms * 1e6 || p99 >= stall_ms * 1e6)
+		fail_msg("a stall is in a latency: max %.0f ns, p99 %.0f ns",
+			 max, p99);
+}
+
+/*
+ * thinktime=5ms after each of 16 writes: at least 80 ms of run time
+ * (fio thinks after the last one too), the bandwidth over it, and every
+ * latency far below 5 ms; a bare 5000 is the same, in microseconds.
+ * With thinktime_blocks=4, 4 stalls: at least 20 ms.  With fsync=4 the
+ * stall comes between the write and the sync it made due, and is in
+ * neither's latency.
+ */
+static void test_run_think_in_runtime_not_latency(void **state)
+{
+	static const char *const think[] = {
+		"--thinktime=5ms", "--thinktime=5000",
+	};
+	char *text;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < BT_ARRAY_SIZE(think); i++) {
+		text = think_json(think[i], NULL, NULL);
+		expect_stalled(text, 80, 5);
+		free(text);
+	}
+	text = think_json("--thinktime=5ms", "--thinktime_blocks=4", NULL);
+	expect_stalled(text, 20, 5);
+	free(text);
+	text = think_json("--fsync=4", "--thinktime=5ms", NULL);
+	expect_stalled(text, 80, 5);
+	assert_int_equal(bt_run_row_num(text, "t", "sync", "total_ios"), 3);
+	assert_true(bt_run_row_num(text, "t", "sync", "lat_ns_max") < 5e6);
+	free(text);
+}
+
+/*
+ * thinktime_blocks=8 stalls twice in 16 writes: they are all done, in
+ * at least 60 ms, well within a runtime=200ms that a stall after every
+ * write (16 times 30 ms) would have cut short at 7.  The job's line in
+ * the text names the think options, as its bandwidth counts them.
+ */
+static void test_run_think_blocks_pace(void **state)
+{
+	char *argv[] = { "--name=p", "--ioengine=upcache-shmem", "--rw=write",
+			 "--bs=4k", "--size=64k", "--runtime=200ms",
+			 "--thinktime=30ms", "--thinktime_blocks=8" };
+	const struct run_stats *st;
+	struct run_outcome res;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	execute(8, argv, &res);
+	st = &res.results[0].st;
+	assert_int_equal(st->ops[RUN_DIR_WRITE], 16);
+	assert_true(st->elapsed_ns[RUN_DIR_WRITE] >= 60 * MSEC);
+	assert_true(st->hist[RUN_DIR_WRITE].max < 30 * MSEC);
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	run_report_text(out, &res);
+	fclose(out);
+	if (!strstr(text, "size=64.0KiB thinktime=30000us "
+		    "thinktime_blocks=8\n"))
+		fail_msg("the job line lacks the think options:\n%s", text);
+	free(text);
+	run_outcome_free(&res);
+}
+
+/* cpu_ns() - CPU time of the process so far, its clones' threads too. */
+static uint64_t cpu_ns(void)
+{
+	struct rusage ru;
+
+	assert_int_equal(getrusage(RUSAGE_SELF, &ru), 0);
+	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) *
+	       1000000000ULL + ((uint64_t)ru.ru_utime.tv_usec +
+				(uint64_t)ru.ru_stime.tv_usec) * 1000;
+}
+
+/* think_cpu_ns() - CPU time a 16-write job with @spin= spends. */
+static uint64_t think_cpu_ns(const char *spin)
+{
+	char *argv[] = { "--name=c", "--ioengine=upcache-shmem", "--rw=write",
+			 "--bs=4k", "--size=64k", "--thinktime=2ms",
+			 (char *)spin };
+	struct run_outcome res;
+	uint64_t t0 = cpu_ns();
+
+	execute(7, argv, &res);
+	t0 = cpu_ns() - t0;
+	assert_true(res.results[0].st.elapsed_ns[RUN_DIR_WRITE] >=
+		    16 * 2 * MSEC);
+	run_outcome_free(&res);
+	return t0;
+}
+
+/*
+ * thinktime_spin= equal to thinktime= spins through the whole stall, 16
+ * stalls of 2 ms; thinktime_spin=0 sleeps through them.  A spin lasts
+ * until the clock says, so a clone preempted while spinning spends less
+ * CPU than asked: the bound leaves room for a machine busy with other
+ * tests (a share of 30% of one CPU), and the sleeping job must spend
+ * less than half of what the spinning one did.
+ */
+static void test_run_think_spin_burns_cpu(void **state)
+{
+	uint64_t spun, slept;
+
+	(void)state;
+	spun = think_cpu_ns("--thinktime_spin=2ms");
+	slept = think_cpu_ns("--thinktime_spin=0");
+	if (spun < 16 * 2 * MSEC * 3 / 10 || slept >= spun / 2)
+		fail_msg("CPU time: %llu ns spinning, %llu ns sleeping",
+			 (unsigned long long)spun, (unsigned long long)slept);
+}
+
+/*
+ * The ramp stalls too, and a stall ends where the ramp does: with
+ * ramp_time=50ms and thinktime=20ms it writes at most 3 blocks (at 0,
+ * 20 and 40 ms), not the thousands it would write without, and the
+ * measured phase, cut to one write by its runtime=1ms, writes the next:
+ * 2 to 4 of the file's 16 blocks are written, the rest still holes.
+ */
+static void test_run_think_in_ramp(void **state)
+{
+	char dir[64], path[128];
+	char *argv[] = { "--name=rt", "--ioengine=kernel-psync", "--rw=write",
+			 "--bs=4k", "--size=64k", "--file_kind=hole",
+			 "--filename=ramp-think", "--unlink=0",
+			 "--ramp_time=50ms", "--runtime=1ms",
+			 "--thinktime=20ms", dir };
+	unsigned char block[4096];
+	struct run_outcome res;
+	unsigned int written = 0, i;
+	size_t b;
+	FILE *f;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	snprintf(path, sizeof(path), "%s/ramp-think", bt_tmpdir);
+	execute(12, argv, &res);
+	assert_int_equal(res.results[0].st.ops[RUN_DIR_WRITE], 1);
+	run_outcome_free(&res);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	for (i = 0; i < 16; i++) {
+		assert_int_equal(fread(block, 1, sizeof(block), f),
+				 sizeof(block));
+		for (b = 0; b < sizeof(block) && !block[b]; b++)
+			;
+		written += b < sizeof(block);
+	}
+	fclose(f);
+	assert_int_equal(unlink(path), 0);
+	if (written < 2 || written > 4)
+		fail_msg("%u blocks written, not 2 to 4", written);
+}
+
+/* stopper() - Ask the run to stop after 30 ms, from another thread. */
+static void *stopper(void *arg)
+{
+	(void)arg;
+	bench_sleep_ns(30 * MSEC);
+	run_request_stop();
+	return NULL;
+}
+
+/*
+ * A stall of 3 s ends at runtime=50ms, and within a sleep's slice of
+ * a stop request (Ctrl-C): either job is over in far less than the 3 s,
+ * after its one write.
+ */
+static void test_run_think_ends_promptly(void **state)
+{
+	char *timed[] = { "--name=e", "--ioengine=upcache-shmem",
+			  "--rw=write", "--size=64k", "--thinktime=3s",
+			  "--runtime=50ms" };
+	struct run_outcome res;
+	char err[300];
+	pthread_t tid;
+	uint64_t t0;
+
+	(void)state;
+	t0 = bench_now_ns();
+	execute(6, timed, &res);
+	t0 = bench_now_ns() - t0;
+	assert_int_equal(res.results[0].st.ops[RUN_DIR_WRITE], 1);
+	assert_true(res.results[0].st.elapsed_ns[RUN_DIR_WRITE] >= 50 * MSEC);
+	assert_false(res.interrupted);
+	run_outcome_free(&res);
+	if (t0 >= 1500 * MSEC)
+		fail_msg("runtime=50ms took %llu ns", (unsigned long long)t0);
+
+	/* The same job without its runtime=. */
+	parse(5, timed);
+	run_stop_reset();
+	t0 = bench_now_ns();
+	assert_int_equal(pthread_create(&tid, NULL, stopper, NULL), 0);
+	if (run_execute(cur_spec, &res, NULL, err, sizeof(err)))
+		fail_msg("run: %s", err);
+	t0 = bench_now_ns() - t0;
+	pthread_join(tid, NULL);
+	run_stop_reset();
+	assert_true(res.interrupted);
+	assert_int_equal(res.results[0].st.ops[RUN_DIR_WRITE], 1);
+	run_outcome_free(&res);
+	if (t0 >= 1500 * MSEC)
+		fail_msg("a stop took %llu ns", (unsigned long long)t0);
+}
+
 static int teardown(void **state)
 {
 	spec_drop();
@@ -476,6 +748,11 @@ int main(void)
 		cmocka_unit_test(test_run_sync_output),
 		cmocka_unit_test(test_run_file_sync_writes_back),
 		cmocka_unit_test(test_run_sync_failure_fails_job),
+		cmocka_unit_test(test_run_think_in_runtime_not_latency),
+		cmocka_unit_test(test_run_think_blocks_pace),
+		cmocka_unit_test(test_run_think_spin_burns_cpu),
+		cmocka_unit_test(test_run_think_in_ramp),
+		cmocka_unit_test(test_run_think_ends_promptly),
 	};
 
 	return cmocka_run_group_tests(tests, bt_tmpdir_setup, teardown);

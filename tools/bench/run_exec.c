@@ -23,6 +23,10 @@
  * the next turn of the loop, where fio's get_rw_ddir() would pick its
  * next io_u, so a phase that ends on a write owes nothing.
  *
+ * Think time (thinktime=: when, and how it is timed: run_exec.h) comes
+ * right after a read or write, before a sync it made due, as fio thinks
+ * at the end of the turn of do_io()'s loop that completed the I/O.
+ *
  * Conventions: @c is one clone's state, @g its offset generator.
  */
 #include <errno.h>
@@ -44,6 +48,12 @@
 #define RUN_MAX_RANDOM_MAP	(1ULL << 26)
 #define RUN_PROGRESS_NS		(1000ULL * 1000 * 1000)
 #define RUN_PROGRESS_POLL_NS	(50ULL * 1000 * 1000)
+/*
+ * Longest sleep of a thinking clone between two looks at the clock and
+ * at a stop request: a long thinktime= ends within this of runtime= or
+ * of Ctrl-C.
+ */
+#define RUN_THINK_SLICE_NS	(10ULL * 1000 * 1000)
 #define RUN_SEED_CLONE		(BENCH_RNG_SEED + 0x5255)
 /* A base of its own: a clone's direction draws are not its offset draws. */
 #define RUN_SEED_DIR		(BENCH_RNG_SEED ^ 0x6d6978656452574eULL)
@@ -360,14 +370,52 @@ static int clone_timed_sync(struct run_clone *c, void *h,
 }
 
 /*
- * Step 3: run the workload unmeasured until @end, its syncs included
- * (fio issues them in the ramp too, and counts them nowhere).
+ * think_due() - Does a clone stall after the @ios-th read or write of
+ * its phase?  Every thinktime_blocks= of them, when thinktime= is set.
+ */
+static inline bool think_due(const struct run_job *job, uint64_t ios)
+{
+	return job->thinktime_ns && !(ios % job->thinktime_blocks);
+}
+
+/*
+ * clone_think() - One stall of thinktime=: first thinktime_spin= of it
+ * spinning on the clock, the CPU time a program working on the data it
+ * just moved would spend, then the rest asleep.  It ends at @end (the
+ * end of the phase; UINT64_MAX for none) if that comes first, and on a
+ * stop request, looked for between clock reads and between sleeps of
+ * at most RUN_THINK_SLICE_NS, so a long thinktime= holds up neither.
+ * Return: the clock when it is over.
+ */
+static uint64_t clone_think(const struct run_job *job, uint64_t end)
+{
+	uint64_t now = bench_now_ns(), stop, spin_stop;
+
+	if (now >= end)
+		return now;
+	stop = end - now > job->thinktime_ns ? now + job->thinktime_ns : end;
+	spin_stop = stop - now > job->thinktime_spin_ns ?
+		    now + job->thinktime_spin_ns : stop;
+	while (now < spin_stop && !run_stop_requested())
+		now = bench_now_ns();
+	while (now < stop && !run_stop_requested()) {
+		bench_sleep_ns(stop - now < RUN_THINK_SLICE_NS ? stop - now :
+			       RUN_THINK_SLICE_NS);
+		now = bench_now_ns();
+	}
+	return now;
+}
+
+/*
+ * Step 3: run the workload unmeasured until @end, its syncs and its
+ * think time included (fio issues the syncs in the ramp too, and counts
+ * them nowhere).
  */
 static int clone_ramp(struct run_clone *c, struct run_gen *g, void *h,
 		      void *buf, uint64_t end)
 {
 	enum clone_sync due = SYNC_NONE;
-	uint64_t off, writes = 0;
+	uint64_t off, writes = 0, ios = 0;
 	enum run_dir dir;
 	int ret;
 
@@ -386,6 +434,8 @@ static int clone_ramp(struct run_clone *c, struct run_gen *g, void *h,
 			return ret;
 		if (dir == RUN_DIR_WRITE)
 			due = sync_after_write(c->job, ++writes);
+		if (think_due(c->job, ++ios))
+			clone_think(c->job, end);
 	}
 	return 0;
 }
@@ -409,8 +459,10 @@ static int clone_end_fsync(struct run_clone *c, void *h, bool last_sync,
  * Step 4: the measured phase, from where the ramp left @g: without
  * time_based=, size= bytes (a pass's worth of operations, into the next
  * pass where the ramp's ends), as fio counts the bytes done since the
- * ramp against size=.  The count of writes that fsync= and fdatasync=
- * follow starts again here, as fio's does after the ramp.
+ * ramp against size=.  The counts of writes that fsync= and fdatasync=
+ * follow, and of reads and writes that thinktime_blocks= follows, start
+ * again here, as fio's do after the ramp.  A stall of thinktime= moves
+ * @prev past it: it is in the run time, in no operation's latency.
  */
 static int clone_measure(struct run_clone *c, struct run_gen *g, void *h,
 			 void *buf)
@@ -459,7 +511,10 @@ static int clone_measure(struct run_clone *c, struct run_gen *g, void *h,
 			due = sync_after_write(job, ++writes);
 		atomic_store_explicit(&c->done[dir], st->bytes[dir],
 				      memory_order_relaxed);
-		if (job->runtime_ns && now - t0 >= job->runtime_ns)
+		if (think_due(job, nr_ops))
+			prev = clone_think(job, job->runtime_ns ?
+					   t0 + job->runtime_ns : UINT64_MAX);
+		if (job->runtime_ns && prev - t0 >= job->runtime_ns)
 			break;
 		if (!job->time_based && nr_ops == g->nr_blocks)
 			break;

@@ -16,6 +16,7 @@
  *	   bytes (reads and writes together; into the next pass where the
  *	   ramp's ends), or passes until runtime= when time_based=1,
  *	   stopping early at runtime= or when a stop is requested (Ctrl-C),
+ *	   with its syncs and think time (thinktime=) between operations,
  *	   then, with end_fsync=1, syncs its file once,
  *	5. records bytes, operations, a latency histogram per direction,
  *	   the syncs' latencies and upcache's counters.
@@ -34,10 +35,21 @@
  * fio, which times it in the run time only, one of the syncs reported.
  * A failed sync ends the clone as a failed operation does.
  *
- * Latency is the time from the end of one operation to the end of the
- * next, read from CLOCK_MONOTONIC (vDSO, about 20 ns), so each
- * operation costs exactly one clock read; it includes choosing the next
- * offset, which is a few nanoseconds.
+ * Think time follows fio (backend.c's handle_thinktime()): with
+ * thinktime=T a clone stalls for T after its N-th, 2N-th ... read or
+ * write of a phase (N is thinktime_blocks=, 1 by default; syncs are not
+ * counted, and the count starts again with the measured phase), after
+ * the last one of a phase too, and before a sync that write made due:
+ * spinning on the clock for its first thinktime_spin=, asleep for the
+ * rest.  A stall ends early at the end of its phase (the ramp's,
+ * runtime=) and soon after a stop request.  It is part of the measured
+ * phase's run time, so it lowers the bandwidth, as in fio, and of no
+ * latency: the operation after it is timed from its end.
+ *
+ * Latency is the time from the end of one operation (or of the stall
+ * after it) to the end of the next, read from CLOCK_MONOTONIC (vDSO,
+ * about 20 ns), so each operation costs exactly one clock read; it
+ * includes choosing the next offset, which is a few nanoseconds.
  *
  * The offsets and directions of a clone come from one generator (struct
  * run_gen), started once per clone: the measured phase carries on from

@@ -26,7 +26,9 @@
  * enum opt_kind - what an option's value is.
  * @OPT_STR: Any non-empty text.
  * @OPT_SIZE: A fio size (run_parse_size()).
- * @OPT_TIME: A fio time (run_parse_time()).
+ * @OPT_TIME: A fio time (run_parse_time()): seconds without a unit.
+ * @OPT_TIME_US: A fio time in microseconds without a unit (fio's
+ *	thinktime options).
  * @OPT_BOOL: 0 or 1; a bare name is 1.
  * @OPT_UINT: A decimal number in @min..@max.
  * @OPT_ENUM: One of @values.
@@ -35,6 +37,7 @@ enum opt_kind {
 	OPT_STR,
 	OPT_SIZE,
 	OPT_TIME,
+	OPT_TIME_US,
 	OPT_BOOL,
 	OPT_UINT,
 	OPT_ENUM,
@@ -124,6 +127,12 @@ static const struct opt_spec opt_specs[] = {
 	  "fdatasync the file every N writes (0: never)"),
 	S(END_FSYNC, "end_fsync", NULL, BOOL,
 	  "fsync the file when a writing job ends"),
+	S(THINKTIME, "thinktime", NULL, TIME_US,
+	  "stall after an I/O (us without a unit; 0: never)"),
+	S(THINKTIME_SPIN, "thinktime_spin", NULL, TIME_US,
+	  "of each stall, spin on the CPU this long (us; 0)"),
+	U(THINKTIME_BLOCKS, "thinktime_blocks", 1, UINT_MAX,
+	  "stall after every N I/Os (1)"),
 	S(GROUP_REPORTING, "group_reporting", NULL, BOOL,
 	  "report each stonewall group as one"),
 	S(STONEWALL, "stonewall", "wait_for_previous", BOOL,
@@ -161,7 +170,7 @@ static const char *const fio_unsupported[] = {
 	"number_ios", "loops", "sync", "fsync_on_close", "sync_file_range",
 	"write_barrier", "end_syncfs", "rate", "rate_iops", "rate_min",
 	"ratemin",
-	"thinktime", "verify", "do_verify", "verify_pattern", "buffer_pattern",
+	"verify", "do_verify", "verify_pattern", "buffer_pattern",
 	"zero_buffers", "refill_buffers", "scramble_buffers",
 	"buffer_compress_percentage", "iodepth_batch", "iodepth_low",
 	"iodepth_batch_complete", "cpus_allowed", "cpumask", "nice", "prio",
@@ -309,19 +318,19 @@ int run_parse_size(const char *s, unsigned int kb_base, uint64_t *out)
 }
 
 /**
- * run_parse_time() - Parse a fio time.
+ * run_parse_time_in() - Parse a fio time, a bare number in @bare_ns.
  * @s: The text.
+ * @bare_ns: The unit of a number without one.
  * @out: Nanoseconds.
  *
  * Return: 0, -EINVAL or -ERANGE.
  */
-int run_parse_time(const char *s, uint64_t *out)
+int run_parse_time_in(const char *s, uint64_t bare_ns, uint64_t *out)
 {
 	static const struct {
 		const char *unit;
 		uint64_t ns;
 	} units[] = {
-		{ "", RUN_NSEC_PER_SEC },
 		{ "us", 1000 }, { "usec", 1000 },
 		{ "ms", 1000000 }, { "msec", 1000000 },
 		{ "s", RUN_NSEC_PER_SEC }, { "sec", RUN_NSEC_PER_SEC },
@@ -330,7 +339,7 @@ int run_parse_time(const char *s, uint64_t *out)
 		{ "d", 86400 * RUN_NSEC_PER_SEC },
 	};
 	const char *p;
-	uint64_t v;
+	uint64_t v, unit;
 	size_t i;
 	int ret;
 
@@ -339,16 +348,35 @@ int run_parse_time(const char *s, uint64_t *out)
 	ret = digits(s, &p, &v);
 	if (ret == -EINVAL)
 		return ret;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcasecmp(p, units[i].unit))
-			continue;
-		if (!ret)
-			ret = mul_ok(&v, units[i].ns);
-		if (!ret)
-			*out = v;
-		return ret;
-	}
-	return -EINVAL;
+	unit = *p ? 0 : bare_ns;
+	for (i = 0; !unit && i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(p, units[i].unit))
+			unit = units[i].ns;
+	if (!unit)
+		return -EINVAL;
+	if (!ret)
+		ret = mul_ok(&v, unit);
+	if (!ret)
+		*out = v;
+	return ret;
+}
+
+/**
+ * run_parse_time() - Parse a fio time, seconds without a unit.
+ * @s: The text.
+ * @out: Nanoseconds.
+ *
+ * Return: 0, -EINVAL or -ERANGE.
+ */
+int run_parse_time(const char *s, uint64_t *out)
+{
+	return run_parse_time_in(s, RUN_NSEC_PER_SEC, out);
+}
+
+/* time_bare_ns() - The unit of a bare number of time option @spec. */
+static uint64_t time_bare_ns(const struct opt_spec *spec)
+{
+	return spec->kind == OPT_TIME_US ? 1000 : RUN_NSEC_PER_SEC;
 }
 
 /* check_value() - Check @value's syntax for @spec; message in @err. */
@@ -400,17 +428,20 @@ static int check_value(const struct opt_spec *spec, const char *value,
 					 spec->name, value);
 		return 0;
 	case OPT_TIME:
+	case OPT_TIME_US:
 		if (value[0] == '-')
 			return bench_opt_error(err, errlen, "%s=%s: negative time",
 					 spec->name, value);
-		ret = run_parse_time(value, &v);
+		ret = run_parse_time_in(value, time_bare_ns(spec), &v);
 		if (ret == -ERANGE)
 			return bench_opt_error(err, errlen, "%s=%s: too long",
 					 spec->name, value);
 		if (ret)
 			return bench_opt_error(err, errlen, "%s=%s: not a time "
-					 "(N with us/ms/s/m/h/d; seconds by "
-					 "default)", spec->name, value);
+					 "(N with us/ms/s/m/h/d; %s by "
+					 "default)", spec->name, value,
+					 spec->kind == OPT_TIME_US ?
+					 "microseconds" : "seconds");
 		return 0;
 	case OPT_BOOL:
 		if (strcmp(value, "0") && strcmp(value, "1"))
@@ -528,7 +559,8 @@ static uint64_t resolve_time(const struct run_opts *o, enum run_opt_id id)
 {
 	uint64_t v;
 
-	if (!o->val[id] || run_parse_time(o->val[id], &v))
+	if (!o->val[id] ||
+	    run_parse_time_in(o->val[id], time_bare_ns(opt_spec_of(id)), &v))
 		return 0;
 	return v;
 }
@@ -849,6 +881,39 @@ static int resolve_direct(const struct run_opts *o, struct run_job *job,
 	return resolve_direct_align(job, err, errlen);
 }
 
+/*
+ * resolve_think() - thinktime=, thinktime_spin= and thinktime_blocks=.
+ * The last two only shape thinktime='s stalls: given without it they
+ * would do nothing, which a job file's author would not have meant, so
+ * they are an error, as is a spin longer than the stall it is part of
+ * (fio would quietly cut it to thinktime=).
+ */
+static int resolve_think(const struct run_opts *o, struct run_job *job,
+			 char *err, size_t errlen)
+{
+	static const enum run_opt_id needs_think[] = {
+		RUN_OPT_THINKTIME_SPIN, RUN_OPT_THINKTIME_BLOCKS,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(needs_think) / sizeof(needs_think[0]); i++)
+		if (o->val[needs_think[i]] && !o->val[RUN_OPT_THINKTIME])
+			return bench_opt_error(err, errlen, "job '%s': %s=%s "
+					       "needs thinktime=", job->name,
+					       opt_spec_of(needs_think[i])->name,
+					       o->val[needs_think[i]]);
+	job->thinktime_ns = resolve_time(o, RUN_OPT_THINKTIME);
+	job->thinktime_spin_ns = resolve_time(o, RUN_OPT_THINKTIME_SPIN);
+	job->thinktime_blocks = resolve_uint(o, RUN_OPT_THINKTIME_BLOCKS, 1);
+	if (job->thinktime_spin_ns > job->thinktime_ns)
+		return bench_opt_error(err, errlen, "job '%s': thinktime_spin=%s "
+				       "is longer than thinktime=%s (the spin "
+				       "is part of the think time)", job->name,
+				       o->val[RUN_OPT_THINKTIME_SPIN],
+				       o->val[RUN_OPT_THINKTIME]);
+	return 0;
+}
+
 /**
  * run_job_resolve() - Turn a job's option texts into a job.
  * @o: The options.
@@ -890,6 +955,8 @@ int run_job_resolve(const struct run_opts *o, const char *section,
 	ret = resolve_sync(o, job, err, errlen);
 	if (!ret)
 		ret = resolve_direct(o, job, err, errlen);
+	if (!ret)
+		ret = resolve_think(o, job, err, errlen);
 	if (ret)
 		return ret;
 	job->group_reporting = resolve_bool(o, RUN_OPT_GROUP_REPORTING);

@@ -22,11 +22,14 @@
  *	power-of-10 meaning there; kb_base=1000 swaps the two.
  *	time-like (runtime, ramp_time): an integer with an optional unit
  *	us/usec, ms/msec, s/sec, m/min, h or d; seconds without one.
+ *	thinktime and thinktime_spin take the same units but, as in fio,
+ *	mean microseconds without one.
  *	bool (time_based, thread, group_reporting, stonewall, unlink,
  *	end_fsync, direct, file_io_uring): 0 or 1; the bare name (a
  *	job-file line "thread", "--thread") means 1.
  *	int (numjobs, rwmixread, rwmixwrite, iodepth, swap_space_shift,
- *	fsync, fdatasync): decimal digits, within the option's range.
+ *	fsync, fdatasync, thinktime_blocks): decimal digits, within the
+ *	option's range.
  *
  * An option fio has but this runner does not is an error that names it;
  * nothing is silently ignored.  Pure code (no upcache calls), compiled
@@ -77,6 +80,9 @@ enum run_opt_id {
 	RUN_OPT_FSYNC,
 	RUN_OPT_FDATASYNC,
 	RUN_OPT_END_FSYNC,
+	RUN_OPT_THINKTIME,
+	RUN_OPT_THINKTIME_SPIN,
+	RUN_OPT_THINKTIME_BLOCKS,
 	RUN_OPT_GROUP_REPORTING,
 	RUN_OPT_STONEWALL,
 	RUN_OPT_FILENAME,
@@ -175,6 +181,14 @@ enum run_huge {
  *	fall due after one write, the fsync is the one issued (fio's order).
  * @end_fsync: end_fsync=: a clone that writes syncs its file once after
  *	its measured phase, unless its last operation was a sync.
+ * @thinktime_ns: thinktime=: after every @thinktime_blocks of its reads
+ *	and writes (not its syncs), a clone stalls this long before its
+ *	next operation; in its run time, in no operation's latency; 0 never.
+ * @thinktime_spin_ns: thinktime_spin=: how much of each stall is spent
+ *	spinning on the clock (busy, as a program processing the data);
+ *	the rest of it sleeps.  At most @thinktime_ns.
+ * @thinktime_blocks: thinktime_blocks=: operations between stalls
+ *	(default 1).
  * @group_reporting: Report each stonewall group as one.
  * @stonewall: Wait for the jobs before this one.
  * @filename: filename=, shared by all clones; NULL for per-clone names.
@@ -216,6 +230,9 @@ struct run_job {
 	unsigned int fsync_blocks;
 	unsigned int fdatasync_blocks;
 	bool end_fsync;
+	uint64_t thinktime_ns;
+	uint64_t thinktime_spin_ns;
+	unsigned int thinktime_blocks;
 	bool group_reporting;
 	bool stonewall;
 	char *filename;
@@ -253,6 +270,18 @@ int run_parse_size(const char *s, unsigned int kb_base, uint64_t *out);
  * -ERANGE if it does not fit 64 bits of nanoseconds.
  */
 int run_parse_time(const char *s, uint64_t *out);
+
+/**
+ * run_parse_time_in() - Parse a fio time whose bare number is in a
+ * unit of its own (thinktime= and thinktime_spin=: microseconds).
+ * @s: As run_parse_time()'s, but a number without a unit is in units
+ *	of @bare_ns nanoseconds.
+ * @bare_ns: The unit of a bare number, in nanoseconds (not 0).
+ * @out: The time in nanoseconds, set only on success.
+ *
+ * Return: As run_parse_time().
+ */
+int run_parse_time_in(const char *s, uint64_t bare_ns, uint64_t *out);
 
 /**
  * run_opts_set() - Store one option's text, checking its syntax.
@@ -301,7 +330,9 @@ void run_opts_free(struct run_opts *o);
  * than 0 need an engine with a file to sync (run_engine_syncs());
  * direct=1 needs upcache-file, kernel-sync or kernel-psync, and on the
  * kernel engines a bs= and offset= that are multiples of
- * RUN_DIRECT_ALIGN; file_io_uring=1 needs upcache-file.
+ * RUN_DIRECT_ALIGN; file_io_uring=1 needs upcache-file;
+ * thinktime_spin= and thinktime_blocks= need thinktime=, and
+ * thinktime_spin= may not be longer than thinktime=.
  *
  * Return: 0; -EINVAL with a message in @err.
  */

@@ -176,6 +176,24 @@ static void text_sync(FILE *out, const struct run_stats *st)
 	text_percentiles(out, "     sync percentiles (nsec):", h);
 }
 
+/*
+ * text_think() - The job's thinktime options, for its summary line:
+ * its bandwidth counts the stalls, so it must not pass for that of a
+ * job without them.  Microseconds, thinktime='s bare unit.
+ */
+static void text_think(FILE *out, const struct run_job *job)
+{
+	if (!job->thinktime_ns)
+		return;
+	fprintf(out, " thinktime=%lluus",
+		(unsigned long long)(job->thinktime_ns / 1000));
+	if (job->thinktime_spin_ns)
+		fprintf(out, " thinktime_spin=%lluus",
+			(unsigned long long)(job->thinktime_spin_ns / 1000));
+	if (job->thinktime_blocks > 1)
+		fprintf(out, " thinktime_blocks=%u", job->thinktime_blocks);
+}
+
 /* text_result() - fio's block for one result. */
 static void text_result(FILE *out, const struct run_result *r)
 {
@@ -186,11 +204,13 @@ static void text_result(FILE *out, const struct run_result *r)
 
 	/* direct=1 is shown: a direct figure must never pass for a cached one. */
 	fprintf(out, "%s: (groupid=%u, jobs=%u): ioengine=%s rw=%s bs=%llu "
-		"size=%s%s%s\n", job->name, r->group, r->clones, job->engine,
+		"size=%s%s%s", job->name, r->group, r->clones, job->engine,
 		run_rw_name(job->rw), (unsigned long long)job->bs,
 		run_fmt_bytes(size, sizeof(size), (double)job->size),
 		job->direct ? " direct=1" : "",
 		job->file_io_uring ? " file_io_uring=1" : "");
+	text_think(out, job);
+	fputc('\n', out);
 	if (r->skipped) {
 		fprintf(out, "  skipped: %s\n", r->skipped);
 		return;
