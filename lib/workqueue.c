@@ -5,11 +5,13 @@
  * callers queue work items they own, workers call them.
  *
  * One mutex per queue guards a singly linked FIFO and the pool's
- * counts.  A worker takes the oldest work, runs it unlocked, and counts
- * it done; flush_workqueue() waits until the done count reaches the
- * queued count it saw on entry (work runs in queue order on each
- * worker, but workers finish out of order, so the counts, not the list,
- * say when everything before the flush is over).
+ * counts.  A worker takes the oldest work, runs it unlocked, and is
+ * done with it.  Each work gets a sequence number as it is queued, and
+ * each worker shows the number of the work it runs in its slot: works
+ * leave the queue in order but finish out of order (a slow one on one
+ * worker, later ones on another), so flush_workqueue() waits, not for a
+ * count of finished works, but until the oldest work still queued or
+ * running is newer than the last one queued before the flush.
  *
  * The pool grows lazily: queue_work() starts a thread only when the
  * work waiting outnumbers the workers waiting for it, up to max_active.
@@ -20,10 +22,13 @@
  * work a parent worker was running would stay half done in the child
  * (for readahead: folios locked for ever).  A pthread_atfork() handler
  * therefore waits, before the fork, until every queue is idle, and
- * holds each queue's mutex across it; the child then starts with empty
+ * holds each queue's mutex across it; while it waits, queue_work()
+ * refuses new work (-EAGAIN: the caller does it itself), so a stream of
+ * work cannot hold the fork off.  The child then starts with empty
  * pools that grow again as work arrives.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -34,6 +39,20 @@
 
 #define WQ_MAX_ACTIVE	64u
 
+struct workqueue_struct;
+
+/**
+ * struct wq_slot - one worker.
+ * @wq: Its queue.
+ * @seq: The sequence number of the work it runs; 0 when it runs none.
+ * @thread: The thread, for destroy_workqueue() to join.
+ */
+struct wq_slot {
+	struct workqueue_struct *wq;
+	unsigned long seq;
+	pthread_t thread;
+};
+
 /**
  * struct workqueue_struct - a queue and its pool.
  * @lock: Guards everything below.
@@ -43,15 +62,16 @@
  * @tail: Where the next work is linked.
  * @pending: Works queued and not yet taken by a worker.
  * @running: Works being run.
- * @queued: Works ever queued.
- * @done: Works ever finished.
- * @nr_workers: Threads started (in @threads).
+ * @last_seq: The sequence number of the last work queued (the first
+ *	is 1).
+ * @nr_workers: Threads started (in @slots).
  * @nr_idle: Threads waiting on @more.
  * @nr_waiting: Threads waiting on @idle.
  * @max_active: The most threads.
  * @stopping: destroy_workqueue() has begun: workers exit once the
  *	queue is empty.
- * @threads: The workers, for destroy_workqueue() to join.
+ * @frozen: A fork() waits for the queue to be idle: no new work.
+ * @slots: The workers.
  * @list: The registry of queues (fork handling).
  */
 struct workqueue_struct {
@@ -62,14 +82,14 @@ struct workqueue_struct {
 	struct work_struct **tail;
 	unsigned long pending;
 	unsigned long running;
-	unsigned long queued;
-	unsigned long done;
+	unsigned long last_seq;
 	unsigned int nr_workers;
 	unsigned int nr_idle;
 	unsigned int nr_waiting;
 	unsigned int max_active;
 	bool stopping;
-	pthread_t threads[WQ_MAX_ACTIVE];
+	bool frozen;
+	struct wq_slot slots[WQ_MAX_ACTIVE];
 	struct workqueue_struct *list;
 };
 
@@ -92,7 +112,8 @@ static struct work_struct *wq_dequeue(struct workqueue_struct *wq)
 
 static void *wq_worker(void *arg)
 {
-	struct workqueue_struct *wq = arg;
+	struct wq_slot *slot = arg;
+	struct workqueue_struct *wq = slot->wq;
 
 	pthread_mutex_lock(&wq->lock);
 	for (;;) {
@@ -106,12 +127,13 @@ static void *wq_worker(void *arg)
 		if (!wq->head)
 			break;		/* stopping, and nothing left */
 		work = wq_dequeue(wq);
+		slot->seq = work->seq;
 		wq->running++;
 		pthread_mutex_unlock(&wq->lock);
 		work->func(work);	/* @work may be gone from here on */
 		pthread_mutex_lock(&wq->lock);
 		wq->running--;
-		wq->done++;
+		slot->seq = 0;
 		if (wq->nr_waiting)
 			pthread_cond_broadcast(&wq->idle);
 	}
@@ -120,20 +142,38 @@ static void *wq_worker(void *arg)
 }
 
 /*
+ * The sequence number of the oldest work queued or running, or
+ * ULONG_MAX if there is none; @wq->lock held.
+ */
+static unsigned long wq_oldest(const struct workqueue_struct *wq)
+{
+	unsigned long oldest = wq->head ? wq->head->seq : ULONG_MAX;
+	unsigned int i;
+
+	for (i = 0; i < wq->nr_workers; i++)
+		if (wq->slots[i].seq && wq->slots[i].seq < oldest)
+			oldest = wq->slots[i].seq;
+	return oldest;
+}
+
+/*
  * Start one more worker, signals blocked in it; @wq->lock held.
  * Return: 0 or -EAGAIN.
  */
 static int wq_start_worker(struct workqueue_struct *wq)
 {
+	struct wq_slot *slot;
 	sigset_t all, old;
 	int err;
 
 	if (upc_fault_should_fail())
 		return -EAGAIN;
+	slot = &wq->slots[wq->nr_workers];
+	slot->wq = wq;
+	slot->seq = 0;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&wq->threads[wq->nr_workers], NULL, wq_worker,
-			     wq);
+	err = pthread_create(&slot->thread, NULL, wq_worker, slot);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		return -EAGAIN;
@@ -149,6 +189,7 @@ static void wq_atfork_prepare(void)
 	pthread_mutex_lock(&wq_registry_lock);
 	for (wq = wq_registry; wq; wq = wq->list) {
 		pthread_mutex_lock(&wq->lock);
+		wq->frozen = true;
 		wq->nr_waiting++;
 		while (wq->pending || wq->running)
 			pthread_cond_wait(&wq->idle, &wq->lock);
@@ -160,8 +201,10 @@ static void wq_atfork_parent(void)
 {
 	struct workqueue_struct *wq;
 
-	for (wq = wq_registry; wq; wq = wq->list)
+	for (wq = wq_registry; wq; wq = wq->list) {
+		wq->frozen = false;
 		pthread_mutex_unlock(&wq->lock);
+	}
 	pthread_mutex_unlock(&wq_registry_lock);
 }
 
@@ -174,6 +217,7 @@ static void wq_atfork_child(void)
 		wq->nr_workers = 0;
 		wq->nr_idle = 0;
 		wq->nr_waiting = 0;
+		wq->frozen = false;
 		pthread_cond_init(&wq->more, NULL);
 		pthread_cond_init(&wq->idle, NULL);
 		pthread_mutex_unlock(&wq->lock);
@@ -238,7 +282,7 @@ void destroy_workqueue(struct workqueue_struct *wq)
 	pthread_cond_broadcast(&wq->more);
 	pthread_mutex_unlock(&wq->lock);
 	for (i = 0; i < wq->nr_workers; i++)
-		pthread_join(wq->threads[i], NULL);
+		pthread_join(wq->slots[i].thread, NULL);
 	pthread_cond_destroy(&wq->idle);
 	pthread_cond_destroy(&wq->more);
 	pthread_mutex_destroy(&wq->lock);
@@ -248,16 +292,17 @@ void destroy_workqueue(struct workqueue_struct *wq)
 int queue_work(struct workqueue_struct *wq, struct work_struct *work)
 {
 	pthread_mutex_lock(&wq->lock);
-	if (wq->pending + 1 > wq->nr_idle && wq->nr_workers < wq->max_active &&
-	    wq_start_worker(wq) && !wq->nr_workers) {
+	if (wq->frozen ||
+	    (wq->pending + 1 > wq->nr_idle && wq->nr_workers < wq->max_active &&
+	     wq_start_worker(wq) && !wq->nr_workers)) {
 		pthread_mutex_unlock(&wq->lock);
 		return -EAGAIN;
 	}
 	work->next = NULL;
+	work->seq = ++wq->last_seq;
 	*wq->tail = work;
 	wq->tail = &work->next;
 	wq->pending++;
-	wq->queued++;
 	pthread_cond_signal(&wq->more);
 	pthread_mutex_unlock(&wq->lock);
 	return 0;
@@ -270,10 +315,9 @@ void flush_workqueue(struct workqueue_struct *wq)
 	if (!wq)
 		return;
 	pthread_mutex_lock(&wq->lock);
-	target = wq->queued;
+	target = wq->last_seq;
 	wq->nr_waiting++;
-	/* Unsigned counts: done catches up with a target it may pass. */
-	while ((long)(wq->done - target) < 0)
+	while (wq_oldest(wq) <= target)
 		pthread_cond_wait(&wq->idle, &wq->lock);
 	wq->nr_waiting--;
 	pthread_mutex_unlock(&wq->lock);

@@ -12,8 +12,9 @@
  * go to its own threads.
  *
  * fork() waits until every queue is idle (nothing queued, nothing
- * running), so a child starts with no work half done; its queues start
- * new workers as work arrives.
+ * running: the work under way, a read on a slow device included), so a
+ * child starts with no work half done; meanwhile queue_work() refuses
+ * work.  The child's queues start new workers as work arrives.
  */
 #ifndef UPCACHE_LIB_WORKQUEUE_H
 #define UPCACHE_LIB_WORKQUEUE_H
@@ -24,10 +25,12 @@
  * struct work_struct - one piece of work.
  * @func: Called once, on a worker thread, with the work itself.
  * @next: The queue's link (the queue's own while queued).
+ * @seq: Its place in the queue's order (the queue's own).
  */
 struct work_struct {
 	void (*func)(struct work_struct *work);
 	struct work_struct *next;
+	unsigned long seq;
 };
 
 struct workqueue_struct;
@@ -58,14 +61,18 @@ void destroy_workqueue(struct workqueue_struct *wq);
  * Starts a worker where the work queued outnumbers the idle ones and
  * fewer than max_active run.
  * Context: Any thread, a worker too.  Does not sleep on other work.
- * Return: 0; or -EAGAIN when no worker runs and none could be started
- * (the work was not queued: the caller runs it itself).
+ * Return: 0; or -EAGAIN when no worker runs and none could be started,
+ * or a fork() waits for the queue to be idle (the work was not queued:
+ * the caller runs it itself).
  */
 int queue_work(struct workqueue_struct *wq, struct work_struct *work);
 
 /**
  * flush_workqueue() - Wait for the work queued before the call.
  * @wq: The queue, or NULL (nothing to wait for).
+ *
+ * Returns once every work queued before the call has returned from its
+ * @func, whatever other threads queue meanwhile.
  *
  * Context: Sleeps.  Not from a worker of @wq (it would wait for itself).
  */

@@ -66,7 +66,6 @@
  * or smaller read, or a miss where a mark was lost.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,23 +144,27 @@ struct ra_work {
 
 /* The workers that read async windows: made on first use. */
 static struct workqueue_struct *ra_wq;
-static pthread_mutex_t ra_wq_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The queue, made now if need be; NULL if it cannot be. */
+/*
+ * The queue, made now if need be; NULL if it cannot be.  Racing first
+ * users each make one and the loser destroys its own (it has no thread
+ * yet): no lock, so a fork() meanwhile leaves none held in the child.
+ */
 static struct workqueue_struct *ra_workqueue(void)
 {
 	struct workqueue_struct *wq = __atomic_load_n(&ra_wq, __ATOMIC_ACQUIRE);
+	struct workqueue_struct *none = NULL;
 
 	if (wq)
 		return wq;
-	pthread_mutex_lock(&ra_wq_lock);
-	wq = ra_wq;
-	if (!wq) {
-		wq = alloc_workqueue(RA_WORKERS);
-		__atomic_store_n(&ra_wq, wq, __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&ra_wq_lock);
-	return wq;
+	wq = alloc_workqueue(RA_WORKERS);
+	if (!wq)
+		return NULL;
+	if (__atomic_compare_exchange_n(&ra_wq, &none, wq, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return wq;
+	destroy_workqueue(wq);
+	return none;
 }
 
 static void ra_work_fn(struct work_struct *work)

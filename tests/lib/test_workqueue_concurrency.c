@@ -215,6 +215,64 @@ static void test_flush_waits(void **state)
 	destroy_workqueue(wq);
 }
 
+/*
+ * A flush waits for the work queued before it even while other threads
+ * queue more that finishes first: A blocks on the gate on one worker,
+ * B and then C (queued after the flush began) finish on the other, and
+ * the flush must still wait for A.  Counting finished works, it
+ * returned once B and C made the count of works queued before it.
+ */
+struct flusher {
+	struct workqueue_struct *wq;
+	bool returned;
+};
+
+static void *flusher_fn(void *arg)
+{
+	struct flusher *fl = arg;
+
+	flush_workqueue(fl->wq);
+	__atomic_store_n(&fl->returned, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_flush_with_other_queuers(void **state)
+{
+	struct workqueue_struct *wq = alloc_workqueue(2);
+	struct work_struct a = { .func = gate_fn };
+	struct count_work b = { .work.func = count_fn };
+	struct count_work c = { .work.func = count_fn };
+	struct flusher fl = { .wq = wq };
+	pthread_t t;
+
+	(void)state;
+	assert_non_null(wq);
+	gate_reset();
+	assert_int_equal(queue_work(wq, &a), 0);
+	pthread_mutex_lock(&gate_lock);
+	while (gate_inside < 1)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	assert_int_equal(queue_work(wq, &b.work), 0);
+	while (!__atomic_load_n(&b.runs, __ATOMIC_RELAXED))
+		sleep_ms(1);
+	assert_int_equal(pthread_create(&t, NULL, flusher_fn, &fl), 0);
+	sleep_ms(10);		/* the flush is waiting */
+	assert_int_equal(queue_work(wq, &c.work), 0);
+	while (!__atomic_load_n(&c.runs, __ATOMIC_RELAXED))
+		sleep_ms(1);
+	sleep_ms(20);
+	assert_false(__atomic_load_n(&fl.returned, __ATOMIC_ACQUIRE));
+	pthread_mutex_lock(&gate_lock);
+	gate_open = true;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(fl.returned);
+	assert_int_equal(gate_ran, 1);
+	destroy_workqueue(wq);
+}
+
 /* One worker runs works in the order they were queued. */
 static void test_single_worker_keeps_order(void **state)
 {
@@ -365,6 +423,65 @@ static void test_fork(void **state)
 	destroy_workqueue(wq);
 }
 
+/*
+ * While a fork() waits for the pool to go idle, queue_work() refuses
+ * work (-EAGAIN), so a thread queueing all the time cannot hold the
+ * fork off; once the fork is done, work is taken again.
+ */
+static struct workqueue_struct *fork_wq;
+
+static void *forker_fn(void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	(void)arg;
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return (void *)1;
+	return NULL;
+}
+
+static void test_fork_refuses_new_work(void **state)
+{
+	static struct count_work works[4096];
+	struct work_struct g = { .func = gate_fn };
+	struct count_work after = { .work.func = count_fn };
+	unsigned int i;
+	pthread_t t;
+	void *ret;
+	int err = 0;
+
+	(void)state;
+	fork_wq = alloc_workqueue(1);
+	assert_non_null(fork_wq);
+	gate_reset();
+	assert_int_equal(queue_work(fork_wq, &g), 0);
+	pthread_mutex_lock(&gate_lock);
+	while (gate_inside < 1)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	assert_int_equal(pthread_create(&t, NULL, forker_fn, NULL), 0);
+	/* Queued until the fork waits, then refused. */
+	for (i = 0; i < 4096 && !err; i++) {
+		works[i].work.func = count_fn;
+		err = queue_work(fork_wq, &works[i].work);
+		sleep_ms(1);
+	}
+	assert_int_equal(err, -EAGAIN);
+	pthread_mutex_lock(&gate_lock);
+	gate_open = true;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+	assert_int_equal(pthread_join(t, &ret), 0);
+	assert_null(ret);
+	assert_int_equal(queue_work(fork_wq, &after.work), 0);
+	flush_workqueue(fork_wq);
+	assert_int_equal(after.runs, 1);
+	destroy_workqueue(fork_wq);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -372,11 +489,13 @@ int main(void)
 		cmocka_unit_test(test_each_work_runs_once),
 		cmocka_unit_test(test_pool_grows_to_max),
 		cmocka_unit_test(test_flush_waits),
+		cmocka_unit_test(test_flush_with_other_queuers),
 		cmocka_unit_test(test_single_worker_keeps_order),
 		cmocka_unit_test(test_destroy_runs_queued),
 		cmocka_unit_test(test_no_thread),
 		cmocka_unit_test(test_workers_block_signals),
 		cmocka_unit_test(test_fork),
+		cmocka_unit_test(test_fork_refuses_new_work),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
