@@ -129,18 +129,23 @@ int upc_close(struct upc_file *file)
 
 static int upc_sync(struct upc_file *file, bool datasync)
 {
-	int err;
+	int err, ret;
 
 	if (!upc_file_ok(file))
 		return -EBADF;
 	/* As tmpfs: the memory is the file, nothing to write. */
 	if (file->kind == UPC_FILE_SHMEM)
 		return 0;
-	/* Two threads' fsyncs must not both report one error (f_lock). */
+	/*
+	 * Two threads' fsyncs must not both report one error (f_lock): the
+	 * data part is serialised; the flush is not, so that the kernel
+	 * can commit the flushes of threads syncing at once together.
+	 */
 	pthread_mutex_lock(&file->wb_lock);
-	err = fd_file_fsync(&file->fdf, &file->wb_since, datasync);
+	err = fd_file_write_back(&file->fdf, &file->wb_since);
 	pthread_mutex_unlock(&file->wb_lock);
-	return err;
+	ret = fd_file_flush(&file->fdf, datasync);
+	return err ? err : ret;
 }
 
 int upc_fsync(struct upc_file *file)

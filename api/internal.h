@@ -74,7 +74,9 @@ enum upc_file_kind {
  * @link: On @cache->files, under @cache->lock.
  * @wb_since: Writeback errors this handle has reported (UPC_FILE_FD;
  *	the mapping's errseq_t as of the last upc_fsync()), under @wb_lock.
- * @wb_lock: Serialises this handle's fsyncs (UPC_FILE_FD).
+ * @wb_lock: Serialises the data part of this handle's fsyncs
+ *	(UPC_FILE_FD): fd_file_write_back(), which reports each writeback
+ *	error once; their flushes run side by side.
  * @shmem: The in-memory file.
  * @fdf: The cache in front of a file descriptor.
  */

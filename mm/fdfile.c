@@ -830,17 +830,29 @@ int fd_file_fallocate(struct fd_file *ff, int mode, int64_t pos, int64_t len)
 	return err;
 }
 
-int fd_file_fsync(struct fd_file *ff, errseq_t *since, bool datasync)
+int fd_file_write_back(struct fd_file *ff, errseq_t *since)
 {
-	int err = file_write_and_wait_range(&ff->mapping, since, 0, INT64_MAX);
+	return file_write_and_wait_range(&ff->mapping, since, 0, INT64_MAX);
+}
+
+int fd_file_flush(struct fd_file *ff, bool datasync)
+{
 	int ret;
 
 	fd_file_io_begin(ff);
 	ret = datasync ? fdatasync(ff->fd) : fsync(ff->fd);
-	if (ret && !err)
-		err = -errno;
+	if (ret)
+		ret = -errno;
 	fd_file_io_end(ff);
-	return err;
+	return ret;
+}
+
+int fd_file_fsync(struct fd_file *ff, errseq_t *since, bool datasync)
+{
+	int err = fd_file_write_back(ff, since);
+	int ret = fd_file_flush(ff, datasync);
+
+	return err ? err : ret;
 }
 
 int64_t fd_file_seek(struct fd_file *ff, int64_t pos, int whence)

@@ -177,15 +177,42 @@ ssize_t fd_file_write_iter(struct fd_file *ff, struct iov_iter *iter,
 int fd_file_truncate(struct fd_file *ff, int64_t size);
 
 /**
- * fd_file_fsync() - Write every dirty folio back, then flush the file.
+ * fd_file_write_back() - The data part of fsync: write every dirty folio
+ * back, wait for reclaim's writebacks, report errors once.
+ * @ff: The file.
+ * @since: The caller's writeback error sample, advanced.
+ *
+ * Context: May sleep.  The caller serialises its uses of *@since (the
+ * kernel's f_lock), so that two of its threads never both report one
+ * error.
+ * Return: 0; the first writeback error of this pass; else a writeback
+ * error recorded since *@since (by reclaim, or another caller's pass)
+ * and not reported to this caller yet.
+ */
+int fd_file_write_back(struct fd_file *ff, errseq_t *since);
+
+/**
+ * fd_file_flush() - fsync() or fdatasync() the file behind the cache.
+ * @ff: The file.
+ * @datasync: fdatasync() rather than fsync().
+ *
+ * What fd_file_write_back() wrote reaches the device.  Needs no lock of
+ * the caller's: the kernel batches the flushes of threads syncing one
+ * file at once into one journal commit.
+ *
+ * Context: May sleep.
+ * Return: 0, or the system call's -errno.
+ */
+int fd_file_flush(struct fd_file *ff, bool datasync);
+
+/**
+ * fd_file_fsync() - fd_file_write_back(), then fd_file_flush().
  * @ff: The file.
  * @since: The caller's writeback error sample, advanced.
  * @datasync: fdatasync() the file rather than fsync().
  *
- * Context: May sleep.
- * Return: 0; the first writeback error of this pass; else a writeback
- * error recorded since *@since (by reclaim, or another caller's pass)
- * and not reported to this caller yet; fsync()'s error.
+ * Context: As fd_file_write_back().
+ * Return: fd_file_write_back()'s error, else fd_file_flush()'s.
  */
 int fd_file_fsync(struct fd_file *ff, errseq_t *since, bool datasync);
 

@@ -408,6 +408,11 @@ int upc_file_open(struct upc_cache *cache, int fd, unsigned int flags,
  * any thread that allocates.  For an in-memory file there is nothing to
  * write, as on tmpfs.
  *
+ * Threads syncing one handle at once write back in turn (each error is
+ * reported once per handle, as the kernel's f_lock has it), and flush
+ * side by side, so that the file system can commit their flushes
+ * together.
+ *
  * Context: Any thread.
  * Return: 0; -EBADF if @file is NULL; the first error writing a page
  * back (pwrite()'s errno: -EIO, -ENOSPC, -EFBIG past the file system's

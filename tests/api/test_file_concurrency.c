@@ -40,6 +40,8 @@
  *    atomic against a pwrite() of the same block that reclaim may be
  *    doing meanwhile, but every such write carries a newer generation.)
  *    At the end the file holds each block's last generation, as above.
+ *    Again with two such threads on the one handle, whose flushes run
+ *    side by side.
  *  - truncate: a 2 MiB cache over an 8 MiB file, two writers and a
  *    reader while a truncator shrinks the file to a random 8-byte
  *    multiple (half the time a block multiple) and grows it again, and
@@ -78,7 +80,7 @@
 #define FC_WORDS	(FC_BLOCK / 8)
 #define FC_MAX_RUN	8		/* blocks per write or read */
 #define FC_MIX		0x9e3779b97f4a7c15ull
-#define FC_MAX_THREADS	4
+#define FC_MAX_THREADS	5
 /* The readers, fsyncer and truncator go on at least this long. */
 #define FC_MIN_LOOPS	8
 /*
@@ -104,7 +106,7 @@
  * @blocks: The file's size in blocks (each writer owns 1/@writers).
  * @writers: Writer threads.
  * @readers: Reader threads.
- * @fsyncer: A thread calls upc_fsync() in a loop.
+ * @fsyncers: Threads calling upc_fsync() in a loop, on the one handle.
  * @truncator: A thread shrinks and grows the file in a loop.
  * @reclaims: The writers alone write more than the cache holds, so
  *	reclaim must evict and write back (truncation frees too much to
@@ -118,7 +120,7 @@ struct fc_config {
 	int64_t blocks;
 	unsigned int writers;
 	unsigned int readers;
-	bool fsyncer;
+	unsigned int fsyncers;
 	bool truncator;
 	bool reclaims;
 	unsigned int ops_mul;
@@ -648,7 +650,7 @@ static void fc_run(struct fc_env *env, const struct fc_config *cfg)
 	struct upc_cache_stats st;
 	unsigned int n = 0, i;
 
-	assert_true(cfg->writers + cfg->readers + cfg->fsyncer +
+	assert_true(cfg->writers + cfg->readers + cfg->fsyncers +
 		    cfg->truncator <= FC_MAX_THREADS);
 	if (!fc_open(env, cfg->limit, cfg->blocks * FC_BLOCK, cfg->direct)) {
 		print_message("O_DIRECT refused by $TMPDIR's file system: "
@@ -674,11 +676,10 @@ static void fc_run(struct fc_env *env, const struct fc_config *cfg)
 		assert_int_equal(pthread_create(&threads[n].tid, NULL,
 						fc_reader, &threads[n]), 0);
 	}
-	if (cfg->fsyncer) {
-		threads[n] = (struct fc_thread){ .sh = &sh };
+	for (i = 0; i < cfg->fsyncers; i++, n++) {
+		threads[n] = (struct fc_thread){ .sh = &sh, .id = i };
 		assert_int_equal(pthread_create(&threads[n].tid, NULL,
 						fc_fsyncer, &threads[n]), 0);
-		n++;
 	}
 	if (cfg->truncator) {
 		threads[n] = (struct fc_thread){ .sh = &sh };
@@ -726,7 +727,22 @@ static void test_file_concurrency_fsync(void **state)
 {
 	static const struct fc_config cfg = {
 		.limit = 4 * API_MIB, .blocks = 8 * API_MIB / FC_BLOCK,
-		.writers = 2, .fsyncer = true, .reclaims = true, .ops_mul = 8,
+		.writers = 2, .fsyncers = 1, .reclaims = true, .ops_mul = 8,
+	};
+
+	fc_run(*state, &cfg);
+}
+
+/*
+ * Two threads fsyncing the one handle at once (their flushes run side by
+ * side, their write-backs in turn): each fsync still returns 0 and
+ * leaves in the file what was written before it began.
+ */
+static void test_file_concurrency_fsyncs(void **state)
+{
+	static const struct fc_config cfg = {
+		.limit = 4 * API_MIB, .blocks = 8 * API_MIB / FC_BLOCK,
+		.writers = 2, .fsyncers = 2, .reclaims = true, .ops_mul = 8,
 	};
 
 	fc_run(*state, &cfg);
@@ -748,7 +764,7 @@ static void test_file_concurrency_fsync_direct(void **state)
 {
 	static const struct fc_config cfg = {
 		.limit = 4 * API_MIB, .blocks = 8 * API_MIB / FC_BLOCK,
-		.writers = 2, .fsyncer = true, .reclaims = true, .ops_mul = 4,
+		.writers = 2, .fsyncers = 1, .reclaims = true, .ops_mul = 4,
 		.direct = true,
 	};
 
@@ -839,6 +855,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_file_concurrency_reclaim,
+						fc_setup, fc_teardown),
+		cmocka_unit_test_setup_teardown(test_file_concurrency_fsyncs,
 						fc_setup, fc_teardown),
 		cmocka_unit_test_setup_teardown(test_file_concurrency_fsync,
 						fc_setup, fc_teardown),
