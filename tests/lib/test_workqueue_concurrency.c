@@ -159,6 +159,37 @@ static void gate_reset(void)
 	gate_open = false;
 }
 
+/* Wait until @n gate works are inside it. */
+static void gate_wait_inside(unsigned int n)
+{
+	pthread_mutex_lock(&gate_lock);
+	while (gate_inside < n)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+}
+
+/* Let every gate work through. */
+static void gate_release(void)
+{
+	pthread_mutex_lock(&gate_lock);
+	gate_open = true;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+}
+
+/* Queue @nr counting works, each with its counts reset. */
+static void queue_counting(struct workqueue_struct *wq, struct count_work *works,
+			   unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		works[i].work.func = count_fn;
+		works[i].runs = 0;
+		assert_int_equal(queue_work(wq, &works[i].work), 0);
+	}
+}
+
 /* Five blocking works on a pool of three: three run at once, no more. */
 static void test_pool_grows_to_max(void **state)
 {
@@ -174,10 +205,7 @@ static void test_pool_grows_to_max(void **state)
 		works[i].func = gate_fn;
 		assert_int_equal(queue_work(wq, &works[i]), 0);
 	}
-	pthread_mutex_lock(&gate_lock);
-	while (gate_inside < 3)
-		pthread_cond_wait(&gate_cond, &gate_lock);
-	pthread_mutex_unlock(&gate_lock);
+	gate_wait_inside(3);
 	sleep_ms(20);	/* a fourth would have started by now */
 	pthread_mutex_lock(&gate_lock);
 	assert_int_equal(gate_inside, 3);
@@ -249,10 +277,7 @@ static void test_flush_with_other_queuers(void **state)
 	assert_non_null(wq);
 	gate_reset();
 	assert_int_equal(queue_work(wq, &a), 0);
-	pthread_mutex_lock(&gate_lock);
-	while (gate_inside < 1)
-		pthread_cond_wait(&gate_cond, &gate_lock);
-	pthread_mutex_unlock(&gate_lock);
+	gate_wait_inside(1);
 	assert_int_equal(queue_work(wq, &b.work), 0);
 	while (!__atomic_load_n(&b.runs, __ATOMIC_RELAXED))
 		sleep_ms(1);
@@ -263,10 +288,7 @@ static void test_flush_with_other_queuers(void **state)
 		sleep_ms(1);
 	sleep_ms(20);
 	assert_false(__atomic_load_n(&fl.returned, __ATOMIC_ACQUIRE));
-	pthread_mutex_lock(&gate_lock);
-	gate_open = true;
-	pthread_cond_broadcast(&gate_cond);
-	pthread_mutex_unlock(&gate_lock);
+	gate_release();
 	assert_int_equal(pthread_join(t, NULL), 0);
 	assert_true(fl.returned);
 	assert_int_equal(gate_ran, 1);
@@ -283,11 +305,7 @@ static void test_single_worker_keeps_order(void **state)
 	(void)state;
 	assert_non_null(wq);
 	run_seq = 0;
-	for (i = 0; i < 200; i++) {
-		works[i].work.func = count_fn;
-		works[i].runs = 0;
-		assert_int_equal(queue_work(wq, &works[i].work), 0);
-	}
+	queue_counting(wq, works, 200);
 	flush_workqueue(wq);
 	for (i = 0; i < 200; i++) {
 		assert_int_equal(works[i].runs, 1);
@@ -306,11 +324,7 @@ static void test_destroy_runs_queued(void **state)
 
 	(void)state;
 	assert_non_null(wq);
-	for (i = 0; i < 100; i++) {
-		works[i].work.func = count_fn;
-		works[i].runs = 0;
-		assert_int_equal(queue_work(wq, &works[i].work), 0);
-	}
+	queue_counting(wq, works, 100);
 	destroy_workqueue(wq);
 	for (i = 0; i < 100; i++)
 		assert_int_equal(works[i].runs, 1);
@@ -339,19 +353,13 @@ static void test_no_thread(void **state)
 	/* One worker, held by a gate work; the second cannot start. */
 	gate_reset();
 	assert_int_equal(queue_work(wq, &g), 0);
-	pthread_mutex_lock(&gate_lock);
-	while (gate_inside < 1)
-		pthread_cond_wait(&gate_cond, &gate_lock);
-	pthread_mutex_unlock(&gate_lock);
+	gate_wait_inside(1);
 	upc_fault_fail_nth(1);
 	assert_int_equal(queue_work(wq, &b.work), 0);
 	assert_true(upc_fault_injected());
 	upc_fault_fail_nth(0);
 	assert_int_equal(workqueue_nr_workers(wq), 1);
-	pthread_mutex_lock(&gate_lock);
-	gate_open = true;
-	pthread_cond_broadcast(&gate_cond);
-	pthread_mutex_unlock(&gate_lock);
+	gate_release();
 	flush_workqueue(wq);
 	assert_int_equal(b.runs, 1);
 	/* The allocation itself fails too. */
@@ -458,10 +466,7 @@ static void test_fork_refuses_new_work(void **state)
 	assert_non_null(fork_wq);
 	gate_reset();
 	assert_int_equal(queue_work(fork_wq, &g), 0);
-	pthread_mutex_lock(&gate_lock);
-	while (gate_inside < 1)
-		pthread_cond_wait(&gate_cond, &gate_lock);
-	pthread_mutex_unlock(&gate_lock);
+	gate_wait_inside(1);
 	assert_int_equal(pthread_create(&t, NULL, forker_fn, NULL), 0);
 	/* Queued until the fork waits, then refused. */
 	for (i = 0; i < 4096 && !err; i++) {
@@ -470,10 +475,7 @@ static void test_fork_refuses_new_work(void **state)
 		sleep_ms(1);
 	}
 	assert_int_equal(err, -EAGAIN);
-	pthread_mutex_lock(&gate_lock);
-	gate_open = true;
-	pthread_cond_broadcast(&gate_cond);
-	pthread_mutex_unlock(&gate_lock);
+	gate_release();
 	assert_int_equal(pthread_join(t, &ret), 0);
 	assert_null(ret);
 	assert_int_equal(queue_work(fork_wq, &after.work), 0);
