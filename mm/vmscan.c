@@ -472,10 +472,12 @@ unlock:
  * reference and PG_lru clear: up to @nr of them and @nr pages' worth
  * (as the kernel's isolate_lru_folios() counts a large folio's pages),
  * so that a batch of large folios does not reach past the oldest into
- * folios read ahead and not yet used.  Return: how many.
+ * folios read ahead and not yet used.  *@pages gets their pages.
+ * Return: how many.
  */
 static unsigned int isolate_folios(struct lruvec *lruvec, enum lru_list lru,
-				   struct folio **folios, unsigned int nr)
+				   struct folio **folios, unsigned int nr,
+				   unsigned long *pages_out)
 {
 	struct upc_list_head *list = &lruvec->lists[lru];
 	unsigned int tries, n = 0;
@@ -498,6 +500,7 @@ static unsigned int isolate_folios(struct lruvec *lruvec, enum lru_list lru,
 		pages += folio_nr_pages(folio);
 	}
 	upc_unlock(&lruvec->lock);
+	*pages_out = pages;
 	return n;
 }
 
@@ -517,17 +520,21 @@ static void putback_folios(struct lruvec *lruvec, struct folio **folios,
 		folio_put(folios[i]);
 }
 
-/* shrink_inactive_batch() - One batch; *@scanned gets the isolated. */
+/*
+ * shrink_inactive_batch() - One batch; *@scanned gets the folios
+ * isolated, *@scanned_pages their pages.
+ */
 static unsigned long shrink_inactive_batch(struct lruvec *lruvec,
 					   enum lru_list lru,
 					   unsigned int nr_to_scan,
-					   unsigned int *scanned)
+					   unsigned int *scanned,
+					   unsigned long *scanned_pages)
 {
 	struct folio *isolated[UPC_RECLAIM_BATCH];
 	struct shrink_batch sb = { .lruvec = lruvec };
 	unsigned int i, nr;
 
-	nr = isolate_folios(lruvec, lru, isolated, nr_to_scan);
+	nr = isolate_folios(lruvec, lru, isolated, nr_to_scan, scanned_pages);
 	lru_stat_add(&lruvec->pgscan, nr);
 	__atomic_fetch_add(&lruvec->nr_isolated, nr, __ATOMIC_RELAXED);
 	for (i = 0; i < nr; i++) {
@@ -547,10 +554,11 @@ static unsigned long shrink_inactive_batch(struct lruvec *lruvec,
 /**
  * shrink_inactive_list() - Scan the tail of an inactive list and evict.
  * @lruvec: The lruvec.
- * @nr_to_scan: How many folios to isolate at most.
+ * @nr_to_scan: How many pages to isolate at most (a large folio counts
+ *	its pages; the last one may pass the count).
  * @lru: LRU_INACTIVE_FILE or LRU_INACTIVE_ANON.
  *
- * Works in batches of UPC_RECLAIM_BATCH folios, each isolated under one
+ * Works in batches of UPC_RECLAIM_BATCH pages, each isolated under one
  * lruvec-lock round trip and put back under another.
  *
  * Context: Any thread; holds no folio lock it could wait on (trylock).
@@ -559,17 +567,18 @@ static unsigned long shrink_inactive_batch(struct lruvec *lruvec,
 unsigned long shrink_inactive_list(struct lruvec *lruvec,
 				   unsigned long nr_to_scan, enum lru_list lru)
 {
-	unsigned long freed = 0;
+	unsigned long freed = 0, pages;
 	unsigned int scanned;
 
 	while (nr_to_scan) {
 		unsigned int batch = nr_to_scan < UPC_RECLAIM_BATCH ?
 				     (unsigned int)nr_to_scan : UPC_RECLAIM_BATCH;
 
-		freed += shrink_inactive_batch(lruvec, lru, batch, &scanned);
+		freed += shrink_inactive_batch(lruvec, lru, batch, &scanned,
+					       &pages);
 		if (!scanned)
 			break;
-		nr_to_scan -= batch;
+		nr_to_scan -= pages < nr_to_scan ? pages : nr_to_scan;
 	}
 	return freed;
 }
@@ -632,23 +641,28 @@ static unsigned long balance_lists(struct lruvec *lruvec, enum lru_list lru)
 /*
  * shrink_lists() - One round on inactive list @lru and its active list:
  * balance them, shrink a batch of the inactive list (*@freed grows by
- * the pages freed, *@scanned gets the folios looked at), and if that
- * freed nothing, deactivate a batch anyway.  The inactive list may be
- * full of folios that cannot go now (held by a writer or a span, never
- * written, large with no room in swap, locked) while the active list,
- * smaller, holds folios that could: without this, balancing would never
- * move them.  Return: folios moved from the active list.
+ * the pages freed, *@scanned gets the pages looked at), and if that
+ * freed nothing, deactivate as many folios as the batch held anyway.
+ * The inactive list may be full of folios that cannot go now (held by
+ * a writer or a span, never written, large with no room in swap,
+ * locked) while the active list, smaller, holds folios that could:
+ * without this, balancing would never move them.  Folio for folio: one
+ * large folio under a read (a batch of one, counting pages) must not
+ * push a batch of the working set down.  Return: folios moved from the
+ * active list.
  */
 static unsigned long shrink_lists(struct lruvec *lruvec, enum lru_list lru,
-				  unsigned long *freed, unsigned int *scanned)
+				  unsigned long *freed, unsigned long *scanned)
 {
 	unsigned long moved = balance_lists(lruvec, lru);
 	unsigned long got;
+	unsigned int folios;
 
-	got = shrink_inactive_batch(lruvec, lru, UPC_RECLAIM_BATCH, scanned);
+	got = shrink_inactive_batch(lruvec, lru, UPC_RECLAIM_BATCH, &folios,
+				    scanned);
 	*freed += got;
-	if (!got && *scanned)
-		moved += shrink_active_list(lruvec, UPC_RECLAIM_BATCH, lru + 1);
+	if (!got && folios)
+		moved += shrink_active_list(lruvec, folios, lru + 1);
 	return moved;
 }
 
@@ -669,8 +683,8 @@ static unsigned long lruvec_scannable(const struct lruvec *lruvec)
  * @arena: The arena.
  * @nr_pages: How many pages to free.
  *
- * Gives up after scanning twice as many folios as the file lists held
- * when it started (plus a batch): every folio has then been looked at.
+ * Gives up after scanning twice as many pages as the lists held when it
+ * started (plus a batch): every folio has then been looked at.
  *
  * Context: Any thread holding no i_pages lock.
  * Return: The number of pages freed (0 without a lruvec).
@@ -686,8 +700,7 @@ unsigned long upc_reclaim_pages(struct upc_arena *arena,
 	lru_drain(lruvec);
 	budget = 2 * lruvec_scannable(lruvec) + UPC_RECLAIM_BATCH;
 	while (freed < nr_pages && budget) {
-		unsigned int scanned, anon = 0;
-		unsigned long moved;
+		unsigned long scanned, anon = 0, moved;
 
 		moved = shrink_lists(lruvec, LRU_INACTIVE_FILE, &freed,
 				     &scanned);

@@ -341,7 +341,8 @@ void folio_putback_lru(struct folio *folio);
 /**
  * shrink_inactive_list() - Scan the tail of an inactive list and evict.
  * @lruvec: The lruvec.
- * @nr_to_scan: How many folios to isolate at most.
+ * @nr_to_scan: How many pages to isolate at most (a large folio counts
+ *	its pages, as the kernel counts them; the last one may pass it).
  * @lru: LRU_INACTIVE_FILE or LRU_INACTIVE_ANON.
  *
  * Folios locked, under writeback, unevictable or still used by someone

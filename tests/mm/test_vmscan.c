@@ -298,6 +298,42 @@ static void test_reclaim_batch_counts_pages(void **state)
 }
 
 /*
+ * A batch that frees nothing deactivates as many folios as it held: one
+ * locked order-5 folio at the tail (a large folio under a read) moves
+ * one active folio down, not a batch of 32.  Reclaim then frees the
+ * order-0 folios behind it, and the 40 active ones stay active.
+ */
+static void test_reclaim_stuck_large_folio(void **state)
+{
+	struct vm_fixture f;
+	struct folio *big;
+	unsigned long active;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 1UL << AS_LARGE_FOLIOS);
+	big = filemap_alloc_folio(&f.mapping, GFP_KERNEL, 5);
+	assert_non_null(big);
+	assert_true(folio_trylock(big));
+	assert_int_equal(filemap_add_folio(&f.mapping, big, 0, GFP_KERNEL), 0);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(vm_read_range(&f.mapping, 1000, 64), 64);
+	assert_int_equal(vm_read_range(&f.mapping, 2000, 40), 40);
+	assert_int_equal(vm_read_range(&f.mapping, 2000, 40), 0);
+	lru_add_drain_all(f.arena);
+	active = vm_stats(f.arena).nr_active_file;
+	assert_int_equal(active, 40);
+	assert_true(upc_reclaim_pages(f.arena, 32) >= 32);
+	assert_true(vm_stats(f.arena).nr_active_file >= active - 1);
+	/* The locked folio was kept. */
+	assert_ptr_equal(xa_load(&f.mapping.i_pages, 0), big);
+	folio_set_uptodate(big);
+	folio_unlock(big);
+	folio_put(big);
+	vm_assert_lru_consistent(&f);
+	vm_teardown(&f);
+}
+
+/*
  * A batch's clean folios leave a mapping at a time, each mapping's under
  * one round trip of its i_pages lock: a full batch of two files' folios,
  * interleaved on the inactive list, costs two acquisitions.  Evicted one
@@ -490,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_truncate_leaves_lru),
 		cmocka_unit_test(test_isolate_putback),
 		cmocka_unit_test(test_reclaim_batch_counts_pages),
+		cmocka_unit_test(test_reclaim_stuck_large_folio),
 		cmocka_unit_test(test_evict_batch_lock_trips),
 		cmocka_unit_test(test_evict_hook_holds_no_other_folio),
 		cmocka_unit_test(test_bad_config),
