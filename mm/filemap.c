@@ -940,8 +940,17 @@ void folio_wait_writeback(struct folio *folio)
 void folio_start_writeback(struct folio *folio)
 {
 	folio_set_writeback(folio);
+	/* folio_retag() keeps the dirty tag of a folio dirty again. */
 	folio_retag(folio, TAG(PAGECACHE_TAG_WRITEBACK),
-		    TAG(PAGECACHE_TAG_TOWRITE));
+		    TAG(PAGECACHE_TAG_TOWRITE) | TAG(PAGECACHE_TAG_DIRTY));
+}
+
+bool folio_clear_dirty_start_writeback(struct folio *folio)
+{
+	if (!folio_test_clear_dirty(folio))
+		return false;
+	folio_start_writeback(folio);
+	return true;
 }
 
 void folio_end_writeback(struct folio *folio)

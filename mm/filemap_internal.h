@@ -113,8 +113,8 @@ void filemap_folio_added(struct folio *folio, void *shadow);
  * writeback_write_folios() - Write @nr folios under writeback and end it.
  * @mapping: Their mapping, which can write back (a writeback_folio hook).
  * @folios: Locked folios of @mapping in index order, dirty bit cleared
- *	and PG_writeback set (folio_clear_dirty_for_io(),
- *	folio_start_writeback()); at most FOLIO_BATCH_SIZE.
+ *	and PG_writeback set (folio_clear_dirty_start_writeback()); at
+ *	most FOLIO_BATCH_SIZE.
  * @nr: How many.
  * @errs: Receives 0 or -errno per folio.
  *

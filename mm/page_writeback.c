@@ -14,10 +14,12 @@
  * then wait for PG_writeback in the range, then check the error".
  * Both writers follow the same protocol on a locked folio:
  *
- *  1. folio_clear_dirty_for_io(): the dirty bit and tag go first, so a
- *     write landing while the folio is written dirties it again and is
- *     written by the next pass, never lost;
- *  2. folio_start_writeback(), the hook, folio_end_writeback();
+ *  1. folio_clear_dirty_start_writeback(): the dirty bit goes first, so
+ *     a write landing while the folio is written dirties it again and is
+ *     written by the next pass, never lost; then PG_writeback, and the
+ *     dirty tag swapped for the writeback tag in one step, so that a
+ *     pass always finds the folio by one tag or the other;
+ *  2. the hook, folio_end_writeback();
  *     a pass hands the dirty folios of each lookup batch to the hook
  *     together (writeback_folios), so that a backing store can send
  *     them as a few large requests, or all at once;
@@ -41,10 +43,7 @@
 static bool writeback_begin(struct folio *folio)
 {
 	/* Reclaim writes with the folio locked: no writeback is running. */
-	if (!folio_clear_dirty_for_io(folio))
-		return false;
-	folio_start_writeback(folio);
-	return true;
+	return folio_clear_dirty_start_writeback(folio);
 }
 
 /* The rest of step 2, and step 3 on a failure: see filemap_internal.h. */

@@ -171,8 +171,7 @@ static enum folio_verdict pageout_folio(struct lruvec *lruvec,
 	if (!a_ops || !a_ops->writeback_folio)
 		return FOLIO_KEEP;
 	/* Cleaned by someone else since we looked: evict as it is. */
-	if (folio_clear_dirty_for_io(folio)) {
-		folio_start_writeback(folio);
+	if (folio_clear_dirty_start_writeback(folio)) {
 		/* A failure leaves it dirty, the error recorded. */
 		writeback_write_folios(mapping, &folio, 1, &err);
 		if (err) {
@@ -400,11 +399,10 @@ static enum folio_verdict shrink_pageout_queue(struct shrink_batch *sb,
 	    (sb->pageout[0]->mapping != folio->mapping ||
 	     sb->nr_pageout == FOLIO_BATCH_SIZE))
 		shrink_pageout_flush(sb);
-	if (!folio_clear_dirty_for_io(folio)) {
+	if (!folio_clear_dirty_start_writeback(folio)) {
 		sb->pending[sb->nr_pending++] = folio;
 		return FOLIO_PENDING;
 	}
-	folio_start_writeback(folio);
 	sb->pageout[sb->nr_pageout++] = folio;
 	return FOLIO_PENDING;
 }

@@ -883,11 +883,31 @@ void tag_pages_for_writeback(struct address_space *mapping, pgoff_t start,
  * folio_start_writeback() - Mark a locked dirty folio as being written.
  * @folio: A locked folio in a mapping, dirty bit already cleared.
  *
- * Sets PG_writeback and the writeback tag, clears the towrite tag.
+ * Sets PG_writeback and the writeback tag, clears the towrite tag, and
+ * the dirty tag unless the folio is dirty again, all under one hold of
+ * the i_pages lock.
  *
  * Context: Takes the i_pages lock.
  */
 void folio_start_writeback(struct folio *folio);
+
+/**
+ * folio_clear_dirty_start_writeback() - Clean a folio for its write.
+ * @folio: A locked folio in a mapping.
+ *
+ * If the folio is dirty: clear its dirty bit, then folio_start_writeback(),
+ * which swaps the dirty tag for the writeback tag in one step, as the
+ * kernel's __folio_start_writeback() does.  A lookup by tag (an fsync's
+ * pass for the dirty tag, then its wait for the writeback tag) finds
+ * the folio by one tag or the other at every moment, so it never
+ * returns before the write is done.  (folio_clear_dirty_for_io() and
+ * then folio_start_writeback() would leave the folio in neither tag in
+ * between.)
+ *
+ * Context: Takes the i_pages lock.
+ * Return: true if the folio was dirty and is now under writeback.
+ */
+bool folio_clear_dirty_start_writeback(struct folio *folio);
 
 /**
  * folio_end_writeback() - Writeback finished: clear it and wake waiters.

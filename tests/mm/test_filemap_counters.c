@@ -463,6 +463,45 @@ static void test_delete_batch_one_walk(void **state)
 	fm_fini(&env);
 }
 
+/*
+ * folio_clear_dirty_start_writeback() swaps the dirty tag for the
+ * writeback tag under one i_pages round trip: at no moment is a folio
+ * being cleaned for its write in neither tag, where an fsync's pass
+ * (dirty tag) and then its wait (writeback tag) would both miss it.  A
+ * clean folio costs nothing.
+ */
+static void test_start_writeback_one_round_trip(void **state)
+{
+	struct fm_env env;
+	struct folio *folio;
+
+	(void)state;
+	fm_init(&env, 0);
+	folio = fm_add(&env, 5, 0);
+	folio_lock(folio);
+	assert_true(folio_mark_dirty(folio));
+	assert_true(xa_get_mark(&env.mapping.i_pages, 5, PAGECACHE_TAG_DIRTY));
+	count_start();
+	assert_true(folio_clear_dirty_start_writeback(folio));
+	count_stop();
+	assert_int_equal(counted.lock_acquires, 1);
+	assert_false(folio_test_dirty(folio));
+	assert_true(folio_test_writeback(folio));
+	assert_false(xa_get_mark(&env.mapping.i_pages, 5, PAGECACHE_TAG_DIRTY));
+	assert_true(xa_get_mark(&env.mapping.i_pages, 5,
+				PAGECACHE_TAG_WRITEBACK));
+	folio_end_writeback(folio);
+	assert_false(xa_get_mark(&env.mapping.i_pages, 5,
+				 PAGECACHE_TAG_WRITEBACK));
+	count_start();
+	assert_false(folio_clear_dirty_start_writeback(folio));
+	count_stop();
+	assert_int_equal(counted.lock_acquires, 0);
+	assert_false(folio_test_writeback(folio));
+	folio_unlock(folio);
+	fm_fini(&env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -476,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_grab_folios_counts_sparse),
 		cmocka_unit_test(test_grab_folios_counts_cached),
 		cmocka_unit_test(test_delete_batch_one_walk),
+		cmocka_unit_test(test_start_writeback_one_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
