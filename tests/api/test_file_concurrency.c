@@ -771,6 +771,22 @@ static void test_file_concurrency_fsync_direct(void **state)
 	fc_run(*state, &cfg);
 }
 
+/*
+ * Two fsync threads again, the cache on an O_DIRECT descriptor: its
+ * writes bypass the kernel's cache, so the test's buffered pread() after
+ * each fsync sees only what was written to the file by then.
+ */
+static void test_file_concurrency_fsyncs_direct(void **state)
+{
+	static const struct fc_config cfg = {
+		.limit = 4 * API_MIB, .blocks = 8 * API_MIB / FC_BLOCK,
+		.writers = 2, .fsyncers = 2, .reclaims = true, .ops_mul = 4,
+		.direct = true,
+	};
+
+	fc_run(*state, &cfg);
+}
+
 static void test_file_concurrency_truncate_direct(void **state)
 {
 	static const struct fc_config cfg = {
@@ -858,6 +874,9 @@ int main(void)
 						fc_setup, fc_teardown),
 		cmocka_unit_test_setup_teardown(test_file_concurrency_fsyncs,
 						fc_setup, fc_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_file_concurrency_fsyncs_direct, fc_setup,
+			fc_teardown),
 		cmocka_unit_test_setup_teardown(test_file_concurrency_fsync,
 						fc_setup, fc_teardown),
 		cmocka_unit_test_setup_teardown(test_file_concurrency_truncate,
