@@ -827,6 +827,14 @@ unsigned long invalidate_mapping_pages(struct address_space *mapping,
 /*
  * Set the tags in mask @set and clear those in @clear on a cached
  * folio's slot: one walk and one lock round trip for all of them.
+ *
+ * Every set comes before any clear, with a write barrier between:
+ * lockless tag lookups take no lock, so to them the lock makes nothing
+ * one step.  A folio going from dirty to under writeback must show at
+ * every moment at least one of the two tags, or an fsync's pass (dirty
+ * tag) and then its wait (writeback tag) could both miss it; the
+ * kernel's __folio_start_writeback() sets the one before it clears the
+ * other for the same reason.
  */
 static void folio_retag(struct folio *folio, unsigned int set,
 			unsigned int clear)
@@ -847,12 +855,13 @@ static void folio_retag(struct folio *folio, unsigned int set,
 	if (folio_test_dirty(folio))
 		clear &= ~TAG(PAGECACHE_TAG_DIRTY);
 	if (folio->mapping == mapping && xas_load(&xas) == folio) {
-		for (tag = 0; tag <= XA_MARK_MAX; tag++) {
+		for (tag = 0; tag <= XA_MARK_MAX; tag++)
 			if (set & TAG(tag))
 				xas_set_mark(&xas, tag);
+		smp_wmb();
+		for (tag = 0; tag <= XA_MARK_MAX; tag++)
 			if (clear & TAG(tag))
 				xas_clear_mark(&xas, tag);
-		}
 	}
 	xas_unlock(&xas);
 }

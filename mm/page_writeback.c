@@ -16,8 +16,8 @@
  *
  *  1. folio_clear_dirty_start_writeback(): the dirty bit goes first, so
  *     a write landing while the folio is written dirties it again and is
- *     written by the next pass, never lost; then PG_writeback, and the
- *     dirty tag swapped for the writeback tag in one step, so that a
+ *     written by the next pass, never lost; then PG_writeback, the
+ *     writeback tag set and only then the dirty tag cleared, so that a
  *     pass always finds the folio by one tag or the other;
  *  2. the hook, folio_end_writeback();
  *     a pass hands the dirty folios of each lookup batch to the hook

@@ -896,12 +896,13 @@ void folio_start_writeback(struct folio *folio);
  * @folio: A locked folio in a mapping.
  *
  * If the folio is dirty: clear its dirty bit, then folio_start_writeback(),
- * which swaps the dirty tag for the writeback tag in one step, as the
- * kernel's __folio_start_writeback() does.  A lookup by tag (an fsync's
- * pass for the dirty tag, then its wait for the writeback tag) finds
- * the folio by one tag or the other at every moment, so it never
- * returns before the write is done.  (folio_clear_dirty_for_io() and
- * then folio_start_writeback() would leave the folio in neither tag in
+ * which sets the writeback tag and then clears the dirty tag, under one
+ * hold of the i_pages lock, as the kernel's __folio_start_writeback()
+ * does.  A lookup by tag, lockless as it is (an fsync's pass for the
+ * dirty tag, then its wait for the writeback tag), finds the folio by
+ * one tag or the other at every moment, so it never returns before the
+ * write is done.  (folio_clear_dirty_for_io() and then
+ * folio_start_writeback() would leave the folio in neither tag in
  * between.)
  *
  * Context: Takes the i_pages lock.

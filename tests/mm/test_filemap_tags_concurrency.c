@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/mm/test_filemap_tags_concurrency.c - what lockless tag lookups
+ * see of a folio whose writeback is starting (run under ThreadSanitizer
+ * too).
+ *
+ * An fsync looks for dirty folios by the dirty tag, writes them, then
+ * waits for the folios under writeback it finds by the writeback tag;
+ * both lookups are lockless (filemap_get_folios_tag()).  A folio that
+ * reclaim cleans for its write between the two must show one of the two
+ * tags at every moment in between, or the fsync can miss it and return
+ * before its data is written.
+ *
+ * One thread cycles a locked folio through folio_mark_dirty(),
+ * folio_clear_dirty_start_writeback() and folio_end_writeback(),
+ * publishing an odd generation once the folio is dirty and an even one
+ * before its writeback ends: in between it is dirty or under
+ * writeback.  The main thread looks the folio up by the dirty
+ * tag, then by the writeback tag, as an fsync does, and keeps the
+ * samples whose generation was the same odd number before and after:
+ * in those, at least one lookup must find the folio.  Swapping the
+ * tags in mark order (the dirty tag, mark 0, cleared before the
+ * writeback tag, mark 1, was set) left it in neither in about a third
+ * of the samples.
+ *
+ * The writer never calls cmocka; the main thread asserts once it has
+ * joined it.
+ */
+#include <pthread.h>
+
+#include "filemap_helpers.h"
+#include "mm/internal.h"
+#include "rand.h"
+
+#define TAGS_INDEX	100
+#define TAGS_CYCLES	200000UL
+/* Fewer samples than this and the test has not looked. */
+#define TAGS_MIN_SAMPLES	100UL
+
+struct tags_writer {
+	struct folio *folio;
+	unsigned long cycles;
+	unsigned long gen;	/* atomic: odd while dirty or under writeback */
+	int done;		/* atomic */
+};
+
+static void *tags_writer_fn(void *arg)
+{
+	struct tags_writer *w = arg;
+	unsigned long i;
+
+	folio_lock(w->folio);
+	for (i = 0; i < w->cycles; i++) {
+		folio_mark_dirty(w->folio);
+		__atomic_store_n(&w->gen, 2 * i + 1, __ATOMIC_RELEASE);
+		folio_clear_dirty_start_writeback(w->folio);
+		__atomic_store_n(&w->gen, 2 * i + 2, __ATOMIC_RELEASE);
+		folio_end_writeback(w->folio);
+	}
+	folio_unlock(w->folio);
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Does a lockless lookup by @tag find the folio at TAGS_INDEX? */
+static bool tags_found(struct address_space *mapping, xa_mark_t tag)
+{
+	struct folio_batch fbatch;
+	pgoff_t start = TAGS_INDEX;
+	unsigned int n;
+
+	folio_batch_init(&fbatch);
+	n = filemap_get_folios_tag(mapping, &start, TAGS_INDEX, tag, &fbatch);
+	folio_batch_release(&fbatch);
+	return n != 0;
+}
+
+static void test_start_writeback_always_tagged(void **state)
+{
+	struct tags_writer w = { 0 };
+	unsigned long samples = 0, neither = 0;
+	struct fm_env env;
+	pthread_t t;
+
+	(void)state;
+	fm_init(&env, 0);
+	fm_add_range(&env, 0, 299);	/* a tree of a few nodes */
+	w.folio = xa_load(&env.mapping.i_pages, TAGS_INDEX);
+	w.cycles = upc_test_env_ulong("UPC_STRESS_OPS", TAGS_CYCLES);
+	assert_int_equal(pthread_create(&t, NULL, tags_writer_fn, &w), 0);
+	while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE)) {
+		unsigned long g1 = __atomic_load_n(&w.gen, __ATOMIC_ACQUIRE);
+		bool dirty, writeback;
+
+		if (!(g1 & 1))
+			continue;
+		dirty = tags_found(&env.mapping, PAGECACHE_TAG_DIRTY);
+		writeback = tags_found(&env.mapping, PAGECACHE_TAG_WRITEBACK);
+		smp_rmb();
+		if (__atomic_load_n(&w.gen, __ATOMIC_RELAXED) != g1)
+			continue;
+		samples++;
+		neither += !dirty && !writeback;
+	}
+	assert_int_equal(pthread_join(t, NULL), 0);
+	print_message("# %lu samples inside a writeback start, %lu in neither "
+		      "tag\n", samples, neither);
+	assert_int_equal(neither, 0);
+	assert_true(samples >= TAGS_MIN_SAMPLES);
+	fm_fini(&env);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_start_writeback_always_tagged),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
