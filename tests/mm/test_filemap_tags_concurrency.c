@@ -21,7 +21,9 @@
  * in those, at least one lookup must find the folio.  Swapping the
  * tags in mark order (the dirty tag, mark 0, cleared before the
  * writeback tag, mark 1, was set) left it in neither in about a third
- * of the samples.
+ * of the samples.  The run ends when the main thread has its samples,
+ * not after a count of the writer's cycles: under load the writer could
+ * finish a fixed count before the main thread ran at all.
  *
  * The writer never calls cmocka; the main thread asserts once it has
  * joined it.
@@ -33,14 +35,19 @@
 #include "rand.h"
 
 #define TAGS_INDEX	100
-#define TAGS_CYCLES	200000UL
-/* Fewer samples than this and the test has not looked. */
-#define TAGS_MIN_SAMPLES	100UL
+/* Samples the main thread takes (UPC_STRESS_OPS sets it). */
+#define TAGS_SAMPLES	5000UL
+/*
+ * The writer's cycles at most: far more than the samples need on any
+ * machine that runs both threads (a sample takes a few hundred cycles
+ * at worst), so that only a reader that never ran stops the test.
+ */
+#define TAGS_MAX_CYCLES	50000000UL
 
 struct tags_writer {
 	struct folio *folio;
-	unsigned long cycles;
 	unsigned long gen;	/* atomic: odd while dirty or under writeback */
+	int stop;		/* atomic: the reader has its samples */
 	int done;		/* atomic */
 };
 
@@ -50,7 +57,8 @@ static void *tags_writer_fn(void *arg)
 	unsigned long i;
 
 	folio_lock(w->folio);
-	for (i = 0; i < w->cycles; i++) {
+	for (i = 0; i < TAGS_MAX_CYCLES &&
+		    !__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE); i++) {
 		folio_mark_dirty(w->folio);
 		__atomic_store_n(&w->gen, 2 * i + 1, __ATOMIC_RELEASE);
 		folio_clear_dirty_start_writeback(w->folio);
@@ -77,6 +85,7 @@ static bool tags_found(struct address_space *mapping, xa_mark_t tag)
 
 static void test_start_writeback_always_tagged(void **state)
 {
+	unsigned long want = upc_test_env_ulong("UPC_STRESS_OPS", TAGS_SAMPLES);
 	struct tags_writer w = { 0 };
 	unsigned long samples = 0, neither = 0;
 	struct fm_env env;
@@ -86,9 +95,8 @@ static void test_start_writeback_always_tagged(void **state)
 	fm_init(&env, 0);
 	fm_add_range(&env, 0, 299);	/* a tree of a few nodes */
 	w.folio = xa_load(&env.mapping.i_pages, TAGS_INDEX);
-	w.cycles = upc_test_env_ulong("UPC_STRESS_OPS", TAGS_CYCLES);
 	assert_int_equal(pthread_create(&t, NULL, tags_writer_fn, &w), 0);
-	while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE)) {
+	while (samples < want && !__atomic_load_n(&w.done, __ATOMIC_ACQUIRE)) {
 		unsigned long g1 = __atomic_load_n(&w.gen, __ATOMIC_ACQUIRE);
 		bool dirty, writeback;
 
@@ -102,11 +110,12 @@ static void test_start_writeback_always_tagged(void **state)
 		samples++;
 		neither += !dirty && !writeback;
 	}
+	__atomic_store_n(&w.stop, 1, __ATOMIC_RELEASE);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	print_message("# %lu samples inside a writeback start, %lu in neither "
 		      "tag\n", samples, neither);
 	assert_int_equal(neither, 0);
-	assert_true(samples >= TAGS_MIN_SAMPLES);
+	assert_int_equal(samples, want);
 	fm_fini(&env);
 }
 
