@@ -16,8 +16,9 @@
  * publishing an odd generation once the folio is dirty and an even one
  * before its writeback ends: in between it is dirty or under
  * writeback.  The main thread looks the folio up by the dirty
- * tag, then by the writeback tag, as an fsync does, and keeps the
- * samples whose generation was the same odd number before and after:
+ * tag, then by the writeback tag, as an fsync does, and keeps one
+ * sample per cycle, one whose generation was the same odd number
+ * before and after:
  * in those, at least one lookup must find the folio.  Swapping the
  * tags in mark order (the dirty tag, mark 0, cleared before the
  * writeback tag, mark 1, was set) left it in neither in about a third
@@ -35,14 +36,20 @@
 #include "rand.h"
 
 #define TAGS_INDEX	100
-/* Samples the main thread takes (UPC_STRESS_OPS sets it). */
-#define TAGS_SAMPLES	5000UL
+/*
+ * Samples the main thread takes, one per cycle (UPC_STRESS_OPS sets
+ * it).  With the tags swapped in mark order, a third to four fifths of
+ * the samples found neither tag, so 200 find the fault every time;
+ * they come slowly when the two threads share a CPU (under two CPU
+ * hogs, a few hundred in six seconds).
+ */
+#define TAGS_SAMPLES	200UL
 /*
  * The writer's cycles at most: far more than the samples need on any
- * machine that runs both threads (a sample takes a few hundred cycles
- * at worst), so that only a reader that never ran stops the test.
+ * machine that runs both threads, so that only a main thread that
+ * hardly ran stops the test short.
  */
-#define TAGS_MAX_CYCLES	50000000UL
+#define TAGS_MAX_CYCLES	200000000UL
 
 struct tags_writer {
 	struct folio *folio;
@@ -87,7 +94,7 @@ static void test_start_writeback_always_tagged(void **state)
 {
 	unsigned long want = upc_test_env_ulong("UPC_STRESS_OPS", TAGS_SAMPLES);
 	struct tags_writer w = { 0 };
-	unsigned long samples = 0, neither = 0;
+	unsigned long samples = 0, neither = 0, last = 0;
 	struct fm_env env;
 	pthread_t t;
 
@@ -100,13 +107,16 @@ static void test_start_writeback_always_tagged(void **state)
 		unsigned long g1 = __atomic_load_n(&w.gen, __ATOMIC_ACQUIRE);
 		bool dirty, writeback;
 
-		if (!(g1 & 1))
+		/* One sample per cycle: a writer stopped mid-cycle would
+		 * give thousands of the same moment. */
+		if (!(g1 & 1) || g1 == last)
 			continue;
 		dirty = tags_found(&env.mapping, PAGECACHE_TAG_DIRTY);
 		writeback = tags_found(&env.mapping, PAGECACHE_TAG_WRITEBACK);
 		smp_rmb();
 		if (__atomic_load_n(&w.gen, __ATOMIC_RELAXED) != g1)
 			continue;
+		last = g1;
 		samples++;
 		neither += !dirty && !writeback;
 	}
