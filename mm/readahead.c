@@ -367,13 +367,27 @@ static unsigned long ra_fit_window(struct address_space *mapping,
 	return size > last - index + 1 ? last - index + 1 : size;
 }
 
-static void ra_store(struct file_ra_state *ra, pgoff_t next,
-		     unsigned long size, unsigned int order, pgoff_t mark)
+/*
+ * Record a window of @size pages at @start in @ra (@stream: the size a
+ * stream's next window doubles; else 0) and read it, the folios from
+ * @async_from on by workers (RA_NO_MARK: none).  The expected mark is
+ * recorded first, for a reader that meets it while the rest is added;
+ * the one really set (none, if that page was cached) once it is.
+ */
+static void ra_read_window(struct address_space *mapping,
+			   struct file_ra_state *ra, pgoff_t start,
+			   unsigned long size, unsigned int order, bool stream,
+			   pgoff_t async_from)
 {
-	__atomic_store_n(&ra->size, size, __ATOMIC_RELAXED);
-	__atomic_store_n(&ra->next, next, __ATOMIC_RELAXED);
+	pgoff_t mark;
+
+	__atomic_store_n(&ra->size, stream ? size : 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ra->next, start + size, __ATOMIC_RELAXED);
 	__atomic_store_n(&ra->order, order, __ATOMIC_RELAXED);
-	__atomic_store_n(&ra->mark, mark, __ATOMIC_RELAXED);
+	__atomic_store_n(&ra->mark, async_from, __ATOMIC_RELAXED);
+	mark = ra_read_range(mapping, start, size, order, async_from);
+	if (mark != async_from)
+		__atomic_store_n(&ra->mark, mark, __ATOMIC_RELAXED);
 }
 
 /*
@@ -388,12 +402,8 @@ static void ra_next_window(struct address_space *mapping,
 	unsigned int order = prev_order + RA_ORDER_STEP;
 	unsigned long size = ra_fit_window(mapping, start, 2 * prev, &order);
 
-	if (!size)
-		return;
-	ra_store(ra, start + size, size, order, start);
-	__atomic_store_n(&ra->mark,
-			 ra_read_range(mapping, start, size, order, start),
-			 __ATOMIC_RELAXED);
+	if (size)
+		ra_read_window(mapping, ra, start, size, order, true, start);
 }
 
 void page_cache_sync_ra(struct address_space *mapping,
@@ -425,19 +435,13 @@ void page_cache_sync_ra(struct address_space *mapping,
 	size = ra_fit_window(mapping, index, size, &order);
 	if (!size)
 		return;
-	if (!stream) {
-		ra_store(ra, index + size, 0, 0, RA_NO_MARK);
-		ra_read_range(mapping, index, size, 0, RA_NO_MARK);
-	} else if (!mapping_async_readahead(mapping)) {
-		ra_store(ra, index + size, size, order, RA_NO_MARK);
-		ra_read_range(mapping, index, size, order, RA_NO_MARK);
+	if (!stream || !mapping_async_readahead(mapping)) {
+		ra_read_window(mapping, ra, index, size, order, stream,
+			       RA_NO_MARK);
 	} else if (req_count < size) {
 		/* The request now, the rest of the window by workers. */
-		ra_store(ra, index + size, size, order, index + req_count);
-		__atomic_store_n(&ra->mark,
-				 ra_read_range(mapping, index, size, order,
-					       index + req_count),
-				 __ATOMIC_RELAXED);
+		ra_read_window(mapping, ra, index, size, order, true,
+			       index + req_count);
 	} else {
 		/* The request takes the window: the next one goes out too. */
 		ra_next_window(mapping, ra, index + size, size, order);
