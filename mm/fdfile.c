@@ -609,9 +609,9 @@ ssize_t fd_file_read_iter(struct fd_file *ff, struct iov_iter *iter,
 				       (pgoff_t)(end - 1) >> UPC_PAGE_SHIFT,
 				       &fbatch);
 		nr = folio_batch_count(&fbatch);
-		for (i = 0; i < nr; i++)
-			fd_file_ra_check(ff, fbatch.folios[i]);
 		if (!nr || !folio_test_uptodate(fbatch.folios[0])) {
+			if (nr)		/* being read: maybe a window's first */
+				fd_file_ra_check(ff, fbatch.folios[0]);
 			folio_batch_release(&fbatch);
 			err = fd_file_read_slow(ff, iter, &pos, end, !nr);
 			continue;
@@ -619,6 +619,7 @@ ssize_t fd_file_read_iter(struct fd_file *ff, struct iov_iter *iter,
 		/* Up to the first not uptodate: the next step starts there. */
 		for (i = 0; i < nr && folio_test_uptodate(fbatch.folios[i]);
 		     i++) {
+			fd_file_ra_check(ff, fbatch.folios[i]);
 			if (i)
 				folio_mark_accessed(fbatch.folios[i]);
 			else
