@@ -61,7 +61,6 @@ struct wq_slot {
  * @head: The oldest queued work, or NULL.
  * @tail: Where the next work is linked.
  * @pending: Works queued and not yet taken by a worker.
- * @running: Works being run.
  * @last_seq: The sequence number of the last work queued (the first
  *	is 1).
  * @nr_workers: Threads started (in @slots).
@@ -81,7 +80,6 @@ struct workqueue_struct {
 	struct work_struct *head;
 	struct work_struct **tail;
 	unsigned long pending;
-	unsigned long running;
 	unsigned long last_seq;
 	unsigned int nr_workers;
 	unsigned int nr_idle;
@@ -128,11 +126,9 @@ static void *wq_worker(void *arg)
 			break;		/* stopping, and nothing left */
 		work = wq_dequeue(wq);
 		slot->seq = work->seq;
-		wq->running++;
 		pthread_mutex_unlock(&wq->lock);
 		work->func(work);	/* @work may be gone from here on */
 		pthread_mutex_lock(&wq->lock);
-		wq->running--;
 		slot->seq = 0;
 		if (wq->nr_waiting)
 			pthread_cond_broadcast(&wq->idle);
@@ -191,7 +187,7 @@ static void wq_atfork_prepare(void)
 		pthread_mutex_lock(&wq->lock);
 		wq->frozen = true;
 		wq->nr_waiting++;
-		while (wq->pending || wq->running)
+		while (wq_oldest(wq) != ULONG_MAX)
 			pthread_cond_wait(&wq->idle, &wq->lock);
 		wq->nr_waiting--;
 	}
