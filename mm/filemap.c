@@ -828,7 +828,9 @@ unsigned long invalidate_mapping_pages(struct address_space *mapping,
  * Set the tags in mask @set and clear those in @clear on a cached
  * folio's slot: one walk and one lock round trip for all of them.
  *
- * Every set comes before any clear, with a write barrier between:
+ * Every set comes before any clear, with a write barrier between
+ * (liburcu's cmm_smp_wmb(), a compiler barrier where stores are not
+ * reordered with each other, as on x86):
  * lockless tag lookups take no lock, so to them the lock makes nothing
  * one step.  A folio going from dirty to under writeback must show at
  * every moment at least one of the two tags, or an fsync's pass (dirty
@@ -858,7 +860,7 @@ static void folio_retag(struct folio *folio, unsigned int set,
 		for (tag = 0; tag <= XA_MARK_MAX; tag++)
 			if (set & TAG(tag))
 				xas_set_mark(&xas, tag);
-		smp_wmb();
+		cmm_smp_wmb();
 		for (tag = 0; tag <= XA_MARK_MAX; tag++)
 			if (clear & TAG(tag))
 				xas_clear_mark(&xas, tag);

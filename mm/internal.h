@@ -27,40 +27,6 @@
 #endif
 
 /*
- * smp_wmb() - Order the stores before it against the stores after it,
- * as lockless readers see them (the kernel's smp_wmb()); smp_rmb(), the
- * loads, for such a reader.  gcc refuses fences under ThreadSanitizer,
- * which does not model them: there each is a compiler barrier, which on
- * x86, where neither stores nor loads are reordered with their own
- * kind, is all these barriers are anyway.
- */
-#if defined(__SANITIZE_THREAD__)
-#define UPC_NO_FENCES	1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UPC_NO_FENCES	1
-#endif
-#endif
-
-static inline void smp_wmb(void)
-{
-#ifdef UPC_NO_FENCES
-	__asm__ __volatile__("" ::: "memory");
-#else
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-#endif
-}
-
-static inline void smp_rmb(void)
-{
-#ifdef UPC_NO_FENCES
-	__asm__ __volatile__("" ::: "memory");
-#else
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-#endif
-}
-
-/*
  * How many times one allocation calls the reclaim hook (each time it
  * reported progress but the retry still failed) before it gives up.
  */

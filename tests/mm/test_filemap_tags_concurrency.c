@@ -31,8 +31,9 @@
  */
 #include <pthread.h>
 
+#include <urcu/arch.h>
+
 #include "filemap_helpers.h"
-#include "mm/internal.h"
 #include "rand.h"
 
 #define TAGS_INDEX	100
@@ -113,7 +114,7 @@ static void test_start_writeback_always_tagged(void **state)
 			continue;
 		dirty = tags_found(&env.mapping, PAGECACHE_TAG_DIRTY);
 		writeback = tags_found(&env.mapping, PAGECACHE_TAG_WRITEBACK);
-		smp_rmb();
+		cmm_smp_rmb();
 		if (__atomic_load_n(&w.gen, __ATOMIC_RELAXED) != g1)
 			continue;
 		last = g1;
