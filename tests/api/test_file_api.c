@@ -586,6 +586,22 @@ static size_t kernel_cached_pages(int fd)
 }
 
 /*
+ * A descriptor on @e's file opened with @flags; where the file system
+ * refuses O_DIRECT, the test is skipped, @e torn down first.
+ */
+static int open_or_skip(struct fenv *e, int flags)
+{
+	int fd = open(e->path, flags);
+
+	if (fd < 0) {
+		print_message("O_DIRECT refused here: skipped\n");
+		fenv_fini(e);
+		skip();
+	}
+	return fd;
+}
+
+/*
  * A file opened with O_DIRECT: the cache is its only cache.  Reads,
  * writes at any offset, the end of the data off a page's edge, reclaim
  * writing back under a small limit, fsync and truncation all give the
@@ -596,7 +612,7 @@ static size_t kernel_cached_pages(int fd)
 static void direct_case(unsigned int flags)
 {
 	const int64_t size = (8L << 20) + 1000;
-	unsigned char *buf = malloc(64 * 1024);
+	unsigned char *buf;
 	struct upc_file *file;
 	struct statfs sfs;
 	struct fenv e;
@@ -604,13 +620,8 @@ static void direct_case(unsigned int flags)
 	int dfd, i;
 
 	fenv_init(&e, 2UL << 20, size);
-	dfd = open(e.path, O_RDWR | O_DIRECT);
-	if (dfd < 0) {
-		print_message("O_DIRECT refused here: skipped\n");
-		free(buf);
-		fenv_fini(&e);
-		skip();
-	}
+	dfd = open_or_skip(&e, O_RDWR | O_DIRECT);
+	buf = malloc(64 * 1024);
 	/* Nothing of it in the kernel's cache to begin with. */
 	assert_int_equal(fdatasync(e.fd), 0);
 	assert_int_equal(posix_fadvise(e.fd, 0, 0, POSIX_FADV_DONTNEED), 0);
@@ -661,15 +672,13 @@ static void test_direct_io_uring(void **state)
 
 /*
  * A direct descriptor on @e's file, and the cache on it (in *@file).
- * Return: the descriptor, or -1 (the test skipped) where the file
- * system refuses O_DIRECT.
+ * Return: the descriptor (the test is skipped where the file system
+ * refuses O_DIRECT).
  */
 static int direct_open(struct fenv *e, struct upc_file **file)
 {
-	int dfd = open(e->path, O_RDWR | O_DIRECT);
+	int dfd = open_or_skip(e, O_RDWR | O_DIRECT);
 
-	if (dfd < 0)
-		return -1;
 	assert_int_equal(upc_file_open(e->cache, dfd, 0, file), 0);
 	return dfd;
 }
@@ -693,12 +702,7 @@ static void stream_transfers(bool direct, uint64_t *transfers)
 	int fd;
 
 	fenv_init(&e, 4 * size, size);
-	fd = open(e.path, O_RDONLY | (direct ? O_DIRECT : 0));
-	if (fd < 0) {
-		fenv_fini(&e);
-		print_message("O_DIRECT refused here: skipped\n");
-		skip();
-	}
+	fd = open_or_skip(&e, O_RDONLY | (direct ? O_DIRECT : 0));
 	assert_int_equal(upc_file_open(e.cache, fd, 0, &file), 0);
 	*c = (struct io_counters){ 0 };
 	for (pos = 0; pos < size; pos += 4096) {
@@ -740,12 +744,7 @@ static void test_direct_close_during_readahead(void **state)
 	(void)state;
 	for (i = 0; i < 20; i++) {
 		fenv_init(&e, MEM, 1L << 20);
-		fd = open(e.path, O_RDONLY | O_DIRECT);
-		if (fd < 0) {
-			fenv_fini(&e);
-			print_message("O_DIRECT refused here: skipped\n");
-			skip();
-		}
+		fd = open_or_skip(&e, O_RDONLY | O_DIRECT);
 		assert_int_equal(upc_file_open(e.cache, fd, 0, &file), 0);
 		/* A stream starts: [4 KiB, 16 KiB) goes to a worker. */
 		assert_int_equal(upc_read(file, buf, 4096, 0), 4096);
@@ -796,11 +795,6 @@ static void test_direct_keeps_record_locks(void **state)
 	fenv_init(&e, MEM, 10000);
 	assert_int_equal(fcntl(e.fd, F_SETLK, &fl), 0);
 	dfd = direct_open(&e, &file);
-	if (dfd < 0) {
-		print_message("O_DIRECT refused here: skipped\n");
-		fenv_fini(&e);
-		skip();
-	}
 	file_write_pattern(file, 9000, 3333, 50);	/* ends off a page */
 	assert_int_equal(upc_fsync(file), 0);
 	assert_int_equal(upc_close(file), 0);
@@ -844,12 +838,10 @@ static void test_direct_tail_reaches_device(void **state)
 	(void)state;
 	fenv_init(&e, MEM, 0);
 	dfd = direct_open(&e, &file);
-	if (dfd < 0 || kernel_dirty_pages(e.fd) < 0) {
-		print_message("O_DIRECT or cachestat() missing: skipped\n");
-		if (dfd >= 0) {
-			assert_int_equal(upc_close(file), 0);
-			close(dfd);
-		}
+	if (kernel_dirty_pages(e.fd) < 0) {
+		print_message("cachestat() missing: skipped\n");
+		assert_int_equal(upc_close(file), 0);
+		close(dfd);
 		fenv_fini(&e);
 		skip();
 	}
@@ -1000,11 +992,6 @@ static void test_direct_fsize_limit(void **state)
 	(void)state;
 	fenv_init(&e, MEM, 0);
 	dfd = direct_open(&e, &file);
-	if (dfd < 0) {
-		print_message("O_DIRECT refused here: skipped\n");
-		fenv_fini(&e);
-		skip();
-	}
 	file_write_pattern(file, 0, 20000, 52);
 	fsize_limit(10000);
 	assert_int_equal(upc_fsync(file), -EFBIG);
