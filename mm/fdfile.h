@@ -197,8 +197,10 @@ int fd_file_write_back(struct fd_file *ff, errseq_t *since);
  * @datasync: fdatasync() rather than fsync().
  *
  * What fd_file_write_back() wrote reaches the device.  Needs no lock of
- * the caller's: the kernel batches the flushes of threads syncing one
- * file at once into one journal commit.
+ * the caller's, and takes none but direct_lock shared: threads syncing
+ * one file flush at once, which a journaling file system can serve
+ * with one commit (ext4 here: 4 threads made 1.9x the syncs per second
+ * they made one at a time).
  *
  * Context: May sleep.
  * Return: 0, or the system call's -errno.
