@@ -78,6 +78,7 @@
 #include <unistd.h>
 
 #include "fdfile.h"
+#include "internal.h"
 #include "io/fd.h"
 #include "io/uring.h"
 
@@ -740,7 +741,8 @@ ssize_t fd_file_write_iter(struct fd_file *ff, struct iov_iter *iter,
 
 		got = filemap_grab_folios(&ff->mapping, index, nr, folios);
 		if (got < 0) {
-			err = got;
+			/* Full of pages the file system would not take? */
+			err = upc_arena_alloc_error(ff->mapping.arena);
 			break;
 		}
 		for (i = 0; i < got; i++) {

@@ -10,6 +10,7 @@
 #define UPCACHE_MM_INTERNAL_H
 
 #include <assert.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -38,6 +39,19 @@
  * (1/64 of the arena), the 2 MiB of alignment slack and everything else.
  */
 #define UPC_ARENA_MAX_BYTES	(1ULL << 46)
+
+/*
+ * upc_arena_alloc_error() - Why an allocation of folios from @arena
+ * failed, as a file's write reports it: -ENOSPC when the arena holds its
+ * limit of pages that reclaim could not free (a full tmpfs; pages in
+ * swap's or a file system's way), -ENOMEM when something else ran out
+ * (index nodes, an injected fault).
+ */
+static inline int upc_arena_alloc_error(const struct upc_arena *arena)
+{
+	return upc_arena_charged(arena) >= upc_arena_limit(arena) ?
+	       -ENOSPC : -ENOMEM;
+}
 
 /**
  * upc_folio_free() - Give a folio whose last reference is gone back.

@@ -124,6 +124,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "internal.h"
 #include "rcu_internal.h"
 #include "shmem.h"
 #include "swap_internal.h"
@@ -873,18 +874,6 @@ static int shmem_grab_run(struct shmem_file *sf, pgoff_t index, pgoff_t last,
 }
 
 /*
- * A grab failed: -ENOSPC when the arena has no page left (a full tmpfs),
- * -ENOMEM when something else ran out (index nodes, an injected fault).
- */
-static int shmem_alloc_error(struct shmem_file *sf)
-{
-	const struct upc_arena *arena = sf->mapping.arena;
-
-	return upc_arena_charged(arena) >= upc_arena_limit(arena) ?
-	       -ENOSPC : -ENOMEM;
-}
-
-/*
  * Populate [@pos, @end): run by run, prepare, get or create the folios
  * and fill each.  Stops at the first run that cannot be had at all.
  * Caller holds the lock exclusive.  Return: 0 or -ENOSPC/-ENOMEM, with
@@ -919,7 +908,8 @@ static int shmem_populate(struct shmem_file *sf, int64_t pos, int64_t end,
 		nr = err ? err : shmem_grab_run(sf, index, stop, folios);
 		shmem_unpin(pins, npins);
 		if (nr < 0) {
-			err = nr == -EIO ? -EIO : shmem_alloc_error(sf);
+			err = nr == -EIO ? -EIO :
+			      upc_arena_alloc_error(sf->mapping.arena);
 			break;
 		}
 		for (i = 0; i < nr; i++) {

@@ -456,7 +456,9 @@ int upc_fdatasync(struct upc_file *file);
  * swap now, or the swap device is full too); -EIO if it could not be
  * read from the swap file (it stays there); for a file from
  * upc_file_open(), the error of reading the first page wanted from the
- * file (pread()'s errno).
+ * file (pread()'s errno), or -ENOMEM if no memory could be found for it
+ * (the cache's memory is full of dirty pages that writeback could not
+ * write).
  */
 ssize_t upc_read(struct upc_file *file, void *buf, size_t count,
 		 int64_t offset);
@@ -483,8 +485,9 @@ ssize_t upc_read(struct upc_file *file, void *buf, size_t count,
  * covers is in swap and could not be read back, and nothing was written.
  * For a file from upc_file_open(): -EBADF also if it is open read-only;
  * the error of reading a page the write covers in part from the file,
- * if nothing was written.  The file system's own limits (space, size)
- * are met at writeback: upc_fsync() reports them.
+ * if nothing was written; -ENOSPC also if the cache's memory is full of
+ * dirty pages that writeback could not write.  The file system's own
+ * limits (space, size) are met at writeback: upc_fsync() reports them.
  */
 ssize_t upc_write(struct upc_file *file, const void *buf, size_t count,
 		  int64_t offset);

@@ -1029,6 +1029,44 @@ static void test_fsync_error_keeps_data(void **state)
 	fenv_fini(&e);
 }
 
+/*
+ * A cache full of dirty pages that writeback cannot write (past
+ * RLIMIT_FSIZE) is a full file system to a write, -ENOSPC as on a full
+ * tmpfs, and leaves a read of a page not cached no memory, -ENOMEM.
+ * Once the pages can go, both work again.
+ */
+static void test_full_of_unwritable_pages(void **state)
+{
+	const int64_t size = 16L << 20;
+	unsigned char buf[4096];
+	ssize_t ret = 0;
+	struct fenv e;
+	int64_t pos;
+
+	(void)state;
+	fenv_init(&e, 2UL << 20, size);
+	fsize_limit(4096);
+	memset(buf, 0x5a, sizeof(buf));
+	for (pos = 0; pos < size / 2; pos += (int64_t)sizeof(buf)) {
+		ret = upc_write(e.file, buf, sizeof(buf), pos);
+		if (ret != (ssize_t)sizeof(buf))
+			break;
+	}
+	assert_int_equal(ret, -ENOSPC);
+	/* It stopped at the cache's size (its first page could go). */
+	assert_true(pos > (1L << 20) && pos <= (2L << 20) + 4096);
+	assert_int_equal(upc_read(e.file, buf, sizeof(buf), size - 4096),
+			 -ENOMEM);
+	fsize_unlimit();
+	assert_int_equal(upc_fsync(e.file), -EFBIG);
+	assert_int_equal(upc_read(e.file, buf, sizeof(buf), size - 4096),
+			 4096);
+	assert_true(fd_has_pattern(e.fd, size - 4096, 4096, 1));
+	memset(buf, 0x5a, sizeof(buf));
+	assert_int_equal(upc_write(e.file, buf, sizeof(buf), pos), 4096);
+	fenv_fini(&e);
+}
+
 /* Reclaim's failure to write a page is the next fsync's error, once. */
 static void test_reclaim_error_reaches_fsync(void **state)
 {
@@ -1357,6 +1395,7 @@ int main(void)
 		cmocka_unit_test(test_seek),
 		cmocka_unit_test(test_spans),
 		cmocka_unit_test(test_fsync_error_keeps_data),
+		cmocka_unit_test(test_full_of_unwritable_pages),
 		cmocka_unit_test(test_reclaim_error_reaches_fsync),
 		cmocka_unit_test(test_punch_writeback_error),
 		cmocka_unit_test(test_close_error),
