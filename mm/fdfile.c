@@ -453,6 +453,11 @@ int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd,
 		pthread_rwlock_destroy(&ff->rwsem);
 		return -ENOMEM;
 	}
+	if (pthread_mutex_init(&ff->seek_lock, NULL)) {
+		pthread_rwlock_destroy(&ff->direct_lock);
+		pthread_rwlock_destroy(&ff->rwsem);
+		return -ENOMEM;
+	}
 	/*
 	 * Large folios only where nothing is written: dirt is tracked per
 	 * folio, and a 4 KiB write into a 512 KiB folio would write back
@@ -483,6 +488,7 @@ void fd_file_destroy(struct fd_file *ff)
 	xa_destroy(&ff->mapping.i_pages);
 	pthread_rwlock_destroy(&ff->rwsem);
 	pthread_rwlock_destroy(&ff->direct_lock);
+	pthread_mutex_destroy(&ff->seek_lock);
 }
 
 /* ---- reads ----------------------------------------------------------------- */
@@ -873,12 +879,14 @@ int64_t fd_file_seek(struct fd_file *ff, int64_t pos, int whence)
 	if (ret)
 		goto out;
 	/* The caller's file offset is left where it was. */
+	pthread_mutex_lock(&ff->seek_lock);
 	saved = lseek(ff->fd, 0, SEEK_CUR);
 	ret = lseek(ff->fd, (off_t)pos, whence);
 	if (ret < 0)
 		ret = -errno;
 	if (saved >= 0)
 		lseek(ff->fd, saved, SEEK_SET);
+	pthread_mutex_unlock(&ff->seek_lock);
 out:
 	pthread_rwlock_unlock(&ff->rwsem);
 	return ret;

@@ -40,6 +40,9 @@
  *	@fd and by its fsync, exclusive while O_DIRECT is cleared for the
  *	writes direct I/O cannot make (fd_file_write_buffered()), since
  *	the flag is the open file's, not the thread's.
+ * @seek_lock: Held while a seek moves @fd's file offset and puts it
+ *	back (fd_file_seek()): the offset is the open file's, so two
+ *	seeks side by side would each put back what the other moved.
  */
 struct fd_file {
 	struct address_space mapping;
@@ -51,6 +54,7 @@ struct fd_file {
 	bool direct;
 	int fd_flags;
 	pthread_rwlock_t direct_lock;
+	pthread_mutex_t seek_lock;
 };
 
 /**

@@ -55,6 +55,9 @@
  *    size upc_size() gives, the cache passes upc_check_mapping(), and
  *    reading the whole file through the cache and with pread() gives
  *    the same bytes.
+ *  - seeks: two threads calling upc_seek_data() on one handle, which
+ *    moves the descriptor's offset and puts it back: the offset the
+ *    test set is still there after every round.
  *
  * Threads count failures in atomic counters and print the first few;
  * only the main thread asserts, once every thread is joined.  Every loop
@@ -798,6 +801,69 @@ static void test_file_concurrency_truncate_direct(void **state)
 	fc_run(*state, &cfg);
 }
 
+/* ---- seeks ------------------------------------------------------------- */
+
+#define FC_SEEK_ROUNDS	20
+#define FC_SEEKS	2000
+
+struct fc_seeker {
+	struct upc_file *file;
+	unsigned long bad;
+};
+
+/* Seek for data from each of the file's four blocks in turn. */
+static void *fc_seeker(void *arg)
+{
+	struct fc_seeker *sk = arg;
+	int i;
+
+	for (i = 0; i < FC_SEEKS; i++) {
+		int64_t from = (int64_t)(i % 4) * 4096;
+		int64_t ret = upc_seek_data(sk->file, from);
+
+		/* Data in blocks 0 and 2 (3 is a hole where the file system
+		 * keeps holes: none follows it then). */
+		if (ret != -ENXIO && (ret < from || ret >= 4 * 4096))
+			sk->bad++;
+		if (!from && ret)
+			sk->bad++;
+	}
+	return NULL;
+}
+
+/*
+ * upc_seek_data() asks the file with lseek(), which moves the open
+ * file's offset, and puts the offset back.  Two threads seeking on one
+ * handle must not put back what the other moved: the caller's offset
+ * is where it left it after every round.
+ */
+static void test_file_concurrency_seeks(void **state)
+{
+	struct fc_seeker sk[2] = { { 0 } };
+	struct fc_env *env = *state;
+	pthread_t tid[2];
+	char block[4096];
+	int round, t;
+
+	assert_true(fc_open(env, 4 * API_MIB, 4 * 4096, false));
+	memset(block, 0x33, sizeof(block));
+	assert_int_equal(upc_write(env->file, block, 4096, 0), 4096);
+	assert_int_equal(upc_write(env->file, block, 4096, 8192), 4096);
+	for (round = 0; round < FC_SEEK_ROUNDS; round++) {
+		assert_int_equal(lseek(env->fd, 777, SEEK_SET), 777);
+		for (t = 0; t < 2; t++) {
+			sk[t].file = env->file;
+			assert_int_equal(pthread_create(&tid[t], NULL,
+							fc_seeker, &sk[t]), 0);
+		}
+		for (t = 0; t < 2; t++)
+			assert_int_equal(pthread_join(tid[t], NULL), 0);
+		assert_int_equal(lseek(env->fd, 0, SEEK_CUR), 777);
+	}
+	assert_int_equal(sk[0].bad + sk[1].bad, 0);
+	fc_close(env);
+}
+
 struct tail_write {
 	struct upc_file *file;
 	int ret;
@@ -890,6 +956,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_file_concurrency_direct_flag, fc_setup,
 			fc_teardown),
+		cmocka_unit_test_setup_teardown(test_file_concurrency_seeks,
+						fc_setup, fc_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
