@@ -183,7 +183,6 @@ int filemap_fdatawait_range(struct address_space *mapping, int64_t start,
 int filemap_write_and_wait_range(struct address_space *mapping,
 				 int64_t start, int64_t end)
 {
-	errseq_t before = __atomic_load_n(&mapping->wb_err, __ATOMIC_ACQUIRE);
 	pgoff_t index, last;
 	int err;
 
@@ -192,14 +191,14 @@ int filemap_write_and_wait_range(struct address_space *mapping,
 		return err;
 	filemap_fdatawait_range(mapping, start, end);
 	/*
-	 * Dirty again: a writeback reclaim had running failed.  Its error,
-	 * if the word shows one (the same errno again, unseen, leaves the
-	 * word as it was).
+	 * Dirty again: a writeback reclaim had running failed.  Its error
+	 * is the word's last, whether it changed it or not (the same errno
+	 * again, unseen, leaves the word as it was).
 	 */
 	wb_range(start, end, &index, &last);
 	if (!xa_find(&mapping->i_pages, &index, last, PAGECACHE_TAG_DIRTY))
 		return 0;
-	err = errseq_check(&mapping->wb_err, before);
+	err = errseq_check(&mapping->wb_err, 0);
 	return err ? err : -EIO;
 }
 

@@ -818,9 +818,9 @@ int filemap_fdatawait_range(struct address_space *mapping, int64_t start,
  * of the range, so that clean stays clean.
  * Return: 0 when no folio of the range is left dirty; the pass's first
  * error; else, a writeback waited for having failed (its folio is dirty
- * again), the error recorded on the mapping meanwhile, or -EIO if the
- * record shows none new; -EINVAL for a bad range.  Reports to no
- * watcher: fsync still reports the errors once to each.
+ * again), the last error recorded on the mapping (that failure's: each
+ * is recorded), or -EIO if none ever was; -EINVAL for a bad range.
+ * Reports to no watcher: fsync still reports the errors once to each.
  */
 int filemap_write_and_wait_range(struct address_space *mapping,
 				 int64_t start, int64_t end);

@@ -257,6 +257,83 @@ static void test_fsync_reports_reclaim_writeback_failure(void **state)
 	gated_fsync_case(true);
 }
 
+/* A hook that fails every write of page GATE_INDEX while @refuse. */
+static int refuse;
+
+static int refusing_writeback(struct address_space *mapping,
+			      struct folio *folio)
+{
+	if (folio->index == GATE_INDEX &&
+	    __atomic_load_n(&refuse, __ATOMIC_ACQUIRE))
+		return -ENOSPC;
+	return vm_store_writeback_folio(mapping, folio);
+}
+
+static const struct address_space_operations refusing_aops = {
+	.read_folio = vm_store_read_folio,
+	.writeback_folio = refusing_writeback,
+};
+
+struct wait_pass {
+	struct address_space *mapping;
+	int ret;
+};
+
+static void *wait_pass(void *arg)
+{
+	struct wait_pass *wp = arg;
+
+	wp->ret = filemap_write_and_wait_range(wp->mapping, 0, INT64_MAX);
+	return NULL;
+}
+
+/*
+ * The pass that punch and seek make (filemap_write_and_wait_range())
+ * while reclaim writes a page back, and that write fails with the errno
+ * the mapping already holds, unseen: the word stays as it was, and the
+ * page left dirty must still be told with that error, -ENOSPC, not a
+ * made-up -EIO.  The test plays reclaim on the locked folio: writeback
+ * started, then, once the pass waits for it, the failure as
+ * writeback_write_folios() handles one.  (A pass that comes late finds
+ * the page dirty, writes it itself, and meets -ENOSPC from the hook:
+ * the answer is the same.)
+ */
+static void test_wait_reports_repeated_error(void **state)
+{
+	struct timespec pause = { 0, 50 * 1000000 };
+	struct wait_pass wp = { 0 };
+	struct folio *folio;
+	struct vm_fixture f;
+	struct vm_store st;
+	pthread_t tid;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	f.mapping.a_ops = &refusing_aops;
+	__atomic_store_n(&refuse, 1, __ATOMIC_RELEASE);
+	vm_write_stamp(&f.mapping, GATE_INDEX, 78);
+	mapping_set_error(&f.mapping, -ENOSPC);
+	folio = __filemap_get_folio(&f.mapping, GATE_INDEX, FGP_LOCK, 0);
+	assert_false(IS_ERR(folio));
+	assert_true(folio_clear_dirty_start_writeback(folio));
+	wp.mapping = &f.mapping;
+	assert_int_equal(pthread_create(&tid, NULL, wait_pass, &wp), 0);
+	nanosleep(&pause, NULL);
+	folio_mark_dirty(folio);
+	mapping_set_error(&f.mapping, -ENOSPC);
+	folio_end_writeback(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+	assert_int_equal(pthread_join(tid, NULL), 0);
+	assert_int_equal(wp.ret, -ENOSPC);
+	assert_true(page_dirty(&f.mapping, GATE_INDEX));
+	__atomic_store_n(&refuse, 0, __ATOMIC_RELEASE);
+	assert_int_equal(filemap_write_and_wait_range(&f.mapping, 0,
+						      INT64_MAX), 0);
+	assert_true(store_word(&st, GATE_INDEX) == 78);
+	vm_store_teardown(&f, &st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_reclaim_error_reported_once),
 		cmocka_unit_test(test_fsync_waits_for_reclaim_writeback),
 		cmocka_unit_test(test_fsync_reports_reclaim_writeback_failure),
+		cmocka_unit_test(test_wait_reports_repeated_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
