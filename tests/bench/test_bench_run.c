@@ -1817,6 +1817,17 @@ static void test_hist_percentiles(void **state)
 	p = run_hist_percentile(h, 99);
 	assert_true(p > 99000 * 0.98 && p < 99000 * 1.02);
 	assert_true(run_hist_percentile(h, 100) <= 100000);
+	/*
+	 * The nearest rank exactly: p99.9 of 1000 values is the 999th (in
+	 * floating point 99.9 / 100 * 1000 is a hair above 999).
+	 */
+	run_hist_init(h);
+	for (v = 0; v < 999; v++)
+		run_hist_add(h, 10);
+	run_hist_add(h, 50000);
+	assert_true(run_hist_percentile(h, 99.9) < 11);
+	assert_true(run_hist_percentile(h, 99.95) > 49000);
+	assert_true(run_hist_percentile(h, 0.0001) < 11);
 	for (v = 0; v < RUN_HIST_BUCKETS; v++)
 		assert_int_equal(run_hist_bucket(run_hist_bucket_low(
 			(unsigned int)v)), v);

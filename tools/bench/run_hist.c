@@ -10,6 +10,9 @@
 
 #include "run_hist.h"
 
+/* 100%, in the millionths of a percent run_hist_percentile() counts. */
+#define HIST_MICRO_ALL	100000000ULL
+
 /**
  * run_hist_init() - Empty a histogram.
  * @h: The histogram.
@@ -71,13 +74,20 @@ static uint64_t hist_bucket_width(unsigned int b)
  */
 double run_hist_percentile(const struct run_hist *h, double p)
 {
-	uint64_t rank, seen = 0;
+	uint64_t micro, rank, seen = 0;
 	unsigned int b;
 	double v;
 
 	if (!h->count || !(p > 0 && p <= 100))
 		return NAN;
-	rank = (uint64_t)ceil(p / 100.0 * (double)h->count);
+	/*
+	 * The nearest rank, ceil(p / 100 * count), in integers: in floating
+	 * point 99.9 / 100 * 1000 is a hair above 999, and the rank would be
+	 * the maximum's.  @p is taken to the millionth of a percent.
+	 */
+	micro = (uint64_t)llround(p * 1e6);
+	rank = (uint64_t)(((unsigned __int128)micro * h->count +
+			   HIST_MICRO_ALL - 1) / HIST_MICRO_ALL);
 	if (rank < 1)
 		rank = 1;
 	for (b = 0; b < RUN_HIST_BUCKETS; b++) {
