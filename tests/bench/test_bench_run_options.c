@@ -66,6 +66,10 @@ static void test_run_parse_size_units(void **state)
 	/* fio's compatibility mode: IEC spellings are powers of 10. */
 	assert_int_equal(size_of("4KiB", 1024), 4000);
 	assert_int_equal(size_of("1MiB", 1024), 1000000);
+	/* As fio reads them, "ki" without the b is "k". */
+	assert_int_equal(size_of("4Ki", 1024), 4 * KiB);
+	assert_int_equal(size_of("1mi", 1024), MiB);
+	assert_int_equal(size_of("4Ki", 1000), 4000);
 	/* kb_base=1000 follows the standards. */
 	assert_int_equal(size_of("4k", 1000), 4000);
 	assert_int_equal(size_of("4KiB", 1000), 4 * KiB);
@@ -345,7 +349,7 @@ static void test_run_job_bad_combinations(void **state)
 	run_job_free(&job);
 	/* Fits 64 bits with kb_base=1024 (as stored), not with 1000. */
 	assert_int_equal(resolve(&job, err, sizeof(err), "kb_base", "1000",
-				 "bs", "18000pi", "size", "1m", NULL),
+				 "bs", "18000pib", "size", "1m", NULL),
 			 -EINVAL);
 	assert_non_null(strstr(err, "too large with kb_base=1000"));
 	run_job_free(&job);

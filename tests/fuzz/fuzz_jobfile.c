@@ -158,8 +158,9 @@ static int expect_digits(const char *s, const char **end, uint64_t *out)
 /*
  * size_unit() - The multiplier of size suffix @p: "" or "b", or one of
  * k m g t p, then optionally "i", then optionally "b", in any case.
- * With kb_base=1024 the plain prefixes are powers of 1024 and the "i"
- * ones of 1000; kb_base=1000 swaps them.  Return: 0 for no such suffix.
+ * With kb_base=1024 the plain prefixes are powers of 1024 and the IEC
+ * ones ("ib" after the prefix, both) of 1000; kb_base=1000 swaps them;
+ * an "i" without the "b" is plain.  Return: 0 for no such suffix.
  */
 static uint64_t size_unit(const char *p, unsigned int kb_base)
 {
@@ -182,7 +183,7 @@ static uint64_t size_unit(const char *p, unsigned int kb_base)
 			spelling[i] = '\0';
 			if (strcasecmp(p, spelling))
 				continue;
-			base = !!(form & 2) == (kb_base == 1000) ? 1024 : 1000;
+			base = (form == 3) == (kb_base == 1000) ? 1024 : 1000;
 			for (unit = 1, i = 0; i <= e; i++)
 				unit *= base;
 			return unit;

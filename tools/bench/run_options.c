@@ -273,8 +273,9 @@ static int mul_ok(uint64_t *v, uint64_t m)
  * @out: The size in bytes.
  *
  * fio's compatibility mode (kb_base=1024) gives SI-looking suffixes (k,
- * kb) the binary meaning and IEC ones (ki, kib) the decimal one, so old
- * job files keep their meaning; kb_base=1000 follows the standards.
+ * kb) the binary meaning and IEC ones (kib) the decimal one, so old job
+ * files keep their meaning; kb_base=1000 follows the standards.  As in
+ * fio, only the whole IEC spelling counts as one: "ki" is read as "k".
  *
  * Return: 0, -EINVAL or -ERANGE.
  */
@@ -295,7 +296,7 @@ int run_parse_size(const char *s, unsigned int kb_base, uint64_t *out)
 	if (pre) {
 		p++;
 		if (*p == 'i' || *p == 'I') {
-			iec = true;
+			iec = p[1] == 'b' || p[1] == 'B';
 			p++;
 		}
 		if (kb_base == 1000)

@@ -19,7 +19,8 @@
  *	with an optional suffix k, m, g, t or p, any case, optionally
  *	followed by 'b': powers of 1024 with the default kb_base=1024.
  *	fio's compatibility mode gives IEC suffixes (KiB, MiB ...) the
- *	power-of-10 meaning there; kb_base=1000 swaps the two.
+ *	power-of-10 meaning there; kb_base=1000 swaps the two.  Only the
+ *	whole spelling is IEC: "Ki" without the b is "k", as fio reads it.
  *	time-like (runtime, ramp_time): an integer with an optional unit
  *	us/usec, ms/msec, s/sec, m/min, h or d; seconds without one.
  *	thinktime and thinktime_spin take the same units but, as in fio,
