@@ -154,8 +154,10 @@ int run_jobfile_parse(const char *text, const char *fname,
 		if (next)
 			*next++ = '\0';
 		st.line++;
+		/* A comment may also end a line, as fio cuts it. */
+		line[strcspn(line, "#;")] = '\0';
 		s = trim(line);
-		if (!*s || *s == '#' || *s == ';')
+		if (!*s)
 			continue;
 		if (*s == '[')
 			ret = jf_section(&st, s, spec, fname, err, errlen);
