@@ -30,7 +30,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -997,6 +999,37 @@ static void test_run_cmdline_jobs(void **state)
 	run_spec_free(&spec);
 }
 
+/*
+ * Global options after a job file apply to it too, as in fio, which
+ * reads every option before its job files; job files' jobs still come
+ * before the --name ones.
+ */
+static void test_run_cmdline_globals_after_jobfile(void **state)
+{
+	static const char text[] = "[j]\nsize=1m\nioengine=upcache-shmem\n";
+	char path[] = "/tmp/upc-bench-job-XXXXXX";
+	char *argv[] = { path, "--bs=64k", "--numjobs=2", "--name=c",
+			 "--size=1m" };
+	struct run_spec spec;
+	char err[200];
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), sizeof(text) - 1);
+	close(fd);
+	assert_int_equal(run_parse_args(5, argv, &spec, err, sizeof(err)), 0);
+	unlink(path);
+	assert_int_equal(spec.nr_jobs, 2);
+	assert_string_equal(spec.jobs[0].name, "j");
+	assert_int_equal(spec.jobs[0].bs, 64 * KiB);
+	assert_int_equal(spec.jobs[0].numjobs, 2);
+	assert_string_equal(spec.jobs[1].name, "c");
+	assert_int_equal(spec.jobs[1].bs, 64 * KiB);
+	run_spec_free(&spec);
+}
+
 static void test_run_cmdline_errors(void **state)
 {
 	char *no_job[] = { "--size=1m" };
@@ -1051,6 +1084,7 @@ int main(void)
 		cmocka_unit_test(test_run_jobfile_inherits_global),
 		cmocka_unit_test(test_run_jobfile_errors_name_line),
 		cmocka_unit_test(test_run_cmdline_jobs),
+		cmocka_unit_test(test_run_cmdline_globals_after_jobfile),
 		cmocka_unit_test(test_run_cmdline_errors),
 	};
 

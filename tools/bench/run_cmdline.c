@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "run_spec.h"
@@ -125,15 +126,33 @@ static int cmd_split(const char *arg, char *name, size_t len,
  * @global: Options before the first --name.
  * @job: Options of the job being read.
  * @section: That job's --name ("" before the first).
- * @jobfiles: Whether a job file was read (the global options were then
- *	already used as its base).
+ * @jobfiles: Whether a job file was named.
+ * @pending: The job files named, not yet read: they are read once the
+ *	global options are all known (at the first --name, or the end),
+ *	so that, as in fio, a global option after a job file applies to it.
+ * @nr_pending: How many.
  */
 struct cmd_state {
 	struct run_opts global;
 	struct run_opts job;
 	char section[RUN_NAME_MAX];
 	bool jobfiles;
+	const char **pending;
+	int nr_pending;
 };
+
+/* cmd_load_jobfiles() - Read the job files named so far, in order. */
+static int cmd_load_jobfiles(struct cmd_state *st, struct run_spec *spec,
+			     char *err, size_t errlen)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < st->nr_pending && !ret; i++)
+		ret = run_jobfile_load(st->pending[i], &st->global, spec, err,
+				       errlen);
+	st->nr_pending = 0;
+	return ret;
+}
 
 /* cmd_end_job() - Finish the --name job being read, if any. */
 static int cmd_end_job(struct cmd_state *st, struct run_spec *spec,
@@ -164,7 +183,9 @@ static int cmd_job_option(struct cmd_state *st, const char *name,
 	}
 	run_opts_free(&probe);
 	if (!strcmp(name, "name")) {
-		ret = cmd_end_job(st, spec, err, errlen);
+		ret = cmd_load_jobfiles(st, spec, err, errlen);
+		if (!ret)
+			ret = cmd_end_job(st, spec, err, errlen);
 		if (ret)
 			return ret;
 		if (!value || !*value || strlen(value) >= RUN_NAME_MAX) {
@@ -195,7 +216,8 @@ static int cmd_arg(struct cmd_state *st, const char *arg, const char *next,
 			return -EINVAL;
 		}
 		st->jobfiles = true;
-		return run_jobfile_load(arg, &st->global, spec, err, errlen);
+		st->pending[st->nr_pending++] = arg;
+		return 0;
 	}
 	if (!strcmp(arg, "--") ||
 	    cmd_split(arg, name, sizeof(name), &value)) {
@@ -227,6 +249,8 @@ int run_parse_args(int argc, char **argv, struct run_spec *spec, char *err,
 
 	memset(spec, 0, sizeof(*spec));
 	memset(&st, 0, sizeof(st));
+	st.pending = bench_xcalloc(argc > 0 ? (size_t)argc : 1,
+				   sizeof(*st.pending));
 	spec->normal = true;
 	if (errlen)
 		err[0] = '\0';
@@ -238,6 +262,8 @@ int run_parse_args(int argc, char **argv, struct run_spec *spec, char *err,
 		i += used_next;
 	}
 	if (!ret)
+		ret = cmd_load_jobfiles(&st, spec, err, errlen);
+	if (!ret)
 		ret = cmd_end_job(&st, spec, err, errlen);
 	/* As in fio, options alone (no --name, no job file) are no job. */
 	if (!ret && !spec->nr_jobs && !st.jobfiles && !spec->help) {
@@ -247,5 +273,6 @@ int run_parse_args(int argc, char **argv, struct run_spec *spec, char *err,
 	}
 	run_opts_free(&st.global);
 	run_opts_free(&st.job);
+	free(st.pending);
 	return ret;
 }
