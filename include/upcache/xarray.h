@@ -478,9 +478,10 @@ void *xa_erase(struct xarray *xa, unsigned long index);
  * [0, ULONG_MAX] is one entry of order BITS_PER_LONG.  Beware that an
  * existing entry which reaches beyond the range is replaced, or with NULL
  * erased, as a whole, including its indices outside [@first, @last].
- * Entries that a new block swallows pass their marks on to it.  Not for
- * allocating arrays: NULL erases there too (no reservation is made), and
- * stored indices keep XA_FREE_MARK, so xa_alloc() may hand them out.  The
+ * Entries that a new block swallows pass their marks on to it.  In an
+ * allocating array NULL erases too (no reservation is made), and stored
+ * indices lose XA_FREE_MARK, so xa_alloc() does not hand them out (the
+ * kernel's leaves them marked free).  The
  * blocks are stored one after the other, so lockless readers, and other
  * writers while the lock is dropped for an allocation, may see the range
  * half done.
