@@ -534,6 +534,25 @@ void xas_prune_empty(struct xa_state *xas, struct xa_node *node)
 
 static void xas_shrink(struct xa_state *xas);
 
+/**
+ * xas_shrink_top() - Drop the levels a failed creation added on top, now
+ * that nothing below them is new: a top node holding only slot 0.
+ * @xas: XArray operation state; its node (an error, say) is kept.
+ *
+ * Context: Holds the xa_lock.
+ */
+void xas_shrink_top(struct xa_state *xas)
+{
+	struct xa_node *keep = xas->xa_node;
+	void *head = xa_head_locked(xas->xa);
+
+	if (xa_is_node(head) && xa_to_node(head)->count == 1) {
+		xas->xa_node = xa_to_node(head);
+		xas_shrink(xas);
+	}
+	xas->xa_node = keep;
+}
+
 /*
  * xas_undo_create() - A creation failed for lack of memory: remove the
  * empty nodes it linked (from @last, the deepest one, upward), and the
@@ -542,16 +561,8 @@ static void xas_shrink(struct xa_state *xas);
  */
 static void xas_undo_create(struct xa_state *xas, struct xa_node *last)
 {
-	struct xa_node *error = xas->xa_node;
-	void *head;
-
 	xas_prune_empty(xas, last);
-	head = xa_head_locked(xas->xa);
-	if (xa_is_node(head) && xa_to_node(head)->count == 1) {
-		xas->xa_node = xa_to_node(head);
-		xas_shrink(xas);
-	}
-	xas->xa_node = error;
+	xas_shrink_top(xas);
 }
 
 /**

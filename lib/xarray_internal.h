@@ -263,4 +263,7 @@ UPC_INTERNAL void *xas_create(struct xa_state *xas, bool allow_root);
 /* Delete @node and its ancestors while they are empty. */
 UPC_INTERNAL void xas_prune_empty(struct xa_state *xas, struct xa_node *node);
 
+/* Drop top levels holding only slot 0, after a failed creation. */
+UPC_INTERNAL void xas_shrink_top(struct xa_state *xas);
+
 #endif /* UPCACHE_LIB_XARRAY_INTERNAL_H */

@@ -513,7 +513,7 @@ void xas_try_split(struct xa_state *xas, void *entry, unsigned int order)
 
 /*
  * Undo a failed xas_create_range(): remove the leaves it created in
- * [first, last] that are still empty.
+ * [first, last] that are still empty, then the levels it added on top.
  */
 static void xas_prune_range(struct xa_state *xas, unsigned long first,
 			    unsigned long last)
@@ -530,6 +530,7 @@ static void xas_prune_range(struct xa_state *xas, unsigned long first,
 			break;
 		chunk = (chunk | XA_CHUNK_MASK) + 1;
 	}
+	xas_shrink_top(xas);
 }
 
 /**

@@ -13,7 +13,9 @@
  *   - the operation returned 0 or -ENOMEM, and 0 if nothing failed;
  *   - the array holds exactly what the model says: the new contents on
  *     success, the old ones on -ENOMEM (for xa_store_range(), each
- *     aligned piece of the range wholly old or wholly new);
+ *     aligned piece of the range wholly old or wholly new), and then in
+ *     as many nodes as before: every node a failed operation made is
+ *     gone again, levels added on top included;
  *   - upc_check_xarray() finds the tree sound (in particular no empty
  *     node is left behind by a failed allocation);
  *   - after xa_destroy() this thread has freed every node it allocated
@@ -326,12 +328,16 @@ static void expect_range(struct xa_model *m, struct fctx *c)
 	xa_model_store_range(m, RANGE_FIRST, RANGE_LAST, RANGE_ENTRY);
 }
 
-/* xas_create_range() for order 9, then a value in every index. */
+/*
+ * xas_create_range() for order 9, then a value in every index: inside
+ * the tree's reach, and far up, where it first adds levels on top.
+ */
 #define CREATE_FIRST	((1UL << 20) + 4096)
+#define CREATE_FAR	((1UL << 30) + 4096)
 
-static int create_and_fill(struct xarray *xa, bool retry)
+static int create_and_fill(struct xarray *xa, unsigned long first, bool retry)
 {
-	XA_STATE_ORDER(xas, xa, CREATE_FIRST, 9);
+	XA_STATE_ORDER(xas, xa, first, 9);
 	unsigned long i;
 
 	for (;;) {
@@ -346,12 +352,12 @@ static int create_and_fill(struct xarray *xa, bool retry)
 		}
 	}
 	for (i = 0; i < 512; i++) {
-		if (xas.xa_index != CREATE_FIRST + i) {
+		if (xas.xa_index != first + i) {
 			xas_unlock(&xas);
 			xas_destroy(&xas);
 			return -EIO;
 		}
-		xas_store(&xas, val(CREATE_FIRST + i));
+		xas_store(&xas, val(first + i));
 		if (xas_error(&xas))
 			break;
 		xas_next(&xas);
@@ -372,22 +378,39 @@ static void setup_create(struct xa_harness *h)
 static int run_create(struct xarray *xa, struct fctx *c)
 {
 	(void)c;
-	return create_and_fill(xa, true);
+	return create_and_fill(xa, CREATE_FIRST, true);
 }
 
 static int run_create_raw(struct xarray *xa, struct fctx *c)
 {
 	(void)c;
-	return create_and_fill(xa, false);
+	return create_and_fill(xa, CREATE_FIRST, false);
+}
+
+static int run_create_far_raw(struct xarray *xa, struct fctx *c)
+{
+	(void)c;
+	return create_and_fill(xa, CREATE_FAR, false);
+}
+
+static void expect_filled(struct xa_model *m, unsigned long first)
+{
+	unsigned long i;
+
+	for (i = 0; i < 512; i++)
+		xa_model_store(m, first + i, val(first + i));
 }
 
 static void expect_create(struct xa_model *m, struct fctx *c)
 {
-	unsigned long i;
-
 	(void)c;
-	for (i = 0; i < 512; i++)
-		xa_model_store(m, CREATE_FIRST + i, val(CREATE_FIRST + i));
+	expect_filled(m, CREATE_FIRST);
+}
+
+static void expect_create_far(struct xa_model *m, struct fctx *c)
+{
+	(void)c;
+	expect_filled(m, CREATE_FAR);
 }
 
 /* Splits: an order-12 entry (and an order-18 one) with marks. */
@@ -643,6 +666,9 @@ static const struct fault_case cases[] = {
 	  .allocates = true },
 	{ "xas_create_range, no retry", 0, setup_create, run_create_raw,
 	  expect_create, .allocates = true, .raw = true },
+	{ "xas_create_range far up, no retry", 0, setup_sparse,
+	  run_create_far_raw, expect_create_far, .allocates = true,
+	  .raw = true },
 	{ "xas_split 12 -> 0", 0, setup_split, run_split, expect_split,
 	  .allocates = true },
 	{ "xas_split 12 -> 4, split even if preallocation failed", 0,
@@ -713,6 +739,7 @@ static unsigned long run_case_nth(const struct fault_case *fc,
 	struct xa_model old, new;
 	struct xa_harness h;
 	unsigned long attempts;
+	int64_t live;
 	bool injected;
 	int ret;
 
@@ -723,6 +750,7 @@ static unsigned long run_case_nth(const struct fault_case *fc,
 	xa_model_copy(&new, &h.m);
 	fc->expect(&new, &mc);
 
+	live = xat_nodes_live();
 	upc_fault_fail_nth(n);
 	ret = fc->run(&h.xa, &c);
 	attempts = upc_fault_attempts();
@@ -747,6 +775,10 @@ static unsigned long run_case_nth(const struct fault_case *fc,
 		    xah_compare(&h.xa, &old, false))
 			fail_msg("%s, fail #%lu: -ENOMEM, but the old contents changed",
 				 fc->name, n);
+		if (!fc->partial && xat_nodes_live() != live)
+			fail_msg("%s, fail #%lu: -ENOMEM, but %lld node(s) more "
+				 "than before", fc->name, n,
+				 (long long)(xat_nodes_live() - live));
 	}
 	if (upc_check_xarray(&h.xa))
 		fail_msg("%s, fail #%lu (returned %d): broken invariant",
@@ -811,7 +843,7 @@ static void test_xarray_fault_raw_fails(void **state)
 			fail_msg("%s: first allocation failed, yet it succeeded",
 				 cases[i].name);
 	}
-	assert_int_equal(nr_raw, 7);
+	assert_int_equal(nr_raw, 8);
 }
 
 /*
