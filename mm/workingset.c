@@ -108,7 +108,11 @@ void *workingset_eviction(struct folio *folio)
 
 	if (!lruvec)
 		return NULL;
-	age = __atomic_add_fetch(&lruvec->nonresident_age, nr,
+	/*
+	 * The clock before this eviction: a folio that refaults at once
+	 * is then its own size away, as in the kernel.
+	 */
+	age = __atomic_fetch_add(&lruvec->nonresident_age, nr,
 				 __ATOMIC_RELAXED);
 	return pack_shadow(lruvec->id, age, folio_test_workingset(folio));
 }

@@ -433,10 +433,11 @@ void *workingset_eviction(struct folio *folio);
  *
  * A shadow of another lruvec is ignored.  Otherwise counts a refault;
  * if the refault distance (evictions and activations since the shadow
- * was made) is at most the active list, the folio was part of the
- * working set and is marked PG_active and PG_workingset (counted as an
- * activation, and as a restore when the shadow says it was working set
- * already when it was evicted).
+ * was made, its own eviction included) is at most the pages the kernel
+ * compares it with (the active file list, and so on: mm/workingset.c),
+ * the folio was part of the working set and is marked PG_active,
+ * counted as an activation; and, when the shadow says it was working
+ * set already when it was evicted, PG_workingset, counted as a restore.
  *
  * Context: Any thread, before folio_add_lru().
  */

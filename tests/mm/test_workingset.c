@@ -6,9 +6,11 @@
  *    the workingset bit; a shadow of another cache is ignored;
  *  - order-9 folios leave one order-9 shadow each; small folios
  *    refaulting inside split it (order-0 reads and a batched grab of 8
- *    pages), each add counted as a refault of its pages; the refault right after the last eviction (distance
- *    0) is activated, the one 512 evictions old (active list empty) is
- *    not;
+ *    pages), each add counted as a refault of its pages; with the
+ *    active list empty neither the refault 512 evictions old nor the one
+ *    right after the last eviction (its own 512 pages away) is
+ *    activated; nor is an order-9 folio back at once beside a 100-page
+ *    active list;
  *  - shadow-only nodes stay under their bound (limit / 8 nodes) on a
  *    long random sparse workload, and node reclaim leaves the tree sound.
  */
@@ -46,12 +48,35 @@ static struct folio *add_huge(struct vm_fixture *f, pgoff_t index)
 	return folio;
 }
 
+/* Read [@first, @first + @nr) and move it to the active list. */
+static void activate_range(struct vm_fixture *f, pgoff_t first,
+			   unsigned long nr)
+{
+	pgoff_t i;
+
+	for (i = first; i < first + nr; i++) {
+		bool miss;
+		struct folio *folio = vm_read(&f->mapping, i, &miss);
+
+		folio_activate(folio);
+		folio_put(folio);
+	}
+	lru_add_drain_all(f->arena);
+}
+
+static unsigned long clock_of(struct vm_fixture *f)
+{
+	struct lruvec *lruvec = f->arena->lruvec;
+
+	return __atomic_load_n(&lruvec->nonresident_age, __ATOMIC_RELAXED);
+}
+
 static void test_shadow_encoding(void **state)
 {
 	struct vm_fixture f, other;
 	struct folio *folio;
 	unsigned int order, id;
-	unsigned long age;
+	unsigned long age, clock;
 	bool miss, ws;
 	void *shadow;
 
@@ -63,7 +88,9 @@ static void test_shadow_encoding(void **state)
 	shadow = entry_at(&f.mapping, 9, &order);
 	assert_true(xa_is_value(shadow));
 	workingset_shadow_info(shadow, &id, &age, &ws);
-	assert_int_equal(age, 1);
+	/* The clock before the eviction, which advanced it by the page. */
+	assert_int_equal(age, 0);
+	assert_int_equal(clock_of(&f), 1);
 	assert_false(ws);
 	assert_int_equal(id, ((struct lruvec *)f.arena->lruvec)->id);
 	assert_int_not_equal(id, ((struct lruvec *)other.arena->lruvec)->id);
@@ -75,32 +102,83 @@ static void test_shadow_encoding(void **state)
 	folio_put(folio);
 
 	/*
-	 * Distance 0: refault activates, and the folio lands on active;
-	 * PG_workingset only where the shadow had it (a restore), as the
-	 * kernel does.
+	 * Back at once: distance 1, its own eviction, and no active list
+	 * to compare with: not activated, as in the kernel.
 	 */
+	folio = vm_read(&f.mapping, 9, &miss);
+	assert_true(miss);
+	assert_false(folio_test_active(folio));
+	folio_put(folio);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(vm_stats(f.arena).workingset_refault, 1);
+	assert_int_equal(vm_stats(f.arena).workingset_activate, 0);
+
+	/*
+	 * With a page active, the same refault is activated, and the
+	 * folio lands on active; PG_workingset only where the shadow had
+	 * it (a restore), as the kernel does.
+	 */
+	activate_range(&f, 20, 1);
+	clock = clock_of(&f);
+	assert_int_equal(upc_reclaim_pages(f.arena, 1), 1);
+	workingset_shadow_info(entry_at(&f.mapping, 9, &order), NULL, &age,
+			       NULL);
+	assert_int_equal(age, clock);
 	folio = vm_read(&f.mapping, 9, &miss);
 	assert_true(miss);
 	assert_true(folio_test_active(folio));
 	assert_false(folio_test_workingset(folio));
 	folio_put(folio);
 	lru_add_drain_all(f.arena);
-	assert_int_equal(vm_stats(f.arena).nr_active_file, 1);
+	assert_int_equal(vm_stats(f.arena).nr_active_file, 2);
 	assert_int_equal(vm_stats(f.arena).workingset_activate, 1);
 	assert_int_equal(vm_stats(f.arena).workingset_restore, 0);
 
-	/* Deactivated, then evicted: the shadow says working set. */
-	assert_int_equal(shrink_active_list(f.arena->lruvec, 1,
-					    LRU_ACTIVE_FILE), 1);
-	assert_int_equal(upc_reclaim_pages(f.arena, 1), 1);
+	/*
+	 * Deactivated, then evicted, with page 20 too: the shadow says
+	 * working set, and beside two new active pages the refault (at
+	 * most 2 away) is a restore.
+	 */
+	assert_int_equal(shrink_active_list(f.arena->lruvec, 2,
+					    LRU_ACTIVE_FILE), 2);
+	activate_range(&f, 30, 2);
+	assert_int_equal(upc_reclaim_pages(f.arena, 2), 2);
 	workingset_shadow_info(entry_at(&f.mapping, 9, &order), NULL, NULL,
 			       &ws);
 	assert_true(ws);
 	folio = vm_read(&f.mapping, 9, &miss);
+	assert_true(miss);
 	assert_true(folio_test_workingset(folio));
 	folio_put(folio);
 	assert_int_equal(vm_stats(f.arena).workingset_restore, 1);
 	vm_teardown(&other);
+	vm_teardown(&f);
+}
+
+/*
+ * An order-9 folio evicted and read back at once is 512 pages away (its
+ * own eviction), more than a 100-page active list: not activated.  (The
+ * clock taken after the eviction made that distance 0.)
+ */
+static void test_huge_refault_own_distance(void **state)
+{
+	struct vm_fixture f;
+	struct folio *folio;
+	unsigned long before;
+
+	(void)state;
+	vm_setup(&f, 8, 1024, 1UL << AS_LARGE_FOLIOS);
+	activate_range(&f, 2048, 100);
+	folio_put(add_huge(&f, 0));
+	lru_add_drain_all(f.arena);
+	before = vm_stats(f.arena).workingset_activate;
+	assert_int_equal(upc_reclaim_pages(f.arena, 512), 512);
+	assert_int_equal(vm_stats(f.arena).nr_active_file, 100);
+	folio = add_huge(&f, 0);
+	assert_false(folio_test_active(folio));
+	folio_put(folio);
+	assert_int_equal(vm_stats(f.arena).workingset_refault, 512);
+	assert_int_equal(vm_stats(f.arena).workingset_activate, before);
 	vm_teardown(&f);
 }
 
@@ -213,13 +291,13 @@ static void test_huge_shadow_split(void **state)
 	assert_int_equal(order, 0);
 	assert_true(entry_at(&f.mapping, 6, &order) == entry);
 
-	/* The last eviction: distance 0, activated. */
+	/* The last eviction: its own 512 pages away, still no activation. */
 	folio = vm_read(&f.mapping, 600, &miss);
-	assert_true(folio_test_active(folio));
+	assert_false(folio_test_active(folio));
 	folio_put(folio);
 	st = vm_stats(f.arena);
 	assert_int_equal(st.workingset_refault, 2);
-	assert_int_equal(st.workingset_activate, 1);
+	assert_int_equal(st.workingset_activate, 0);
 
 	/* The batched grab: every page it adds is a refault. */
 	n = filemap_grab_folios(&f.mapping, 700, 8, run);
@@ -296,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_shadow_encoding),
 		cmocka_unit_test(test_refault_counts_anon_with_swap),
 		cmocka_unit_test(test_huge_shadow_split),
+		cmocka_unit_test(test_huge_refault_own_distance),
 		cmocka_unit_test(test_shadow_nodes_bounded),
 	};
 
