@@ -313,6 +313,9 @@ struct folio *__filemap_get_folio(struct address_space *mapping, pgoff_t index,
 		if (!entry || xa_is_value(entry)) {
 			if (!(fgp_flags & FGP_CREAT))
 				return ERR_PTR(-ENOENT);
+			/* Never sleeping: no reclaim either, as the kernel's. */
+			if (fgp_flags & FGP_NOWAIT)
+				gfp |= GFP_NOWAIT;
 			folio = filemap_create_folio(mapping, index, fgp_flags, gfp);
 			if (folio == ERR_PTR(-EEXIST))
 				continue;

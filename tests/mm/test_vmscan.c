@@ -211,6 +211,38 @@ static void test_limit_and_enomem(void **state)
 	vm_teardown(&f);
 }
 
+/*
+ * FGP_NOWAIT never sleeps: at the limit, creating a folio with it does
+ * not reclaim (which may write back and wait), whatever gfp it is
+ * given, and fails with -ENOMEM, as the kernel's drops GFP_KERNEL for
+ * it.  Without FGP_NOWAIT the same call reclaims and succeeds.
+ */
+static void test_nowait_create_does_not_reclaim(void **state)
+{
+	struct vm_fixture f;
+	struct folio *folio;
+	uint64_t steals;
+
+	(void)state;
+	vm_setup(&f, 8, 512, 0);
+	vm_read_range(&f.mapping, 0, 512);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_arena_charged(f.arena), 512);
+	steals = vm_stats(f.arena).pgsteal;
+	folio = __filemap_get_folio(&f.mapping, 600,
+				    FGP_LOCK | FGP_CREAT | FGP_NOWAIT,
+				    GFP_KERNEL);
+	assert_true(folio == ERR_PTR(-ENOMEM));
+	assert_int_equal(vm_stats(f.arena).pgsteal, steals);
+	folio = __filemap_get_folio(&f.mapping, 600, FGP_LOCK | FGP_CREAT,
+				    GFP_KERNEL);
+	assert_false(IS_ERR(folio));
+	assert_true(vm_stats(f.arena).pgsteal > steals);
+	folio_unlock(folio);
+	folio_put(folio);
+	vm_teardown(&f);
+}
+
 /* Truncating folios on the LRU takes them off it when they are freed. */
 static void test_truncate_leaves_lru(void **state)
 {
@@ -523,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_reclaim_skips_busy),
 		cmocka_unit_test(test_reclaim_deactivates_past_busy),
 		cmocka_unit_test(test_limit_and_enomem),
+		cmocka_unit_test(test_nowait_create_does_not_reclaim),
 		cmocka_unit_test(test_truncate_leaves_lru),
 		cmocka_unit_test(test_isolate_putback),
 		cmocka_unit_test(test_reclaim_batch_counts_pages),
