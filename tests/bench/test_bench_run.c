@@ -216,6 +216,44 @@ static void test_run_kernel_psync_and_cleanup(void **state)
 	assert_int_not_equal(stat(path, &st), 0);	/* removed */
 }
 
+/*
+ * group_reporting is a job's, as fio counts entries: a clone of a job
+ * with it joins the entry before it in its group, any other clone
+ * starts its own.  So a job without it after one with it stands alone
+ * (its figures are not put under the other's engine), and one with it
+ * after one without joins that one, as in fio.
+ */
+static void test_run_group_reporting_per_job(void **state)
+{
+	char dir[64];
+	char *alone[] = { "--size=256k", dir,
+			  "--name=a", "--ioengine=upcache-shmem", "--numjobs=2",
+			  "--group_reporting",
+			  "--name=b", "--ioengine=kernel-psync" };
+	char *joins[] = { "--size=256k", dir,
+			  "--name=c", "--ioengine=kernel-psync",
+			  "--name=d", "--ioengine=upcache-shmem",
+			  "--group_reporting" };
+	struct run_outcome res;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	execute(8, alone, &res);
+	assert_int_equal(res.nr_results, 2);
+	assert_string_equal(res.results[0].job->name, "a");
+	assert_int_equal(res.results[0].clones, 2);
+	assert_true(res.results[0].upcache);
+	assert_string_equal(res.results[1].job->name, "b");
+	assert_int_equal(res.results[1].clones, 1);
+	assert_false(res.results[1].upcache);
+	run_outcome_free(&res);
+	execute(7, joins, &res);
+	assert_int_equal(res.nr_results, 1);
+	assert_string_equal(res.results[0].job->name, "c");
+	assert_int_equal(res.results[0].clones, 2);
+	run_outcome_free(&res);
+}
+
 static void test_run_engines_same_bytes(void **state)
 {
 	static const char *const engines[] = {
@@ -1848,6 +1886,7 @@ int main(void)
 		cmocka_unit_test(test_run_text_units_follow_kb_base),
 		cmocka_unit_test(test_run_shmem_moves_size),
 		cmocka_unit_test(test_run_kernel_psync_and_cleanup),
+		cmocka_unit_test(test_run_group_reporting_per_job),
 		cmocka_unit_test(test_run_engines_same_bytes),
 		cmocka_unit_test(test_run_engines_verify_data),
 		cmocka_unit_test(test_run_engines_verify_direct),

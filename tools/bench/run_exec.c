@@ -868,17 +868,18 @@ static int group_run(struct run_group *grp, unsigned int gid, FILE *progress,
 	return ret;
 }
 
-/* group_results() - Turn @grp's clones into results and a group line. */
+/*
+ * group_results() - Turn @grp's clones into results and a group line.
+ * As fio's report counts them: a clone of a job with group_reporting
+ * joins the entry before it in the group, any other clone starts one.
+ */
 static void group_results(struct run_group *grp, unsigned int gid,
 			  struct run_outcome *out)
 {
 	struct run_stats *sum = &out->groups[gid];
 	size_t j, merged = SIZE_MAX;
-	bool together = false;
 	unsigned int k = 0, i;
 
-	for (j = 0; j < grp->nr_jobs; j++)
-		together |= grp->jobs[j].group_reporting;
 	stats_init(sum);
 	for (j = 0; j < grp->nr_jobs; j++) {
 		const struct run_job *job = &grp->jobs[j];
@@ -887,13 +888,14 @@ static void group_results(struct run_group *grp, unsigned int gid,
 		if (grp->skip[j]) {
 			out_add(out, job, gid)->skipped = grp->skip[j];
 			grp->skip[j] = NULL;
+			merged = SIZE_MAX;
 			continue;
 		}
 		for (i = 0; i < job->numjobs; i++, k++) {
 			struct run_result *r;
 
 			/* out_add() moves the array: keep an index. */
-			if (together && merged != SIZE_MAX) {
+			if (job->group_reporting && merged != SIZE_MAX) {
 				r = &out->results[merged];
 			} else {
 				r = out_add(out, job, gid);

@@ -134,7 +134,7 @@ static const struct opt_spec opt_specs[] = {
 	U(THINKTIME_BLOCKS, "thinktime_blocks", 1, UINT_MAX,
 	  "stall after every N I/Os (1)"),
 	S(GROUP_REPORTING, "group_reporting", NULL, BOOL,
-	  "report each stonewall group as one"),
+	  "report the job's clones with the entry before"),
 	S(STONEWALL, "stonewall", "wait_for_previous", BOOL,
 	  "start after the jobs before this one"),
 	S(FILENAME, "filename", NULL, STR, "one file shared by all clones"),

@@ -190,7 +190,8 @@ enum run_huge {
  *	the rest of it sleeps.  At most @thinktime_ns.
  * @thinktime_blocks: thinktime_blocks=: operations between stalls
  *	(default 1).
- * @group_reporting: Report each stonewall group as one.
+ * @group_reporting: Report this job's clones in the entry before them in
+ *	their stonewall group (fio's rule), not each on its own.
  * @stonewall: Wait for the jobs before this one.
  * @filename: filename=, shared by all clones; NULL for per-clone names.
  * @directory: directory= (default /dev/shm).
