@@ -62,7 +62,10 @@ static void test_compare_alternates_first_side(void **state)
 	}
 }
 
-/* The same number of rows, but other jobs: an error, not a pairing. */
+/*
+ * The same number of rows, but other jobs, or other directions: an
+ * error, not a pairing.
+ */
 static void test_compare_refuses_other_rows(void **state)
 {
 	(void)state;
@@ -80,6 +83,13 @@ static void test_compare_refuses_other_rows(void **state)
 		"--size=64k",
 		"--", "--name=x", "--ioengine=upcache-shmem", "--rw=write",
 		"--size=64k", NULL), BENCH_EXIT_ERROR);
+	/* Syncs on one side only: not compared, not an error. */
+	assert_int_equal(compare_status("--rounds", "1",
+		"--output-format=json", "--json=/dev/null",
+		"--", "--name=x", "--ioengine=upcache-shmem", "--rw=write",
+		"--size=64k", "--end_fsync",
+		"--", "--name=x", "--ioengine=upcache-shmem", "--rw=write",
+		"--size=64k", NULL), 0);
 }
 
 /*
@@ -89,7 +99,7 @@ static void test_compare_refuses_other_rows(void **state)
  */
 static void test_compare_pairs_skipped_job(void **state)
 {
-	char json[128], arg[160];
+	char json[128], arg[160], dir[96];
 	char *text;
 
 	(void)state;
@@ -106,6 +116,26 @@ static void test_compare_pairs_skipped_job(void **state)
 	assert_non_null(strstr(text, "\"benchmark\":\"compare\""));
 	assert_null(strstr(text, "\"figure\":"));
 	free(text);
+	assert_int_equal(unlink(json), 0);
+	/* A writer, whose entry has a write row and a sync row: skipped
+	 * first (as A) or second, it still pairs. */
+	snprintf(dir, sizeof(dir), "--directory=%s", bt_tmpdir);
+	assert_int_equal(compare_status("--rounds", "2",
+		"--output-format=json", arg,
+		"--", "--name=w", "--ioengine=kernel-psync", "--rw=write",
+		"--size=4m", "--memory_limit=2m", "--end_fsync", dir,
+		"--", "--name=w", "--ioengine=upcache-file", "--rw=write",
+		"--size=4m", "--memory_limit=2m", "--end_fsync", dir, NULL), 0);
+	text = bt_slurp(json);
+	assert_non_null(text);
+	assert_null(strstr(text, "\"figure\":"));
+	free(text);
+	assert_int_equal(compare_status("--rounds", "1",
+		"--output-format=json", "--json=/dev/null",
+		"--", "--name=w", "--ioengine=upcache-file", "--rw=write",
+		"--size=4m", "--memory_limit=2m", "--end_fsync", dir,
+		"--", "--name=w", "--ioengine=kernel-psync", "--rw=write",
+		"--size=4m", "--memory_limit=2m", "--end_fsync", dir, NULL), 0);
 	assert_int_equal(unlink(json), 0);
 }
 

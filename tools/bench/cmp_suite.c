@@ -16,10 +16,12 @@
  * run right after the other's teardown can measure differently, and
  * always going second would put that into every ratio.
  *
- * The two sides must report the same rows (the same jobs, in order;
- * engines, sizes and options may differ, which is the point); rows are
- * paired by position, and a row whose job or direction differs between
- * the sides is an error.  Ctrl-C stops after the current operation; the
+ * The two sides must report the same entries (the same jobs, in order;
+ * engines, sizes and options may differ, which is the point): entries
+ * are paired by position, and one whose job differs between the sides
+ * is an error.  Within an entry its reads, writes and syncs pair with
+ * the other side's; what one side has and the other has not (a job the
+ * other side skipped, syncs only one side makes) is not compared.  Ctrl-C stops after the current operation; the
  * pairs completed so far are reported and the status is 130.
  *
  * Exit status: 0, 2 for bad input or a failed run, 130 after Ctrl-C.
@@ -72,17 +74,25 @@ struct cmp_args {
 
 /**
  * struct cmp_samples - every figure of every round.
- * @nr_rows: Rows each run reports.
- * @names: Per row, "JOB/DIR" (malloc()ed).
- * @v: [side][round][row][figure], flat.
+ * @nr_entries: Entries each run reports.
+ * @nr_rows: Their slots, NR_CMP_SLOTS each (see cmp_slots[]).
+ * @names: Per entry, its job's name (malloc()ed).
+ * @v: [side][round][row][figure], flat; NaN where a run had no such row.
+ * @slots: Per side and entry, the slots its first run filled
+ *	(CMP_SLOTS_SEEN set once known; CMP_SLOTS_SKIPPED if it skipped).
  * @done: Complete pairs.
  */
 struct cmp_samples {
+	size_t nr_entries;
 	size_t nr_rows;
 	char **names;
 	double *v;
+	unsigned char *slots[2];
 	unsigned int done;
 };
+
+#define CMP_SLOTS_SKIPPED	0x40u
+#define CMP_SLOTS_SEEN		0x80u
 
 /* cmp_at() - The slot of one figure. */
 static double *cmp_at(struct cmp_samples *s, unsigned int rounds, int side,
@@ -210,20 +220,86 @@ static int cmp_spec(const struct cmp_args *a, int side, struct run_spec *spec,
 }
 
 /*
- * cmp_same_row() - Are rows @a and @b ("JOB/DIR") the same job and
- * direction?  A job skipped on one side (a baseline this machine cannot
- * run) pairs with its row on the other: its figures are missing, and
- * are then not compared.
+ * Each entry a run reports (a job, or a clone, or a group of them) has
+ * a row per slot: its reads, its writes, its syncs.  A run fills the
+ * slots its entry has and leaves the others missing; an entry skipped
+ * (a baseline this machine cannot run) fills none, so whatever the
+ * other side's entry moved pairs with nothing and is not compared.
  */
-static bool cmp_same_row(const char *a, const char *b)
-{
-	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+static const char *const cmp_slots[] = { "read", "write", "sync" };
 
-	if (!strcmp(a, b))
-		return true;
-	if (sa - a != sb - b || strncmp(a, b, (size_t)(sa - a)))
-		return false;
-	return !strcmp(sa, "/skipped") || !strcmp(sb, "/skipped");
+#define NR_CMP_SLOTS	(sizeof(cmp_slots) / sizeof(cmp_slots[0]))
+
+/* cmp_slot() - The slot of a row's "dir", or NR_CMP_SLOTS if none. */
+static size_t cmp_slot(const struct bench_field *dir)
+{
+	size_t i;
+
+	for (i = 0; dir && i < NR_CMP_SLOTS; i++)
+		if (!strcmp(dir->str, cmp_slots[i]))
+			break;
+	return dir ? i : NR_CMP_SLOTS;
+}
+
+/*
+ * cmp_entries() - Split @rep's job rows into entries: the rows of one
+ * entry come in slot order, so a row that does not follow the last
+ * one's slot (or names another job, or is skipped) starts the next.
+ * @first, if not NULL, gets each row's entry (-1 for rows of groups).
+ * Return: the number of entries.
+ */
+static size_t cmp_entries(const struct bench_report *rep, long *first)
+{
+	size_t r, n = 0, last_slot = NR_CMP_SLOTS;
+	const char *last_name = NULL;
+
+	for (r = 0; r < rep->nr_rows; r++) {
+		const struct bench_row *row = &rep->rows[r];
+		size_t slot = cmp_slot(bench_row_get(row, "dir"));
+
+		if (strcmp(bench_row_get(row, "kind")->str, "job")) {
+			if (first)
+				first[r] = -1;
+			continue;
+		}
+		if (slot == NR_CMP_SLOTS || last_slot == NR_CMP_SLOTS ||
+		    slot <= last_slot || strcmp(row->name, last_name))
+			n++;
+		last_slot = slot;
+		last_name = row->name;
+		if (first)
+			first[r] = (long)n - 1;
+	}
+	return n;
+}
+
+/*
+ * cmp_check_slots() - Once both sides have run: an entry neither side
+ * skipped must move data the same ways on both (a read job against a
+ * write job is an error, not a comparison); syncs on one side only are
+ * just not compared.
+ */
+static int cmp_check_slots(const struct cmp_samples *s, char *err,
+			   size_t errlen)
+{
+	const unsigned int data = 1u << 0 | 1u << 1;	/* read, write */
+	size_t e, k;
+
+	for (e = 0; e < s->nr_entries; e++) {
+		unsigned int a = s->slots[0][e], b = s->slots[1][e];
+
+		if (!(a & b & CMP_SLOTS_SEEN) ||
+		    ((a | b) & CMP_SLOTS_SKIPPED) || !((a ^ b) & data))
+			continue;
+		for (k = 0; k < NR_CMP_SLOTS; k++)
+			if ((a ^ b) & (1u << k))
+				break;
+		snprintf(err, errlen, "row %s/%s is on side %c only: compare "
+			 "needs the same jobs, moving data the same ways",
+			 s->names[e], cmp_slots[k], a & (1u << k) ? 'A' : 'B');
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* cmp_record() - Store one run's figures; sizes the samples on the first. */
@@ -232,49 +308,65 @@ static int cmp_record(struct cmp_samples *s, unsigned int rounds, int side,
 		      char *err, size_t errlen)
 {
 	struct bench_report rep;
-	size_t r, f, n = 0;
+	size_t r, f, n, e;
+	long *entry;
+	int ret = 0;
 
 	bench_report_init(&rep, "run");
 	run_report_rows(&rep, res);
-	for (r = 0; r < rep.nr_rows; r++)
-		n += !strcmp(bench_row_get(&rep.rows[r], "kind")->str, "job");
+	entry = bench_xcalloc(rep.nr_rows ? rep.nr_rows : 1, sizeof(*entry));
+	n = cmp_entries(&rep, entry);
 	if (!s->v) {
-		s->nr_rows = n;
-		s->v = bench_xcalloc(2 * rounds * (n ? n : 1) * NR_CMP_FIGURES,
-				     sizeof(double));
+		s->nr_rows = n * NR_CMP_SLOTS;
+		s->v = bench_xcalloc(2 * rounds * (n ? n : 1) * NR_CMP_SLOTS *
+				     NR_CMP_FIGURES, sizeof(double));
 		s->names = bench_xcalloc(n ? n : 1, sizeof(char *));
-	} else if (n != s->nr_rows) {
-		snprintf(err, errlen, "A and B report different rows (%zu and "
-			 "%zu): compare needs the same jobs on both sides",
-			 s->nr_rows, n);
-		bench_report_free(&rep);
-		return -EINVAL;
+		s->slots[0] = bench_xcalloc(n ? n : 1, 1);
+		s->slots[1] = bench_xcalloc(n ? n : 1, 1);
+		s->nr_entries = n;
+	} else if (n != s->nr_entries) {
+		snprintf(err, errlen, "A and B report different entries (%zu "
+			 "and %zu): compare needs the same jobs on both sides",
+			 s->nr_entries, n);
+		ret = -EINVAL;
+		goto out;
 	}
-	for (r = 0, n = 0; r < rep.nr_rows; r++) {
-		const struct bench_row *row = &rep.rows[r];
-		const struct bench_field *dir = bench_row_get(row, "dir");
-		char name[160];
-
-		if (strcmp(bench_row_get(row, "kind")->str, "job"))
-			continue;
-		snprintf(name, sizeof(name), "%s/%s", row->name,
-			 dir ? dir->str : "skipped");
-		if (!s->names[n]) {
-			s->names[n] = bench_xstrdup(name);
-		} else if (!cmp_same_row(s->names[n], name)) {
-			snprintf(err, errlen, "row %zu is %s on one side and "
-				 "%s on the other: compare needs the same jobs "
-				 "in the same order", n + 1, s->names[n], name);
-			bench_report_free(&rep);
-			return -EINVAL;
-		}
+	for (r = 0; r < s->nr_rows; r++)
 		for (f = 0; f < NR_CMP_FIGURES; f++)
-			*cmp_at(s, rounds, side, round, n, f) =
-				bench_row_num(row, cmp_figures[f]);
-		n++;
+			*cmp_at(s, rounds, side, round, r, f) = NAN;
+	for (r = 0; r < rep.nr_rows; r++) {
+		const struct bench_row *row = &rep.rows[r];
+		size_t slot = cmp_slot(bench_row_get(row, "dir"));
+
+		if (entry[r] < 0)
+			continue;
+		e = (size_t)entry[r];
+		if (!s->names[e]) {
+			s->names[e] = bench_xstrdup(row->name);
+		} else if (strcmp(s->names[e], row->name)) {
+			snprintf(err, errlen, "entry %zu is job %s on one side "
+				 "and %s on the other: compare needs the same "
+				 "jobs in the same order", e + 1, s->names[e],
+				 row->name);
+			ret = -EINVAL;
+			goto out;
+		}
+		if (!(s->slots[side][e] & CMP_SLOTS_SEEN))
+			s->slots[side][e] |= slot == NR_CMP_SLOTS ?
+					     CMP_SLOTS_SKIPPED : 1u << slot;
+		if (slot == NR_CMP_SLOTS)
+			continue;
+		for (f = 0; f < NR_CMP_FIGURES; f++)
+			*cmp_at(s, rounds, side, round, e * NR_CMP_SLOTS + slot,
+				f) = bench_row_num(row, cmp_figures[f]);
 	}
+	for (e = 0; e < n; e++)
+		s->slots[side][e] |= CMP_SLOTS_SEEN;
+	ret = cmp_check_slots(s, err, errlen);
+out:
+	free(entry);
 	bench_report_free(&rep);
-	return 0;
+	return ret;
 }
 
 /*
@@ -365,6 +457,12 @@ static void cmp_report(const struct cmp_args *a, struct cmp_samples *s,
 		/* The row's name on its first figure printed (sync rows
 		 * have no bandwidth). */
 		bool named = false;
+		char name[160];
+
+		snprintf(name, sizeof(name), "%s/%s",
+			 s->names[r / NR_CMP_SLOTS] ?
+			 s->names[r / NR_CMP_SLOTS] : "?",
+			 cmp_slots[r % NR_CMP_SLOTS]);
 
 		for (f = 0; f < NR_CMP_FIGURES; f++) {
 			char am[24], bm[24], rm[24], rr[40];
@@ -375,7 +473,7 @@ static void cmp_report(const struct cmp_args *a, struct cmp_samples *s,
 			cmp_summarise(s, a->rounds, r, f, &fig);
 			if (!fig.ok)
 				continue;
-			row = bench_report_add_row(rep, s->names[r]);
+			row = bench_report_add_row(rep, name);
 			bench_row_set_str(row, "figure", cmp_figures[f]);
 			bench_row_set_num(row, "a_median", fig.a.median);
 			bench_row_set_num(row, "a_min", fig.a.min);
@@ -389,7 +487,7 @@ static void cmp_report(const struct cmp_args *a, struct cmp_samples *s,
 			bench_row_set_num(row, "rounds", s->done);
 			if (!a->normal)
 				continue;
-			cells[0] = named ? "" : s->names[r];
+			cells[0] = named ? "" : name;
 			named = true;
 			cells[1] = cmp_figures[f];
 			cells[2] = bench_fmt_num(am, sizeof(am), fig.a.median);
@@ -425,10 +523,12 @@ static void cmp_free(struct cmp_samples *s)
 {
 	size_t r;
 
-	for (r = 0; s->names && r < s->nr_rows; r++)
+	for (r = 0; s->names && r < s->nr_entries; r++)
 		free(s->names[r]);
 	free(s->names);
 	free(s->v);
+	free(s->slots[0]);
+	free(s->slots[1]);
 }
 
 /* cmp_output() - Report the samples; returns the exit status. */
