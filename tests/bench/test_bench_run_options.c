@@ -1002,7 +1002,8 @@ static void test_run_cmdline_jobs(void **state)
 /*
  * Global options after a job file apply to it too, as in fio, which
  * reads every option before its job files; job files' jobs still come
- * before the --name ones.
+ * before the --name ones.  A bare --json does not take a job file after
+ * it for the file to write.
  */
 static void test_run_cmdline_globals_after_jobfile(void **state)
 {
@@ -1010,6 +1011,7 @@ static void test_run_cmdline_globals_after_jobfile(void **state)
 	char path[] = "/tmp/upc-bench-job-XXXXXX";
 	char *argv[] = { path, "--bs=64k", "--numjobs=2", "--name=c",
 			 "--size=1m" };
+	char *json_first[] = { "--json", path, "--name=c", "--size=1m" };
 	struct run_spec spec;
 	char err[200];
 	int fd;
@@ -1020,13 +1022,26 @@ static void test_run_cmdline_globals_after_jobfile(void **state)
 	assert_int_equal(write(fd, text, sizeof(text) - 1), sizeof(text) - 1);
 	close(fd);
 	assert_int_equal(run_parse_args(5, argv, &spec, err, sizeof(err)), 0);
-	unlink(path);
 	assert_int_equal(spec.nr_jobs, 2);
 	assert_string_equal(spec.jobs[0].name, "j");
 	assert_int_equal(spec.jobs[0].bs, 64 * KiB);
 	assert_int_equal(spec.jobs[0].numjobs, 2);
 	assert_string_equal(spec.jobs[1].name, "c");
 	assert_int_equal(spec.jobs[1].bs, 64 * KiB);
+	run_spec_free(&spec);
+	/* A bare --json before a job file does not take it as its FILE. */
+	assert_int_equal(run_parse_args(4, json_first, &spec, err,
+					sizeof(err)), 0);
+	assert_true(spec.json);
+	assert_null(spec.json_path);
+	assert_int_equal(spec.nr_jobs, 2);
+	run_spec_free(&spec);
+	unlink(path);
+	/* A FILE that is not there yet is. */
+	assert_int_equal(run_parse_args(4, json_first, &spec, err,
+					sizeof(err)), 0);
+	assert_string_equal(spec.json_path, path);
+	assert_int_equal(spec.nr_jobs, 1);
 	run_spec_free(&spec);
 }
 

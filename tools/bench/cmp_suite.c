@@ -127,7 +127,8 @@ static int cmp_parse_own(struct cmp_args *a, char **argv, int argc, int *i,
 		const char *val = arg[6] == '=' ? arg + 7 : NULL;
 
 		if (!val && next && strcmp(next, "--") &&
-		    (next[0] != '-' || !strcmp(next, "-"))) {
+		    (next[0] != '-' || !strcmp(next, "-")) &&
+		    bench_json_word_is_file(next)) {
 			val = next;
 			(*i)++;
 		}

@@ -71,7 +71,8 @@ static int cmd_tool_option(const char *name, const char *value,
 		return 1;
 	}
 	if (!strcmp(name, "json")) {
-		if (!value && next && (next[0] != '-' || !strcmp(next, "-"))) {
+		if (!value && next && (next[0] != '-' || !strcmp(next, "-")) &&
+		    bench_json_word_is_file(next)) {
 			value = next;
 			*used_next = true;
 		}

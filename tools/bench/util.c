@@ -56,3 +56,18 @@ char *bench_xstrdup(const char *s)
 		bench_die("out of memory (string of %zu bytes)", strlen(s));
 	return copy;
 }
+
+bool bench_json_word_is_file(const char *word)
+{
+	FILE *f;
+	int c;
+
+	if (!strcmp(word, "-"))
+		return true;
+	f = fopen(word, "r");
+	if (!f)
+		return true;
+	c = fgetc(f);
+	fclose(f);
+	return c == EOF || c == '{';
+}

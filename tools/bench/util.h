@@ -13,6 +13,7 @@
 #ifndef UPCACHE_TOOLS_BENCH_UTIL_H
 #define UPCACHE_TOOLS_BENCH_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The exit status of every upcache-bench error, usage errors included. */
@@ -47,5 +48,20 @@ void *bench_xcalloc(size_t n, size_t size);
  * Return: A malloc()ed copy; never NULL.
  */
 char *bench_xstrdup(const char *s);
+
+/**
+ * bench_json_word_is_file() - Is the word after a bare --json its FILE?
+ * @word: The next word ("-" is stdout).
+ *
+ * run and compare also take job files as bare words, so a word naming
+ * a file that exists and holds something other than a JSON object (its
+ * first byte not '{': a job file) is not taken: `--json a.fio b.fio`
+ * writes to stdout and runs both, never over a.fio.  --json=FILE is
+ * always taken as given.
+ *
+ * Return: true if @word is "-", names no file yet, or an empty file or
+ * one that starts with '{'.
+ */
+bool bench_json_word_is_file(const char *word);
 
 #endif /* UPCACHE_TOOLS_BENCH_UTIL_H */
