@@ -83,13 +83,7 @@ static void test_compare_refuses_other_rows(void **state)
 		"--size=64k",
 		"--", "--name=x", "--ioengine=upcache-shmem", "--rw=write",
 		"--size=64k", NULL), BENCH_EXIT_ERROR);
-	/* Syncs on one side only: not compared, not an error. */
-	assert_int_equal(compare_status("--rounds", "1",
-		"--output-format=json", "--json=/dev/null",
-		"--", "--name=x", "--ioengine=upcache-shmem", "--rw=write",
-		"--size=64k", "--end_fsync",
-		"--", "--name=x", "--ioengine=upcache-shmem", "--rw=write",
-		"--size=64k", NULL), 0);
+	/* (Syncs on one side only are no error: test_bench_run_sync.c.) */
 }
 
 /*
