@@ -76,6 +76,9 @@
  * without its reference.  Measured by `upcache-bench shmem` against the
  * per-folio path and the kernel's tmpfs (tools/bench/shm_suite.c).
  * Seeks and zero-copy spans use the same walk (shmem_for_each_piece()).
+ * As tmpfs's read does, a read marks each folio of data accessed where
+ * it reads from a page's start (a second use activates it, so that a
+ * file read over and over stays in memory while swap takes others).
  *
  * The walk takes no folio reference, unlike the kernel's lockless
  * readers: the reader's locks already keep the folios alive (see
@@ -577,6 +580,8 @@ static bool read_piece(const struct shmem_piece *piece, void *arg)
 		iov_iter_zero(piece->len, rs->iter);
 		return true;
 	}
+	if (!(piece->pos & (UPC_PAGE_SIZE - 1)))
+		folio_mark_accessed(piece->folio);
 	addr = (const char *)folio_address(piece->folio) + piece->offset;
 	if (rs->len && addr == rs->src + rs->len) {
 		rs->len += piece->len;
@@ -611,11 +616,14 @@ static void *shmem_read_page(struct shmem_file *sf, struct iov_iter *iter,
 		upc_rcu_exit();
 		return folio;
 	}
-	if (folio && folio_test_uptodate(folio))
+	if (folio && folio_test_uptodate(folio)) {
+		if (!(pos & (UPC_PAGE_SIZE - 1)))
+			folio_mark_accessed(folio);
 		copy_to_iter((char *)folio_address(folio) +
 			     (pos - folio_pos(folio)), count, iter);
-	else
+	} else {
 		iov_iter_zero(count, iter);
+	}
 	upc_rcu_exit();
 	return NULL;
 }

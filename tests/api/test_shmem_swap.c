@@ -377,6 +377,39 @@ static void test_shmem_swap_rewrite_beside_active(void **state)
 }
 
 /*
+ * Reading is a use, as on tmpfs: pages written once and read over and
+ * over go to the active list, and a stream written beside them twice
+ * the cache's size goes to swap without them.
+ */
+static void test_shmem_swap_reads_keep_active(void **state)
+{
+	const int64_t hot = 64 * P, stream = 2 * LIMIT;
+	struct upc_cache_stats st0, st;
+	struct upc_file *file;
+	struct api_env env;
+	int i;
+
+	(void)state;
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	api_write_pattern(file, 0, (size_t)hot, 31);
+	st0 = ss_stats(&env);
+	for (i = 0; i < 3; i++)
+		api_expect(file, 0, (size_t)hot, 31);
+	st = ss_stats(&env);
+	assert_true(st.activations - st0.activations >= (uint64_t)hot / P);
+	assert_true(st.pages_active >= (uint64_t)hot / P);
+	ss_write_chunks(file, 4 * LIMIT, stream, 16 * P, 32);
+	st = ss_stats(&env);
+	assert_true(st.swapouts >= (uint64_t)(stream + hot - LIMIT) / P);
+	assert_int_equal(ss_count_swapped(file, 0, hot), 0);
+	api_expect(file, 0, (size_t)hot, 31);
+	api_expect(file, 4 * LIMIT, (size_t)stream, 32);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/*
  * Rewriting a whole 2 MiB range that is in swap, in a 2 MiB cache that
  * also holds a fallocated (never written, so unswappable) page: the
  * write needs its pages back a few at a time, not all 512 at once plus
@@ -1611,6 +1644,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shmem_swap_round_trip),
 		cmocka_unit_test(test_shmem_swap_rewrite_beside_active),
+		cmocka_unit_test(test_shmem_swap_reads_keep_active),
 		cmocka_unit_test(test_shmem_swap_rewrite_whole_range),
 		cmocka_unit_test(test_shmem_write_pins_only_with_swap),
 		cmocka_unit_test(test_shmem_punch_edges_only_with_swap),

@@ -43,6 +43,9 @@ static size_t before_read_step(struct shmem_file *sf, unsigned char *dst,
 		done = folio_size(folio) - offset;
 		if (done > len)
 			done = len;
+		/* As the kernel's read: a use, where it reads a page's start. */
+		if (!(pos & (UPC_PAGE_SIZE - 1)))
+			folio_mark_accessed(folio);
 		memcpy(dst, (char *)folio_address(folio) + offset, done);
 	} else {
 		done = UPC_PAGE_SIZE - ((size_t)pos & (UPC_PAGE_SIZE - 1));
