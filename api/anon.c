@@ -102,13 +102,16 @@ unlock:
 
 int upc_cache_swapoff(struct upc_cache *cache)
 {
+	uint64_t swapins;
 	int err;
 
 	if (!cache->swap)
 		return 0;
+	swapins = __atomic_load_n(&cache->swap->pswpin, __ATOMIC_RELAXED);
 	err = swap_device_destroy(cache->swap);
 	if (err)
 		return err;
+	cache->swapins_before += swapins;
 	cache->swap = NULL;
 	if (cache->swap_fd >= 0)
 		close(cache->swap_fd);

@@ -126,13 +126,14 @@ static void upc_cache_swap_stats(struct upc_cache *cache,
 {
 	struct swap_info_struct *si = cache->swap;
 
+	out->swapins = cache->swapins_before;
 	if (!si)
 		return;
 	upc_lock(&si->lock);
 	out->swap_used = (uint64_t)si->inuse_pages << UPC_PAGE_SHIFT;
 	upc_unlock(&si->lock);
 	out->swap_total = (uint64_t)si->max << UPC_PAGE_SHIFT;
-	out->swapins = __atomic_load_n(&si->pswpin, __ATOMIC_RELAXED);
+	out->swapins += __atomic_load_n(&si->pswpin, __ATOMIC_RELAXED);
 }
 
 int upc_cache_stats(struct upc_cache *cache, struct upc_cache_stats *out)

@@ -40,12 +40,15 @@
  * @arena: The memory its files' folios come from (fixed).
  * @memory_limit: Its size in bytes (fixed).
  * @huge: Default huge policy of its shmem files (fixed).
- * @lock: Guards @files, @nr_files, @nr_anon, @swap and @swap_fd.
+ * @lock: Guards @files, @nr_files, @nr_anon, @swap, @swap_fd and
+ *	@swapins_before.
  * @files: Open files.
  * @nr_files: How many.
  * @nr_anon: Anonymous regions not yet destroyed.
  * @swap: The swap device (upc_swapon()), or NULL.
  * @swap_fd: Its file, or -1 (no device, or one in memory).
+ * @swapins_before: Pages swapped in from devices switched off since,
+ *	so that the swap-in figure counts from the cache's creation.
  */
 struct upc_cache {
 	unsigned int magic;
@@ -58,6 +61,7 @@ struct upc_cache {
 	unsigned long nr_anon;
 	struct swap_info_struct *swap;
 	int swap_fd;
+	uint64_t swapins_before;
 };
 
 /* What is behind a struct upc_file. */

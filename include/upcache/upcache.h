@@ -138,7 +138,8 @@ int upc_cache_destroy(struct upc_cache *cache);
  * @swapouts: Pages reclaim swapped out: written to swap and evicted (a
  *	page written but used again before it could go is not counted).
  *
- * The reclaim figures count from the cache's creation.  Shmem files'
+ * The reclaim figures, @swapins and @swapouts among them, count from the
+ * cache's creation, across swap devices.  Shmem files'
  * and anonymous regions' pages are evicted only to swap, when the cache
  * has a device (their data lives nowhere else).
  */

@@ -276,6 +276,7 @@ static void test_swapon_enospc(void **state)
 
 static void test_swapoff(void **state)
 {
+	struct upc_cache_stats st;
 	struct upc_anon *anon;
 	struct api_env env;
 
@@ -295,13 +296,19 @@ static void test_swapoff(void **state)
 	assert_true(aa_stats(&env).swap_used > 0);
 	aa_expect(anon, 0, 3 * LIMIT, 2);
 	aa_destroy(anon);
-	assert_int_equal(aa_stats(&env).swap_used, 0);
+	st = aa_stats(&env);
+	assert_int_equal(st.swap_used, 0);
+	assert_true(st.swapins > 0 && st.swapouts > 0);
 	assert_int_equal(upc_swapoff(env.cache), 0);
 	assert_int_equal(aa_stats(&env).swap_total, 0);
 	assert_int_equal(upc_swapoff(env.cache), -EINVAL);
+	/* The swap figures count from the cache's creation, across devices. */
+	assert_int_equal(aa_stats(&env).swapins, st.swapins);
+	assert_int_equal(aa_stats(&env).swapouts, st.swapouts);
 	/* A later device works as the first did. */
 	aa_swapon(&env, NULL, 2 * API_MIB, 0);
 	assert_int_equal(aa_stats(&env).swap_total, 2 * API_MIB);
+	assert_int_equal(aa_stats(&env).swapins, st.swapins);
 	assert_int_equal(upc_swapoff(env.cache), 0);
 	aa_fini(&env);
 }
