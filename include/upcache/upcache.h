@@ -48,12 +48,15 @@ struct upc_file;
  * @UPC_HUGE_NEVER: Only 4 KiB folios.
  * @UPC_HUGE_ALWAYS: A 2 MiB folio wherever a write or fallocate
  *	populates a whole aligned 2 MiB range, and folios of the largest
- *	power of two that fits for smaller aligned pieces (tmpfs sizes
- *	them from the write the same way since Linux 6.14); a folio never
- *	reaches outside the range being populated.
+ *	power of two that fits for smaller aligned pieces; a folio never
+ *	reaches outside the range being populated.  tmpfs huge=always
+ *	differs there: on Linux 6.18 a write of even one byte allocates
+ *	the whole 2 MiB folio around it (more memory; the bytes read are
+ *	the same).
  * @UPC_HUGE_WITHIN_SIZE: As ALWAYS, but only for ranges that lie wholly
  *	inside the file's size as it is after the operation (so only
- *	fallocate with FALLOC_FL_KEEP_SIZE past the end differs).
+ *	fallocate with FALLOC_FL_KEEP_SIZE past the end differs from
+ *	ALWAYS; tmpfs huge=within_size there allocates as ALWAYS does).
  * @UPC_HUGE_ADVISE: As ALWAYS in files given UPC_SHMEM_HUGE_ADVISED (the
  *	equivalent of madvise(MADV_HUGEPAGE)), else as NEVER.  An advised
  *	WITHIN_SIZE file is ALWAYS too, as tmpfs honours the advice.
