@@ -55,7 +55,7 @@ install(FILES
 
 # upcache.pc.  The prefix is written at install time, so that
 # `cmake --install --prefix DIR` gets a .pc file that points at DIR.
-set(UPC_PC_REQUIRES_PRIVATE "liburcu-memb")
+set(UPC_PC_REQUIRES_PRIVATE "liburcu-bp")
 if(UPC_URING_FOUND)
 	string(APPEND UPC_PC_REQUIRES_PRIVATE " liburing")
 endif()

@@ -1,16 +1,32 @@
 // SPDX-License-Identifier: MIT
 /*
- * lib/rcu.c - lazy RCU registration and the read-side API of upcache/rcu.h.
+ * lib/rcu.c - lazy RCU registration, fork() handling and the read-side
+ * API of upcache/rcu.h.
  *
- * liburcu's membarrier flavour needs every reader thread registered, but
  * upcache promises applications they never call RCU themselves.  So the
- * first read-side section (or deferred free) on a thread registers it, and
- * a pthread key destructor unregisters it when the thread exits, after
- * handing the thread's pending node frees to RCU.
+ * first read-side section (or deferred free) on a thread registers it,
+ * and a pthread key destructor hands the thread's pending node frees to
+ * RCU when the thread exits.
  *
- * Why membarrier: its read side is a thread-local counter increment with
- * no fence; the cost moves to synchronize_rcu(), which only the call_rcu
- * worker runs, off every application thread's path.
+ * Why liburcu's bulletproof flavour: it is the one that survives fork().
+ * A child has only the thread that forked, but the reader registry the
+ * parent's other threads left in it stays: with the membarrier flavour a
+ * thread that was inside a read-side section at the fork would hold off
+ * every grace period in the child for ever, the call_rcu worker that
+ * frees XArray nodes would be gone, and liburcu's locks could be held by
+ * threads that no longer exist.  The bulletproof flavour prunes the
+ * registry in the child (urcu_bp_after_fork_child()), and its call_rcu
+ * fork hooks pause the worker across fork() and start a new one in the
+ * child.  Its read side is the membarrier flavour's (a thread-local
+ * counter store, no fence, where the kernel has membarrier(2)) behind
+ * one more thread-local load.
+ *
+ * fork() order (rcu_atfork_*()): the call_rcu worker pauses first (it
+ * takes the node pool's lock and runs grace periods), then the pool's
+ * lock is taken, then liburcu's own; after the fork they go in the
+ * reverse order.  These handlers are registered before lib/workqueue.c's
+ * (upc_rcu_atfork()), so that its prepare handler, which waits for the
+ * readahead workers' work (RCU readers, allocating nodes), runs first.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -37,26 +53,63 @@ static void rcu_thread_exit(void *unused)
 {
 	(void)unused;
 	xa_node_thread_exit();
-	urcu_memb_unregister_thread();
 	upc_rcu_registered = 0;
+}
+
+static void rcu_atfork_prepare(void)
+{
+	urcu_bp_call_rcu_before_fork();
+	xa_node_atfork_prepare();
+	urcu_bp_before_fork();
+}
+
+static void rcu_atfork_parent(void)
+{
+	urcu_bp_after_fork_parent();
+	xa_node_atfork_release();
+	urcu_bp_call_rcu_after_fork_parent();
+}
+
+static void rcu_atfork_child(void)
+{
+	urcu_bp_after_fork_child();
+	xa_node_atfork_release();
+	urcu_bp_call_rcu_after_fork_child();
 }
 
 static void rcu_make_key(void)
 {
-	if (pthread_key_create(&rcu_exit_key, rcu_thread_exit)) {
-		fprintf(stderr, "upcache: pthread_key_create failed\n");
+	if (pthread_key_create(&rcu_exit_key, rcu_thread_exit) ||
+	    pthread_atfork(rcu_atfork_prepare, rcu_atfork_parent,
+			   rcu_atfork_child)) {
+		fprintf(stderr, "upcache: cannot set up RCU's thread and fork "
+			"hooks\n");
 		abort();
 	}
 }
 
+/**
+ * upc_rcu_atfork() - Make sure RCU's fork() handlers are registered.
+ *
+ * For pthread_atfork() users that need RCU in their own prepare handler
+ * (lib/workqueue.c): registered after RCU's, theirs run first before a
+ * fork and last after it.
+ *
+ * Context: Any thread.
+ */
+void upc_rcu_atfork(void)
+{
+	pthread_once(&rcu_key_once, rcu_make_key);
+}
+
 /*
  * upc_rcu_register_slow() - First RCU use on this thread: register it and
- * arrange for unregistration at exit.
+ * arm the exit hook.
  */
 void upc_rcu_register_slow(void)
 {
-	pthread_once(&rcu_key_once, rcu_make_key);
-	urcu_memb_register_thread();
+	upc_rcu_atfork();
+	urcu_bp_register_thread();
 	/* Any non-NULL value makes the destructor run at thread exit. */
 	pthread_setspecific(rcu_exit_key, &rcu_exit_key);
 	upc_rcu_registered = 1;
@@ -70,7 +123,7 @@ void upc_rcu_register_slow(void)
 void upc_rcu_read_lock(void)
 {
 	upc_rcu_ensure_registered();
-	urcu_memb_read_lock();
+	urcu_bp_read_lock();
 }
 
 /**
@@ -81,7 +134,7 @@ void upc_rcu_read_lock(void)
 void upc_rcu_read_unlock(void)
 {
 	upc_rcu_tsan_release();
-	urcu_memb_read_unlock();
+	urcu_bp_read_unlock();
 }
 
 /**
@@ -92,7 +145,7 @@ void upc_rcu_read_unlock(void)
 void upc_rcu_synchronize(void)
 {
 	upc_rcu_ensure_registered();
-	urcu_memb_synchronize_rcu();
+	urcu_bp_synchronize_rcu();
 }
 
 /**
@@ -104,5 +157,5 @@ void upc_rcu_barrier(void)
 {
 	upc_rcu_ensure_registered();
 	xa_node_flush();
-	urcu_memb_barrier();
+	urcu_bp_barrier();
 }

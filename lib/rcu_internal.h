@@ -10,7 +10,7 @@
 
 #define UPCACHE_NO_RCU_COMPAT
 #define _LGPL_SOURCE
-#include <urcu/urcu-memb.h>
+#include <urcu/urcu-bp.h>
 
 #include "upcache/rcu.h"
 
@@ -18,6 +18,7 @@ extern __thread int upc_rcu_registered
 	__attribute__((tls_model("initial-exec")));
 
 void upc_rcu_register_slow(void);
+void upc_rcu_atfork(void);
 
 /*
  * upc_rcu_ensure_registered() - Register the calling thread with RCU if
@@ -63,13 +64,13 @@ extern char upc_rcu_tsan_sync;
 static inline void upc_rcu_enter(void)
 {
 	upc_rcu_ensure_registered();
-	urcu_memb_read_lock();
+	urcu_bp_read_lock();
 }
 
 static inline void upc_rcu_exit(void)
 {
 	upc_rcu_tsan_release();
-	urcu_memb_read_unlock();
+	urcu_bp_read_unlock();
 }
 
 #endif /* UPCACHE_LIB_RCU_INTERNAL_H */

@@ -224,6 +224,22 @@ static void free_batch_rcu(struct rcu_head *head)
 }
 
 /*
+ * fork(): the pool's lock must not be inherited held by a thread the
+ * child does not have.  Taken by the RCU layer's fork handlers
+ * (lib/rcu.c), once liburcu's call_rcu worker, which takes it in
+ * free_batch_rcu(), has paused.
+ */
+void xa_node_atfork_prepare(void)
+{
+	pthread_mutex_lock(&pool.lock);
+}
+
+void xa_node_atfork_release(void)
+{
+	pthread_mutex_unlock(&pool.lock);
+}
+
+/*
  * xa_node_flush() - Hand the pending frees to RCU.  If the batch header
  * cannot be allocated the nodes stay pending and go with the next flush:
  * memory is held a little longer, never reused early.
@@ -243,7 +259,7 @@ void xa_node_flush(void)
 	upc_rcu_ensure_registered();
 	/* What this thread did to the nodes happens before the callback. */
 	upc_rcu_tsan_release();
-	urcu_memb_call_rcu(&batch->rcu, free_batch_rcu);
+	urcu_bp_call_rcu(&batch->rcu, free_batch_rcu);
 }
 
 /*

@@ -34,4 +34,8 @@ void xa_node_flush(void);
 /* xa_node_thread_exit() - Flush and give back this thread's nodes. */
 void xa_node_thread_exit(void);
 
+/* Hold the node pool's lock across fork(), and let it go in either process. */
+void xa_node_atfork_prepare(void);
+void xa_node_atfork_release(void);
+
 #endif /* UPCACHE_LIB_XA_NODE_H */

@@ -3,7 +3,7 @@
  * upcache/rcu.h - read-side critical sections for lockless XArray readers.
  *
  * upcache's readers are lockless under RCU, provided by liburcu's
- * membarrier flavour.  Applications never register threads or call
+ * bulletproof flavour.  Applications never register threads or call
  * liburcu themselves: the first upc_rcu_read_lock() on a thread registers
  * it, and the thread is unregistered when it exits.  The normal XArray API
  * (xa_load(), xa_find(), ...) enters and leaves the read side on its own;

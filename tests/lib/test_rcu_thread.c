@@ -10,8 +10,9 @@
  * checks that: writer-only and reader-only threads come and go, grace
  * periods still complete afterwards (upc_rcu_synchronize(),
  * upc_rcu_barrier()), node memory does not grow round after round,
- * readers running beside a writer only ever see whole entries, and the
- * counters of upcache/stats.h are per thread.
+ * readers running beside a writer only ever see whole entries, the
+ * counters of upcache/stats.h are per thread, and a child of fork() can
+ * go on using XArrays whatever the parent's threads were doing.
  */
 #include <errno.h>
 #include <limits.h>
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -416,6 +418,79 @@ static void test_readers_beside_writer(void **state)
 	free(r);
 }
 
+/* ------------------------------------------------------------------ */
+/* fork()                                                             */
+/* ------------------------------------------------------------------ */
+
+static int held_in_section, release_section;
+
+/* A reader that sits inside a read-side section until told to leave. */
+static void *section_holder(void *arg)
+{
+	(void)arg;
+	upc_rcu_read_lock();
+	__atomic_store_n(&held_in_section, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&release_section, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	upc_rcu_read_unlock();
+	return NULL;
+}
+
+/* Store and erase @n entries far apart: nodes made, then freed by RCU. */
+static void churn(unsigned long n)
+{
+	DEFINE_XARRAY(xa);
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		assert_null(xa_store(&xa, i << 12, xa_mk_value(i), GFP_KERNEL));
+	for (i = 0; i < n; i++)
+		xa_erase(&xa, i << 12);
+	xa_destroy(&xa);
+}
+
+/*
+ * A child of fork() goes on using XArrays: grace periods end although a
+ * parent thread was inside a read-side section at the fork (the child
+ * does not have that thread), and the nodes it frees come back through
+ * a call_rcu worker of its own.  The child reports with its exit status;
+ * a hang is ended by its alarm.
+ */
+static void test_fork_child_uses_rcu(void **state)
+{
+	pthread_t holder;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	arm_watchdog();
+	churn(4096);
+	upc_rcu_barrier();
+	__atomic_store_n(&release_section, 0, __ATOMIC_RELAXED);
+	assert_int_equal(pthread_create(&holder, NULL, section_holder, NULL),
+			 0);
+	while (!__atomic_load_n(&held_in_section, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		alarm(30);
+		upc_rcu_synchronize();
+		churn(4096);
+		upc_rcu_barrier();
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	__atomic_store_n(&release_section, 1, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(holder, NULL), 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* And the parent's RCU still works. */
+	churn(4096);
+	upc_rcu_barrier();
+	disarm_watchdog();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_stats_per_thread),
 		cmocka_unit_test(test_reader_threads_exit),
 		cmocka_unit_test(test_readers_beside_writer),
+		cmocka_unit_test(test_fork_child_uses_rcu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,7 @@
  *
  * Owns the threads of the load_random_Nthreads rows.  Readers of an
  * XArray take no lock and write no shared cache line (RCU's read side is
- * a thread-local counter in liburcu's membarrier flavour), so the load
+ * a thread-local counter in liburcu's bulletproof flavour), so the load
  * rate of each thread should not drop as threads are added, up to the
  * number of cores.  Each thread loads every dense index once, in the
  * shuffled order of @perm, starting at its own offset so that the
