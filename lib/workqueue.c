@@ -21,11 +21,18 @@
  * fork(): the child has no worker threads, whatever the parent had, and
  * work a parent worker was running would stay half done in the child
  * (for readahead: folios locked for ever).  A pthread_atfork() handler
- * therefore waits, before the fork, until every queue is idle, and
- * holds each queue's mutex across it; while it waits, queue_work()
- * refuses new work (-EAGAIN: the caller does it itself), so a stream of
- * work cannot hold the fork off.  The child then starts with empty
- * pools that grow again as work arrives.
+ * therefore first freezes every queue: queue_work() refuses new work
+ * (-EAGAIN: the caller does it itself), so a stream of work cannot hold
+ * the fork off.  Then it waits for each queue to be idle, holding no
+ * other queue's mutex meanwhile, so that running work may still call
+ * queue_work() on another queue (and be refused); then it holds every
+ * queue's mutex across the fork.  A worker that forks does not wait for
+ * itself: the work it runs goes on in both processes, and work queued
+ * behind it that no other worker can take stays queued.  The child
+ * starts with empty pools that grow again as work arrives.  Work must
+ * not create or destroy queues (the registry's lock is held throughout).
+ * RCU's fork handlers are registered first, so that this one runs
+ * before them and the work it waits for can still use RCU.
  */
 #include <errno.h>
 #include <limits.h>
@@ -35,6 +42,7 @@
 #include <string.h>
 
 #include "fault.h"
+#include "rcu_internal.h"
 #include "workqueue.h"
 
 #define WQ_MAX_ACTIVE	64u
@@ -96,6 +104,9 @@ static pthread_mutex_t wq_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct workqueue_struct *wq_registry;
 static pthread_once_t wq_atfork_once = PTHREAD_ONCE_INIT;
 
+/* The slot of the worker this thread is, if it is one. */
+static __thread struct wq_slot *wq_self;
+
 /* Take the oldest work; @wq->lock held, the queue not empty. */
 static struct work_struct *wq_dequeue(struct workqueue_struct *wq)
 {
@@ -113,6 +124,7 @@ static void *wq_worker(void *arg)
 	struct wq_slot *slot = arg;
 	struct workqueue_struct *wq = slot->wq;
 
+	wq_self = slot;
 	pthread_mutex_lock(&wq->lock);
 	for (;;) {
 		struct work_struct *work;
@@ -177,7 +189,27 @@ static int wq_start_worker(struct workqueue_struct *wq)
 	return 0;
 }
 
-/* Before fork(): every queue idle, and locked. */
+/*
+ * Does @wq still have work a fork must wait for?  Queued work, or work
+ * running on a worker other than the forking thread; a forking worker's
+ * own queue may keep work queued that only it would take.  @wq->lock
+ * held.
+ */
+static bool wq_busy_for_fork(const struct workqueue_struct *wq)
+{
+	unsigned int i, others = 0;
+
+	for (i = 0; i < wq->nr_workers; i++) {
+		if (&wq->slots[i] == wq_self)
+			continue;
+		if (wq->slots[i].seq)
+			return true;
+		others++;
+	}
+	return wq->head && others;
+}
+
+/* Before fork(): every queue frozen and idle, then every one locked. */
 static void wq_atfork_prepare(void)
 {
 	struct workqueue_struct *wq;
@@ -186,11 +218,18 @@ static void wq_atfork_prepare(void)
 	for (wq = wq_registry; wq; wq = wq->list) {
 		pthread_mutex_lock(&wq->lock);
 		wq->frozen = true;
+		pthread_mutex_unlock(&wq->lock);
+	}
+	for (wq = wq_registry; wq; wq = wq->list) {
+		pthread_mutex_lock(&wq->lock);
 		wq->nr_waiting++;
-		while (wq_oldest(wq) != ULONG_MAX)
+		while (wq_busy_for_fork(wq))
 			pthread_cond_wait(&wq->idle, &wq->lock);
 		wq->nr_waiting--;
+		pthread_mutex_unlock(&wq->lock);
 	}
+	for (wq = wq_registry; wq; wq = wq->list)
+		pthread_mutex_lock(&wq->lock);
 }
 
 static void wq_atfork_parent(void)
@@ -223,6 +262,7 @@ static void wq_atfork_child(void)
 
 static void wq_register_atfork(void)
 {
+	upc_rcu_atfork();
 	pthread_atfork(wq_atfork_prepare, wq_atfork_parent, wq_atfork_child);
 }
 

@@ -484,6 +484,98 @@ static void test_fork_refuses_new_work(void **state)
 	destroy_workqueue(fork_wq);
 }
 
+/*
+ * Work running while a fork() waits may queue work on another queue:
+ * that queue is frozen too, so queue_work() refuses (-EAGAIN) and the
+ * work goes on.  The fork's wait must not hold that queue's mutex, or
+ * the two wait for each other for ever (the alarm ends the test then).
+ */
+static struct workqueue_struct *other_wq;
+static int other_ret;
+
+static void queue_elsewhere_fn(struct work_struct *work)
+{
+	static struct count_work cw = { .work.func = count_fn };
+
+	gate_fn(work);
+	__atomic_store_n(&other_ret, queue_work(other_wq, &cw.work),
+			 __ATOMIC_RELEASE);
+}
+
+static void test_fork_while_work_queues_elsewhere(void **state)
+{
+	struct work_struct w = { .func = queue_elsewhere_fn };
+	struct count_work probe = { .work.func = count_fn };
+	pthread_t t;
+	void *ret;
+
+	(void)state;
+	alarm(60);
+	fork_wq = alloc_workqueue(1);
+	other_wq = alloc_workqueue(1);
+	assert_non_null(fork_wq);
+	assert_non_null(other_wq);
+	gate_reset();
+	other_ret = 1;
+	assert_int_equal(queue_work(fork_wq, &w), 0);
+	gate_wait_inside(1);
+	assert_int_equal(pthread_create(&t, NULL, forker_fn, NULL), 0);
+	/* Until the fork has frozen the queues. */
+	while (!queue_work(other_wq, &probe.work)) {
+		flush_workqueue(other_wq);
+		sleep_ms(1);
+	}
+	gate_release();
+	assert_int_equal(pthread_join(t, &ret), 0);
+	assert_null(ret);
+	assert_int_equal(__atomic_load_n(&other_ret, __ATOMIC_ACQUIRE),
+			 -EAGAIN);
+	destroy_workqueue(other_wq);
+	destroy_workqueue(fork_wq);
+	alarm(0);
+}
+
+/*
+ * A work that forks (a read callback starting a helper program): the
+ * fork waits for the other workers' work (the child sees it done), not
+ * for the worker it runs on.
+ */
+static int fork_status = -1;
+
+static void fork_in_work_fn(struct work_struct *work)
+{
+	int status;
+	pid_t pid;
+
+	(void)work;
+	pid = fork();
+	/* The other worker's work was done before the fork. */
+	if (pid == 0)
+		_exit(__atomic_load_n(&slow_done, __ATOMIC_ACQUIRE) ? 7 : 8);
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+		fork_status = WEXITSTATUS(status);
+}
+
+static void test_fork_from_work(void **state)
+{
+	struct workqueue_struct *wq = alloc_workqueue(2);
+	struct work_struct w = { .func = fork_in_work_fn };
+	struct work_struct slow = { .func = slow_fn };
+
+	(void)state;
+	alarm(60);
+	assert_non_null(wq);
+	fork_status = -1;
+	slow_done = false;
+	assert_int_equal(queue_work(wq, &slow), 0);
+	assert_int_equal(queue_work(wq, &w), 0);
+	flush_workqueue(wq);
+	assert_int_equal(fork_status, 7);
+	assert_true(__atomic_load_n(&slow_done, __ATOMIC_ACQUIRE));
+	destroy_workqueue(wq);
+	alarm(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +590,8 @@ int main(void)
 		cmocka_unit_test(test_workers_block_signals),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_fork_refuses_new_work),
+		cmocka_unit_test(test_fork_while_work_queues_elsewhere),
+		cmocka_unit_test(test_fork_from_work),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
