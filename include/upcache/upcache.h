@@ -16,6 +16,15 @@
  * threads on one file.  A handle must not be used after upc_close() (a
  * debug build catches it where it can).
  *
+ * fork(): the child may go on using upcache, new caches and those made
+ * before the fork alike, as long as no other thread of the parent was
+ * inside an upcache call at the fork (the locks it held stay held in the
+ * child, as with any library).  upcache's own threads are taken care of:
+ * background readahead under way finishes before the fork, and RCU is
+ * set up again in the child.  A cache made before the fork is a copy in
+ * the child: the two processes' writes to one file through it go
+ * through two caches that do not see each other's.
+ *
  *	struct upc_cache_config cfg = { .memory_limit = 256 << 20 };
  *	struct upc_cache *cache;
  *	struct upc_file *file;
