@@ -11,18 +11,23 @@
  * What is checked (see upc_arena_check() in mm/internal.h):
  *   1. free lists: well linked (next->prev), entries inside the memmap,
  *      each the first page of a block of the list's order that is
- *      aligned to its size and inside the arena, PG_buddy the only flag,
+ *      aligned to its size and below the frontier, PG_buddy the only flag,
  *      ->order the list's order, refcount 0, its other pages with no
  *      flag and refcount 0; the head linked both ways (an empty list's
  *      too); no block whose buddy is a
  *      free block of the same order (it should have merged); the number
  *      of blocks equals nr_free[order];
- *   2. pcp lists: well linked (the head too), order-0 pages with no flag and refcount
- *      0, as many as ->count, and ->count <= UPC_PCP_HIGH;
+ *   2. pcp lists: well linked (the head too), order-0 pages below the
+ *      frontier with no flag and refcount 0, as many as ->count, and
+ *      ->count <= UPC_PCP_HIGH;
  *   3. no page is in two free places (a bitmap of the pages seen; this
  *      also stops the walk of a list that loops);
  *   4. every page carrying PG_buddy was found on a free list;
- *   5. free pages + charged pages == the arena's pages.
+ *   5. the frontier: a multiple of 2^UPC_MAX_ORDER, at most the arena's
+ *      pages; every memmap entry from it on is all zero (never written:
+ *      the allocator takes a block from there as it is);
+ *   6. free pages (listed, cached, and past the frontier) + charged
+ *      pages == the arena's pages.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -37,6 +42,7 @@
 /* State of one check run. */
 struct arena_check {
 	struct upc_arena *arena;
+	unsigned long frontier;		/* the arena's, read under its lock */
 	unsigned long *seen;		/* one bit per free page found */
 	unsigned long free_pages;	/* pages found free */
 	unsigned long buddy_heads;	/* blocks found on the free lists */
@@ -142,9 +148,10 @@ static int check_block(struct arena_check *c, unsigned long pfn,
 	unsigned long nr = 1UL << order, buddy = pfn ^ nr;
 	const struct folio *bpage = c->arena->memmap + buddy;
 
-	if (pfn % nr || pfn + nr > c->arena->nr_pages)
+	if (pfn % nr || pfn + nr > c->frontier)
 		return check_fail(c, "order %u: block at %lu misaligned or "
-				  "outside", order, pfn);
+				  "not below the frontier %lu", order, pfn,
+				  c->frontier);
 	if (page_flags(page) != 1UL << PG_buddy || page->order != order)
 		return check_fail(c, "order %u: block at %lu has flags %#lx "
 				  "order %u", order, pfn, page_flags(page),
@@ -197,6 +204,9 @@ static int check_pcp_page(struct arena_check *c, long pfn, unsigned int i)
 
 	if (pfn < 0)
 		return check_fail(c, "pcp %u: entry outside the memmap", i);
+	if ((unsigned long)pfn >= c->frontier)
+		return check_fail(c, "pcp %u: page %ld not below the frontier "
+				  "%lu", i, pfn, c->frontier);
 	page = c->arena->memmap + pfn;
 	if (page_flags(page) || page->order || folio_ref_count(page))
 		return check_fail(c, "pcp %u: page %ld has flags %#lx order %u "
@@ -233,12 +243,40 @@ static int check_no_stray_buddy(struct arena_check *c)
 {
 	unsigned long pfn, n = 0;
 
-	for (pfn = 0; pfn < c->arena->nr_pages; pfn++)
+	for (pfn = 0; pfn < c->frontier; pfn++)
 		if (page_flags(c->arena->memmap + pfn) & (1UL << PG_buddy))
 			n++;
 	if (n != c->buddy_heads)
 		return check_fail(c, "%lu pages carry PG_buddy, %lu blocks "
 				  "listed", n, c->buddy_heads);
+	return 0;
+}
+
+/*
+ * check_frontier() - The frontier block aligned and inside the arena;
+ * the memmap from it on never written (all zero, so no PG_buddy and no
+ * reference either); its pages counted free.  Reading entries never
+ * written maps the shared zero page: no memory but page tables.
+ */
+static int check_frontier(struct arena_check *c)
+{
+	const size_t per_page = sizeof(struct folio) / sizeof(unsigned long);
+	unsigned long nr = c->arena->nr_pages;
+	const unsigned long *words;
+	size_t i, n;
+
+	if (c->frontier % (1UL << UPC_MAX_ORDER) || c->frontier > nr)
+		return check_fail(c, "frontier %lu misaligned or past the end "
+				  "%lu", c->frontier, nr);
+	words = (const unsigned long *)(c->arena->memmap + c->frontier);
+	n = (nr - c->frontier) * per_page;
+	for (i = 0; i < n; i++)
+		if (words[i])
+			return check_fail(c, "page %lu past the frontier %lu "
+					  "was written",
+					  c->frontier + i / per_page,
+					  c->frontier);
+	c->free_pages += nr - c->frontier;
 	return 0;
 }
 
@@ -248,6 +286,7 @@ static int check_all(struct arena_check *c)
 	unsigned int i;
 	int err = 0;
 
+	err = check_frontier(c);
 	for (i = 0; !err && i <= UPC_MAX_ORDER; i++)
 		err = check_free_area(c, i);
 	for (i = 0; !err && i < UPC_PCP_LISTS; i++)
@@ -282,6 +321,7 @@ int upc_arena_check(struct upc_arena *arena)
 	for (i = 0; i < UPC_PCP_LISTS; i++)
 		upc_lock(&arena->pcp[i].lock);
 	upc_lock(&arena->lock);
+	c.frontier = arena_priv(arena)->frontier;
 	err = check_all(&c);
 	upc_unlock(&arena->lock);
 	for (i = UPC_PCP_LISTS; i-- > 0;)

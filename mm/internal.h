@@ -2,9 +2,10 @@
 /*
  * mm/internal.h - what the files of mm/ share with each other (and with
  * their tests), and nobody else: the hand-off from the last folio_put()
- * to the allocator, the arena invariant checker, debug assertions, the
- * doubly linked list helpers that the allocator's free lists (and
- * later the LRU lists) are made of, and refcount freezing.
+ * to the allocator, the allocator's private state of an arena, the arena
+ * invariant checker, debug assertions, the doubly linked list helpers
+ * that the allocator's free lists (and later the LRU lists) are made of,
+ * and refcount freezing.
  */
 #ifndef UPCACHE_MM_INTERNAL_H
 #define UPCACHE_MM_INTERNAL_H
@@ -39,6 +40,31 @@
  * (1/64 of the arena), the 2 MiB of alignment slack and everything else.
  */
 #define UPC_ARENA_MAX_BYTES	(1ULL << 46)
+
+/*
+ * struct upc_arena_priv - an arena with the allocator state that only
+ * mm/ sees.  upc_arena_create() allocates the whole of it and hands out
+ * &->arena; arena_priv() finds the rest from that pointer.  The public
+ * struct upc_arena (upcache/folio.h) shows its fields only so that
+ * folio_address() can be inline; this state has no such reader.
+ * @arena: The arena everyone else sees.
+ * @frontier: Page number of the first 2 MiB block the allocator has never
+ *	handed out, a multiple of 2^UPC_MAX_ORDER; arena->nr_pages once
+ *	every block has been.  The blocks from here on are free, on no
+ *	list, and their memmap entries were never written (all zero).  It
+ *	only grows, under arena->lock (mm/page_alloc.c's opening comment).
+ */
+struct upc_arena_priv {
+	struct upc_arena arena;
+	unsigned long frontier;
+};
+
+/* arena_priv() - The private part of an arena upc_arena_create() made. */
+static inline struct upc_arena_priv *arena_priv(struct upc_arena *arena)
+{
+	return (struct upc_arena_priv *)((char *)arena -
+					 offsetof(struct upc_arena_priv, arena));
+}
 
 /*
  * upc_arena_alloc_error() - Why an allocation of folios from @arena
@@ -77,8 +103,11 @@ void upc_folio_free(struct folio *folio);
  * unmerged; that nr_free[] counts them; that the pcp lists hold order-0
  * pages with no flag and zero refcount, no more than UPC_PCP_HIGH and
  * as many as their count says; that no page is free twice; that no other
- * page carries PG_buddy; and that the free pages plus the charged ones
- * are the whole arena.
+ * page carries PG_buddy; that every block and page on a list lies below
+ * the frontier (struct upc_arena_priv), which is block aligned and inside
+ * the arena, and every memmap entry from it on is still all zero; and
+ * that the free pages (the frontier's untouched blocks among them) plus
+ * the charged ones are the whole arena.
  *
  * Context: No allocation or free may be in flight.  Takes every lock of
  * the arena; O(arena pages).  For tests and debugging.

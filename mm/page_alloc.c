@@ -10,16 +10,36 @@
  * Buddy lists.  Every page is either part of a folio someone holds, or
  * on a pcp list (order 0), or inside a free block: a run of 2^order pages
  * aligned to its size, whose first page carries PG_buddy and ->order and
- * is linked through ->lru on free_area[order].  PG_buddy is set and
- * cleared only under arena->lock, and only on the first page of a block
- * on a free list, so "PG_buddy set and ->order == k" seen under the lock
- * means "that page starts a free block of order k".  Allocation takes
- * the first block of the smallest non-empty order >= the one asked for
- * and splits it, keeping the lower half and putting each upper half back
- * on the list one order down.  Freeing merges the block with its buddy
- * (the block whose page number differs in bit @order only) for as long
- * as the buddy is free with the same order, then lists the result.  An
- * arena is a whole number of 2 MiB blocks, so every buddy lies inside it.
+ * is linked through ->lru on free_area[order]; or past the frontier
+ * (below).  PG_buddy is set and cleared only under arena->lock, and only
+ * on the first page of a block on a free list, so "PG_buddy set and
+ * ->order == k" seen under the lock means "that page starts a free block
+ * of order k".  Allocation takes the first block of the smallest
+ * non-empty order >= the one asked for and splits it, keeping the lower
+ * half and putting each upper half back on the list one order down.
+ * Freeing merges the block with its buddy (the block whose page number
+ * differs in bit @order only) for as long as the buddy is free with the
+ * same order, then lists the result.  An arena is a whole number of
+ * 2 MiB blocks and a max-order block does not merge, so every buddy lies
+ * inside the same 2 MiB block.
+ *
+ * Frontier.  Creation writes nothing per block.  The free lists start
+ * empty; arena_priv(arena)->frontier, the page number of the first 2 MiB
+ * block never handed out, starts at 0.  When no list of the order asked
+ * for or larger has a block, the allocation takes the block at the
+ * frontier, moves the frontier past it and splits the block as usual.
+ * Putting every block on free_area[UPC_MAX_ORDER] at creation instead
+ * wrote one memmap page per 2 MiB of arena: 2 GiB of memory for a 1 TiB
+ * limit before anything was cached, and an OOM kill well below
+ * UPC_ARENA_MAX_BYTES.  Now the memmap (and under ASan the shadow of the
+ * memory) is written as blocks are first used, and since the lists come
+ * first, a cache that stays small keeps reusing the blocks it touched.
+ * The blocks from the frontier on are free, on no list, and their memmap
+ * entries are all zero, as a free block's other pages must be.  Freed
+ * blocks go on the lists and never back past the frontier, which only
+ * grows; as buddies never leave their 2 MiB block, a merge below the
+ * frontier never reads an entry past it.  Counting free pages means
+ * counting nr_pages - frontier besides the lists and caches.
  *
  * Per-CPU-like caches.  Order-0 folios, by far the most common, go
  * through UPC_PCP_LISTS small caches picked by the CPU the thread runs
@@ -95,7 +115,11 @@ static size_t memmap_bytes(unsigned long nr_pages)
 
 /*
  * Under ASan the memory of free pages is poisoned, so that touching a
- * folio after its last folio_put() is reported as a use after free.
+ * folio after its last folio_put() is reported as a use after free.  A
+ * 2 MiB block is poisoned when it leaves the frontier, not at creation:
+ * poisoning writes a shadow byte per 8 bytes, 8 GiB for a 64 GiB arena.
+ * A stray access past the frontier goes unreported, but spoils nothing:
+ * no folio lives there, and a new folio's memory is undefined anyway.
  */
 #ifdef UPC_SANITIZE_ADDRESS
 void __asan_poison_memory_region(void const volatile *addr, size_t size);
@@ -145,7 +169,28 @@ static void buddy_list_del(struct upc_arena *arena, struct folio *block,
 	arena->nr_free[order]--;
 }
 
-/* buddy_alloc_locked() - Take a block of 2^@order pages, splitting one. */
+/*
+ * frontier_take() - The 2 MiB block at the frontier, which moves past it.
+ * Its memmap entries are the zeroes of the fresh mapping: a free block's
+ * other pages, and a first page to split, need nothing more.  Return:
+ * the block, or NULL once every block has been handed out.
+ */
+static struct folio *frontier_take(struct upc_arena *arena)
+{
+	struct upc_arena_priv *priv = arena_priv(arena);
+	unsigned long pfn = priv->frontier;
+
+	if (pfn == arena->nr_pages)
+		return NULL;
+	priv->frontier = pfn + (1UL << UPC_MAX_ORDER);
+	mem_poison(arena->base + (pfn << UPC_PAGE_SHIFT), UPC_HUGE_SIZE);
+	return arena->memmap + pfn;
+}
+
+/*
+ * buddy_alloc_locked() - Take a block of 2^@order pages, splitting one;
+ * from the frontier only when the lists have none of @order or larger.
+ */
 static struct folio *buddy_alloc_locked(struct upc_arena *arena,
 					unsigned int order)
 {
@@ -154,10 +199,15 @@ static struct folio *buddy_alloc_locked(struct upc_arena *arena,
 
 	while (o <= UPC_MAX_ORDER && mm_list_empty(&arena->free_area[o]))
 		o++;
-	if (o > UPC_MAX_ORDER)
-		return NULL;
-	block = lru_to_folio(arena->free_area[o].next);
-	buddy_list_del(arena, block, o);
+	if (o > UPC_MAX_ORDER) {
+		block = frontier_take(arena);
+		if (!block)
+			return NULL;
+		o = UPC_MAX_ORDER;
+	} else {
+		block = lru_to_folio(arena->free_area[o].next);
+		buddy_list_del(arena, block, o);
+	}
 	while (o > order) {
 		o--;
 		buddy_list_add(arena, block + (1UL << o), o);
@@ -172,7 +222,11 @@ static bool page_is_free_block(const struct folio *page, unsigned int order)
 	return folio_test_flag(page, PG_buddy) && page->order == order;
 }
 
-/* buddy_free_locked() - Free a block, merging it with its free buddies. */
+/*
+ * buddy_free_locked() - Free a block, merging it with its free buddies.
+ * Stopping below UPC_MAX_ORDER keeps every buddy looked at inside the
+ * block's 2 MiB block, which was handed out: below the frontier.
+ */
 static void buddy_free_locked(struct upc_arena *arena, struct folio *block,
 			      unsigned int order)
 {
@@ -586,7 +640,10 @@ static bool arena_size_valid(size_t bytes)
 	       (unsigned long long)bytes <= UPC_ARENA_MAX_BYTES;
 }
 
-/* arena_map_memory() - Map @bytes, 2 MiB aligned, huge pages requested. */
+/*
+ * arena_map_memory() - Map @bytes, 2 MiB aligned, huge pages requested.
+ * Nothing is touched, under ASan either (frontier_take() poisons).
+ */
 static int arena_map_memory(struct upc_arena *arena, size_t bytes)
 {
 	uintptr_t base;
@@ -605,17 +662,19 @@ static int arena_map_memory(struct upc_arena *arena, size_t bytes)
 	arena->nr_pages = bytes >> UPC_PAGE_SHIFT;
 	/* Only a hint: without THP the arena works with 4 KiB pages. */
 	(void)madvise(arena->base, bytes, MADV_HUGEPAGE);
-	mem_poison(arena->base, bytes);
 	return 0;
 }
 
 /*
  * arena_unmap_memory() - Unmap the memory; under ASan unpoison it first,
- * or a later mapping at the same address would inherit the poison.
+ * or a later mapping at the same address would inherit the poison.  Only
+ * the blocks below the frontier were poisoned, and unpoisoning writes
+ * the shadow as poisoning does, so only they are unpoisoned.
  */
 static void arena_unmap_memory(struct upc_arena *arena)
 {
-	mem_unpoison(arena->base, arena->nr_pages << UPC_PAGE_SHIFT);
+	mem_unpoison(arena->base,
+		     arena_priv(arena)->frontier << UPC_PAGE_SHIFT);
 	munmap(arena->map_base, arena->map_bytes);
 }
 
@@ -635,10 +694,12 @@ static int arena_map_memmap(struct upc_arena *arena)
 	return 0;
 }
 
-/* arena_init_lists() - Empty caches; every 2 MiB block free, lowest first. */
+/*
+ * arena_init_lists() - Empty lists and caches; every 2 MiB block free
+ * past the frontier, at the arena's start, and nothing written for it.
+ */
 static void arena_init_lists(struct upc_arena *arena)
 {
-	unsigned long pfn;
 	unsigned int i;
 
 	upc_lock_init(&arena->lock);
@@ -648,9 +709,7 @@ static void arena_init_lists(struct upc_arena *arena)
 		upc_lock_init(&arena->pcp[i].lock);
 		mm_list_init(&arena->pcp[i].list);
 	}
-	for (pfn = arena->nr_pages; pfn; pfn -= 1UL << UPC_MAX_ORDER)
-		buddy_list_add(arena, arena->memmap + pfn -
-			       (1UL << UPC_MAX_ORDER), UPC_MAX_ORDER);
+	arena_priv(arena)->frontier = 0;
 }
 
 /**
@@ -659,9 +718,11 @@ static void arena_init_lists(struct upc_arena *arena)
  *	at most UPC_ARENA_MAX_BYTES.
  * @out: Where the arena is returned; left untouched on error.
  *
- * The memory is mapped with MAP_NORESERVE and touched only when used;
- * the memmap is written only at the head of each 2 MiB block.  The
- * charge limit starts at the arena's size and no reclaim hook is set.
+ * The memory and the memmap are mapped with MAP_NORESERVE and nothing is
+ * written per block: each 2 MiB block's memory and metadata are touched
+ * from the first time the allocator hands it out (the frontier), so
+ * creation costs the same few pages whatever @bytes is.  The charge
+ * limit starts at the arena's size and no reclaim hook is set.
  *
  * Context: Any thread.  May sleep.
  * Return: 0; -EINVAL if @out is NULL or @bytes is 0, not a multiple of
@@ -670,6 +731,7 @@ static void arena_init_lists(struct upc_arena *arena)
  */
 int upc_arena_create(size_t bytes, struct upc_arena **out)
 {
+	struct upc_arena_priv *priv;
 	struct upc_arena *arena;
 	void *mem;
 	int err;
@@ -677,9 +739,10 @@ int upc_arena_create(size_t bytes, struct upc_arena **out)
 	if (!out || !arena_size_valid(bytes))
 		return -EINVAL;
 	if (upc_fault_should_fail() ||
-	    posix_memalign(&mem, 64, sizeof(*arena)))
+	    posix_memalign(&mem, 64, sizeof(*priv)))
 		return -ENOMEM;
-	arena = memset(mem, 0, sizeof(*arena));
+	priv = memset(mem, 0, sizeof(*priv));
+	arena = &priv->arena;
 	err = arena_map_memory(arena, bytes);
 	if (err)
 		goto free_arena;
@@ -694,7 +757,7 @@ int upc_arena_create(size_t bytes, struct upc_arena **out)
 unmap_memory:
 	arena_unmap_memory(arena);
 free_arena:
-	free(arena);
+	free(priv);
 	return err;
 }
 
@@ -716,7 +779,7 @@ void upc_arena_destroy(struct upc_arena *arena)
 	readahead_flush();
 	munmap(arena->memmap, memmap_bytes(arena->nr_pages));
 	arena_unmap_memory(arena);
-	free(arena);
+	free(arena_priv(arena));
 }
 
 /**

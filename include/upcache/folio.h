@@ -167,6 +167,11 @@ struct upc_arena {
  * @bytes: Size, a multiple of 2 MiB (UPC_HUGE_SIZE), at least 2 MiB.
  * @out: Where the arena is returned.
  *
+ * Only address space is reserved: the memory and its metadata are
+ * touched a 2 MiB block at a time, as the allocator first hands each
+ * out, so an arena far larger than the machine's memory costs a few
+ * pages until it is used.
+ *
  * Context: Any thread.  May sleep.
  * Return: 0; -EINVAL if @bytes is 0, not a multiple of 2 MiB or too big
  * for the address space; -ENOMEM if the memory or the memmap cannot be

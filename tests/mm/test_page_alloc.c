@@ -10,9 +10,13 @@
  * fragmentation), __GFP_ZERO, the per-CPU-like cache's hot path (one
  * lock round trip per order-0 allocation or free), fault injection
  * without a leaked charge, and a seeded random differential test against
- * a model that predicts exactly which allocations succeed.  Distinctness
- * is checked with a bitmap of the pages of live folios, and every test
- * ends with the allocator's invariant checker (mm/arena_check.c).
+ * a model that predicts exactly which allocations succeed.  The frontier
+ * (blocks handed out only as needed): a 64 GiB arena costs no memory in
+ * proportion to its size, freed blocks are reused before the frontier
+ * moves, and random fills reach the end of the arena exactly.
+ * Distinctness is checked with a bitmap of the pages of live folios, and
+ * every test ends with the allocator's invariant checker
+ * (mm/arena_check.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -35,6 +40,7 @@
 #include "rand.h"
 
 #define MiB			(1UL << 20)
+#define GiB			(1UL << 30)
 #define HUGE_PAGES		(1UL << UPC_MAX_ORDER)
 #define LONG_BITS		(8 * sizeof(unsigned long))
 
@@ -245,7 +251,7 @@ static void test_create_destroy(void **state)
 {
 	static const size_t sizes[] = { 2 * MiB, 4 * MiB, 32 * MiB };
 	struct upc_arena *arena;
-	unsigned int i;
+	unsigned int i, order;
 
 	(void)state;
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
@@ -258,8 +264,10 @@ static void test_create_destroy(void **state)
 			    (char *)arena->map_base + arena->map_bytes);
 		assert_int_equal(upc_arena_charged(arena), 0);
 		assert_null(arena->reclaim);
-		assert_int_equal(arena->nr_free[UPC_MAX_ORDER],
-				 arena->nr_pages / HUGE_PAGES);
+		/* Every block free past the frontier, none listed. */
+		assert_int_equal(arena_priv(arena)->frontier, 0);
+		for (order = 0; order <= UPC_MAX_ORDER; order++)
+			assert_int_equal(arena->nr_free[order], 0);
 		arena_fini(arena);
 	}
 	upc_arena_destroy(NULL);
@@ -764,13 +772,15 @@ static void expect_corrupt(struct upc_arena *arena, const char *what)
 
 /*
  * Each corruption the checker exists for, made and undone in turn on a
- * live arena: a free block's other page with a reference, the first
- * back link of a free list, an empty free list's and an empty pcp
- * list's ->prev, a pcp page with a flag.
+ * live arena: a free block's other page with a reference, a page past
+ * the frontier written, the frontier misaligned, behind listed blocks or
+ * past the end, the first back link of a free list, an empty free list's
+ * and an empty pcp list's ->prev, a pcp page with a flag.
  */
 static void test_check_catches_corruption(void **state)
 {
 	struct upc_arena *arena = arena_new(4 * MiB);
+	unsigned long *frontier = &arena_priv(arena)->frontier;
 	struct upc_list_head *head, *saved;
 	struct folio *page, *folio;
 	unsigned int order;
@@ -780,15 +790,38 @@ static void test_check_catches_corruption(void **state)
 	assert_non_null(folio);
 	folio_put(folio);	/* now on a pcp list */
 	assert_arena_ok(arena);
+	/* Block 0 taken from the frontier and split; block 1 untouched. */
+	assert_int_equal(*frontier, HUGE_PAGES);
 
-	/* A page inside the free 2 MiB block at the arena's end. */
-	page = arena->memmap + arena->nr_pages - 3;
+	/* A page inside the free order-8 block split off block 0. */
+	head = &arena->free_area[UPC_MAX_ORDER - 1];
+	assert_false(mm_list_empty(head));
+	page = lru_to_folio(head->next) + 3;
 	page->refcount = 1;
 	expect_corrupt(arena, "a free block's page with a reference");
 	page->refcount = 0;
 	assert_arena_ok(arena);
 
-	head = &arena->free_area[UPC_MAX_ORDER];
+	/* A page of the 2 MiB block at the arena's end, past the frontier. */
+	page = arena->memmap + arena->nr_pages - 3;
+	page->refcount = 1;
+	expect_corrupt(arena, "a page past the frontier with a reference");
+	page->refcount = 0;
+	page->index = 1;
+	expect_corrupt(arena, "a page past the frontier with an index");
+	page->index = 0;
+	assert_arena_ok(arena);
+
+	*frontier += 1;
+	expect_corrupt(arena, "a misaligned frontier");
+	*frontier = 0;
+	expect_corrupt(arena, "a frontier behind listed blocks");
+	*frontier = arena->nr_pages + HUGE_PAGES;
+	expect_corrupt(arena, "a frontier past the arena's end");
+	*frontier = HUGE_PAGES;
+	assert_arena_ok(arena);
+
+	head = &arena->free_area[UPC_MAX_ORDER - 1];
 	assert_false(mm_list_empty(head));
 	saved = head->next->prev;
 	head->next->prev = head->next;
@@ -1146,6 +1179,195 @@ static void test_random_differential(void **state)
 	upc_arena_destroy(arena);
 }
 
+/* ---- the frontier ------------------------------------------------------- */
+
+/* rss_bytes() - This process's resident memory.  Return: -1 if unknown. */
+static long long rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	long long size, resident;
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "%lld %lld", &size, &resident);
+	fclose(f);
+	return n == 2 ? resident * sysconf(_SC_PAGESIZE) : -1;
+}
+
+/*
+ * A 64 GiB arena, likely more than the machine's memory (MAP_NORESERVE
+ * asks for address space only), costs a few pages to create, not the
+ * 128 MiB that listing every 2 MiB block at creation wrote into its
+ * memmap (a 4 KiB page per block; 2 GiB for 1 TiB); folios of several orders from it cost their
+ * own blocks only, taken from the frontier in order.  Skipped where the
+ * address space cannot be had (-ENOMEM: strict overcommit, ulimit -v)
+ * or the resident size cannot be read.
+ */
+static void test_large_arena_untouched(void **state)
+{
+	static const unsigned int orders[] = { 0, 3, UPC_MAX_ORDER, 1, 0, 5 };
+	const unsigned int n = sizeof(orders) / sizeof(orders[0]);
+	struct folio *folios[sizeof(orders) / sizeof(orders[0])];
+	struct upc_arena *arena = NULL;
+	long long before, grown;
+	unsigned int i;
+	int err;
+
+	(void)state;
+	before = rss_bytes();
+	if (before < 0)
+		skip();
+	err = upc_arena_create(64 * GiB, &arena);
+	if (err == -ENOMEM)
+		skip();
+	assert_int_equal(err, 0);
+	grown = rss_bytes() - before;
+	if (grown >= (long long)(8 * MiB))
+		fail_msg("creating a 64 GiB arena made %lld KiB resident",
+			 grown >> 10);
+	assert_int_equal(arena_priv(arena)->frontier, 0);
+
+	for (i = 0; i < n; i++) {
+		folios[i] = upc_arena_alloc_folio(arena, GFP_KERNEL, orders[i]);
+		assert_new_folio(arena, folios[i], orders[i]);
+		pattern_fill(folios[i], i);
+	}
+	/* The small folios share block 0; the order-9 one is block 1. */
+	assert_int_equal(folio_pfn(folios[2]), HUGE_PAGES);
+	assert_int_equal(arena_priv(arena)->frontier, 2 * HUGE_PAGES);
+	grown = rss_bytes() - before;
+	if (grown >= (long long)(16 * MiB))
+		fail_msg("two blocks of a 64 GiB arena made %lld KiB resident",
+			 grown >> 10);
+	assert_arena_ok(arena);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(pattern_check(folios[i], i), -1);
+		folio_put(folios[i]);
+	}
+	assert_int_equal(upc_arena_charged(arena), 0);
+	assert_int_equal(arena_priv(arena)->frontier, 2 * HUGE_PAGES);
+	arena_fini(arena);
+}
+
+/*
+ * The frontier moves only when the lists have no block large enough: a
+ * freed block is handed out again first, whatever its order, and the
+ * frontier reaches the arena's end exactly when every block has been.
+ */
+static void test_frontier_lists_first(void **state)
+{
+	struct upc_arena *arena = arena_new(8 * MiB);
+	unsigned long *frontier = &arena_priv(arena)->frontier;
+	struct folio *folio, *huge[4];
+	unsigned int i;
+
+	(void)state;
+	folio = upc_arena_alloc_folio(arena, GFP_KERNEL, 3);
+	assert_new_folio(arena, folio, 3);
+	assert_int_equal(folio_pfn(folio), 0);
+	assert_int_equal(*frontier, HUGE_PAGES);
+	folio_put(folio);
+	/* Merged back into block 0, which is listed now. */
+	assert_int_equal(arena->nr_free[UPC_MAX_ORDER], 1);
+	assert_arena_ok(arena);
+
+	for (i = 0; i < 4; i++) {
+		huge[i] = upc_arena_alloc_folio(arena, GFP_KERNEL,
+						UPC_MAX_ORDER);
+		assert_new_folio(arena, huge[i], UPC_MAX_ORDER);
+		assert_int_equal(folio_pfn(huge[i]), i * HUGE_PAGES);
+		assert_int_equal(*frontier, (i + 1) * HUGE_PAGES);
+	}
+	assert_int_equal(*frontier, arena->nr_pages);
+	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, 0));
+	assert_arena_ok(arena);
+
+	/* Blocks freed below the frontier are listed, and reused first. */
+	folio_put(huge[2]);
+	folio_put(huge[0]);
+	assert_int_equal(arena->nr_free[UPC_MAX_ORDER], 2);
+	folio = upc_arena_alloc_folio(arena, GFP_KERNEL, 0);
+	assert_non_null(folio);
+	assert_true(folio_pfn(folio) < HUGE_PAGES);
+	assert_int_equal(*frontier, arena->nr_pages);
+	folio_put(folio);
+	folio_put(huge[1]);
+	folio_put(huge[3]);
+	arena_fini(arena);
+}
+
+/*
+ * fill_random() - Allocate folios of random orders until not even one
+ * page is left.  An order that failed is not tried again (nothing is
+ * freed meanwhile); a smaller one may still fit.  Return: how many were
+ * allocated, stored in @out (room for all pages).
+ */
+static unsigned long fill_random(struct upc_arena *arena, struct folio **out,
+				 struct pagemap *map, struct upc_rand *rnd)
+{
+	unsigned int top = UPC_MAX_ORDER, order;
+	unsigned long n = 0;
+	struct folio *folio;
+
+	for (;;) {
+		order = (unsigned int)upc_rand_below(rnd, top + 1);
+		folio = upc_arena_alloc_folio(arena, GFP_NOWAIT, order);
+		if (!folio) {
+			if (!order)
+				return n;
+			top = order - 1;
+			continue;
+		}
+		assert_new_folio(arena, folio, order);
+		pagemap_claim(map, folio);
+		out[n++] = folio;
+		assert_true(n <= arena->nr_pages);
+	}
+}
+
+/*
+ * Filled with folios of random orders until full, then freed in a random
+ * order, again and again: each fill hands out exactly the arena's pages
+ * (the first one taking every block from the frontier to its end), and
+ * at the end all of it merges back into 2 MiB blocks.
+ */
+static void test_fill_random_orders(void **state)
+{
+	struct upc_arena *arena = arena_new(16 * MiB);
+	unsigned long nr = arena->nr_pages, n;
+	uint64_t seed = upc_test_seed();
+	struct folio **folios;
+	struct upc_rand rnd;
+	struct pagemap map;
+	unsigned int round;
+
+	(void)state;
+	upc_rand_seed(&rnd, seed ^ 0xf10e);
+	folios = calloc(nr, sizeof(*folios));
+	assert_non_null(folios);
+	pagemap_init(&map, arena);
+	for (round = 0; round < 8; round++) {
+		n = fill_random(arena, folios, &map, &rnd);
+		if (upc_arena_charged(arena) != nr)
+			fail_msg("seed %llu round %u: full at %lu pages of %lu",
+				 (unsigned long long)seed, round,
+				 upc_arena_charged(arena), nr);
+		assert_int_equal(arena_priv(arena)->frontier, nr);
+		assert_arena_ok(arena);
+		shuffle(folios, n, &rnd);
+		put_all(folios, n, &map);
+		assert_int_equal(upc_arena_charged(arena), 0);
+		assert_arena_ok(arena);
+	}
+	n = fill_arena(arena, UPC_MAX_ORDER, folios, &map);
+	assert_int_equal(n, nr / HUGE_PAGES);
+	put_all(folios, n, &map);
+	free(map.bits);
+	free(folios);
+	arena_fini(arena);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1169,6 +1391,9 @@ int main(void)
 		cmocka_unit_test(test_pcp_hot_path),
 		cmocka_unit_test(test_fault_injection),
 		cmocka_unit_test(test_random_differential),
+		cmocka_unit_test(test_large_arena_untouched),
+		cmocka_unit_test(test_frontier_lists_first),
+		cmocka_unit_test(test_fill_random_orders),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,7 +10,8 @@
  * interleaving two threads hit only by chance: an allocation that found
  * its cache and the buddy lists empty drains every cache, and another
  * CPU's refill must not take the drained pages before the first
- * allocation gets one.
+ * allocation gets one.  Also that the frontier (blocks never handed out)
+ * is used before any drain, and the drain once the frontier is spent.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -107,10 +108,63 @@ static void test_drain_then_take_is_one_step(void **state)
 	upc_arena_destroy(race_arena);
 }
 
+/*
+ * With the buddy lists empty but blocks left past the frontier, an
+ * allocation on CPU 0 takes a new block and leaves the pages in cache 1
+ * where they are: the frontier is free memory as good as the lists, and
+ * cheaper than draining every cache.  Once the frontier reached the end,
+ * a 2 MiB allocation the lists cannot satisfy drains every cache, and
+ * the pages merge back into the block.
+ */
+static void test_frontier_before_drain(void **state)
+{
+	struct folio *pool[512], *folio, *huge;
+	struct upc_arena *arena;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(upc_arena_create(4 * MiB, &arena), 0);
+	fake_cpu = 1;
+	for (i = 0; i < 512; i++) {
+		pool[i] = upc_arena_alloc_folio(arena, GFP_NOWAIT, 0);
+		assert_non_null(pool[i]);
+		assert_true(folio_pfn(pool[i]) < 512);
+	}
+	assert_int_equal(arena_priv(arena)->frontier, 512);
+	for (i = 0; i < 20; i++)
+		folio_put(pool[i]);
+	assert_int_equal(arena->pcp[1].count, 20);
+
+	fake_cpu = 0;
+	folio = upc_arena_alloc_folio(arena, GFP_NOWAIT, 0);
+	assert_non_null(folio);
+	assert_true(folio_pfn(folio) >= 512);
+	assert_int_equal(arena_priv(arena)->frontier, arena->nr_pages);
+	assert_int_equal(arena->pcp[1].count, 20);
+	assert_int_equal(upc_arena_check(arena), 0);
+
+	folio_put(folio);
+	huge = upc_arena_alloc_folio(arena, GFP_NOWAIT, UPC_MAX_ORDER);
+	assert_non_null(huge);
+	assert_int_equal(folio_pfn(huge), 512);
+	assert_int_equal(arena->pcp[0].count, 0);
+	assert_int_equal(arena->pcp[1].count, 0);
+	assert_int_equal(upc_arena_check(arena), 0);
+
+	folio_put(huge);
+	for (i = 20; i < 512; i++)
+		folio_put(pool[i]);
+	fake_cpu = -1;
+	assert_int_equal(upc_arena_charged(arena), 0);
+	assert_int_equal(upc_arena_check(arena), 0);
+	upc_arena_destroy(arena);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_drain_then_take_is_one_step),
+		cmocka_unit_test(test_frontier_before_drain),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
