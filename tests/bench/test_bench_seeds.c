@@ -3,8 +3,8 @@
  * tests/bench/test_bench_seeds.c - `upcache-bench seeds`, in-process at
  * the tests' size.
  *
- * Runs experiments 001, 003 and 004 (the ones whose suites are quick at
- * --tiny) into a temporary directory and reads their JSON back: one
+ * Runs experiments 001, 002, 003 and 004 (the ones whose suites are
+ * quick at --tiny) into a temporary directory and reads their JSON back: one
  * valid object per experiment in the suites' shape, every measured row
  * with its before, after, change and speed over the kernel, the change
  * derived from the speedup as the seeds print it, the counters the
@@ -12,13 +12,15 @@
  * before; two walks for a swap cache add and delete through the helper,
  * as through the loop it replaced; swap cache trees of at most 3 levels
  * per 64 MiB chunk; fewer walks per populating write than a grab per
- * folio), the reason given for a missing kernel figure, and bad
- * arguments giving exit status 2.
+ * folio), the reason given for a missing kernel figure or one that is
+ * not like for like (seed 002's huge rows against a tmpfs without huge
+ * pages), and bad arguments giving exit status 2.
  *
  * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
  */
 #include <upcache/xarray.h>
 
+#include "../../tools/bench/shm_suite.h"
 #include "bench_helpers.h"
 
 /*
@@ -88,15 +90,15 @@ static int setup(void **state)
 	(void)state;
 	if (!mkdtemp(tmpdir))
 		return -1;
-	return seeds("--tiny", "--only", "001,003,004", "--out", tmpdir,
+	return seeds("--tiny", "--only", "001,002,003,004", "--out", tmpdir,
 		      NULL);
 }
 
 static int teardown(void **state)
 {
 	static const char *const names[] = {
-		"001.json", "001.txt", "003.json", "003.txt", "004.json",
-		"004.txt",
+		"001.json", "001.txt", "002.json", "002.txt", "003.json",
+		"003.txt", "004.json", "004.txt",
 	};
 	char path[256];
 	size_t i;
@@ -172,6 +174,67 @@ static void test_seed001_add_rows(void **state)
 	assert_near(jread_row_num(row, "counter_after"), 2, 1e-9);
 	assert_near(jread_row_num(row, "counter_before"), 2, 1e-9);
 	assert_int_equal(jread_row_kind(row, "kernel_note"), 0);
+	free(jr);
+}
+
+/* count_text() - How many times the text read_json() read has @needle. */
+static size_t count_text(const char *needle)
+{
+	const char *p = last_text;
+	size_t n = 0;
+
+	while (p && (p = strstr(p, needle))) {
+		n++;
+		p += strlen(needle);
+	}
+	return n;
+}
+
+/*
+ * Seed 002's kernel column: a row whose kernel file had other pages than
+ * upcache's says so in its kernel_note, the suite's own words; the
+ * others have none.  Which rows those are, the suite's choice of tmpfs
+ * says (shmk_find(), as bench_suite_shmem() calls it at this size).
+ */
+static void test_seed002_kernel_notes(void **state)
+{
+	struct jread *jr;
+	int huge;
+
+	(void)state;
+	jr = read_json("002");
+	assert_int_equal(jr->nr_rows, 18);
+	for (huge = 0; huge < 2; huge++) {
+		struct shmk_info k;
+		char note[sizeof(k.mismatch) + 32];
+		size_t r;
+
+		shmk_find(&shm_kernel_where, huge, (4UL << 20) + (16UL << 20),
+			  &k);
+		snprintf(note, sizeof(note), "\"kernel_note\":\"%s\"",
+			 k.mismatch);
+		for (r = 9 * (size_t)huge; r < 9 * (size_t)huge + 9; r++) {
+			const struct jrow *row = &jr->rows[r];
+
+			assert_non_null(strstr(jr->rows[r].name, huge ?
+					       "_huge" : "_nohuge"));
+			check_row(row, true);
+			if (!k.usable) {
+				assert_int_equal(jread_row_kind(row,
+								"kernel"), 0);
+				assert_int_equal(jread_row_kind(row,
+								"kernel_note"),
+						 0);
+				continue;
+			}
+			assert_true(jread_row_num(row, "kernel") > 0);
+			assert_int_equal(jread_row_kind(row, "kernel_note"),
+					 k.matched ? -1 : 0);
+		}
+		/* The note is the suite's mismatch, in each of the 9 rows. */
+		if (k.usable && !k.matched)
+			assert_int_equal(count_text(note), 9);
+	}
 	free(jr);
 }
 
@@ -283,6 +346,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seed001_add_rows),
+		cmocka_unit_test(test_seed002_kernel_notes),
 		cmocka_unit_test(test_seed003_swap_rows),
 		cmocka_unit_test(test_seed004_populate_rows),
 		cmocka_unit_test(test_seeds_bad_arguments),

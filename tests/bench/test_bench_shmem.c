@@ -13,7 +13,10 @@
  * folios, large folios and a punched range, at every kind of offset
  * and length, that the kernel's files are of their kind, that a
  * directory that is no tmpfs leaves the kernel figures null instead of
- * failing, and that a wrong read ends the run with exit status 2.
+ * failing, that each half of the rows gets a tmpfs whose files have its
+ * pages where one is mounted (shmk_find() on mount tables of the tests'
+ * own) and says so in every row where none is, and that a wrong read
+ * ends the run with exit status 2.
  *
  * Linked with the benchmark's sources (all of tools/bench/ but main.c;
  * see cmake/UpcacheTests.cmake).
@@ -63,6 +66,11 @@ static void row_name(size_t r, char *buf, size_t len)
 		 r < 9 ? "nohuge" : "huge");
 }
 
+/* A table with no tmpfs and a first directory that is none either. */
+static const struct shmk_where proc_where = {
+	.first = "/proc", .shmem_enabled = SHMK_SHMEM_ENABLED,
+};
+
 /* num() - A numeric field of the suite's row @name (bt_num()). */
 static double num(const char *name, const char *key)
 {
@@ -87,6 +95,42 @@ static void test_suite_json(void **state)
 	assert_int_equal(suite.rep.nr_rows, NR_ROWS);
 	for (r = 0; r < NR_ROWS; r++)
 		assert_string_equal(suite.rep.rows[r].name, names[r]);
+}
+
+/*
+ * check_kernel_pages() - Row @row says which pages the kernel's file had
+ * (null without a kernel figure), and why when they are not the row's:
+ * exactly when its half's directory did not match (the report's meta).
+ */
+static void check_kernel_pages(const struct bench_report *rep,
+			       const struct bench_row *row)
+{
+	const struct bench_field *pages = bench_row_get(row, "kernel_pages");
+	const struct bench_field *why = bench_row_get(row, "kernel_mismatch");
+	const struct bench_field *huge = bench_row_get(row, "huge");
+	bool is_huge = !strcmp(huge->str, "always");
+	const struct bench_field *matched = bench_row_get(&rep->meta,
+		is_huge ? "kernel_matched_huge_rows" : "kernel_matched");
+
+	assert_non_null(pages);
+	assert_non_null(matched);
+	if (isnan(bench_row_num(row, "gib_per_s_kernel"))) {
+		assert_int_equal(pages->kind, BENCH_FIELD_NULL);
+		assert_int_equal(matched->kind, BENCH_FIELD_NULL);
+		assert_null(why);
+		return;
+	}
+	assert_int_equal(pages->kind, BENCH_FIELD_STR);
+	assert_string_equal(matched->str, !strcmp(pages->str,
+			    is_huge ? "2m" : "4k") ? "yes" : "no");
+	if (!strcmp(matched->str, "yes")) {
+		assert_null(why);
+		return;
+	}
+	assert_non_null(why);
+	assert_int_equal(why->kind, BENCH_FIELD_STR);
+	assert_non_null(strstr(why->str, is_huge ? "upcache's used 2 MiB" :
+			       "upcache's used 4 KiB"));
 }
 
 static void test_suite_figures(void **state)
@@ -114,6 +158,7 @@ static void test_suite_figures(void **state)
 		assert_int_equal(num(name, "reads_per_round") *
 				 num(name, "bs"), 4 * MIB);
 		assert_string_equal(bt_str(&suite.rep, name, "unit"), "GiB/s");
+		check_kernel_pages(&suite.rep, bt_row(&suite.rep, name));
 		if (!have_kernel)
 			continue;
 		assert_true(num(name, "gib_per_s_kernel") > 0);
@@ -180,7 +225,7 @@ static void test_suite_walks(void **state)
 static int shm_suite_proc(const struct bench_options *opts,
 			  struct bench_output *out, struct bench_report *rep)
 {
-	return shm_suite_run(opts, out, rep, "/proc");
+	return shm_suite_run(opts, out, rep, &proc_where);
 }
 
 /* A directory that is no tmpfs: the run goes on without the kernel. */
@@ -200,6 +245,15 @@ static void test_suite_without_kernel(void **state)
 	assert_null(bt_str(&rep, "read_normal_4k_nohuge",
 			"target_vs_kernel_met"));
 	assert_true(bench_row_num(&rep.rows[0], "gib_per_s_batched") > 0);
+	/* Neither half has one: no pages, no mismatch, and why. */
+	side = bench_row_get(&rep.meta, "kernel_side_huge_rows");
+	assert_non_null(side);
+	assert_non_null(strstr(side->str, "not a tmpfs"));
+	assert_null(bt_str(&rep, "read_hole_1m_huge", "kernel_pages"));
+	assert_null(bench_row_get(bt_row(&rep, "read_hole_1m_huge"),
+				  "kernel_mismatch"));
+	assert_true(isnan(bench_row_num(bt_row(&rep, "read_normal_1m_huge"),
+					"gib_per_s_kernel")));
 	bench_report_free(&rep);
 }
 
@@ -403,6 +457,302 @@ static void test_kernel_files(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* Choosing the kernel's tmpfs                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Fake mount tables list directories in a scratch directory on /dev/shm
+ * as tmpfs mounts of each policy: the probes read the policy from the
+ * table, and the directory itself is a real, writable tmpfs.
+ */
+static char scratch[] = "/dev/shm/upc-test-shmk-XXXXXX";
+
+/**
+ * struct fake - a scratch directory's paths.
+ * @first: Tried first, like /dev/shm.
+ * @never: A later "mount" with no huge= option.
+ * @advise: One with huge=advise (4 KiB pages: nothing is madvise()d).
+ * @within: One with huge=within_size.
+ * @always: One with huge=always, after @within.
+ * @mounts: The table.
+ * @enabled: The fake shmem_enabled.
+ * @where: Where shmk_find() looks: the above.
+ */
+struct fake {
+	char first[64], never[64], advise[64], within[64], always[64];
+	char mounts[64], enabled[64];
+	struct shmk_where where;
+};
+
+static int fake_setup(void **state)
+{
+	static struct fake f;
+	struct shmk_info shm;
+
+	*state = NULL;
+	shmk_probe(SHM_KERNEL_DIR, &shm);
+	if (!shm.usable || !mkdtemp(scratch))
+		return 0;	/* the tests skip */
+	snprintf(f.first, sizeof(f.first), "%s/first", scratch);
+	snprintf(f.never, sizeof(f.never), "%s/never", scratch);
+	snprintf(f.advise, sizeof(f.advise), "%s/advise", scratch);
+	snprintf(f.within, sizeof(f.within), "%s/within", scratch);
+	snprintf(f.always, sizeof(f.always), "%s/always", scratch);
+	snprintf(f.mounts, sizeof(f.mounts), "%s/mounts", scratch);
+	snprintf(f.enabled, sizeof(f.enabled), "%s/enabled", scratch);
+	if (mkdir(f.first, 0700) || mkdir(f.never, 0700) ||
+	    mkdir(f.advise, 0700) || mkdir(f.within, 0700) ||
+	    mkdir(f.always, 0700)) {
+		bt_rm_rf(scratch);
+		return -1;
+	}
+	f.where = (struct shmk_where) {
+		.first = f.first, .mounts = f.mounts,
+		.shmem_enabled = f.enabled,
+	};
+	*state = &f;
+	return 0;
+}
+
+static int fake_teardown(void **state)
+{
+	return *state ? bt_rm_rf(scratch) : 0;
+}
+
+/* fake_get() - The scratch paths, or skip without a writable /dev/shm. */
+static struct fake *fake_get(void **state)
+{
+	if (!*state)
+		skip();
+	return *state;
+}
+
+/* fake_write() - Write @text to @path. */
+static void fake_write(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* fake_enabled() - Select @word in the fake shmem_enabled. */
+static void fake_enabled(struct fake *f, const char *word)
+{
+	static const char *const words[] = {
+		"always", "within_size", "advise", "never", "deny", "force",
+	};
+	char line[128] = "";
+	size_t i;
+
+	for (i = 0; i < BT_ARRAY_SIZE(words); i++)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 !strcmp(words[i], word) ? "%s[%s]" : "%s%s",
+			 i ? " " : "", words[i]);
+	strcat(line, "\n");
+	fake_write(f->enabled, line);
+}
+
+/*
+ * fake_table() - A mount table: @first_huge for the first directory (NULL:
+ * no huge= option), then /proc claimed as a huge tmpfs (statfs() says
+ * otherwise: skipped), a line too long to read (skipped whole), an ext4
+ * "mount" (skipped), then never, advise, within_size and always.
+ */
+static void fake_table(struct fake *f, const char *first_huge)
+{
+	char text[4096], junk[1500];
+	int n;
+
+	memset(junk, 'x', sizeof(junk) - 1);
+	junk[sizeof(junk) - 1] = '\0';
+	n = snprintf(text, sizeof(text),
+		     "tmpfs %s tmpfs rw,relatime%s%s 0 0\n"
+		     "proc /proc tmpfs rw,huge=always 0 0\n"
+		     "tmpfs /%s tmpfs rw,huge=always 0 0\n"
+		     "/dev/sda1 %s ext4 rw,huge=always 0 0\n"
+		     "tmpfs %s tmpfs rw,size=1g 0 0\n"
+		     "tmpfs %s tmpfs rw,size=1g,huge=advise 0 0\n"
+		     "tmpfs %s tmpfs rw,huge=within_size,size=1g 0 0\n"
+		     "tmpfs %s tmpfs rw,huge=always 0 0\n",
+		     f->first, first_huge ? ",huge=" : "",
+		     first_huge ? first_huge : "", junk, f->always, f->never,
+		     f->advise, f->within, f->always);
+	assert_true(n > 0 && n < (int)sizeof(text));
+	fake_write(f->mounts, text);
+}
+
+/* find() - shmk_find() in the fake tables, wanting @huge pages. */
+static void find(struct fake *f, bool huge, struct shmk_info *info)
+{
+	shmk_find(&f->where, huge, 4 * MIB, info);
+	assert_true(info->usable);
+}
+
+/* A tmpfs of the pages wanted is picked over the first directory. */
+static void test_find_picks_match(void **state)
+{
+	struct fake *f = fake_get(state);
+	struct shmk_info info;
+
+	fake_enabled(f, "never");
+	fake_table(f, NULL);
+	find(f, true, &info);
+	/* Not /proc, not the ext4 one, not advise: within_size, first. */
+	assert_string_equal(info.dir, f->within);
+	assert_true(info.matched);
+	assert_string_equal(info.pages, "2m");
+	assert_string_equal(info.effective, "within_size");
+	assert_string_equal(info.mismatch, "");
+	find(f, false, &info);
+	assert_string_equal(info.dir, f->first);
+	assert_true(info.matched);
+	assert_string_equal(info.pages, "4k");
+
+	/* A huge first directory: the 4 KiB rows go to the next one. */
+	fake_table(f, "always");
+	find(f, false, &info);
+	assert_string_equal(info.dir, f->never);
+	assert_true(info.matched);
+	find(f, true, &info);
+	assert_string_equal(info.dir, f->first);
+	assert_true(info.matched);
+
+	/* advise gives 4 KiB pages to a file nobody madvise()s. */
+	fake_table(f, "advise");
+	find(f, false, &info);
+	assert_string_equal(info.dir, f->first);
+	assert_string_equal(info.pages, "4k");
+}
+
+/* None matches: the first directory, and why, and what would help. */
+static void test_find_falls_back(void **state)
+{
+	struct fake *f = fake_get(state);
+	struct shmk_info info;
+	char text[256];
+
+	/* Only the first directory, without huge pages. */
+	fake_enabled(f, "never");
+	fake_write(f->mounts, "");
+	find(f, true, &info);
+	assert_string_equal(info.dir, f->first);
+	assert_false(info.matched);
+	assert_string_equal(info.mount_huge, "unknown");
+	assert_string_equal(info.pages, "unknown");
+	assert_non_null(strstr(info.mismatch, "no tmpfs mount point"));
+	/* No table at all: the same. */
+	f->where.mounts = NULL;
+	find(f, false, &info);
+	f->where.mounts = f->mounts;
+	assert_string_equal(info.dir, f->first);
+	assert_false(info.matched);
+
+	/* deny: no tmpfs gives huge pages, and no mount can. */
+	fake_enabled(f, "deny");
+	fake_table(f, NULL);
+	find(f, true, &info);
+	assert_string_equal(info.dir, f->first);
+	assert_false(info.matched);
+	assert_string_equal(info.pages, "4k");
+	assert_non_null(strstr(info.mismatch, "shmem_enabled [deny]"));
+	assert_non_null(strstr(info.mismatch, "used 4 KiB pages where "
+			       "upcache's used 2 MiB folios"));
+	find(f, false, &info);
+	assert_string_equal(info.dir, f->first);
+	assert_true(info.matched);
+
+	/* force: every tmpfs gives huge pages. */
+	fake_enabled(f, "force");
+	find(f, false, &info);
+	assert_string_equal(info.dir, f->first);
+	assert_false(info.matched);
+	assert_string_equal(info.pages, "2m");
+	assert_non_null(strstr(info.mismatch, "shmem_enabled [force]"));
+	find(f, true, &info);
+	assert_true(info.matched);
+
+	/* The first directory gives the other pages, nothing else does. */
+	fake_enabled(f, "never");
+	snprintf(text, sizeof(text), "tmpfs %s tmpfs rw 0 0\n"
+		 "tmpfs /proc tmpfs rw,huge=always 0 0\n", f->first);
+	fake_write(f->mounts, text);
+	find(f, true, &info);
+	assert_false(info.matched);
+	assert_string_equal(info.mount_huge, "never");
+	assert_non_null(strstr(info.mismatch, "gives huge=never: its file "
+			       "used 4 KiB pages"));
+	assert_non_null(strstr(info.mismatch, "mount a huge=always tmpfs"));
+
+	/* No room anywhere: the first directory, unusable, and why. */
+	fake_table(f, NULL);
+	shmk_find(&f->where, true, (size_t)1 << 62, &info);
+	assert_false(info.usable);
+	assert_false(info.matched);
+	assert_string_equal(info.dir, f->first);
+	assert_non_null(strstr(info.why, "MiB free"));
+	assert_string_equal(info.mismatch, "");
+}
+
+static const struct shmk_where *suite_where;
+
+static int shm_suite_where(const struct bench_options *opts,
+			   struct bench_output *out, struct bench_report *rep)
+{
+	return shm_suite_run(opts, out, rep, suite_where);
+}
+
+/*
+ * The suite takes each half's directory: the huge rows' kernel file in
+ * the only huge "mount", the nohuge rows without one (the first
+ * directory is no tmpfs, and no other gives 4 KiB pages).
+ */
+static void test_suite_kernel_per_half(void **state)
+{
+	struct fake *f = fake_get(state);
+	struct shmk_where where = {
+		.first = "/proc", .mounts = f->mounts,
+		.shmem_enabled = f->enabled,
+	};
+	struct bench_report rep;
+	char text[256];
+	size_t r;
+
+	fake_enabled(f, "never");
+	snprintf(text, sizeof(text), "tmpfs %s tmpfs rw,huge=always 0 0\n",
+		 f->always);
+	fake_write(f->mounts, text);
+	suite_where = &where;
+	assert_int_equal(bt_run_tiny(shm_suite_where, "shmem", &rep), 0);
+	assert_string_equal(bt_str(&rep, "read_normal_4k_nohuge", "huge"),
+			    "never");
+	assert_non_null(strstr(bench_row_get(&rep.meta, "kernel_side")->str,
+			       "not a tmpfs"));
+	assert_string_equal(bench_row_get(&rep.meta,
+					  "kernel_dir_huge_rows")->str,
+			    f->always);
+	assert_string_equal(bench_row_get(&rep.meta,
+					  "kernel_side_huge_rows")->str,
+			    "measured");
+	assert_string_equal(bench_row_get(&rep.meta,
+					  "kernel_matched_huge_rows")->str,
+			    "yes");
+	for (r = 0; r < NR_ROWS; r++) {
+		const struct bench_row *row = &rep.rows[r];
+		bool huge = r >= NR_ROWS / 2;
+
+		check_kernel_pages(&rep, row);
+		assert_true(isnan(bench_row_num(row, "gib_per_s_kernel")) ==
+			    !huge);
+		if (huge)
+			assert_string_equal(bench_row_get(row,
+					    "kernel_pages")->str, "2m");
+	}
+	bench_report_free(&rep);
+}
+
+/* ------------------------------------------------------------------ */
 /* A wrong read ends the run                                           */
 /* ------------------------------------------------------------------ */
 
@@ -418,7 +768,7 @@ static void read_changed(void *arg)
 
 	(void)arg;
 	shmb_scale_from_options(&opts, &scale);
-	shmb_init(&b, &scale, "/proc");
+	shmb_init(&b, &scale, &proc_where);
 	shmb_group_open(&b, SHMK_NORMAL, false);
 	/* Behind the file's back: its last page changes. */
 	folio = filemap_get_entry(&b.sf.mapping, scale.file_bytes / 4096 - 1);
@@ -444,6 +794,11 @@ int main(void)
 		cmocka_unit_test(test_suite_targets),
 		cmocka_unit_test(test_suite_walks),
 	};
+	const struct CMUnitTest find_tests[] = {
+		cmocka_unit_test(test_find_picks_match),
+		cmocka_unit_test(test_find_falls_back),
+		cmocka_unit_test(test_suite_kernel_per_half),
+	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_suite_without_kernel),
 		cmocka_unit_test(test_per_folio_same_bytes),
@@ -454,5 +809,6 @@ int main(void)
 
 	return cmocka_run_group_tests(suite_tests, suite_setup,
 				      bt_suite_teardown) |
+		cmocka_run_group_tests(find_tests, fake_setup, fake_teardown) |
 		cmocka_run_group_tests(tests, NULL, NULL);
 }

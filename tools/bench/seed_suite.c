@@ -10,7 +10,8 @@
  * suite measures each, and how that suite's rows become the seed's
  * table: before, after, the change the way the seed reports it (+7.3%
  * IOPS, -10.3% time), the kernel's figure for the same work on this
- * machine where there is one, and upcache's speed over the kernel's.
+ * machine where there is one (with the suite's reason where that figure
+ * is not like for like), and upcache's speed over the kernel's.
  * The measuring is the suites' (rc_suite.c, fm_suite.c, shm_suite.c,
  * sw_suite.c, seed_populate.c): this file only runs them and reads their
  * reports.
@@ -391,6 +392,18 @@ static const char *seed_skip_of(const struct bench_row *row)
 	return f && f->kind == BENCH_FIELD_STR ? f->str : NULL;
 }
 
+/*
+ * Why a row's kernel figure is not like for like, where its suite says
+ * (the "kernel_mismatch" string of the row it came from: seed 002's huge
+ * rows against a tmpfs without huge pages), else NULL.
+ */
+static const char *seed_mismatch_of(const struct bench_row *row)
+{
+	const struct bench_field *f = bench_row_get(row, "kernel_mismatch");
+
+	return f && f->kind == BENCH_FIELD_STR ? f->str : NULL;
+}
+
 static const char *seed_kernel_note(const struct seed_experiment *e,
 				    const struct bench_row *after)
 {
@@ -449,6 +462,8 @@ static void seed_add_row(const struct seed_experiment *e,
 			  seed_speed(b, k, m->higher_better));
 	if (isnan(k))
 		bench_row_set_str(row, "kernel_note", seed_kernel_note(e, after));
+	else if (seed_mismatch_of(after))
+		bench_row_set_str(row, "kernel_note", seed_mismatch_of(after));
 	if (m->counter) {
 		bench_row_set_str(row, "counter", m->counter);
 		bench_row_set_num(row, "counter_before", cb);
@@ -506,6 +521,39 @@ static void seed_map_rows(const struct seed_experiment *e,
 		if (!isnan(bench_row_num(&src->rows[i], m->after_key)))
 			seed_add_row(e, m, src->rows[i].name, &src->rows[i],
 				     &src->rows[i], rep, t);
+}
+
+/*
+ * Say under the table, once for each reason, which rows' kernel figure
+ * is not like for like (seed_mismatch_of()): the seed's JSON has it in
+ * each row's kernel_note, the table in one line.
+ */
+static void seed_print_mismatches(const struct bench_report *src)
+{
+	size_t i, j;
+
+	for (i = 0; i < src->nr_rows; i++) {
+		const char *why = seed_mismatch_of(&src->rows[i]);
+		const char *last = src->rows[i].name;
+		size_t n = 0;
+
+		for (j = 0; why && j < i; j++)
+			if (seed_mismatch_of(&src->rows[j]) &&
+			    !strcmp(seed_mismatch_of(&src->rows[j]), why))
+				why = NULL;	/* said already */
+		if (!why)
+			continue;
+		for (j = i; j < src->nr_rows; j++) {
+			if (!seed_mismatch_of(&src->rows[j]) ||
+			    strcmp(seed_mismatch_of(&src->rows[j]), why))
+				continue;
+			last = src->rows[j].name;
+			n++;
+		}
+		printf("  kernel: not like for like in %zu row%s (%s%s%s): "
+		       "%s\n", n, n == 1 ? "" : "s", src->rows[i].name,
+		       n == 1 ? "" : " .. ", n == 1 ? "" : last, why);
+	}
 }
 
 /* ---- running one experiment ------------------------------------------------ */
@@ -580,6 +628,7 @@ static void seed_run(const struct seeds_args *a,
 		else if (src.nr_rows && seed_skip_of(&src.rows[0]))
 			printf("  kernel: skipped: %s\n",
 			       seed_skip_of(&src.rows[0]));
+		seed_print_mismatches(&src);
 		bench_report_free(&src);
 	}
 	if (e->pending) {

@@ -19,8 +19,11 @@
  *			upc_read() calls after checking its arguments)
  *	per_folio	the path before seed 002 (shm_baseline.h): one
  *			lookup per folio, per page in holes
- *	kernel		pread() on a file of the same kind in /dev/shm,
- *			the kernel's tmpfs (shm_kernel.h)
+ *	kernel		pread() on a file of the same kind on the
+ *			kernel's tmpfs: for each huge policy, the first
+ *			tmpfs mounted (/dev/shm first) whose files get the
+ *			same pages as upcache's, else /dev/shm, the
+ *			mismatch recorded (shm_kernel.h)
  *
  * into the same destination buffer; "memcpy" copies the same number of
  * bytes in the same blocks from a plain buffer of the file's size into
@@ -111,7 +114,9 @@ struct shm_scale {
 /**
  * struct shm_bench - the state every shmem case shares.
  * @scale: The sizes of this run.
- * @kern: Where the kernel's files go and what huge policy they get.
+ * @kern: Where the kernel's files go and what pages they get, for each
+ *	huge policy of upcache's file (index: @huge): the tmpfs that
+ *	shmk_find() chose for it.
  * @src: @scale.file_bytes of the pattern: what a normal file holds and
  *	what the memcpy cases copy from.
  * @buf: The destination of every read (SHMB_MAX_BS bytes).
@@ -125,7 +130,7 @@ struct shm_scale {
  */
 struct shm_bench {
 	struct shm_scale scale;
-	struct shmk_info kern;
+	struct shmk_info kern[2];
 	unsigned char *src;
 	unsigned char *buf;
 	unsigned char *scratch[SHMB_NR_READERS];
@@ -172,15 +177,16 @@ void shmb_scale_from_options(const struct bench_options *opts,
  * shmb_init() - Allocate the pattern and the buffers of a run.
  * @b: The state to fill.
  * @scale: The sizes; copied.
- * @kernel_dir: The tmpfs directory for the kernel's files ("/dev/shm").
+ * @where: Where to look for the kernel's tmpfs (shmk_find()): for each
+ *	huge policy, one whose files get the pages upcache's file gets.
  *
- * A directory that is not usable leaves the kernel side out of the run
- * (@b->kern says why) rather than failing it.
+ * A group whose directory is not usable leaves the kernel side out of
+ * its rows (@b->kern says why) rather than failing the run.
  *
  * Context: Dies (exit status 2) if memory runs out.
  */
 void shmb_init(struct shm_bench *b, const struct shm_scale *scale,
-	       const char *kernel_dir);
+	       const struct shmk_where *where);
 
 /**
  * shmb_free() - Free what shmb_init() allocated.
@@ -195,9 +201,9 @@ void shmb_free(struct shm_bench *b);
  * @huge: The upcache file's huge policy is ALWAYS (else NEVER).
  *
  * Builds the upcache file in a new arena and the kernel file (when the
- * run has a kernel side), checks that each is of its kind, and reads
- * both with every method at a few offsets per block size (see the
- * opening comment).
+ * group has a kernel side, in the directory chosen for @huge), checks
+ * that each is of its kind, and reads both with every method at a few
+ * offsets per block size (see the opening comment).
  *
  * Context: Dies (exit status 2) on any failure or wrong result.
  */

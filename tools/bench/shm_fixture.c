@@ -91,19 +91,20 @@ static unsigned char *shmb_xalloc(size_t size, const char *what)
  * shmb_init() - Allocate the pattern and the buffers of a run.
  * @b: The state to fill.
  * @scale: The sizes.
- * @kernel_dir: The tmpfs directory for the kernel's files.
+ * @where: Where to look for the kernel's tmpfs.
  */
 void shmb_init(struct shm_bench *b, const struct shm_scale *scale,
-	       const char *kernel_dir)
+	       const struct shmk_where *where)
 {
+	/* One kernel file at a time, plus room for tmpfs's own use. */
+	size_t room = scale->file_bytes + (16UL << 20);
 	int m;
 
 	memset(b, 0, sizeof(*b));
 	b->scale = *scale;
 	b->kfd = -1;
-	shmk_probe(kernel_dir, &b->kern);
-	/* One kernel file at a time, plus room for tmpfs's own use. */
-	shmk_require_space(&b->kern, scale->file_bytes + (16UL << 20));
+	shmk_find(where, false, room, &b->kern[0]);
+	shmk_find(where, true, room, &b->kern[1]);
 	b->src = shmb_xalloc(scale->file_bytes, "the pattern");
 	shmb_fill_pattern(b->src, scale->file_bytes);
 	b->buf = shmb_xalloc(SHMB_MAX_BS, "the read buffer");
@@ -306,8 +307,8 @@ void shmb_group_open(struct shm_bench *b, enum shmk_kind kind, bool huge)
 	b->huge = huge;
 	shmb_build_file(b);
 	shmb_check_folios(b);
-	if (b->kern.usable)
-		b->kfd = shmk_create(&b->kern, kind, b->src,
+	if (b->kern[huge].usable)
+		b->kfd = shmk_create(&b->kern[huge], kind, b->src,
 				     b->scale.file_bytes);
 	shmb_check_reads(b);
 }

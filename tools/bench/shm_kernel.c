@@ -3,9 +3,10 @@
  * tools/bench/shm_kernel.c - the kernel's side of the shmem suite: files
  * on a real tmpfs and the huge policy they get (shm_kernel.h).
  *
- * Owns finding out whether the directory is a usable tmpfs, reading the
- * mount's huge= option and shmem_enabled, and creating a file of each
- * kind.  A kind is checked by its allocated blocks (st_blocks), the
+ * Owns finding out whether a directory is a usable tmpfs, reading the
+ * mount's huge= option and shmem_enabled, choosing among the tmpfs
+ * mounts one whose policy gives the pages wanted, and creating a file of
+ * each kind.  A kind is checked by its allocated blocks (st_blocks), the
  * only thing that tells a hole from written zeros from the outside.
  */
 #define _GNU_SOURCE
@@ -23,8 +24,10 @@
 #include "shm_kernel.h"
 #include "util.h"
 
-#define SHMK_SHMEM_ENABLED \
-	"/sys/kernel/mm/transparent_hugepage/shmem_enabled"
+/* Where shmk_probe() looks: the running system's tables. */
+static const struct shmk_where shmk_system = {
+	.mounts = SHMK_MOUNTS, .shmem_enabled = SHMK_SHMEM_ENABLED,
+};
 
 /* Written in pieces of this size (any size works; this one is cheap). */
 #define SHMK_WRITE_CHUNK	(2UL << 20)
@@ -40,13 +43,14 @@ static void shmk_copy(char *dst, size_t len, const char *src)
 }
 
 /*
- * shmk_read_enabled() - The selected word of shmem_enabled: the one in
- * brackets, as in "always within_size advise [never] deny force".
+ * shmk_read_enabled() - The selected word of shmem_enabled (the file
+ * @path): the one in brackets, as in
+ * "always within_size advise [never] deny force".
  */
-static void shmk_read_enabled(char *out, size_t len)
+static void shmk_read_enabled(const char *path, char *out, size_t len)
 {
 	char line[256], *open, *close;
-	FILE *f = fopen(SHMK_SHMEM_ENABLED, "r");
+	FILE *f = fopen(path, "r");
 
 	shmk_copy(out, len, "unknown");
 	if (!f)
@@ -62,26 +66,63 @@ static void shmk_read_enabled(char *out, size_t len)
 	fclose(f);
 }
 
+/**
+ * struct shmk_mount - one line of a mount table, the fields used here.
+ * @point: The mount point (octal escapes, as "\040", left as they are:
+ *	such a directory is then not found, and not used).
+ * @type: The file system type.
+ * @opts: The mount options.
+ */
+struct shmk_mount {
+	char point[256];
+	char type[64];
+	char opts[512];
+};
+
+/*
+ * shmk_next_mount() - Read the next line of the mount table @f into @m.
+ * A line too long for @m is skipped whole rather than read in pieces.
+ * Return: false at the end of the table.
+ */
+static bool shmk_next_mount(FILE *f, struct shmk_mount *m)
+{
+	char line[1024];
+
+	while (fgets(line, sizeof(line), f)) {
+		if (!strchr(line, '\n') && !feof(f)) {
+			int c;
+
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+			continue;
+		}
+		if (sscanf(line, "%*s %255s %63s %511s", m->point, m->type,
+			   m->opts) == 3)
+			return true;
+	}
+	return false;
+}
+
 /*
  * shmk_read_mount_huge() - The huge= option of the tmpfs mounted at
- * @dir; the last matching line of /proc/self/mounts wins, as it is the
- * one on top.
+ * @dir, in the mount table @mounts; the last matching line wins, as it
+ * is the one on top.
  */
-static void shmk_read_mount_huge(const char *dir, char *out, size_t len)
+static void shmk_read_mount_huge(const char *mounts, const char *dir,
+				 char *out, size_t len)
 {
-	char point[256], type[64], opts[512];
-	FILE *f = fopen("/proc/self/mounts", "r");
+	struct shmk_mount m;
+	FILE *f = mounts ? fopen(mounts, "r") : NULL;
 
 	shmk_copy(out, len, "unknown");
 	if (!f)
 		return;
-	while (fscanf(f, "%*s %255s %63s %511s %*d %*d", point, type,
-		      opts) == 3) {
+	while (shmk_next_mount(f, &m)) {
 		char *huge;
 
-		if (strcmp(point, dir) || strcmp(type, "tmpfs"))
+		if (strcmp(m.point, dir) || strcmp(m.type, "tmpfs"))
 			continue;
-		huge = strstr(opts, "huge=");
+		huge = strstr(m.opts, "huge=");
 		if (!huge) {
 			shmk_copy(out, len, "never");
 			continue;
@@ -93,7 +134,12 @@ static void shmk_read_mount_huge(const char *dir, char *out, size_t len)
 	fclose(f);
 }
 
-/* shmk_effective() - What the kernel's files get (see struct shmk_info). */
+/*
+ * shmk_effective() - What the kernel's files get (see struct shmk_info):
+ * the policy, and the pages a file written whole and read with pread()
+ * gets under it.  "advise" gives huge pages only to a range madvise()d
+ * MADV_HUGEPAGE, and the suite maps nothing.
+ */
 static void shmk_effective(struct shmk_info *info)
 {
 	const char *e = info->mount_huge;
@@ -103,21 +149,33 @@ static void shmk_effective(struct shmk_info *info)
 	else if (!strcmp(info->shmem_enabled, "force"))
 		e = "always";
 	shmk_copy(info->effective, sizeof(info->effective), e);
+	if (!strcmp(e, "always") || !strcmp(e, "within_size"))
+		info->pages = "2m";
+	else if (!strcmp(e, "never") || !strcmp(e, "advise"))
+		info->pages = "4k";
+	else
+		info->pages = "unknown";
 }
 
-/**
- * shmk_probe() - Find out whether and how the kernel side can run.
- * @dir: The tmpfs directory.
- * @info: The result.
- */
-void shmk_probe(const char *dir, struct shmk_info *info)
+const char *shmk_pages_prose(const struct shmk_info *info)
+{
+	if (!strcmp(info->pages, "2m"))
+		return "2 MiB";
+	return strcmp(info->pages, "4k") ? "unknown-size" : "4 KiB";
+}
+
+/* shmk_probe_in() - shmk_probe(), reading the tables @where names. */
+static void shmk_probe_in(const struct shmk_where *where, const char *dir,
+			  struct shmk_info *info)
 {
 	struct statfs fs;
 
 	memset(info, 0, sizeof(*info));
 	shmk_copy(info->dir, sizeof(info->dir), dir);
-	shmk_read_enabled(info->shmem_enabled, sizeof(info->shmem_enabled));
-	shmk_read_mount_huge(dir, info->mount_huge, sizeof(info->mount_huge));
+	shmk_read_enabled(where->shmem_enabled, info->shmem_enabled,
+			  sizeof(info->shmem_enabled));
+	shmk_read_mount_huge(where->mounts, dir, info->mount_huge,
+			     sizeof(info->mount_huge));
 	shmk_effective(info);
 	if (statfs(dir, &fs)) {
 		snprintf(info->why, sizeof(info->why), "%s: %s", dir,
@@ -137,6 +195,16 @@ void shmk_probe(const char *dir, struct shmk_info *info)
 	info->usable = true;
 }
 
+/**
+ * shmk_probe() - Find out whether and how the kernel side can run.
+ * @dir: The tmpfs directory.
+ * @info: The result.
+ */
+void shmk_probe(const char *dir, struct shmk_info *info)
+{
+	shmk_probe_in(&shmk_system, dir, info);
+}
+
 void shmk_require_space(struct shmk_info *info, size_t bytes)
 {
 	struct statfs fs;
@@ -151,6 +219,107 @@ void shmk_require_space(struct shmk_info *info, size_t bytes)
 	snprintf(info->why, sizeof(info->why), "%.64s has %llu MiB free, the "
 		 "kernel's file needs %zu MiB", info->dir, avail >> 20,
 		 bytes >> 20);
+}
+
+/*
+ * shmk_try() - Probe @dir for shmk_find(); true if it is usable, has
+ * @bytes free and gives the pages @want.
+ */
+static bool shmk_try(const struct shmk_where *where, const char *dir,
+		     const char *want, size_t bytes, struct shmk_info *info)
+{
+	shmk_probe_in(where, dir, info);
+	shmk_require_space(info, bytes);
+	info->matched = info->usable && !strcmp(info->pages, want);
+	return info->matched;
+}
+
+/*
+ * shmk_explain() - Fill @info->mismatch: the pages @info->dir gives
+ * instead of those wanted, and what would give those.  A global
+ * shmem_enabled of deny or force decides for every tmpfs, so no mount
+ * helps then.
+ */
+static void shmk_explain(struct shmk_info *info, bool huge)
+{
+	const char *theirs = shmk_pages_prose(info);
+	const char *ours = huge ? "2 MiB" : "4 KiB";
+	bool global = !strcmp(info->shmem_enabled, "deny") ||
+		      !strcmp(info->shmem_enabled, "force");
+
+	if (global)
+		snprintf(info->mismatch, sizeof(info->mismatch),
+			 "shmem_enabled [%s] gives every tmpfs huge=%s: the "
+			 "kernel's file in %.100s used %s pages where "
+			 "upcache's used %s folios, and no mount can change "
+			 "that", info->shmem_enabled, info->effective,
+			 info->dir, theirs, ours);
+	else if (!strcmp(info->pages, "unknown"))
+		snprintf(info->mismatch, sizeof(info->mismatch),
+			 "%.100s is no tmpfs mount point of its own: the "
+			 "kernel's file there used %s pages where upcache's "
+			 "used %s folios; mount a huge=%s tmpfs for a "
+			 "like-for-like figure (docs/bench.md)", info->dir,
+			 theirs, ours, huge ? "always" : "never");
+	else
+		snprintf(info->mismatch, sizeof(info->mismatch),
+			 "the kernel's tmpfs at %.100s gives huge=%s: its file "
+			 "used %s pages where upcache's used %s folios; mount "
+			 "a huge=%s tmpfs for a like-for-like figure "
+			 "(docs/bench.md)", info->dir, info->effective,
+			 theirs, ours, huge ? "always" : "never");
+}
+
+/*
+ * shmk_system_mount() - A tmpfs the system keeps for itself (cgroups,
+ * runtime state): never a place for a benchmark's file, writable or not.
+ */
+static bool shmk_system_mount(const char *point)
+{
+	static const char *const system[] = { "/sys", "/proc", "/run" };
+	size_t i, n;
+
+	for (i = 0; i < sizeof(system) / sizeof(system[0]); i++) {
+		n = strlen(system[i]);
+		if (!strncmp(point, system[i], n) &&
+		    (point[n] == '/' || !point[n]))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * shmk_find() - Find a tmpfs whose files get the pages of upcache's.
+ * @where: Where to look.
+ * @huge: 2 MiB pages are wanted, else 4 KiB ones.
+ * @bytes: The room the kernel's files need.
+ * @info: The result.
+ */
+void shmk_find(const struct shmk_where *where, bool huge, size_t bytes,
+	       struct shmk_info *info)
+{
+	const char *want = huge ? "2m" : "4k";
+	struct shmk_mount m;
+	FILE *f;
+
+	if (shmk_try(where, where->first, want, bytes, info))
+		return;
+	f = where->mounts ? fopen(where->mounts, "r") : NULL;
+	while (f && shmk_next_mount(f, &m)) {
+		if (strcmp(m.type, "tmpfs") || !strcmp(m.point, where->first) ||
+		    shmk_system_mount(m.point))
+			continue;
+		if (shmk_try(where, m.point, want, bytes, info)) {
+			fclose(f);
+			return;
+		}
+	}
+	if (f)
+		fclose(f);
+	shmk_probe_in(where, where->first, info);
+	shmk_require_space(info, bytes);
+	if (info->usable)
+		shmk_explain(info, huge);
 }
 
 /* shmk_write_all() - Write @size bytes of @data at offset 0; dies if not. */

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/bench/shm_kernel.h - the kernel's side of the shmem suite: a
- * file on a real tmpfs (/dev/shm) of the same kind as upcache's, read
- * with pread() in the same process.
+ * file on a real tmpfs of the same kind as upcache's, read with pread()
+ * in the same process.
  *
  * The kernel's huge policy cannot be chosen per file: a tmpfs mount has
  * one (its huge= option, "never" when absent), and
  * /sys/kernel/mm/transparent_hugepage/shmem_enabled overrides every
- * mount when it says "deny" or "force".  So both the huge and the
- * nohuge rows of the suite compare with whatever the machine gives, and
- * struct shmk_info records what that is for the report.
+ * mount when it says "deny" or "force".  So a comparison with upcache's
+ * 2 MiB folios is like for like only on a tmpfs mounted with huge pages,
+ * and one with its 4 KiB folios only on one without: shmk_find() looks
+ * for such a tmpfs among those mounted (/dev/shm first), and struct
+ * shmk_info records what it found for the report, a mismatch included.
+ * Nothing is mounted here: upcache-bench does not change the system.
  */
 #ifndef UPCACHE_TOOLS_BENCH_SHM_KERNEL_H
 #define UPCACHE_TOOLS_BENCH_SHM_KERNEL_H
@@ -34,9 +37,32 @@ enum shmk_kind {
 /* The kinds' names in row names: "normal", "falloc", "hole". */
 extern const char *const shmk_kind_names[SHMK_NR_KINDS];
 
+/* Where the probes read the mount table and the global shmem policy. */
+#define SHMK_MOUNTS		"/proc/self/mounts"
+#define SHMK_SHMEM_ENABLED	\
+	"/sys/kernel/mm/transparent_hugepage/shmem_enabled"
+
+/**
+ * struct shmk_where - where shmk_find() looks for a tmpfs and reads the
+ * policies; the tests point it at tables of their own.
+ * @first: The directory tried first, and used when no candidate gives
+ *	the pages wanted ("/dev/shm").
+ * @mounts: The mount table (SHMK_MOUNTS) whose tmpfs mount points are
+ *	tried after @first, in its order, and where each directory's huge=
+ *	option is read; NULL for none.
+ * @shmem_enabled: The file with the global policy (SHMK_SHMEM_ENABLED).
+ */
+struct shmk_where {
+	const char *first;
+	const char *mounts;
+	const char *shmem_enabled;
+};
+
 /**
  * struct shmk_info - where the kernel's files go, and their huge policy.
- * @usable: The directory is on a tmpfs and writable.
+ * @usable: The directory is on a tmpfs, writable, and has room.
+ * @matched: shmk_find() found a usable directory whose files get the
+ *	pages it was asked for (always false after shmk_probe()).
  * @dir: The directory.
  * @why: When not @usable, why not.
  * @mount_huge: The huge= option of the tmpfs mounted at @dir ("never"
@@ -45,15 +71,33 @@ extern const char *const shmk_kind_names[SHMK_NR_KINDS];
  *	cannot be read).
  * @effective: The policy the kernel's files get: @mount_huge, unless
  *	@shmem_enabled is "deny" (never) or "force" (always).
+ * @pages: The pages a file written whole and read with pread() gets
+ *	under @effective: "2m" (always, within_size), "4k" (never, and
+ *	advise, since no madvise() is made) or "unknown".
+ * @mismatch: When shmk_find() found no match but @dir is usable: which
+ *	pages the kernel's files get instead, and what would give the ones
+ *	asked for; else empty.
  */
 struct shmk_info {
 	bool usable;
+	bool matched;
 	char dir[256];
 	char why[160];
 	char mount_huge[32];
 	char shmem_enabled[32];
 	char effective[32];
+	const char *pages;
+	char mismatch[512];
 };
+
+/**
+ * shmk_pages_prose() - @info->pages for people: "4 KiB", "2 MiB" or
+ * "unknown-size", to go before "pages".
+ * @info: From shmk_probe() or shmk_find().
+ *
+ * Return: A string literal.
+ */
+const char *shmk_pages_prose(const struct shmk_info *info);
 
 /**
  * shmk_probe() - Find out whether and how the kernel side can run.
@@ -73,6 +117,27 @@ void shmk_probe(const char *dir, struct shmk_info *info);
  * @bytes: The most the kernel's files take at once.
  */
 void shmk_require_space(struct shmk_info *info, size_t bytes);
+
+/**
+ * shmk_find() - Find a tmpfs whose files get the pages of upcache's.
+ * @where: Where to look: @where->first, then every tmpfs mount point of
+ *	@where->mounts in order.
+ * @huge: 2 MiB pages are wanted (upcache's file is huge=always), else
+ *	4 KiB ones.
+ * @bytes: The room the kernel's files need (shmk_require_space()).
+ * @info: The result: the first candidate that is usable, has @bytes free
+ *	and gives the pages wanted, with @info->matched set; if none does,
+ *	@where->first as shmk_probe() and shmk_require_space() find it,
+ *	with the reason in @info->mismatch when it is usable.
+ *
+ * Mounting a tmpfs of the right policy before the run (docs/bench.md)
+ * is how a machine whose /dev/shm has the other one gets a like for
+ * like figure: this only finds it.
+ *
+ * Context: Reads the mount table and sysfs; creates nothing.
+ */
+void shmk_find(const struct shmk_where *where, bool huge, size_t bytes,
+	       struct shmk_info *info);
 
 /**
  * shmk_create() - Create an unlinked file of a kind in the directory.

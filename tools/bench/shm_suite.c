@@ -11,7 +11,7 @@
  * A row is named read_<kind>_<bs>_<huge|nohuge> and reads a whole file
  * of its kind sequentially in blocks of its size, four ways in the same
  * interleaved rounds: batched (the library), per_folio (the path before
- * seed 002), kernel (pread() on /dev/shm) and memcpy (the ceiling).
+ * seed 002), kernel (pread() on a tmpfs file) and memcpy (the ceiling).
  * Each figure is in GiB/s, the median over rounds; each comparison
  * (vs_kernel, vs_per_folio, memcpy_fraction) is the median over rounds
  * of batched GiB/s over the other's in the same round (samples.h), so
@@ -25,6 +25,14 @@
  *			1m: 1.2
  * The issue's figures for the kernel (fio, sync engine, this machine)
  * are reported next to ours as issue_kernel_gib_per_s.
+ *
+ * The kernel's tmpfs has one huge policy per mount, so each half of the
+ * rows has its own kernel directory (shm_kernel.h): one whose files get
+ * upcache's pages where the machine has one.  Where it has none, the
+ * rows compare with /dev/shm all the same, judged on what was measured,
+ * and say so: kernel_pages in every row, kernel_mismatch in a row whose
+ * kernel file had pages other than upcache's, the header, the notes and
+ * the missed targets.
  */
 #include <math.h>
 #include <stdio.h>
@@ -79,6 +87,20 @@ static const struct bench_table_col shm_cols[] = {
 };
 
 #define NR_COLS	(sizeof(shm_cols) / sizeof(shm_cols[0]))
+
+const struct shmk_where shm_kernel_where = {
+	.first = SHM_KERNEL_DIR, .mounts = SHMK_MOUNTS,
+	.shmem_enabled = SHMK_SHMEM_ENABLED,
+};
+
+/* The report keys of each half's kernel directory: nohuge, huge rows. */
+static const char *const kernel_keys[2][6] = {
+	{ "kernel_dir", "kernel_side", "kernel_mount_huge", "kernel_huge",
+	  "kernel_pages", "kernel_matched" },
+	{ "kernel_dir_huge_rows", "kernel_side_huge_rows",
+	  "kernel_mount_huge_huge_rows", "kernel_huge_huge_rows",
+	  "kernel_pages_huge_rows", "kernel_matched_huge_rows" },
+};
 
 /**
  * struct shm_run - one run of the suite.
@@ -308,6 +330,18 @@ static void shm_sign_vs_per_folio(struct bench_row *row,
 	bench_row_set_num(row, "vs_per_folio_sign_p", sg.p);
 }
 
+/*
+ * shm_report_kernel_pages() - Which pages the kernel's file of the row
+ * had (null without one), and why, when they are not upcache's.
+ */
+static void shm_report_kernel_pages(struct bench_row *row,
+				    const struct shmk_info *k)
+{
+	bench_row_set_str(row, "kernel_pages", k->usable ? k->pages : NULL);
+	if (k->usable && !k->matched)
+		bench_row_set_str(row, "kernel_mismatch", k->mismatch);
+}
+
 /* shm_report_row() - Fill the report row of row @r. */
 static void shm_report_row(struct bench_row *row, struct shm_run *run,
 			   size_t r)
@@ -323,6 +357,7 @@ static void shm_report_row(struct bench_row *row, struct shm_run *run,
 	bench_row_set_str(row, "kind", shmk_kind_names[row_kind(r)]);
 	bench_row_set_num(row, "bs", (double)bs);
 	bench_row_set_str(row, "huge", row_huge(r) ? "always" : "never");
+	shm_report_kernel_pages(row, &run->b.kern[row_huge(r)]);
 	bench_row_set_str(row, "unit", "GiB/s");
 	for (m = 0; m < SHMB_NR_METHODS; m++)
 		bench_row_set_summary(row, gib_keys[m],
@@ -384,23 +419,53 @@ static void shm_report_meta(struct bench_report *rep, const struct shm_bench *b)
 {
 	struct bench_row *meta = &rep->meta;
 	const struct shm_scale *scale = &b->scale;
+	int huge;
 
 	bench_row_set_str(meta, "mode", scale->mode);
 	bench_row_set_num(meta, "file_mib", (double)(scale->file_bytes >> 20));
 	bench_meta_set_rounds(meta, scale->rounds, scale->warmups);
-	bench_row_set_str(meta, "kernel_dir", b->kern.dir);
-	bench_row_set_str(meta, "kernel_side", b->kern.usable ? "measured" :
-			  b->kern.why);
-	bench_row_set_str(meta, "kernel_mount_huge", b->kern.mount_huge);
-	bench_row_set_str(meta, "kernel_shmem_enabled", b->kern.shmem_enabled);
-	bench_row_set_str(meta, "kernel_huge", b->kern.effective);
+	for (huge = 0; huge < 2; huge++) {
+		const struct shmk_info *k = &b->kern[huge];
+		const char *const *key = kernel_keys[huge];
+
+		bench_row_set_str(meta, key[0], k->dir);
+		bench_row_set_str(meta, key[1], k->usable ? "measured" :
+				  k->why);
+		bench_row_set_str(meta, key[2], k->mount_huge);
+		bench_row_set_str(meta, key[3], k->effective);
+		bench_row_set_str(meta, key[4], k->pages);
+		bench_row_set_str(meta, key[5], !k->usable ? NULL :
+				  k->matched ? "yes" : "no");
+	}
+	bench_row_set_str(meta, "kernel_shmem_enabled",
+			  b->kern[0].shmem_enabled);
 	bench_row_set_str(meta, "baseline_source", BASELINE_SOURCE);
+}
+
+/*
+ * shm_describe_kernel() - One half's kernel directory, for the header:
+ * where, and whether its pages are upcache's.
+ */
+static const char *shm_describe_kernel(const struct shmk_info *k,
+				       bool huge, char *buf, size_t len)
+{
+	if (!k->usable)
+		snprintf(buf, len, "not measured");
+	else if (k->matched)
+		snprintf(buf, len, "%.100s (%s pages, as upcache's)", k->dir,
+			 shmk_pages_prose(k));
+	else
+		snprintf(buf, len, "%.100s (%s pages, NOT upcache's %s: see "
+			 "the notes)", k->dir, shmk_pages_prose(k),
+			 huge ? "2 MiB" : "4 KiB");
+	return buf;
 }
 
 /* shm_print_header() - What the run measures and how to read it. */
 static void shm_print_header(FILE *out, const struct shm_bench *b)
 {
 	const struct shm_scale *scale = &b->scale;
+	char where[2][192];
 
 	fprintf(out,
 		"upcache-bench shmem (%s): seed 002, a %zu MiB file read "
@@ -411,12 +476,18 @@ static void shm_print_header(FILE *out, const struct shm_bench *b)
 		"shmem_read_iter() (upc_read()),\n"
 		"  per-folio = the read path before seed 002 "
 		"(tools/bench/shm_baseline.c),\n"
-		"  kernel = pread() on a %s file of the same kind, memcpy = "
+		"  kernel = pread() on a tmpfs file of the same kind, memcpy = "
 		"the same copies from a plain buffer\n"
+		"  kernel's tmpfs: nohuge rows %s,\n"
+		"    huge rows %s\n"
 		"x kernel, x per-folio, of memcpy: batched over the other, "
 		"median of the per-round ratios\n\n",
 		scale->mode, scale->file_bytes >> 20, scale->rounds,
-		scale->warmups, b->kern.dir);
+		scale->warmups,
+		shm_describe_kernel(&b->kern[0], false, where[0],
+				    sizeof(where[0])),
+		shm_describe_kernel(&b->kern[1], true, where[1],
+				    sizeof(where[1])));
 	fflush(out);
 }
 
@@ -459,6 +530,13 @@ static void shm_print_missed(FILE *out, const struct bench_report *rep)
 					    "vs_per_folio_rounds_faster"),
 					bench_row_num(row,
 					    "vs_per_folio_sign_p"));
+			/* A kernel of other pages: not like for like. */
+			if (!strcmp(what[k][0], "vs_kernel") &&
+			    bench_row_get(row, "kernel_mismatch"))
+				fprintf(out, " (not like for like: the "
+					"kernel's file had %s pages)",
+					bench_row_get(row,
+						      "kernel_pages")->str);
 			fputc('\n', out);
 		}
 	}
@@ -494,18 +572,30 @@ static void shm_print_ceilings(FILE *out, const struct bench_report *rep)
 static void shm_print_notes(FILE *out, const struct shm_run *run,
 			    const struct bench_report *rep)
 {
-	const struct shmk_info *k = &run->b.kern;
 	size_t r;
+	int huge;
 
 	fputs("\nnotes:\n", out);
-	if (k->usable)
-		fprintf(out, "  kernel side: %s is a tmpfs mounted with "
-			"huge=%s; shmem_enabled is [%s]; so its files get\n"
-			"    huge=%s in the huge rows and the nohuge rows "
-			"alike (no per-file policy on tmpfs)\n", k->dir,
-			k->mount_huge, k->shmem_enabled, k->effective);
-	else
-		fprintf(out, "  kernel side not measured: %s\n", k->why);
+	for (huge = 0; huge < 2; huge++) {
+		const struct shmk_info *k = &run->b.kern[huge];
+		const char *rows = huge ? "huge" : "nohuge";
+
+		if (!k->usable) {
+			fprintf(out, "  kernel side, %s rows: not measured: "
+				"%s\n", rows, k->why);
+			continue;
+		}
+		fprintf(out, "  kernel side, %s rows: %s, a tmpfs mounted "
+			"with huge=%s; shmem_enabled is [%s]:\n    its files "
+			"get huge=%s: %s pages, %s upcache's %s folios%s\n",
+			rows, k->dir, k->mount_huge, k->shmem_enabled,
+			k->effective, shmk_pages_prose(k),
+			k->matched ? "as" : "NOT", huge ? "2 MiB" : "4 KiB",
+			k->matched ? "" :
+			", so x kernel is not like for like:");
+		if (!k->matched)
+			fprintf(out, "    %s\n", k->mismatch);
+	}
 	fputs("  the issue's kernel figures (fio, sync, GiB/s) for 4k/64k/1m:"
 	      "\n", out);
 	for (r = 0; r < SHMK_NR_KINDS; r++)
@@ -542,12 +632,12 @@ static void shm_print_notes(FILE *out, const struct shm_run *run,
  * @opts: The suite's options.
  * @out: Where the table goes.
  * @rep: The report to fill.
- * @kernel_dir: The tmpfs directory for the kernel's files.
+ * @where: Where to look for the kernel's tmpfs.
  *
  * Return: 0.
  */
 int shm_suite_run(const struct bench_options *opts, struct bench_output *out,
-		  struct bench_report *rep, const char *kernel_dir)
+		  struct bench_report *rep, const struct shmk_where *where)
 {
 	static struct shm_run run;
 	struct bench_table t = { out->table, shm_cols, NR_COLS };
@@ -556,7 +646,7 @@ int shm_suite_run(const struct bench_options *opts, struct bench_output *out,
 
 	shmb_scale_from_options(opts, &scale);
 	memset(&run, 0, sizeof(run));
-	shmb_init(&run.b, &scale, kernel_dir);
+	shmb_init(&run.b, &scale, where);
 	shm_name_rows(&run);
 	shm_print_header(out->table, &run.b);
 	shm_report_meta(rep, &run.b);
@@ -582,7 +672,7 @@ int shm_suite_run(const struct bench_options *opts, struct bench_output *out,
 }
 
 /**
- * bench_suite_shmem() - Run the shmem suite against /dev/shm.
+ * bench_suite_shmem() - Run the shmem suite against the tmpfs mounts.
  * @opts: The suite's options.
  * @out: Where the table goes.
  * @rep: The report to fill.
@@ -592,5 +682,5 @@ int shm_suite_run(const struct bench_options *opts, struct bench_output *out,
 int bench_suite_shmem(const struct bench_options *opts,
 		      struct bench_output *out, struct bench_report *rep)
 {
-	return shm_suite_run(opts, out, rep, SHM_KERNEL_DIR);
+	return shm_suite_run(opts, out, rep, &shm_kernel_where);
 }
