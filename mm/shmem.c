@@ -540,6 +540,13 @@ int shmem_for_each_piece(struct shmem_file *sf, int64_t pos, size_t len,
 	return shmem_walk(sf, pos, len, &w, NULL);
 }
 
+/* A read of @folio from @pos is a use where it starts a page (tmpfs's rule). */
+static inline void shmem_mark_read(struct folio *folio, int64_t pos)
+{
+	if (!(pos & (UPC_PAGE_SIZE - 1)))
+		folio_mark_accessed(folio);
+}
+
 /*
  * A read's copy still to be made: @len bytes at @src, the data of one or
  * more folios that follow each other both in the file and in the arena.
@@ -580,8 +587,7 @@ static bool read_piece(const struct shmem_piece *piece, void *arg)
 		iov_iter_zero(piece->len, rs->iter);
 		return true;
 	}
-	if (!(piece->pos & (UPC_PAGE_SIZE - 1)))
-		folio_mark_accessed(piece->folio);
+	shmem_mark_read(piece->folio, piece->pos);
 	addr = (const char *)folio_address(piece->folio) + piece->offset;
 	if (rs->len && addr == rs->src + rs->len) {
 		rs->len += piece->len;
@@ -617,8 +623,7 @@ static void *shmem_read_page(struct shmem_file *sf, struct iov_iter *iter,
 		return folio;
 	}
 	if (folio && folio_test_uptodate(folio)) {
-		if (!(pos & (UPC_PAGE_SIZE - 1)))
-			folio_mark_accessed(folio);
+		shmem_mark_read(folio, pos);
 		copy_to_iter((char *)folio_address(folio) +
 			     (pos - folio_pos(folio)), count, iter);
 	} else {
