@@ -540,7 +540,7 @@ int shmem_for_each_piece(struct shmem_file *sf, int64_t pos, size_t len,
 	return shmem_walk(sf, pos, len, &w, NULL);
 }
 
-/* A read of @folio from @pos is a use where it starts a page (tmpfs's rule). */
+/* A read of @folio from @pos is a use if it starts a page (tmpfs's rule). */
 static inline void shmem_mark_read(struct folio *folio, int64_t pos)
 {
 	if (!(pos & (UPC_PAGE_SIZE - 1)))
