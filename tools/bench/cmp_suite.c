@@ -21,8 +21,10 @@
  * are paired by position, and one whose job differs between the sides
  * is an error.  Within an entry its reads, writes and syncs pair with
  * the other side's; what one side has and the other has not (a job the
- * other side skipped, syncs only one side makes) is not compared.  Ctrl-C stops after the current operation; the
- * pairs completed so far are reported and the status is 130.
+ * other side skipped, syncs only one side makes) is not compared, but an
+ * entry that reads on one side and writes on the other is an error.
+ * Ctrl-C stops after the current operation; the pairs completed so far
+ * are reported and the status is 130.
  *
  * Exit status: 0, 2 for bad input or a failed run, 130 after Ctrl-C.
  */
