@@ -30,16 +30,21 @@ static bool upc_swap_config_valid(const struct upc_swap_config *config)
 }
 
 /*
- * Open the swap file, and grow it to @size if it is shorter.  It is
- * never shrunk: a wrong path must not cost a file its tail.  Only a
- * regular file will do.  Return: the descriptor, or -errno.
+ * Open the swap file, creating it if there is none (*@created says so),
+ * and grow it to @size if it is shorter.  It is never shrunk: a wrong
+ * path must not cost a file its tail.  Only a regular file will do.  A
+ * file made here is removed again if it cannot be used.  Return: the
+ * descriptor, or -errno.
  */
-static int upc_swap_open(const char *path, uint64_t size)
+static int upc_swap_open(const char *path, uint64_t size, bool *created)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	struct stat st;
 	int err = 0;
 
+	*created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st))
@@ -50,6 +55,8 @@ static int upc_swap_open(const char *path, uint64_t size)
 		err = -errno;
 	if (err) {
 		close(fd);
+		if (*created)
+			unlink(path);
 		return err;
 	}
 	return fd;
@@ -58,6 +65,7 @@ static int upc_swap_open(const char *path, uint64_t size)
 int upc_swapon(struct upc_cache *cache, const struct upc_swap_config *config)
 {
 	struct upc_file *file;
+	bool created = false;
 	unsigned int shift;
 	int fd = -1, err;
 
@@ -76,7 +84,7 @@ int upc_swapon(struct upc_cache *cache, const struct upc_swap_config *config)
 		if (upc_file_shmem(file))
 			shmem_set_evictable(upc_file_shmem(file), true);
 	if (config->path) {
-		fd = upc_swap_open(config->path, config->size);
+		fd = upc_swap_open(config->path, config->size, &created);
 		err = fd;
 		if (fd < 0)
 			goto unlock;
@@ -86,6 +94,8 @@ int upc_swapon(struct upc_cache *cache, const struct upc_swap_config *config)
 	if (err) {
 		if (fd >= 0)
 			close(fd);
+		if (created)
+			unlink(config->path);
 		goto unlock;
 	}
 	cache->swap_fd = fd;

@@ -240,6 +240,7 @@ struct upc_swap_config {
  * flags are not 0; -EBUSY if the cache already has a device;
  * -ENOSPC if the process has 32 devices; -ENOMEM; -EINVAL if @path is
  * not a regular file; or the negative errno of opening or growing @path.
+ * On an error, a file this call created at @path is removed again.
  */
 int upc_swapon(struct upc_cache *cache, const struct upc_swap_config *config);
 

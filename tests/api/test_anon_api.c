@@ -252,6 +252,38 @@ static void test_swapon_file(void **state)
 	aa_unlink(&path);
 }
 
+/*
+ * A failed upc_swapon() removes the swap file it created, and leaves
+ * one that was there alone.
+ */
+static void test_swapon_failure_removes_new_file(void **state)
+{
+	struct upc_swap_config cfg = { .size = 2 * API_MIB };
+	struct aa_path path;
+	struct api_env env;
+	struct stat st;
+
+	(void)state;
+	aa_tmpname(&path);
+	assert_int_equal(unlink(path.name), 0);
+	cfg.path = path.name;
+	aa_init(&env, LIMIT);
+	upc_fault_fail_nth(1);
+	assert_int_equal(upc_swapon(env.cache, &cfg), -ENOMEM);
+	upc_fault_fail_nth(0);
+	assert_int_not_equal(stat(path.name, &st), 0);
+	/* An existing file stays, even when the call fails. */
+	aa_tmpname(&path);
+	cfg.path = path.name;
+	upc_fault_fail_nth(1);
+	assert_int_equal(upc_swapon(env.cache, &cfg), -ENOMEM);
+	upc_fault_fail_nth(0);
+	assert_int_equal(stat(path.name, &st), 0);
+	assert_int_equal(upc_swapon(env.cache, &cfg), 0);
+	aa_fini(&env);
+	aa_unlink(&path);
+}
+
 /* The process holds 32 devices at most. */
 static void test_swapon_enospc(void **state)
 {
@@ -726,6 +758,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_swapon_errors),
 		cmocka_unit_test(test_swapon_file),
+		cmocka_unit_test(test_swapon_failure_removes_new_file),
 		cmocka_unit_test(test_swapon_enospc),
 		cmocka_unit_test(test_swapoff),
 		cmocka_unit_test(test_anon_create_errors),
