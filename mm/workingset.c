@@ -8,10 +8,11 @@
  *
  * The clock.  nonresident_age advances by a folio's pages whenever a
  * folio is evicted or activated: it counts how far the inactive list
- * has moved.  A shadow remembers the clock after its folio's eviction.
- * When the folio comes back, the refault distance (clock now - clock in
- * the shadow) is how many evictions and activations happened while it
- * was out: the extra inactive list space it would have needed to stay.
+ * has moved.  A shadow remembers the clock from before its folio's
+ * eviction.  When the folio comes back, the refault distance (clock now
+ * - clock in the shadow) is how many evictions and activations happened
+ * since it began to go, its own included: the extra inactive list space
+ * it would have needed to stay.
  * That space could only come from the other lists, so a distance no
  * larger than them means the folio belongs to the working set: it is
  * activated at once (the kernel's algorithm, see the comment at the top
