@@ -14,7 +14,11 @@
  * fork() waits until every queue is idle (nothing queued, nothing
  * running: the work under way, a read on a slow device included), so a
  * child starts with no work half done; meanwhile queue_work() refuses
- * work.  The child's queues start new workers as work arrives.
+ * work.  The child's queues start new workers as work arrives.  A work
+ * that forks is not waited for (it is the one forking); in the child it
+ * should exec() or _exit(): returning, its thread would go on as a
+ * worker the child's queue does not count.  Work must not create or
+ * destroy queues.
  */
 #ifndef UPCACHE_LIB_WORKQUEUE_H
 #define UPCACHE_LIB_WORKQUEUE_H

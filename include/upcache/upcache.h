@@ -19,7 +19,12 @@
  * fork(): the child may go on using upcache, new caches and those made
  * before the fork alike, as long as no other thread of the parent was
  * inside an upcache call at the fork (the locks it held stay held in the
- * child, as with any library).  upcache's own threads are taken care of:
+ * child, as with any library), nor starting or ending (the first use of
+ * upcache on a thread registers it with liburcu, and its exit undoes
+ * that, under a lock of liburcu's that no fork handler can take: about
+ * one fork in a thousand beside threads coming and going that fast left
+ * the child's RCU stuck), and the forking thread is not inside an
+ * upc_rcu_read_lock() section.  upcache's own threads are taken care of:
  * background readahead under way finishes before the fork, and RCU is
  * set up again in the child.  A cache made before the fork is a copy in
  * the child: the two processes' writes to one file through it go
