@@ -373,51 +373,82 @@ static void test_alloc_bad_args(void **state)
 }
 
 /*
+ * struct fill_env - a 16 MiB arena to fill and empty again, with room for
+ * a folio pointer per page, the map of pages handed out, and a seeded
+ * random stream (@seed for messages).
+ */
+struct fill_env {
+	struct upc_arena *arena;
+	unsigned long nr;
+	struct folio **folios;
+	struct pagemap map;
+	struct upc_rand rnd;
+	uint64_t seed;
+};
+
+static void fill_env_init(struct fill_env *e, uint64_t salt)
+{
+	e->arena = arena_new(16 * MiB);
+	e->nr = e->arena->nr_pages;
+	e->seed = upc_test_seed();
+	upc_rand_seed(&e->rnd, e->seed ^ salt);
+	e->folios = calloc(e->nr, sizeof(*e->folios));
+	assert_non_null(e->folios);
+	pagemap_init(&e->map, e->arena);
+}
+
+/* Everything back as 2 MiB folios, then freed; the arena destroyed. */
+static void fill_env_fini(struct fill_env *e)
+{
+	unsigned long n = fill_arena(e->arena, UPC_MAX_ORDER, e->folios,
+				     &e->map);
+
+	if (n != e->nr / HUGE_PAGES)
+		fail_msg("seed %llu: %lu 2 MiB folios after merging, want %lu",
+			 (unsigned long long)e->seed, n, e->nr / HUGE_PAGES);
+	put_all(e->folios, n, &e->map);
+	assert_arena_ok(e->arena);
+	free(e->map.bits);
+	free(e->folios);
+	arena_fini(e->arena);
+}
+
+/*
  * The whole arena as 2 MiB folios; then, freed, as 4 KiB folios; then,
  * those freed in a random order, as 2 MiB folios again: the pages merge
  * back (through the per-CPU-like caches, which are drained on demand).
  */
 static void test_fill_huge_small_huge(void **state)
 {
-	struct upc_arena *arena = arena_new(16 * MiB);
-	unsigned long nr = arena->nr_pages, n;
-	uint64_t seed = upc_test_seed();
+	struct fill_env e;
+	struct upc_arena *arena;
 	struct folio **folios;
-	struct upc_rand rnd;
-	struct pagemap map;
+	unsigned long nr, n;
 
 	(void)state;
-	upc_rand_seed(&rnd, seed ^ 0xf111);
-	folios = calloc(nr, sizeof(*folios));
-	assert_non_null(folios);
-	pagemap_init(&map, arena);
+	fill_env_init(&e, 0xf111);
+	arena = e.arena;
+	folios = e.folios;
+	nr = e.nr;
 
-	n = fill_arena(arena, UPC_MAX_ORDER, folios, &map);
+	n = fill_arena(arena, UPC_MAX_ORDER, folios, &e.map);
 	assert_int_equal(n, nr / HUGE_PAGES);
 	assert_int_equal(upc_arena_charged(arena), nr);
 	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, 0));
 	assert_arena_ok(arena);
-	put_all(folios, n, &map);
+	put_all(folios, n, &e.map);
 	assert_arena_ok(arena);
 
-	n = fill_arena(arena, 0, folios, &map);
+	n = fill_arena(arena, 0, folios, &e.map);
 	assert_int_equal(n, nr);
 	assert_int_equal(upc_arena_charged(arena), nr);
 	assert_arena_ok(arena);
-	shuffle(folios, n, &rnd);
-	put_all(folios, n, &map);
+	shuffle(folios, n, &e.rnd);
+	put_all(folios, n, &e.map);
 	assert_int_equal(upc_arena_charged(arena), 0);
 	assert_arena_ok(arena);
 
-	n = fill_arena(arena, UPC_MAX_ORDER, folios, &map);
-	if (n != nr / HUGE_PAGES)
-		fail_msg("seed %llu: %lu 2 MiB folios after merging, want %lu",
-			 (unsigned long long)seed, n, nr / HUGE_PAGES);
-	put_all(folios, n, &map);
-	assert_arena_ok(arena);
-	free(map.bits);
-	free(folios);
-	upc_arena_destroy(arena);
+	fill_env_fini(&e);
 }
 
 static void test_limit(void **state)
@@ -1334,38 +1365,26 @@ static unsigned long fill_random(struct upc_arena *arena, struct folio **out,
  */
 static void test_fill_random_orders(void **state)
 {
-	struct upc_arena *arena = arena_new(16 * MiB);
-	unsigned long nr = arena->nr_pages, n;
-	uint64_t seed = upc_test_seed();
-	struct folio **folios;
-	struct upc_rand rnd;
-	struct pagemap map;
+	struct fill_env e;
 	unsigned int round;
+	unsigned long n;
 
 	(void)state;
-	upc_rand_seed(&rnd, seed ^ 0xf10e);
-	folios = calloc(nr, sizeof(*folios));
-	assert_non_null(folios);
-	pagemap_init(&map, arena);
+	fill_env_init(&e, 0xf10e);
 	for (round = 0; round < 8; round++) {
-		n = fill_random(arena, folios, &map, &rnd);
-		if (upc_arena_charged(arena) != nr)
+		n = fill_random(e.arena, e.folios, &e.map, &e.rnd);
+		if (upc_arena_charged(e.arena) != e.nr)
 			fail_msg("seed %llu round %u: full at %lu pages of %lu",
-				 (unsigned long long)seed, round,
-				 upc_arena_charged(arena), nr);
-		assert_int_equal(arena_priv(arena)->frontier, nr);
-		assert_arena_ok(arena);
-		shuffle(folios, n, &rnd);
-		put_all(folios, n, &map);
-		assert_int_equal(upc_arena_charged(arena), 0);
-		assert_arena_ok(arena);
+				 (unsigned long long)e.seed, round,
+				 upc_arena_charged(e.arena), e.nr);
+		assert_int_equal(arena_priv(e.arena)->frontier, e.nr);
+		assert_arena_ok(e.arena);
+		shuffle(e.folios, n, &e.rnd);
+		put_all(e.folios, n, &e.map);
+		assert_int_equal(upc_arena_charged(e.arena), 0);
+		assert_arena_ok(e.arena);
 	}
-	n = fill_arena(arena, UPC_MAX_ORDER, folios, &map);
-	assert_int_equal(n, nr / HUGE_PAGES);
-	put_all(folios, n, &map);
-	free(map.bits);
-	free(folios);
-	arena_fini(arena);
+	fill_env_fini(&e);
 }
 
 int main(void)
