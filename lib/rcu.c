@@ -27,6 +27,13 @@
  * reverse order.  These handlers are registered before lib/workqueue.c's
  * (upc_rcu_atfork()), so that its prepare handler, which waits for the
  * readahead workers' work (RCU readers, allocating nodes), runs first.
+ *
+ * What no handler here can cover: liburcu-bp takes a lock of its own
+ * (not exported) when a thread registers and when it exits.  A fork at
+ * that moment leaves it held in the child, where the new call_rcu worker
+ * then waits for it for ever (about one fork in a thousand beside
+ * threads that start and end their use of upcache as fast as they can);
+ * upcache.h's fork contract rules that case out.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -46,8 +53,9 @@ static pthread_once_t rcu_key_once = PTHREAD_ONCE_INIT;
 
 /*
  * rcu_thread_exit() - Key destructor: flush this thread's deferred frees
- * and unregister it.  Runs outside any read-side section (a thread cannot
- * exit inside one without a bug of its own).
+ * and give back its node cache (liburcu-bp unregisters the thread by
+ * itself).  Runs outside any read-side section (a thread cannot exit
+ * inside one without a bug of its own).
  */
 static void rcu_thread_exit(void *unused)
 {
