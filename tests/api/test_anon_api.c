@@ -308,7 +308,7 @@ static void test_swapon_enospc(void **state)
 
 static void test_swapoff(void **state)
 {
-	struct upc_cache_stats st;
+	struct upc_cache_stats st, st2;
 	struct upc_anon *anon;
 	struct api_env env;
 
@@ -337,11 +337,18 @@ static void test_swapoff(void **state)
 	/* The swap figures count from the cache's creation, across devices. */
 	assert_int_equal(aa_stats(&env).swapins, st.swapins);
 	assert_int_equal(aa_stats(&env).swapouts, st.swapouts);
-	/* A later device works as the first did. */
-	aa_swapon(&env, NULL, 2 * API_MIB, 0);
-	assert_int_equal(aa_stats(&env).swap_total, 2 * API_MIB);
+	/* A later device works as the first did, and its swap-ins add up. */
+	aa_swapon(&env, NULL, 4 * API_MIB, 0);
+	assert_int_equal(aa_stats(&env).swap_total, 4 * API_MIB);
 	assert_int_equal(aa_stats(&env).swapins, st.swapins);
+	anon = aa_create(&env, 2 * LIMIT);
+	aa_write(anon, 0, 2 * LIMIT, 3);
+	aa_expect(anon, 0, 2 * LIMIT, 3);
+	aa_destroy(anon);
+	st2 = aa_stats(&env);
+	assert_true(st2.swapins > st.swapins);
 	assert_int_equal(upc_swapoff(env.cache), 0);
+	assert_int_equal(aa_stats(&env).swapins, st2.swapins);
 	aa_fini(&env);
 }
 

@@ -293,15 +293,15 @@ static void *wait_pass(void *arg)
  * the mapping already holds, unseen: the word stays as it was, and the
  * page left dirty must still be told with that error, -ENOSPC, not a
  * made-up -EIO.  The test plays reclaim on the locked folio: writeback
- * started, then, once the pass waits for it, the failure as
- * writeback_write_folios() handles one.  (A pass that comes late finds
- * the page dirty, writes it itself, and meets -ENOSPC from the hook:
- * the answer is the same.)
+ * started, then, once the pass sleeps waiting for it (PG_waiters set:
+ * nobody else waits on the folio), the failure as
+ * writeback_write_folios() handles one.
  */
 static void test_wait_reports_repeated_error(void **state)
 {
-	struct timespec pause = { 0, 50 * 1000000 };
+	struct timespec tick = { 0, 1000000 };
 	struct wait_pass wp = { 0 };
+	int i;
 	struct folio *folio;
 	struct vm_fixture f;
 	struct vm_store st;
@@ -318,7 +318,9 @@ static void test_wait_reports_repeated_error(void **state)
 	assert_true(folio_clear_dirty_start_writeback(folio));
 	wp.mapping = &f.mapping;
 	assert_int_equal(pthread_create(&tid, NULL, wait_pass, &wp), 0);
-	nanosleep(&pause, NULL);
+	for (i = 0; i < 10000 && !folio_test_flag(folio, PG_waiters); i++)
+		nanosleep(&tick, NULL);
+	assert_true(folio_test_flag(folio, PG_waiters));
 	folio_mark_dirty(folio);
 	mapping_set_error(&f.mapping, -ENOSPC);
 	folio_end_writeback(folio);
