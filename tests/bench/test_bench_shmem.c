@@ -556,9 +556,9 @@ static void fake_enabled(struct fake *f, const char *word)
 
 /*
  * fake_table() - A mount table: @first_huge for the first directory (NULL:
- * no huge= option), then /proc claimed as a huge tmpfs (statfs() says
- * otherwise: skipped), a line too long to read (skipped whole), an ext4
- * "mount" (skipped), then never, advise, within_size and always.
+ * no huge= option), then /proc claimed as a huge tmpfs (skipped: the
+ * system's own, and no tmpfs), a line too long to read (skipped whole),
+ * an ext4 "mount" (skipped), then never, advise, within_size and always.
  */
 static void fake_table(struct fake *f, const char *first_huge)
 {

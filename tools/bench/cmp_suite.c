@@ -248,10 +248,10 @@ static size_t cmp_slot(const struct bench_field *dir)
  * cmp_entries() - Split @rep's job rows into entries: the rows of one
  * entry come in slot order, so a row that does not follow the last
  * one's slot (or names another job, or is skipped) starts the next.
- * @first, if not NULL, gets each row's entry (-1 for rows of groups).
+ * @entry gets each row's entry (-1 for rows of groups).
  * Return: the number of entries.
  */
-static size_t cmp_entries(const struct bench_report *rep, long *first)
+static size_t cmp_entries(const struct bench_report *rep, long *entry)
 {
 	size_t r, n = 0, last_slot = NR_CMP_SLOTS;
 	const char *last_name = NULL;
@@ -261,8 +261,7 @@ static size_t cmp_entries(const struct bench_report *rep, long *first)
 		size_t slot = cmp_slot(bench_row_get(row, "dir"));
 
 		if (strcmp(bench_row_get(row, "kind")->str, "job")) {
-			if (first)
-				first[r] = -1;
+			entry[r] = -1;
 			continue;
 		}
 		if (slot == NR_CMP_SLOTS || last_slot == NR_CMP_SLOTS ||
@@ -270,8 +269,7 @@ static size_t cmp_entries(const struct bench_report *rep, long *first)
 			n++;
 		last_slot = slot;
 		last_name = row->name;
-		if (first)
-			first[r] = (long)n - 1;
+		entry[r] = (long)n - 1;
 	}
 	return n;
 }

@@ -316,8 +316,7 @@ void shmk_find(const struct shmk_where *where, bool huge, size_t bytes,
 	}
 	if (f)
 		fclose(f);
-	shmk_probe_in(where, where->first, info);
-	shmk_require_space(info, bytes);
+	shmk_try(where, where->first, want, bytes, info);
 	if (info->usable)
 		shmk_explain(info, huge);
 }
