@@ -177,6 +177,12 @@ void upc_cache_del_file(struct upc_cache *cache, struct upc_file *file)
 {
 	pthread_mutex_lock(&cache->lock);
 	LIST_REMOVE(file, link);
+	pthread_mutex_unlock(&cache->lock);
+}
+
+void upc_cache_file_closed(struct upc_cache *cache)
+{
+	pthread_mutex_lock(&cache->lock);
 	cache->nr_files--;
 	pthread_mutex_unlock(&cache->lock);
 }

@@ -117,13 +117,16 @@ static int upc_file_release(struct upc_file *file)
 
 int upc_close(struct upc_file *file)
 {
+	struct upc_cache *cache;
 	int err;
 
 	if (!upc_file_ok(file))
 		return -EBADF;
-	upc_cache_del_file(file->cache, file);
+	cache = file->cache;
+	upc_cache_del_file(cache, file);
 	err = upc_file_release(file);
 	upc_handle_retire(file, &file->magic);
+	upc_cache_file_closed(cache);
 	return err;
 }
 

@@ -182,13 +182,28 @@ void upc_handle_retire(void *handle, unsigned int *magic);
 void upc_cache_add_file(struct upc_cache *cache, struct upc_file *file);
 
 /**
- * upc_cache_del_file() - Forget a file that is being closed.
+ * upc_cache_del_file() - Take a file that is being closed off its
+ * cache's list, so that upc_swapon() no longer looks at it.
  * @cache: The cache.
  * @file: The file.
+ *
+ * It still counts as open until upc_cache_file_closed().
  *
  * Context: Takes @cache->lock.
  */
 void upc_cache_del_file(struct upc_cache *cache, struct upc_file *file);
+
+/**
+ * upc_cache_file_closed() - A file taken off the list is gone: its
+ * memory and its swap slots are free.
+ * @cache: The cache.
+ *
+ * Until then upc_swapoff() answers -EBUSY: reclaim may still be sending
+ * the file's pages to the swap device.
+ *
+ * Context: Takes @cache->lock.
+ */
+void upc_cache_file_closed(struct upc_cache *cache);
 
 /**
  * upc_cache_swapoff() - Destroy a cache's swap device, if it has one.

@@ -71,6 +71,7 @@
 #define _GNU_SOURCE
 #include <linux/falloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/uio.h>
 
 #include <upcache/rcu.h>
@@ -1040,6 +1041,62 @@ static void test_shmem_concurrency_spans_swap(void **state)
 		 ops / 20 * CC_PAGES / (unsigned long)pages + 1);
 }
 
+/* ---- upc_swapoff() against upc_close() ---------------------------------- */
+
+/* Spins on upc_swapoff() until it succeeds; notes the memory then in use. */
+struct swapoff_close {
+	struct upc_cache *cache;
+	int spinning;
+	int err;
+	int stats_err;
+	uint64_t used_at_swapoff;
+};
+
+static void *swapoff_spinner(void *arg)
+{
+	struct swapoff_close *sc = arg;
+	struct upc_cache_stats st;
+	int err;
+
+	/* cmocka's checks belong to the main thread: this one notes. */
+	while ((err = upc_swapoff(sc->cache)) == -EBUSY)
+		__atomic_store_n(&sc->spinning, 1, __ATOMIC_RELEASE);
+	sc->err = err;
+	sc->stats_err = upc_cache_stats(sc->cache, &st);
+	sc->used_at_swapoff = st.memory_used;
+	return NULL;
+}
+
+/*
+ * A file that is closing is still open for upc_swapoff(): until its
+ * memory is gone reclaim may still send its pages to the device.  A
+ * thread tries to swap off all along a close of a 32 MiB file; when it
+ * succeeds, the file's memory must already be free.
+ */
+static void test_shmem_concurrency_swapoff_close(void **state)
+{
+	struct upc_swap_config scfg = { .size = 8 * API_MIB };
+	struct swapoff_close sc = { 0 };
+	struct api_env env;
+	pthread_t tid;
+
+	(void)state;
+	api_init(&env, 64 * API_MIB, UPC_HUGE_NEVER, 0);
+	assert_int_equal(upc_swapon(env.cache, &scfg), 0);
+	api_write_pattern(env.file, 0, 32 * API_MIB, 7);
+	sc.cache = env.cache;
+	assert_int_equal(pthread_create(&tid, NULL, swapoff_spinner, &sc), 0);
+	while (!__atomic_load_n(&sc.spinning, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(upc_close(env.file), 0);
+	env.file = NULL;
+	assert_int_equal(pthread_join(tid, NULL), 0);
+	assert_int_equal(sc.err, 0);
+	assert_int_equal(sc.stats_err, 0);
+	assert_int_equal(sc.used_at_swapoff, 0);
+	api_fini(&env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1050,6 +1107,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_concurrency_swap_split),
 		cmocka_unit_test(test_shmem_concurrency_spans),
 		cmocka_unit_test(test_shmem_concurrency_spans_swap),
+		cmocka_unit_test(test_shmem_concurrency_swapoff_close),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
