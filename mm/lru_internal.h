@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mm/lru_internal.h - what the LRU (mm/swap.c), reclaim (mm/vmscan.c),
- * the working set (mm/workingset.c), the page cache and the folio free
- * path share about struct lruvec, and nobody else.
+ * the working set (mm/workingset.c), the page cache, readahead and the
+ * folio free path share about struct lruvec, and nobody else.
  */
 #ifndef UPCACHE_MM_LRU_INTERNAL_H
 #define UPCACHE_MM_LRU_INTERNAL_H
@@ -32,6 +32,33 @@ static inline struct lruvec *folio_lruvec(const struct folio *folio)
 {
 	return arena_lruvec(folio->arena);
 }
+
+/**
+ * reclaim_io_start() - Count a run of folios, locked for a read that
+ * another thread will make (a readahead worker), as I/O under way.
+ * @arena: Their arena.
+ *
+ * Reclaim cannot evict them until the read unlocks them, and can then:
+ * direct reclaim that finds nothing to free waits for such a run to end
+ * (reclaim_io_end()) instead of failing its allocation, as the kernel's
+ * reclaim waits for I/O.  Only runs whose read needs nothing from the
+ * thread that queued them may count, or a reclaimer could wait for
+ * itself.
+ *
+ * Context: Any thread.
+ * Return: The lruvec to hand to reclaim_io_end(); NULL (nothing
+ * counted) if @arena has none.
+ */
+struct lruvec *reclaim_io_start(struct upc_arena *arena);
+
+/**
+ * reclaim_io_end() - A run counted by reclaim_io_start() is read (or
+ * will never be): wake the reclaimers waiting.
+ * @lruvec: What reclaim_io_start() returned; NULL does nothing.
+ *
+ * Context: Any thread, after unlocking the run's folios.
+ */
+void reclaim_io_end(struct lruvec *lruvec);
 
 /* lru_stat_add() - Add to a lruvec counter (relaxed atomic). */
 static inline void lru_stat_add(uint64_t *counter, uint64_t nr)

@@ -28,7 +28,11 @@
  *    of threads (lib/workqueue.c), the userspace stand-in for the
  *    kernel's bios completing on their own.  A worker reads the run and
  *    unlocks its folios; a reader that needs one meanwhile sleeps on its
- *    lock, as it would on a folio under I/O in the kernel.  The worker
+ *    lock, as it would on a folio under I/O in the kernel.  Queued runs
+ *    count as I/O under way (reclaim_io_start()): many streams can hold
+ *    most of a small cache locked in them, and an allocation that finds
+ *    nothing else to reclaim then waits for one to be read instead of
+ *    failing.  The worker
  *    takes no lock but the folios' (they are already locked) and what
  *    the mapping's read takes, so it never waits on a reader.  A run no
  *    worker can take (no memory, no thread) is read by the caller.
@@ -71,6 +75,7 @@
 
 #include "fault.h"
 #include "filemap_internal.h"
+#include "lru_internal.h"
 #include "workqueue.h"
 
 /*
@@ -131,6 +136,7 @@ static void ra_submit_run(struct address_space *mapping, struct folio **folios,
  * struct ra_work - a run of folios an async window hands to a worker.
  * @work: The queue's part.
  * @mapping: Their mapping.
+ * @lruvec: Where the run counts as I/O under way (reclaim_io_start()).
  * @nr: How many.
  * @folios: The run: locked, not uptodate, each with the allocation's
  *	reference, which the worker drops before it reads them.
@@ -138,6 +144,7 @@ static void ra_submit_run(struct address_space *mapping, struct folio **folios,
 struct ra_work {
 	struct work_struct work;
 	struct address_space *mapping;
+	struct lruvec *lruvec;
 	unsigned int nr;
 	struct folio *folios[FOLIO_BATCH_SIZE];
 };
@@ -172,6 +179,7 @@ static void ra_work_fn(struct work_struct *work)
 	struct ra_work *w = (struct ra_work *)work;
 
 	ra_submit_run(w->mapping, w->folios, w->nr);
+	reclaim_io_end(w->lruvec);
 	free(w);
 }
 
@@ -195,9 +203,13 @@ static int ra_queue_run(struct address_space *mapping, struct folio **folios,
 	w->mapping = mapping;
 	w->nr = nr;
 	memcpy(w->folios, folios, nr * sizeof(*folios));
+	/* Counted first: the worker may be done before queue_work() returns. */
+	w->lruvec = reclaim_io_start(mapping->arena);
 	err = queue_work(wq, &w->work);
-	if (err)
+	if (err) {
+		reclaim_io_end(w->lruvec);
 		free(w);
+	}
 	return err;
 }
 

@@ -79,6 +79,7 @@
 #include <string.h>
 
 #include "fault.h"
+#include "futex.h"
 #include "filemap_internal.h"
 #include "huge_memory.h"
 #include "lru_internal.h"
@@ -751,6 +752,47 @@ unsigned long upc_reclaim_balance(struct upc_arena *arena)
 	return free < high ? upc_reclaim_pages(arena, high - free) : 0;
 }
 
+/* ---- reads under way ---------------------------------------------------- */
+
+struct lruvec *reclaim_io_start(struct upc_arena *arena)
+{
+	struct lruvec *lruvec = arena_lruvec(arena);
+
+	if (lruvec)
+		__atomic_fetch_add(&lruvec->nr_io, 1, __ATOMIC_RELAXED);
+	return lruvec;
+}
+
+/*
+ * The count falls before the waiters are looked at, and a waiter is
+ * counted before it reads the count (all sequentially consistent), so
+ * either the waker sees the waiter or the waiter sees the new count.
+ */
+void reclaim_io_end(struct lruvec *lruvec)
+{
+	if (!lruvec)
+		return;
+	__atomic_fetch_sub(&lruvec->nr_io, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&lruvec->io_waiters, __ATOMIC_SEQ_CST))
+		upc_futex_wake(&lruvec->nr_io, INT32_MAX);
+}
+
+/*
+ * reclaim_throttle_io() - Sleep until a run of folios under a read ends
+ * (or another starts).  Return: false at once if none is under way.
+ */
+static bool reclaim_throttle_io(struct lruvec *lruvec)
+{
+	uint32_t nr;
+
+	__atomic_fetch_add(&lruvec->io_waiters, 1, __ATOMIC_SEQ_CST);
+	nr = __atomic_load_n(&lruvec->nr_io, __ATOMIC_SEQ_CST);
+	if (nr)
+		upc_futex_wait(&lruvec->nr_io, nr);
+	__atomic_fetch_sub(&lruvec->io_waiters, 1, __ATOMIC_RELAXED);
+	return nr != 0;
+}
+
 /*
  * The arena's reclaim hook: direct reclaim on the allocating thread.
  *
@@ -759,8 +801,13 @@ unsigned long upc_reclaim_balance(struct upc_arena *arena)
  * free them), so a thread that frees nothing while folios are isolated
  * yields and tries again, a bounded number of times, instead of failing
  * its allocation with -ENOMEM (the kernel throttles on too many isolated
- * pages for the same reason).  Memory that others freed meanwhile counts
- * as progress, so the allocator retries.
+ * pages for the same reason).  Folios locked under a read that a
+ * readahead worker makes cannot be evicted either until it is done, and
+ * a stream of such reads can hold most of a small cache: a thread that
+ * frees nothing while some are under way sleeps until one ends and
+ * tries again (the kernel's reclaim waits for I/O the same way), within
+ * the same bound.  Memory that others freed meanwhile counts as
+ * progress, so the allocator retries.
  */
 static unsigned long reclaim_hook(struct upc_arena *arena,
 				  unsigned long nr_pages, void *priv)
@@ -780,8 +827,11 @@ static unsigned long reclaim_hook(struct upc_arena *arena,
 			return freed;
 		if (arena_free_pages(arena) >= nr_pages)
 			return nr_pages;
-		if (tries == RECLAIM_WAIT_TRIES ||
-		    !__atomic_load_n(&lruvec->nr_isolated, __ATOMIC_RELAXED))
+		if (tries == RECLAIM_WAIT_TRIES)
+			return 0;
+		if (reclaim_throttle_io(lruvec))
+			continue;
+		if (!__atomic_load_n(&lruvec->nr_isolated, __ATOMIC_RELAXED))
 			return 0;
 		sched_yield();
 	}

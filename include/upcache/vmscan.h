@@ -107,6 +107,9 @@ struct upc_swap_ops;
  * @swap_ops: The swap hook, or NULL (upc_reclaim_set_swap()).
  * @swap_priv: Its argument.
  * @nr_isolated: Folios reclaimers hold off the lists right now (atomic).
+ * @nr_io: Runs of folios locked for a read that another thread makes
+ *	(readahead's workers), not yet done (atomic; a futex word).
+ * @io_waiters: Direct reclaimers sleeping until one of them is done.
  * @batch: Pending adds and activations.
  *
  * Counters are updated with relaxed atomic adds and read through
@@ -139,6 +142,8 @@ struct lruvec {
 	const struct upc_swap_ops *swap_ops;
 	void *swap_priv;
 	unsigned long nr_isolated;
+	uint32_t nr_io;
+	uint32_t io_waiters;
 	struct lru_batch batch[UPC_LRU_BATCHES];
 };
 

@@ -939,6 +939,135 @@ static void test_file_concurrency_direct_flag(void **state)
 	fc_close(env);
 }
 
+/* ---- readahead streams ------------------------------------------------- */
+
+#define FC_STREAMS	16
+#define FC_STREAM_SIZE	(8 * API_MIB)
+#define FC_STREAM_CHUNK	(64 * 1024L)
+#define FC_STREAM_PASSES 2
+
+struct fc_stream {
+	pthread_t tid;
+	struct upc_cache *cache;
+	const char *path;
+	ssize_t ret;	/* the first call that failed, or read short */
+	int64_t at;	/* where (the size: the close); -1 if none did */
+	int64_t bad;	/* the first wrong byte's offset, or -1 */
+};
+
+/* The file's word at byte @pos (a multiple of 8). */
+static uint64_t fc_stream_word(int64_t pos)
+{
+	return (uint64_t)pos * FC_MIX;
+}
+
+/*
+ * Read the whole file in order on a descriptor of its own with
+ * O_DIRECT (so a handle of its own, with background readahead), the
+ * first failure noted.
+ */
+static void *fc_streamer(void *arg)
+{
+	struct fc_stream *st = arg;
+	struct upc_file *file;
+	uint64_t *buf = aligned_alloc(4096, FC_STREAM_CHUNK);
+	int fd = open(st->path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	int pass;
+
+	if (fd < 0 || !buf || upc_file_open(st->cache, fd, 0, &file)) {
+		st->ret = -EBADF;
+		st->at = 0;
+		goto out;
+	}
+	for (pass = 0; pass < FC_STREAM_PASSES && st->at < 0; pass++)
+		for (int64_t pos = 0; pos < FC_STREAM_SIZE;
+		     pos += FC_STREAM_CHUNK) {
+			ssize_t n = upc_read(file, buf, FC_STREAM_CHUNK, pos);
+
+			if (n != FC_STREAM_CHUNK) {
+				st->ret = n;
+				st->at = pos;
+				break;
+			}
+			for (size_t i = 0; i < FC_STREAM_CHUNK / 8; i++)
+				if (buf[i] != fc_stream_word(pos + 8 * i)) {
+					st->bad = pos + 8 * (int64_t)i;
+					break;
+				}
+		}
+	if (upc_close(file) && st->at < 0) {
+		st->ret = -EIO;
+		st->at = FC_STREAM_SIZE;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
+}
+
+/*
+ * Sixteen readers streaming their own O_DIRECT handles of one file
+ * through a 2 MiB cache: the background readahead of so many streams
+ * holds more than the cache in locked folios at times.  Nothing is
+ * dirty, so no read may fail or come back short: a reader whose
+ * allocation finds memory held by reads under way waits for them, as
+ * the kernel's reclaim waits for I/O, instead of giving up.
+ */
+static void test_file_concurrency_ra_streams(void **state)
+{
+	struct upc_cache_config cfg = { .memory_limit = 2 * API_MIB };
+	struct fc_stream streams[FC_STREAMS];
+	struct fc_env *env = *state;
+	const char *tmp = getenv("TMPDIR");
+	struct upc_cache_stats stats;
+	uint64_t *data;
+	int i;
+
+	snprintf(env->dir, sizeof(env->dir), "%s/upc-file-cc-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(env->dir));
+	snprintf(env->path, sizeof(env->path), "%s/data", env->dir);
+	env->fd = open(env->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(env->fd >= 0);
+	env->cfd = open(env->path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (env->cfd < 0) {
+		print_message("O_DIRECT refused by $TMPDIR's file system: "
+			      "skipped\n");
+		skip();
+	}
+	data = malloc(FC_STREAM_SIZE);
+	assert_non_null(data);
+	for (size_t w = 0; w < FC_STREAM_SIZE / 8; w++)
+		data[w] = fc_stream_word(8 * (int64_t)w);
+	assert_int_equal(pwrite(env->fd, data, FC_STREAM_SIZE, 0),
+			 FC_STREAM_SIZE);
+	free(data);
+	assert_int_equal(upc_cache_create(&cfg, &env->cache), 0);
+	for (i = 0; i < FC_STREAMS; i++) {
+		streams[i] = (struct fc_stream){
+			.cache = env->cache, .path = env->path, .at = -1,
+			.bad = -1,
+		};
+		assert_int_equal(pthread_create(&streams[i].tid, NULL,
+						fc_streamer, &streams[i]), 0);
+	}
+	for (i = 0; i < FC_STREAMS; i++)
+		assert_int_equal(pthread_join(streams[i].tid, NULL), 0);
+	for (i = 0; i < FC_STREAMS; i++) {
+		if (streams[i].at >= 0 || streams[i].bad >= 0)
+			fail_msg("reader %d: read at %lld returned %zd, "
+				 "first wrong byte at %lld", i,
+				 (long long)streams[i].at, streams[i].ret,
+				 (long long)streams[i].bad);
+	}
+	assert_int_equal(upc_cache_stats(env->cache, &stats), 0);
+	assert_int_equal(stats.memory_used, 0);
+	assert_int_equal(stats.files, 0);
+	assert_int_equal(upc_cache_destroy(env->cache), 0);
+	env->cache = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -962,6 +1091,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_file_concurrency_direct_flag, fc_setup,
 			fc_teardown),
+		cmocka_unit_test_setup_teardown(test_file_concurrency_ra_streams,
+						fc_setup, fc_teardown),
 		cmocka_unit_test_setup_teardown(test_file_concurrency_seeks,
 						fc_setup, fc_teardown),
 	};
