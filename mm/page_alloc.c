@@ -65,7 +65,8 @@
  * reclaim hook is called with no lock held and the attempt is repeated
  * while the hook reports progress.  A charge that would pass the limit
  * is retried up to UPC_RECLAIM_RETRIES times: each round frees pages
- * under it.  A charge that succeeded with no free block of the order
+ * under it (once only with __GFP_NORETRY: readahead, which is a hint,
+ * gives up rather than wait).  A charge that succeeded with no free block of the order
  * (fragmentation) gets one round only: evicting from the LRU's tail
  * frees a whole aligned block only by chance, and more rounds would
  * empty the cache for one large folio (the kernel too gives a costly
@@ -470,9 +471,11 @@ static struct folio *arena_alloc_folio(struct upc_arena *arena, gfp_t gfp,
 	while (!(folio = arena_try_alloc(arena, order, &fragmented))) {
 		if ((gfp & __GFP_NOWAIT_BIT) || !arena->reclaim ||
 		    tries++ >= UPC_RECLAIM_RETRIES ||
-		    (fragmented && fragmented_rounds++))
+		    (fragmented && fragmented_rounds++) ||
+		    (gfp & __GFP_NORETRY && tries > 1))
 			return NULL;
-		if (!arena->reclaim(arena, 1UL << order, arena->reclaim_priv))
+		if (!arena->reclaim(arena, 1UL << order, gfp,
+				    arena->reclaim_priv))
 			return NULL;
 	}
 	folio_prep_new(arena, folio, order);
@@ -485,16 +488,17 @@ static struct folio *arena_alloc_folio(struct upc_arena *arena, gfp_t gfp,
  * upc_arena_alloc_folio() - Allocate a folio.
  * @arena: The arena to allocate from.
  * @gfp: GFP_KERNEL may call the reclaim hook; GFP_NOWAIT (any gfp with
- *	__GFP_NOWAIT_BIT) never does; __GFP_ZERO clears the memory.
+ *	__GFP_NOWAIT_BIT) never does; __GFP_NORETRY calls it once at
+ *	most; __GFP_ZERO clears the memory.
  * @order: 0..UPC_MAX_ORDER.
  *
  * Order-0 folios come from this CPU's cache without the arena lock.
  * When the buddy lists cannot satisfy a request the caches are drained
  * and it is tried again.  When the charge would pass the limit, a
  * caller that may wait calls the reclaim hook and retries while the
- * hook reports progress (UPC_RECLAIM_RETRIES times at most); when the
- * charge fits but no free block of @order is left (fragmentation), it
- * calls the hook once.
+ * hook reports progress (UPC_RECLAIM_RETRIES times at most, once with
+ * __GFP_NORETRY); when the charge fits but no free block of @order is
+ * left (fragmentation), it calls the hook once.
  *
  * Context: Any thread.  Takes short-hold locks; GFP_KERNEL may run the
  * reclaim hook.

@@ -22,8 +22,10 @@
  *    request for the run: a preadv(), for a file) or, without one, to
  *    read_folio a folio at a time.  Cached pages split runs, and so does
  *    a page another thread added meanwhile.  It stops at the first folio
- *    it cannot allocate: readahead is a hint, the reader's own miss path
- *    still reads what it needs.
+ *    it cannot allocate with one round of reclaim (__GFP_NORETRY, as the
+ *    kernel's readahead): readahead is a hint, and the folios it holds
+ *    locked meanwhile must not wait for memory; the reader's own miss
+ *    path still reads what it needs, and may wait.
  *  - The workers: the runs of a window's async part go to a small pool
  *    of threads (lib/workqueue.c), the userspace stand-in for the
  *    kernel's bios completing on their own.  A worker reads the run and
@@ -213,15 +215,23 @@ static int ra_queue_run(struct address_space *mapping, struct folio **folios,
 	return err;
 }
 
-/* Read a run now, or, @async, on a worker where one can take it. */
+/*
+ * Read a run now, or, @async, on a worker where one can take it.  Read
+ * here, it counts as I/O under way too: the read needs no memory, so
+ * reclaimers may wait for it.
+ */
 static void ra_read_run(struct address_space *mapping, struct folio **folios,
 			unsigned int nr, bool async)
 {
+	struct lruvec *lruvec;
+
 	if (!nr)
 		return;
 	if (async && !ra_queue_run(mapping, folios, nr))
 		return;
+	lruvec = reclaim_io_start(mapping->arena);
 	ra_submit_run(mapping, folios, nr);
+	reclaim_io_end(lruvec);
 }
 
 void readahead_flush(void)
@@ -238,7 +248,10 @@ void readahead_flush(void)
 static struct folio *ra_add_folio(struct address_space *mapping, pgoff_t index,
 				  unsigned int order, int *err)
 {
-	struct folio *folio = filemap_alloc_folio(mapping, GFP_KERNEL, order);
+	/* A hint: one round of reclaim, not the waits of a reader's miss. */
+	struct folio *folio = filemap_alloc_folio(mapping,
+						  GFP_KERNEL | __GFP_NORETRY,
+						  order);
 
 	if (!folio && order)
 		return ra_add_folio(mapping, index, 0, err);

@@ -807,10 +807,11 @@ static bool reclaim_throttle_io(struct lruvec *lruvec)
  * frees nothing while some are under way sleeps until one ends and
  * tries again (the kernel's reclaim waits for I/O the same way), within
  * the same bound.  Memory that others freed meanwhile counts as
- * progress, so the allocator retries.
+ * progress, so the allocator retries.  An allocation with
+ * __GFP_NORETRY (readahead's) waits for nobody: one pass.
  */
 static unsigned long reclaim_hook(struct upc_arena *arena,
-				  unsigned long nr_pages, void *priv)
+				  unsigned long nr_pages, gfp_t gfp, void *priv)
 {
 	struct lruvec *lruvec = priv;
 	unsigned long target = nr_pages > UPC_RECLAIM_BATCH ?
@@ -827,7 +828,7 @@ static unsigned long reclaim_hook(struct upc_arena *arena,
 			return freed;
 		if (arena_free_pages(arena) >= nr_pages)
 			return nr_pages;
-		if (tries == RECLAIM_WAIT_TRIES)
+		if (tries == RECLAIM_WAIT_TRIES || gfp & __GFP_NORETRY)
 			return 0;
 		if (reclaim_throttle_io(lruvec))
 			continue;

@@ -125,6 +125,8 @@ struct folio {
  * typedef upc_reclaim_fn - reclaim hook of an arena.
  * @arena: The arena short of memory.
  * @nr_pages: How many pages the failed allocation needed.
+ * @gfp: Its flags: with __GFP_NORETRY the hook makes one pass and does
+ *	not wait for other threads (their isolated folios, I/O under way).
  * @priv: The pointer given to upc_arena_set_reclaim().
  *
  * Called without arena locks held when an allocation cannot be
@@ -132,7 +134,8 @@ struct folio {
  * Return: The number of pages it freed; 0 makes the allocation fail.
  */
 typedef unsigned long (*upc_reclaim_fn)(struct upc_arena *arena,
-					unsigned long nr_pages, void *priv);
+					unsigned long nr_pages, gfp_t gfp,
+					void *priv);
 
 /**
  * struct upc_arena - the memory of one cache.

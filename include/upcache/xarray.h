@@ -26,7 +26,9 @@
  *    GFP_NOFS, GFP_NOIO, GFP_USER, GFP_HIGHUSER, which are the same
  *    value) may: the XArray then drops xa_lock while it allocates.
  *    GFP_NOWAIT and GFP_ATOMIC never wait and never drop the lock, and an
- *    allocation with them may fail (-ENOMEM).  The __GFP_ modifiers are
+ *    allocation with them may fail (-ENOMEM).  __GFP_NORETRY, as in the
+ *    kernel, asks a folio allocation for one round of reclaim and no
+ *    more (no retry, no wait for I/O); the other __GFP_ modifiers are
  *    accepted and ignored (__GFP_NOFAIL does not make anything
  *    infallible).  The numeric values are not the kernel's.
  *  - Readers are lockless under RCU from liburcu, and nothing has to be
@@ -104,7 +106,8 @@ typedef unsigned int gfp_t;
 #define __GFP_ZERO		0x04u
 #define __GFP_ACCOUNT		0x08u
 #define __GFP_NOFAIL		0x10u
-#define __GFP_BITS		5	/* private: flag bits used above */
+#define __GFP_NORETRY		0x20u
+#define __GFP_BITS		6	/* private: flag bits used above */
 
 #define GFP_KERNEL		0x00u
 #define GFP_NOFS		GFP_KERNEL

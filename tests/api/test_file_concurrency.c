@@ -941,15 +941,15 @@ static void test_file_concurrency_direct_flag(void **state)
 
 /* ---- readahead streams ------------------------------------------------- */
 
-#define FC_STREAMS	16
+#define FC_MAX_STREAMS	32
 #define FC_STREAM_SIZE	(8 * API_MIB)
-#define FC_STREAM_CHUNK	(64 * 1024L)
 #define FC_STREAM_PASSES 2
 
 struct fc_stream {
 	pthread_t tid;
 	struct upc_cache *cache;
 	const char *path;
+	size_t chunk;
 	ssize_t ret;	/* the first call that failed, or read short */
 	int64_t at;	/* where (the size: the close); -1 if none did */
 	int64_t bad;	/* the first wrong byte's offset, or -1 */
@@ -970,7 +970,7 @@ static void *fc_streamer(void *arg)
 {
 	struct fc_stream *st = arg;
 	struct upc_file *file;
-	uint64_t *buf = aligned_alloc(4096, FC_STREAM_CHUNK);
+	uint64_t *buf = aligned_alloc(4096, st->chunk);
 	int fd = open(st->path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	int pass;
 
@@ -981,15 +981,15 @@ static void *fc_streamer(void *arg)
 	}
 	for (pass = 0; pass < FC_STREAM_PASSES && st->at < 0; pass++)
 		for (int64_t pos = 0; pos < FC_STREAM_SIZE;
-		     pos += FC_STREAM_CHUNK) {
-			ssize_t n = upc_read(file, buf, FC_STREAM_CHUNK, pos);
+		     pos += (int64_t)st->chunk) {
+			ssize_t n = upc_read(file, buf, st->chunk, pos);
 
-			if (n != FC_STREAM_CHUNK) {
+			if (n != (ssize_t)st->chunk) {
 				st->ret = n;
 				st->at = pos;
 				break;
 			}
-			for (size_t i = 0; i < FC_STREAM_CHUNK / 8; i++)
+			for (size_t i = 0; i < st->chunk / 8; i++)
 				if (buf[i] != fc_stream_word(pos + 8 * i)) {
 					st->bad = pos + 8 * (int64_t)i;
 					break;
@@ -1007,18 +1007,19 @@ out:
 }
 
 /*
- * Sixteen readers streaming their own O_DIRECT handles of one file
- * through a 2 MiB cache: the background readahead of so many streams
- * holds more than the cache in locked folios at times.  Nothing is
- * dirty, so no read may fail or come back short: a reader whose
- * allocation finds memory held by reads under way waits for them, as
- * the kernel's reclaim waits for I/O, instead of giving up.
+ * @nr readers streaming their own O_DIRECT handles of one file in
+ * @chunk reads through a 2 MiB cache: the readahead of so many streams
+ * would hold more than the cache in locked folios.  Nothing is dirty,
+ * so no read may fail or come back short: a reader's miss that finds
+ * memory held by reads under way waits for them, as the kernel's
+ * reclaim waits for I/O, and readahead, which holds its folios locked
+ * while it allocates more, gives up early (__GFP_NORETRY) instead of
+ * taking the last of memory.
  */
-static void test_file_concurrency_ra_streams(void **state)
+static void fc_ra_streams(struct fc_env *env, int nr, size_t chunk)
 {
 	struct upc_cache_config cfg = { .memory_limit = 2 * API_MIB };
-	struct fc_stream streams[FC_STREAMS];
-	struct fc_env *env = *state;
+	struct fc_stream streams[FC_MAX_STREAMS];
 	const char *tmp = getenv("TMPDIR");
 	struct upc_cache_stats stats;
 	uint64_t *data;
@@ -1044,17 +1045,18 @@ static void test_file_concurrency_ra_streams(void **state)
 			 FC_STREAM_SIZE);
 	free(data);
 	assert_int_equal(upc_cache_create(&cfg, &env->cache), 0);
-	for (i = 0; i < FC_STREAMS; i++) {
+	assert_true(nr <= FC_MAX_STREAMS);
+	for (i = 0; i < nr; i++) {
 		streams[i] = (struct fc_stream){
-			.cache = env->cache, .path = env->path, .at = -1,
-			.bad = -1,
+			.cache = env->cache, .path = env->path, .chunk = chunk,
+			.at = -1, .bad = -1,
 		};
 		assert_int_equal(pthread_create(&streams[i].tid, NULL,
 						fc_streamer, &streams[i]), 0);
 	}
-	for (i = 0; i < FC_STREAMS; i++)
+	for (i = 0; i < nr; i++)
 		assert_int_equal(pthread_join(streams[i].tid, NULL), 0);
-	for (i = 0; i < FC_STREAMS; i++) {
+	for (i = 0; i < nr; i++) {
 		if (streams[i].at >= 0 || streams[i].bad >= 0)
 			fail_msg("reader %d: read at %lld returned %zd, "
 				 "first wrong byte at %lld", i,
@@ -1066,6 +1068,18 @@ static void test_file_concurrency_ra_streams(void **state)
 	assert_int_equal(stats.files, 0);
 	assert_int_equal(upc_cache_destroy(env->cache), 0);
 	env->cache = NULL;
+}
+
+/* Sixteen 64 KiB streams: their queued windows outgrow the cache. */
+static void test_file_concurrency_ra_streams(void **state)
+{
+	fc_ra_streams(*state, 16, 64 * 1024);
+}
+
+/* Thirty-two 1 MiB streams: their own windows alone outgrow it. */
+static void test_file_concurrency_ra_streams_wide(void **state)
+{
+	fc_ra_streams(*state, 32, API_MIB);
 }
 
 int main(void)
@@ -1093,6 +1107,9 @@ int main(void)
 			fc_teardown),
 		cmocka_unit_test_setup_teardown(test_file_concurrency_ra_streams,
 						fc_setup, fc_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_file_concurrency_ra_streams_wide, fc_setup,
+			fc_teardown),
 		cmocka_unit_test_setup_teardown(test_file_concurrency_seeks,
 						fc_setup, fc_teardown),
 	};

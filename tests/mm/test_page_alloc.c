@@ -530,6 +530,7 @@ struct reclaim_ctx {
 	bool free_all;
 	unsigned long lie;
 	unsigned int calls;
+	gfp_t gfp;
 	bool bad;
 };
 
@@ -544,13 +545,14 @@ static bool arena_lock_held(struct upc_arena *arena)
 }
 
 static unsigned long reclaim_hook(struct upc_arena *arena,
-				  unsigned long nr_pages, void *priv)
+				  unsigned long nr_pages, gfp_t gfp, void *priv)
 {
 	struct reclaim_ctx *ctx = priv;
 	unsigned long freed = 0;
 	struct folio *folio;
 
 	ctx->calls++;
+	ctx->gfp = gfp;
 	if (arena != ctx->arena || nr_pages != ctx->want ||
 	    arena_lock_held(arena))
 		ctx->bad = true;
@@ -626,9 +628,37 @@ static void test_reclaim_no_progress(void **state)
 	ctx.lie = 1;
 	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL, 1));
 	assert_int_equal(ctx.calls, UPC_RECLAIM_RETRIES);
+	assert_int_equal(ctx.gfp, GFP_KERNEL);
+
+	/* __GFP_NORETRY: one round, the hook told so, whatever it says. */
+	ctx.calls = 0;
+	assert_null(upc_arena_alloc_folio(arena, GFP_KERNEL | __GFP_NORETRY,
+					  1));
+	assert_int_equal(ctx.calls, 1);
+	assert_int_equal(ctx.gfp, GFP_KERNEL | __GFP_NORETRY);
 	assert_false(ctx.bad);
 	assert_int_equal(upc_arena_charged(arena), 8);
 	put_all(pool, 8, NULL);
+	arena_fini(arena);
+}
+
+/* __GFP_NORETRY still gets the round it asks for, and what it freed. */
+static void test_reclaim_noretry_progress(void **state)
+{
+	struct upc_arena *arena = arena_new(2 * MiB);
+	struct folio *pool[8], *folio;
+	struct reclaim_ctx ctx;
+
+	(void)state;
+	assert_int_equal(upc_arena_set_limit(arena, 8), 0);
+	reclaim_setup(&ctx, arena, pool, 8);
+	ctx.want = 2;
+	folio = upc_arena_alloc_folio(arena, GFP_KERNEL | __GFP_NORETRY, 1);
+	assert_new_folio(arena, folio, 1);
+	assert_int_equal(ctx.calls, 1);
+	assert_false(ctx.bad);
+	folio_put(folio);
+	put_all(pool, ctx.nr_pool, NULL);
 	arena_fini(arena);
 }
 
@@ -1400,6 +1430,7 @@ int main(void)
 		cmocka_unit_test(test_limit),
 		cmocka_unit_test(test_reclaim_progress),
 		cmocka_unit_test(test_reclaim_no_progress),
+		cmocka_unit_test(test_reclaim_noretry_progress),
 		cmocka_unit_test(test_reclaim_nowait),
 		cmocka_unit_test(test_reclaim_merges),
 		cmocka_unit_test(test_reclaim_fragmented_once),
