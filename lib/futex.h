@@ -12,6 +12,7 @@
 #include <linux/futex.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /*
@@ -21,6 +22,17 @@
 static inline void upc_futex_wait(void *word, uint32_t val)
 {
 	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+/*
+ * upc_futex_wait_us() - upc_futex_wait(), for @us microseconds at most
+ * (less than a second).
+ */
+static inline void upc_futex_wait_us(void *word, uint32_t val, long us)
+{
+	struct timespec timeout = { .tv_sec = 0, .tv_nsec = us * 1000 };
+
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &timeout, NULL, 0);
 }
 
 /* upc_futex_wake() - Wake up to @nr sleepers on @word (INT32_MAX: all). */

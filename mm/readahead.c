@@ -181,6 +181,7 @@ static void ra_work_fn(struct work_struct *work)
 	struct ra_work *w = (struct ra_work *)work;
 
 	ra_submit_run(w->mapping, w->folios, w->nr);
+	/* The lruvec outlives us: upc_reclaim_destroy() flushes the queue. */
 	reclaim_io_end(w->lruvec);
 	free(w);
 }

@@ -73,7 +73,6 @@
  * never evicted (their data exists nowhere else).
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +83,15 @@
 #include "huge_memory.h"
 #include "lru_internal.h"
 
-/* Times direct reclaim waits for other reclaimers' isolated folios. */
+/*
+ * Rounds in which nobody frees anything that direct reclaim waits out
+ * (for other reclaimers' isolated folios, folios others hold, I/O under
+ * way) before it fails; rounds in all, whatever others free; and the
+ * longest it sleeps in one, when nothing wakes it.
+ */
 #define RECLAIM_WAIT_TRIES	64
+#define RECLAIM_MAX_ROUNDS	(64 * RECLAIM_WAIT_TRIES)
+#define RECLAIM_WAIT_US		250
 
 /* What reclaim does with one isolated folio. */
 enum folio_verdict {
@@ -249,6 +255,9 @@ static enum folio_verdict swap_out_folio(struct lruvec *lruvec,
  * nothing but trylocks and flag tests on the other folios.
  * @lruvec: The lruvec the batch came from.
  * @freed: Pages evicted so far.
+ * @busy: Folios kept because another thread held them (a reference
+ *	besides the cache's and reclaim's: a read copying from it, a lock
+ *	waiter); they can go once it lets go.
  * @nr_keep: Folios in @keep.
  * @nr_pending: Folios in @pending.
  * @keep: Folios to put back on their lists.
@@ -257,6 +266,7 @@ static enum folio_verdict swap_out_folio(struct lruvec *lruvec,
 struct shrink_batch {
 	struct lruvec *lruvec;
 	unsigned long freed;
+	unsigned long busy;
 	unsigned int nr_keep;
 	unsigned int nr_pending;
 	unsigned int nr_pageout;
@@ -273,6 +283,8 @@ static void shrink_settle(struct shrink_batch *sb, struct folio *folio,
 
 	switch (verdict) {
 	case FOLIO_KEEP:
+		if (folio_ref_count(folio) > (int)pages + 1)
+			sb->busy++;
 		sb->keep[sb->nr_keep++] = folio;
 		return;
 	case FOLIO_FREED:
@@ -520,14 +532,32 @@ static void putback_folios(struct lruvec *lruvec, struct folio **folios,
 }
 
 /*
+ * reclaim_progress() - Something other reclaimers may be waiting for
+ * happened: a batch went back to the lists or left them, or a read
+ * under way ended.  Wake them.
+ *
+ * The word is bumped before the waiters are looked at, and a waiter is
+ * counted before it compares the word (all sequentially consistent), so
+ * either the waker sees the waiter or the waiter sees the new word.
+ */
+static void reclaim_progress(struct lruvec *lruvec)
+{
+	__atomic_fetch_add(&lruvec->reclaim_seq, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&lruvec->reclaim_waiters, __ATOMIC_SEQ_CST))
+		upc_futex_wake(&lruvec->reclaim_seq, INT32_MAX);
+}
+
+/*
  * shrink_inactive_batch() - One batch; *@scanned gets the folios
- * isolated, *@scanned_pages their pages.
+ * isolated, *@scanned_pages their pages; *@busy (if not NULL) grows by
+ * the folios kept because other threads held them.
  */
 static unsigned long shrink_inactive_batch(struct lruvec *lruvec,
 					   enum lru_list lru,
 					   unsigned int nr_to_scan,
 					   unsigned int *scanned,
-					   unsigned long *scanned_pages)
+					   unsigned long *scanned_pages,
+					   unsigned long *busy)
 {
 	struct folio *isolated[UPC_RECLAIM_BATCH];
 	struct shrink_batch sb = { .lruvec = lruvec };
@@ -546,7 +576,11 @@ static unsigned long shrink_inactive_batch(struct lruvec *lruvec,
 	shrink_evict_pending(&sb);
 	putback_folios(lruvec, sb.keep, sb.nr_keep);
 	__atomic_fetch_sub(&lruvec->nr_isolated, nr, __ATOMIC_RELAXED);
+	if (nr)
+		reclaim_progress(lruvec);
 	*scanned = nr;
+	if (busy)
+		*busy += sb.busy;
 	return sb.freed;
 }
 
@@ -574,7 +608,7 @@ unsigned long shrink_inactive_list(struct lruvec *lruvec,
 				     (unsigned int)nr_to_scan : UPC_RECLAIM_BATCH;
 
 		freed += shrink_inactive_batch(lruvec, lru, batch, &scanned,
-					       &pages);
+					       &pages, NULL);
 		if (!scanned)
 			break;
 		nr_to_scan -= pages < nr_to_scan ? pages : nr_to_scan;
@@ -640,7 +674,8 @@ static unsigned long balance_lists(struct lruvec *lruvec, enum lru_list lru)
 /*
  * shrink_lists() - One round on inactive list @lru and its active list:
  * balance them, shrink a batch of the inactive list (*@freed grows by
- * the pages freed, *@scanned gets the pages looked at), and if that
+ * the pages freed, *@scanned gets the pages looked at, *@busy as
+ * shrink_inactive_batch() says), and if that
  * freed nothing, deactivate as many folios as the batch held anyway.
  * The inactive list may be full of folios that cannot go now (held by
  * a writer or a span, never written, large with no room in swap,
@@ -651,14 +686,15 @@ static unsigned long balance_lists(struct lruvec *lruvec, enum lru_list lru)
  * active list.
  */
 static unsigned long shrink_lists(struct lruvec *lruvec, enum lru_list lru,
-				  unsigned long *freed, unsigned long *scanned)
+				  unsigned long *freed, unsigned long *scanned,
+				  unsigned long *busy)
 {
 	unsigned long moved = balance_lists(lruvec, lru);
 	unsigned long got;
 	unsigned int folios;
 
 	got = shrink_inactive_batch(lruvec, lru, UPC_RECLAIM_BATCH, &folios,
-				    scanned);
+				    scanned, busy);
 	*freed += got;
 	if (!got && folios)
 		moved += shrink_active_list(lruvec, folios, lru + 1);
@@ -677,6 +713,38 @@ static unsigned long lruvec_scannable(const struct lruvec *lruvec)
 	return nr;
 }
 
+/*
+ * reclaim_pages() - upc_reclaim_pages(), and *@busy (if not NULL) grows
+ * by the folios it kept because other threads held them.
+ */
+static unsigned long reclaim_pages(struct upc_arena *arena,
+				   unsigned long nr_pages, unsigned long *busy)
+{
+	struct lruvec *lruvec = arena_lruvec(arena);
+	unsigned long freed = 0, budget;
+
+	if (!lruvec)
+		return 0;
+	lru_drain(lruvec);
+	budget = 2 * lruvec_scannable(lruvec) + UPC_RECLAIM_BATCH;
+	while (freed < nr_pages && budget) {
+		unsigned long scanned, anon = 0, moved;
+
+		moved = shrink_lists(lruvec, LRU_INACTIVE_FILE, &freed,
+				     &scanned, busy);
+		if (lruvec_can_swap(lruvec) && freed < nr_pages) {
+			moved += shrink_lists(lruvec, LRU_INACTIVE_ANON, &freed,
+					      &anon, busy);
+			scanned += anon;
+		}
+		if (!scanned && !moved)
+			break;
+		budget -= scanned < budget ? scanned : budget;
+	}
+	workingset_shrink_shadows(lruvec);
+	return freed;
+}
+
 /**
  * upc_reclaim_pages() - Reclaim memory from an arena.
  * @arena: The arena.
@@ -691,29 +759,7 @@ static unsigned long lruvec_scannable(const struct lruvec *lruvec)
 unsigned long upc_reclaim_pages(struct upc_arena *arena,
 				unsigned long nr_pages)
 {
-	struct lruvec *lruvec = arena_lruvec(arena);
-	unsigned long freed = 0, budget;
-
-	if (!lruvec)
-		return 0;
-	lru_drain(lruvec);
-	budget = 2 * lruvec_scannable(lruvec) + UPC_RECLAIM_BATCH;
-	while (freed < nr_pages && budget) {
-		unsigned long scanned, anon = 0, moved;
-
-		moved = shrink_lists(lruvec, LRU_INACTIVE_FILE, &freed,
-				     &scanned);
-		if (lruvec_can_swap(lruvec) && freed < nr_pages) {
-			moved += shrink_lists(lruvec, LRU_INACTIVE_ANON, &freed,
-					      &anon);
-			scanned += anon;
-		}
-		if (!scanned && !moved)
-			break;
-		budget -= scanned < budget ? scanned : budget;
-	}
-	workingset_shrink_shadows(lruvec);
-	return freed;
+	return reclaim_pages(arena, nr_pages, NULL);
 }
 
 /* Free pages below the limit. */
@@ -752,7 +798,24 @@ unsigned long upc_reclaim_balance(struct upc_arena *arena)
 	return free < high ? upc_reclaim_pages(arena, high - free) : 0;
 }
 
-/* ---- reads under way ---------------------------------------------------- */
+/* ---- waiting for others ------------------------------------------------- */
+
+/*
+ * reclaim_throttle() - Sleep until reclaim_progress() moves the word on
+ * from @seq; with @timed, RECLAIM_WAIT_US at most (a reader letting go
+ * of a folio it copied from wakes nobody; a read under way will).
+ */
+static void reclaim_throttle(struct lruvec *lruvec, uint32_t seq, bool timed)
+{
+	__atomic_fetch_add(&lruvec->reclaim_waiters, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&lruvec->reclaim_seq, __ATOMIC_SEQ_CST) != seq)
+		;
+	else if (timed)
+		upc_futex_wait_us(&lruvec->reclaim_seq, seq, RECLAIM_WAIT_US);
+	else
+		upc_futex_wait(&lruvec->reclaim_seq, seq);
+	__atomic_fetch_sub(&lruvec->reclaim_waiters, 1, __ATOMIC_RELAXED);
+}
 
 struct lruvec *reclaim_io_start(struct upc_arena *arena)
 {
@@ -763,34 +826,12 @@ struct lruvec *reclaim_io_start(struct upc_arena *arena)
 	return lruvec;
 }
 
-/*
- * The count falls before the waiters are looked at, and a waiter is
- * counted before it reads the count (all sequentially consistent), so
- * either the waker sees the waiter or the waiter sees the new count.
- */
 void reclaim_io_end(struct lruvec *lruvec)
 {
 	if (!lruvec)
 		return;
 	__atomic_fetch_sub(&lruvec->nr_io, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&lruvec->io_waiters, __ATOMIC_SEQ_CST))
-		upc_futex_wake(&lruvec->nr_io, INT32_MAX);
-}
-
-/*
- * reclaim_throttle_io() - Sleep until a run of folios under a read ends
- * (or another starts).  Return: false at once if none is under way.
- */
-static bool reclaim_throttle_io(struct lruvec *lruvec)
-{
-	uint32_t nr;
-
-	__atomic_fetch_add(&lruvec->io_waiters, 1, __ATOMIC_SEQ_CST);
-	nr = __atomic_load_n(&lruvec->nr_io, __ATOMIC_SEQ_CST);
-	if (nr)
-		upc_futex_wait(&lruvec->nr_io, nr);
-	__atomic_fetch_sub(&lruvec->io_waiters, 1, __ATOMIC_RELAXED);
-	return nr != 0;
+	reclaim_progress(lruvec);
 }
 
 /*
@@ -798,17 +839,20 @@ static bool reclaim_throttle_io(struct lruvec *lruvec)
  *
  * Finding nothing to evict does not mean there is nothing: other
  * reclaimers may hold the evictable folios isolated (and be about to
- * free them), so a thread that frees nothing while folios are isolated
- * yields and tries again, a bounded number of times, instead of failing
- * its allocation with -ENOMEM (the kernel throttles on too many isolated
- * pages for the same reason).  Folios locked under a read that a
- * readahead worker makes cannot be evicted either until it is done, and
- * a stream of such reads can hold most of a small cache: a thread that
- * frees nothing while some are under way sleeps until one ends and
- * tries again (the kernel's reclaim waits for I/O the same way), within
- * the same bound.  Memory that others freed meanwhile counts as
- * progress, so the allocator retries.  An allocation with
- * __GFP_NORETRY (readahead's) waits for nobody: one pass.
+ * free them), readers may hold references to them while they copy, and
+ * folios locked under a read that a readahead worker makes cannot go
+ * until it is done (many streams can hold most of a small cache that
+ * way).  So a thread that frees nothing while any of that is so sleeps
+ * until another reclaimer or a read moves on (reclaim_throttle()), and
+ * tries again, instead of failing its allocation with -ENOMEM: the
+ * kernel's reclaim throttles on isolated pages and waits for I/O for
+ * the same reasons.  It gives up after RECLAIM_WAIT_TRIES rounds in
+ * which nobody evicted anything and no read was under way; rounds in
+ * which others evicted (and took the memory first), or reads were
+ * under way, are progress, within RECLAIM_MAX_ROUNDS.
+ * Memory that others freed meanwhile counts as progress, so the
+ * allocator retries.  An allocation with __GFP_NORETRY (readahead's)
+ * waits for nobody: one pass.
  */
 static unsigned long reclaim_hook(struct upc_arena *arena,
 				  unsigned long nr_pages, gfp_t gfp, void *priv)
@@ -818,23 +862,40 @@ static unsigned long reclaim_hook(struct upc_arena *arena,
 			       nr_pages : UPC_RECLAIM_BATCH;
 	unsigned long free = arena_free_pages(arena), freed;
 	unsigned long high = lruvec_wmark(&lruvec->wmark_high);
-	unsigned int tries;
+	uint64_t stolen = __atomic_load_n(&lruvec->pgsteal, __ATOMIC_RELAXED);
+	unsigned int tries = 0, rounds;
 
 	if (free < high && high - free > target)
 		target = high - free;
-	for (tries = 0;; tries++) {
-		freed = upc_reclaim_pages(arena, target);
+	for (rounds = 0;; rounds++) {
+		unsigned long busy = 0;
+		uint32_t seq, io;
+		uint64_t now;
+
+		freed = reclaim_pages(arena, target, &busy);
 		if (freed)
 			return freed;
 		if (arena_free_pages(arena) >= nr_pages)
 			return nr_pages;
-		if (tries == RECLAIM_WAIT_TRIES || gfp & __GFP_NORETRY)
+		if (gfp & __GFP_NORETRY)
 			return 0;
-		if (reclaim_throttle_io(lruvec))
-			continue;
-		if (!__atomic_load_n(&lruvec->nr_isolated, __ATOMIC_RELAXED))
+		/*
+		 * The word first: a read that ends after @io was read moves
+		 * it on after this, so the wait below cannot miss it.
+		 */
+		seq = __atomic_load_n(&lruvec->reclaim_seq, __ATOMIC_SEQ_CST);
+		io = __atomic_load_n(&lruvec->nr_io, __ATOMIC_SEQ_CST);
+		/* Reads under way, and others evicting, are progress. */
+		now = __atomic_load_n(&lruvec->pgsteal, __ATOMIC_RELAXED);
+		if (!io && now == stolen)
+			tries++;
+		stolen = now;
+		if (tries == RECLAIM_WAIT_TRIES || rounds == RECLAIM_MAX_ROUNDS)
 			return 0;
-		sched_yield();
+		if (!io && !busy &&
+		    !__atomic_load_n(&lruvec->nr_isolated, __ATOMIC_RELAXED))
+			return 0;
+		reclaim_throttle(lruvec, seq, !io);
 	}
 }
 
@@ -933,6 +994,8 @@ void upc_reclaim_destroy(struct upc_arena *arena)
 
 	if (!lruvec)
 		return;
+	/* A worker ends its run's count after unlocking the folios. */
+	readahead_flush();
 	lru_drain(lruvec);
 	lru_lock(&lruvec->lock);
 	for (i = 0; i < NR_LRU_LISTS; i++)

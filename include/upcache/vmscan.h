@@ -95,7 +95,7 @@ struct upc_swap_ops;
  *	evicted.
  * @workingset_nodereclaim: Shadow-only nodes reclaimed.
  * @pgscan: Folios isolated from the inactive lists for reclaim.
- * @pgsteal: Folios evicted.
+ * @pgsteal: Pages evicted (a large folio counts its pages).
  * @pgactivate: Folios moved to an active list.
  * @pgdeactivate: Folios moved from an active list to an inactive one.
  * @nr_vmscan_write: Pages reclaim wrote back before evicting them.
@@ -107,9 +107,11 @@ struct upc_swap_ops;
  * @swap_ops: The swap hook, or NULL (upc_reclaim_set_swap()).
  * @swap_priv: Its argument.
  * @nr_isolated: Folios reclaimers hold off the lists right now (atomic).
- * @nr_io: Runs of folios locked for a read that another thread makes
- *	(readahead's workers), not yet done (atomic; a futex word).
- * @io_waiters: Direct reclaimers sleeping until one of them is done.
+ * @nr_io: Runs of folios locked for a read that needs nothing from the
+ *	threads that wait for it (readahead's), not yet done (atomic).
+ * @reclaim_seq: Moves on when a reclaimer is done with a batch or a read
+ *	counted in @nr_io ends (atomic; a futex word).
+ * @reclaim_waiters: Direct reclaimers sleeping on @reclaim_seq.
  * @batch: Pending adds and activations.
  *
  * Counters are updated with relaxed atomic adds and read through
@@ -143,7 +145,8 @@ struct lruvec {
 	void *swap_priv;
 	unsigned long nr_isolated;
 	uint32_t nr_io;
-	uint32_t io_waiters;
+	uint32_t reclaim_seq;
+	uint32_t reclaim_waiters;
 	struct lru_batch batch[UPC_LRU_BATCHES];
 };
 
@@ -233,8 +236,10 @@ int upc_reclaim_init(struct upc_arena *arena);
  * upc_reclaim_destroy() - Detach the lruvec of an arena.
  * @arena: The arena, or NULL.
  *
- * Drains the batches, takes every folio still listed off its list (its
- * owner keeps it), uninstalls the hook and frees the lruvec.  Every
+ * Waits for the readahead workers (readahead_flush()), which may still
+ * be counting a run as I/O under way in the lruvec; drains the
+ * batches, takes every folio still listed off its list (its owner keeps
+ * it), uninstalls the hook and frees the lruvec.  Every
  * mapping of the arena must have been truncated: shadow-only nodes still
  * in a tree would be left tracked by freed memory.
  *
