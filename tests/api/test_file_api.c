@@ -918,6 +918,32 @@ static void test_seek(void **state)
 }
 
 /*
+ * A seek from the end of the file, or past it, is -ENXIO at once: the
+ * answer needs nothing from the file, so the dirty pages are not written
+ * back for it (the file on disk keeps its old size until they are).  The
+ * end itself is past the data, as lseek() has it: SEEK_DATA finds none
+ * there, and SEEK_HOLE finds no hole either.
+ */
+static void test_seek_at_end_writes_nothing(void **state)
+{
+	struct fenv e;
+
+	(void)state;
+	fenv_init(&e, MEM, 0);
+	file_write_pattern(e.file, 0, 4096, 10);
+	assert_int_equal(upc_size(e.file), 4096);
+	assert_int_equal(upc_seek_data(e.file, 4096), -ENXIO);
+	assert_int_equal(upc_seek_hole(e.file, 4096), -ENXIO);
+	assert_int_equal(upc_seek_data(e.file, 4097), -ENXIO);
+	assert_int_equal(fd_size(e.fd), 0);
+	/* A seek inside the file gives the file all its data first. */
+	assert_int_equal(upc_seek_data(e.file, 0), 0);
+	assert_int_equal(fd_size(e.fd), 4096);
+	assert_true(fd_has_pattern(e.fd, 0, 4096, 10));
+	fenv_fini(&e);
+}
+
+/*
  * Spans of an fd file: the file's data (read in first), dirty data in
  * the cache, cut at the end of the file and at @max_spans, and still
  * readable after a truncation until they are put.
@@ -1393,6 +1419,7 @@ int main(void)
 		cmocka_unit_test(test_direct_tail_reaches_device),
 		cmocka_unit_test(test_truncate_refused),
 		cmocka_unit_test(test_seek),
+		cmocka_unit_test(test_seek_at_end_writes_nothing),
 		cmocka_unit_test(test_spans),
 		cmocka_unit_test(test_fsync_error_keeps_data),
 		cmocka_unit_test(test_full_of_unwritable_pages),

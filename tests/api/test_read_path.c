@@ -21,7 +21,10 @@
  *
  * The batching itself is checked with the XArray walk counter: one
  * walk per read, whatever the read holds (a hole of any length, one
- * page, or hundreds of folios, written or not).
+ * page, or hundreds of folios, written or not).  And a read uses a page
+ * (marks it accessed, so that a second use activates it) only where it
+ * reads from the page's start, as tmpfs does, on both the one-page path
+ * and the walk.
  */
 #define _GNU_SOURCE
 #include <linux/falloc.h>
@@ -453,6 +456,51 @@ static void test_read_path_zero_runs(void **state)
 	api_fini(&env);
 }
 
+/* ---- what a read marks ---------------------------------------------------- */
+
+static struct upc_cache_stats rp_stats(struct api_env *env)
+{
+	struct upc_cache_stats st;
+
+	assert_int_equal(upc_cache_stats(env->cache, &st), 0);
+	return st;
+}
+
+/*
+ * A read is a use of a page only if it reads from the page's start
+ * (tmpfs's rule, shmem_file_read_iter()): a reader going through a file
+ * in small pieces uses each page once, not once per piece, and so does
+ * not make a page read once in 10-byte steps look like the working set.
+ * Reads inside page 0 (the one-page path) and from inside page 1 on into
+ * page 2 (a walk) use page 2 alone; reads from page 0's start then
+ * activate it.
+ */
+static void test_read_path_marks_page_starts(void **state)
+{
+	struct upc_cache_stats st;
+	struct api_env env;
+	struct upc_file *file;
+	int i;
+
+	(void)state;
+	file = api_init(&env, RP_MEM, UPC_HUGE_NEVER, 0);
+	api_write_pattern(file, 0, 3 * API_PAGE, 1);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(upc_read(file, rp_buf, 10, 100), 10);
+		assert_int_equal(upc_read(file, rp_buf, API_PAGE,
+					  API_PAGE + 100), API_PAGE);
+	}
+	st = rp_stats(&env);
+	assert_int_equal(st.pages_active, 1);
+	assert_int_equal(st.activations, 1);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(upc_read(file, rp_buf, 10, 0), 10);
+	st = rp_stats(&env);
+	assert_int_equal(st.pages_active, 2);
+	assert_int_equal(st.activations, 2);
+	api_fini(&env);
+}
+
 static int rp_setup(void **state)
 {
 	(void)state;
@@ -483,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_read_path_mixture),
 		cmocka_unit_test(test_read_path_walks),
 		cmocka_unit_test(test_read_path_zero_runs),
+		cmocka_unit_test(test_read_path_marks_page_starts),
 	};
 
 	return cmocka_run_group_tests(tests, rp_setup, rp_teardown);

@@ -351,6 +351,41 @@ static void test_readv_writev_errors(void **state)
 	api_fini(&env);
 }
 
+/*
+ * IOV_MAX vectors are the most a call takes, as for preadv()/pwritev():
+ * exactly IOV_MAX work, byte for byte, and one more is -EINVAL with
+ * nothing written or read.
+ */
+static void test_readv_writev_iov_max(void **state)
+{
+	static struct iovec wv[IOV_MAX + 1], rv[IOV_MAX + 1];
+	static char buf[IOV_MAX + 1], out[IOV_MAX + 1];
+	struct api_env env;
+	struct upc_file *file;
+	int i;
+
+	(void)state;
+	file = api_init(&env, MEM, UPC_HUGE_NEVER, 0);
+	api_fill(buf, sizeof(buf), 0, 8);
+	for (i = 0; i <= IOV_MAX; i++) {
+		wv[i] = (struct iovec){ &buf[i], 1 };
+		rv[i] = (struct iovec){ &out[i], 1 };
+	}
+	assert_int_equal(upc_writev(file, wv, IOV_MAX + 1, 0), -EINVAL);
+	assert_int_equal(upc_size(file), 0);
+	assert_int_equal(upc_writev(file, wv, IOV_MAX, 0), IOV_MAX);
+	assert_int_equal(upc_size(file), IOV_MAX);
+	api_expect(file, 0, IOV_MAX, 8);
+
+	memset(out, 0xee, sizeof(out));
+	assert_int_equal(upc_readv(file, rv, IOV_MAX + 1, 0), -EINVAL);
+	assert_int_equal((unsigned char)out[0], 0xee);
+	assert_int_equal(upc_readv(file, rv, IOV_MAX, 0), IOV_MAX);
+	assert_memory_equal(out, buf, IOV_MAX);
+	assert_file_ok(file);
+	api_fini(&env);
+}
+
 static void test_readv_writev(void **state)
 {
 	static char a[5000], b[1], c[9000], out[14001];
@@ -930,6 +965,7 @@ int main(void)
 		cmocka_unit_test(test_read_write),
 		cmocka_unit_test(test_write_enospc),
 		cmocka_unit_test(test_readv_writev_errors),
+		cmocka_unit_test(test_readv_writev_iov_max),
 		cmocka_unit_test(test_readv_writev),
 		cmocka_unit_test(test_readv_writev_many),
 		cmocka_unit_test(test_fallocate_errors),

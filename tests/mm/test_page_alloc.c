@@ -1053,6 +1053,35 @@ static void test_alloc_bulk(void **state)
 	arena_fini(arena);
 }
 
+/*
+ * upc_arena_alloc_bulk() with __GFP_ZERO: every byte of every page is
+ * zero, the last ones too, as for upc_arena_alloc_folio().  The arena
+ * is dirtied whole first, so that no page can be zero by chance; the
+ * pages come from the batch it takes under one lock, the path that
+ * zeroes them itself.
+ */
+static void test_alloc_bulk_zero(void **state)
+{
+	struct upc_arena *arena = arena_new(2 * MiB);
+	struct folio *folio, *folios[64];
+	unsigned int got, i;
+
+	(void)state;
+	folio = upc_arena_alloc_folio(arena, GFP_KERNEL, UPC_MAX_ORDER);
+	assert_non_null(folio);
+	memset(folio_address(folio), 0xa5, folio_size(folio));
+	folio_put(folio);
+
+	got = upc_arena_alloc_bulk(arena, GFP_KERNEL | __GFP_ZERO, 64, folios);
+	assert_int_equal(got, 64);
+	for (i = 0; i < got; i++) {
+		assert_new_folio(arena, folios[i], 0);
+		assert_true(all_zero(folios[i]));
+	}
+	put_all(folios, got, NULL);
+	arena_fini(arena);
+}
+
 static void test_fault_injection(void **state)
 {
 	static const unsigned int orders[] = { 0, 1, 4, UPC_MAX_ORDER };
@@ -1438,6 +1467,7 @@ int main(void)
 		cmocka_unit_test(test_check_catches_corruption),
 		cmocka_unit_test(test_gfp_zero),
 		cmocka_unit_test(test_alloc_bulk),
+		cmocka_unit_test(test_alloc_bulk_zero),
 		cmocka_unit_test(test_pcp_hot_path),
 		cmocka_unit_test(test_fault_injection),
 		cmocka_unit_test(test_random_differential),

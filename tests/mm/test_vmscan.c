@@ -330,6 +330,36 @@ static void test_reclaim_batch_counts_pages(void **state)
 }
 
 /*
+ * pgsteal counts the pages reclaim freed, not the folios: evicting one
+ * order-9 folio steals 512 pages, as upc_reclaim_pages() returns and as
+ * the kernel's PGSTEAL counters count.  (Counted per folio, the figure
+ * would read 1, and a cache of large folios would seem to reclaim
+ * almost nothing.)
+ */
+static void test_pgsteal_counts_pages(void **state)
+{
+	struct vm_fixture f;
+	struct folio *folio;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 1UL << AS_LARGE_FOLIOS);
+	folio = filemap_alloc_folio(&f.mapping, GFP_KERNEL, UPC_MAX_ORDER);
+	assert_non_null(folio);
+	assert_true(folio_trylock(folio));
+	assert_int_equal(filemap_add_folio(&f.mapping, folio, 0, GFP_KERNEL),
+			 0);
+	folio_set_uptodate(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(vm_stats(f.arena).pgsteal, 0);
+	assert_int_equal(upc_reclaim_pages(f.arena, 512), 512);
+	assert_int_equal(f.mapping.nrpages, 0);
+	assert_int_equal(vm_stats(f.arena).pgsteal, 512);
+	vm_teardown(&f);
+}
+
+/*
  * A batch that frees nothing deactivates as many folios as it held: one
  * locked order-5 folio at the tail (a large folio under a read) moves
  * one active folio down, not a batch of 32.  Reclaim then frees the
@@ -559,6 +589,7 @@ int main(void)
 		cmocka_unit_test(test_truncate_leaves_lru),
 		cmocka_unit_test(test_isolate_putback),
 		cmocka_unit_test(test_reclaim_batch_counts_pages),
+		cmocka_unit_test(test_pgsteal_counts_pages),
 		cmocka_unit_test(test_reclaim_stuck_large_folio),
 		cmocka_unit_test(test_evict_batch_lock_trips),
 		cmocka_unit_test(test_evict_hook_holds_no_other_folio),

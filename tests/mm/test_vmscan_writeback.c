@@ -7,7 +7,8 @@
  * around the hook, dirty bit and tag cleared) and evicted, and reading it
  * again through read_folio returns the written data: nothing is lost.
  * A mapping without the hook keeps its dirty folios; a failing hook
- * keeps the folio dirty and cached.  Swap-backed folios stay without a
+ * keeps the folio dirty and cached, and so does a store into the folio
+ * while reclaim writes it back.  Swap-backed folios stay without a
  * swap hook, go to it when one is installed (their slot then holds the
  * hook's swap entry), and stay when their mapping is unevictable.
  */
@@ -125,6 +126,70 @@ static void test_vmscan_writeback_error_keeps_dirty(void **state)
 	st.fail_write = 0;
 	assert_int_equal(upc_reclaim_pages(f.arena, LIMIT), 1);
 	assert_true(vm_read_word(&f.mapping, 5) == stamp_of(5));
+	vm_store_teardown(&f, &st);
+}
+
+/* What a store into page 3 writes while reclaim writes the page back. */
+#define LATE_STAMP	0xabcdef0123456789UL
+
+/*
+ * A writeback hook that writes the folio out, then stores into it and
+ * dirties it again, as a writer with the page mapped could do while the
+ * write is under way: the hook stands in for that writer, so the race
+ * is there every time.
+ */
+static int writeback_then_store(struct address_space *mapping,
+				struct folio *folio)
+{
+	int err = vm_store_writeback_folio(mapping, folio);
+
+	*(uint64_t *)folio_address(folio) = LATE_STAMP;
+	folio_mark_dirty(folio);
+	return err;
+}
+
+/*
+ * A folio dirtied again while reclaim writes it back stays, dirty: the
+ * write took the data from before the store, and evicting the folio
+ * would lose the store.  Reclaim checks PG_dirty again once it has
+ * frozen the folio's references, when no new reference can come.  (It
+ * may write the folio more than once before it gives up on it; each
+ * time the store comes after.)  The next reclaim, with no writer, writes
+ * the late store and evicts the folio.
+ */
+static void test_vmscan_redirtied_in_writeback_stays(void **state)
+{
+	static const struct address_space_operations late_store_ops = {
+		.read_folio = vm_store_read_folio,
+		.writeback_folio = writeback_then_store,
+	};
+	const struct address_space_operations *ops;
+	struct vm_fixture f;
+	struct vm_store st;
+	struct folio *folio;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	ops = f.mapping.a_ops;
+	f.mapping.a_ops = &late_store_ops;
+	vm_write_stamp(&f.mapping, 3, stamp_of(3));
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_reclaim_pages(f.arena, 1), 0);
+	assert_true(st.writes >= 1);
+	/* Still cached, still dirty, with the late store. */
+	assert_int_equal(f.mapping.nrpages, 1);
+	folio = filemap_get_folio(&f.mapping, 3);
+	assert_false(IS_ERR(folio));
+	assert_true(folio_test_dirty(folio));
+	assert_true(*(uint64_t *)folio_address(folio) == LATE_STAMP);
+	folio_put(folio);
+
+	/* With the writer gone, it is written and evicted; nothing lost. */
+	f.mapping.a_ops = ops;
+	assert_int_equal(upc_reclaim_pages(f.arena, 1), 1);
+	assert_int_equal(f.mapping.nrpages, 0);
+	assert_true(*(uint64_t *)vm_store_page(&st, 3) == LATE_STAMP);
+	assert_true(vm_read_word(&f.mapping, 3) == LATE_STAMP);
 	vm_store_teardown(&f, &st);
 }
 
@@ -270,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_vmscan_dirty_survives_pressure),
 		cmocka_unit_test(test_vmscan_dirty_without_hook_stays),
 		cmocka_unit_test(test_vmscan_writeback_error_keeps_dirty),
+		cmocka_unit_test(test_vmscan_redirtied_in_writeback_stays),
 		cmocka_unit_test(test_vmscan_swapbacked_needs_swap_hook),
 	};
 

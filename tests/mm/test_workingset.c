@@ -10,7 +10,11 @@
  *    active list empty neither the refault 512 evictions old nor the one
  *    right after the last eviction (its own 512 pages away) is
  *    activated; nor is an order-9 folio back at once beside a 100-page
- *    active list;
+ *    active list; a batched grab over order-0 shadows counts its pages
+ *    as refaults too;
+ *  - a file refault's distance is compared with the active file list,
+ *    never the inactive one it lost on; an activated refault advances
+ *    the clock by its pages, as an eviction does;
  *  - shadow-only nodes stay under their bound (limit / 8 nodes) on a
  *    long random sparse workload, and node reclaim leaves the tree sound.
  */
@@ -254,6 +258,74 @@ static void test_refault_counts_anon_with_swap(void **state)
 	assert_true(file_refault_activated(true));
 }
 
+/*
+ * The lists a file refault is compared with leave out the inactive file
+ * list: the refaulting page was on it and lost there, so its distance
+ * says how much longer that list would have had to be, and only the
+ * other lists could have given that room.  Here, 32 evictions after the
+ * page went, the active list is empty and 64 pages sit on the inactive
+ * file list: counting those, the refault would look recent and be
+ * activated, and a stream read once would push the real working set
+ * off the active list.
+ */
+static void test_file_refault_ignores_inactive_file(void **state)
+{
+	struct vm_fixture f;
+	struct folio *folio;
+	bool miss;
+
+	(void)state;
+	vm_setup(&f, 8, 1024, 0);
+	folio_put(vm_read(&f.mapping, 9, &miss));
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_reclaim_pages(f.arena, 1), 1);
+	vm_read_range(&f.mapping, 100, 32);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_reclaim_pages(f.arena, 32), 32);
+	vm_read_range(&f.mapping, 200, 64);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(vm_stats(f.arena).nr_active_file, 0);
+	assert_int_equal(vm_stats(f.arena).nr_inactive_file, 64);
+	folio = vm_read(&f.mapping, 9, &miss);
+	assert_true(miss);
+	assert_false(folio_test_active(folio));
+	folio_put(folio);
+	assert_int_equal(vm_stats(f.arena).workingset_refault, 1);
+	assert_int_equal(vm_stats(f.arena).workingset_activate, 0);
+	vm_teardown(&f);
+}
+
+/*
+ * An activated refault advances the clock by its pages, as an eviction
+ * does: the page it puts on the active list will push another down to
+ * the inactive one, so the inactive list has moved by as much.  (The
+ * kernel's clock counts evictions and activations alike; counting
+ * evictions alone, later refault distances would come out too short
+ * and activate pages that are not in the working set.)
+ */
+static void test_refault_activation_ages_clock(void **state)
+{
+	struct vm_fixture f;
+	struct folio *folio;
+	unsigned long clock;
+	bool miss;
+
+	(void)state;
+	vm_setup(&f, 4, 1024, 0);
+	folio_put(vm_read(&f.mapping, 9, &miss));
+	activate_range(&f, 20, 1);
+	assert_int_equal(upc_reclaim_pages(f.arena, 1), 1);	/* page 9 */
+	clock = clock_of(&f);
+	/* Distance 1, beside one active page: activated. */
+	folio = vm_read(&f.mapping, 9, &miss);
+	assert_true(miss);
+	assert_true(folio_test_active(folio));
+	folio_put(folio);
+	assert_int_equal(vm_stats(f.arena).workingset_activate, 1);
+	assert_int_equal(clock_of(&f), clock + 1);
+	vm_teardown(&f);
+}
+
 static void test_huge_shadow_split(void **state)
 {
 	struct vm_fixture f;
@@ -316,6 +388,40 @@ static void test_huge_shadow_split(void **state)
 	vm_teardown(&f);
 }
 
+/*
+ * A batched grab over the order-0 shadows of a mapping without large
+ * folios: each page it adds is a refault, as a read of it one at a time
+ * would have counted.  (Were the grab to add its folios to the LRU
+ * without their shadows, it would count none, and pages refaulting
+ * through batched reads would never be seen as the working set coming
+ * back.)
+ */
+static void test_grab_small_refaults(void **state)
+{
+	struct vm_fixture f;
+	struct folio *run[8];
+	int i, n;
+
+	(void)state;
+	vm_setup(&f, 4, 1024, 0);
+	vm_read_range(&f.mapping, 0, 8);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_reclaim_pages(f.arena, 8), 8);
+	assert_int_equal(f.mapping.nrpages, 0);
+	assert_int_equal(vm_stats(f.arena).workingset_refault, 0);
+	n = filemap_grab_folios(&f.mapping, 0, 8, run);
+	assert_int_equal(n, 8);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(folio_order(run[i]), 0);
+		folio_unlock(run[i]);
+		folio_put(run[i]);
+	}
+	assert_int_equal(vm_stats(f.arena).workingset_refault, 8);
+	assert_int_equal(f.mapping.nrpages, 8);
+	vm_assert_lru_consistent(&f);
+	vm_teardown(&f);
+}
+
 /* Count the shadow-only nodes of a tree the slow way: every entry. */
 static unsigned long count_shadow_nodes(struct address_space *mapping)
 {
@@ -373,7 +479,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shadow_encoding),
 		cmocka_unit_test(test_refault_counts_anon_with_swap),
+		cmocka_unit_test(test_file_refault_ignores_inactive_file),
+		cmocka_unit_test(test_refault_activation_ages_clock),
 		cmocka_unit_test(test_huge_shadow_split),
+		cmocka_unit_test(test_grab_small_refaults),
 		cmocka_unit_test(test_huge_refault_own_distance),
 		cmocka_unit_test(test_shadow_nodes_bounded),
 	};
