@@ -1005,7 +1005,6 @@ static void test_pcp_hot_path(void **state)
 	upc_arena_destroy(arena);
 }
 
-/* An injected failure returns NULL and leaves the charge as it was. */
 /*
  * upc_arena_alloc_bulk(): all requested pages when they are there, each
  * a distinct, charged order-0 folio; a short count at the limit and when
@@ -1082,6 +1081,7 @@ static void test_alloc_bulk_zero(void **state)
 	arena_fini(arena);
 }
 
+/* An injected failure returns NULL and leaves the charge as it was. */
 static void test_fault_injection(void **state)
 {
 	static const unsigned int orders[] = { 0, 1, 4, UPC_MAX_ORDER };
