@@ -85,9 +85,9 @@
 
 /*
  * Rounds in which nobody frees anything that direct reclaim waits out
- * (for other reclaimers' isolated folios, folios others hold, I/O under
- * way) before it fails; rounds in all, whatever others free; and the
- * longest it sleeps in one, when nothing wakes it.
+ * (for reads under way, other reclaimers' isolated folios) before it
+ * fails; rounds in all, whatever others free; and the longest it sleeps
+ * in a round nothing else ends.
  */
 #define RECLAIM_WAIT_TRIES	64
 #define RECLAIM_MAX_ROUNDS	(64 * RECLAIM_WAIT_TRIES)
@@ -255,9 +255,6 @@ static enum folio_verdict swap_out_folio(struct lruvec *lruvec,
  * nothing but trylocks and flag tests on the other folios.
  * @lruvec: The lruvec the batch came from.
  * @freed: Pages evicted so far.
- * @busy: Folios kept because another thread held them (a reference
- *	besides the cache's and reclaim's: a read copying from it, a lock
- *	waiter); they can go once it lets go.
  * @nr_keep: Folios in @keep.
  * @nr_pending: Folios in @pending.
  * @keep: Folios to put back on their lists.
@@ -266,7 +263,6 @@ static enum folio_verdict swap_out_folio(struct lruvec *lruvec,
 struct shrink_batch {
 	struct lruvec *lruvec;
 	unsigned long freed;
-	unsigned long busy;
 	unsigned int nr_keep;
 	unsigned int nr_pending;
 	unsigned int nr_pageout;
@@ -283,8 +279,6 @@ static void shrink_settle(struct shrink_batch *sb, struct folio *folio,
 
 	switch (verdict) {
 	case FOLIO_KEEP:
-		if (folio_ref_count(folio) > (int)pages + 1)
-			sb->busy++;
 		sb->keep[sb->nr_keep++] = folio;
 		return;
 	case FOLIO_FREED:
@@ -533,8 +527,7 @@ static void putback_folios(struct lruvec *lruvec, struct folio **folios,
 
 /*
  * reclaim_progress() - Something other reclaimers may be waiting for
- * happened: a batch went back to the lists or left them, or a read
- * under way ended.  Wake them.
+ * happened: a batch went back to the lists or left them.  Wake them.
  *
  * The word is bumped before the waiters are looked at, and a waiter is
  * counted before it compares the word (all sequentially consistent), so
@@ -549,15 +542,13 @@ static void reclaim_progress(struct lruvec *lruvec)
 
 /*
  * shrink_inactive_batch() - One batch; *@scanned gets the folios
- * isolated, *@scanned_pages their pages; *@busy (if not NULL) grows by
- * the folios kept because other threads held them.
+ * isolated, *@scanned_pages their pages.
  */
 static unsigned long shrink_inactive_batch(struct lruvec *lruvec,
 					   enum lru_list lru,
 					   unsigned int nr_to_scan,
 					   unsigned int *scanned,
-					   unsigned long *scanned_pages,
-					   unsigned long *busy)
+					   unsigned long *scanned_pages)
 {
 	struct folio *isolated[UPC_RECLAIM_BATCH];
 	struct shrink_batch sb = { .lruvec = lruvec };
@@ -579,8 +570,6 @@ static unsigned long shrink_inactive_batch(struct lruvec *lruvec,
 	if (nr)
 		reclaim_progress(lruvec);
 	*scanned = nr;
-	if (busy)
-		*busy += sb.busy;
 	return sb.freed;
 }
 
@@ -608,7 +597,7 @@ unsigned long shrink_inactive_list(struct lruvec *lruvec,
 				     (unsigned int)nr_to_scan : UPC_RECLAIM_BATCH;
 
 		freed += shrink_inactive_batch(lruvec, lru, batch, &scanned,
-					       &pages, NULL);
+					       &pages);
 		if (!scanned)
 			break;
 		nr_to_scan -= pages < nr_to_scan ? pages : nr_to_scan;
@@ -674,8 +663,7 @@ static unsigned long balance_lists(struct lruvec *lruvec, enum lru_list lru)
 /*
  * shrink_lists() - One round on inactive list @lru and its active list:
  * balance them, shrink a batch of the inactive list (*@freed grows by
- * the pages freed, *@scanned gets the pages looked at, *@busy as
- * shrink_inactive_batch() says), and if that
+ * the pages freed, *@scanned gets the pages looked at), and if that
  * freed nothing, deactivate as many folios as the batch held anyway.
  * The inactive list may be full of folios that cannot go now (held by
  * a writer or a span, never written, large with no room in swap,
@@ -686,15 +674,14 @@ static unsigned long balance_lists(struct lruvec *lruvec, enum lru_list lru)
  * active list.
  */
 static unsigned long shrink_lists(struct lruvec *lruvec, enum lru_list lru,
-				  unsigned long *freed, unsigned long *scanned,
-				  unsigned long *busy)
+				  unsigned long *freed, unsigned long *scanned)
 {
 	unsigned long moved = balance_lists(lruvec, lru);
 	unsigned long got;
 	unsigned int folios;
 
 	got = shrink_inactive_batch(lruvec, lru, UPC_RECLAIM_BATCH, &folios,
-				    scanned, busy);
+				    scanned);
 	*freed += got;
 	if (!got && folios)
 		moved += shrink_active_list(lruvec, folios, lru + 1);
@@ -713,38 +700,6 @@ static unsigned long lruvec_scannable(const struct lruvec *lruvec)
 	return nr;
 }
 
-/*
- * reclaim_pages() - upc_reclaim_pages(), and *@busy (if not NULL) grows
- * by the folios it kept because other threads held them.
- */
-static unsigned long reclaim_pages(struct upc_arena *arena,
-				   unsigned long nr_pages, unsigned long *busy)
-{
-	struct lruvec *lruvec = arena_lruvec(arena);
-	unsigned long freed = 0, budget;
-
-	if (!lruvec)
-		return 0;
-	lru_drain(lruvec);
-	budget = 2 * lruvec_scannable(lruvec) + UPC_RECLAIM_BATCH;
-	while (freed < nr_pages && budget) {
-		unsigned long scanned, anon = 0, moved;
-
-		moved = shrink_lists(lruvec, LRU_INACTIVE_FILE, &freed,
-				     &scanned, busy);
-		if (lruvec_can_swap(lruvec) && freed < nr_pages) {
-			moved += shrink_lists(lruvec, LRU_INACTIVE_ANON, &freed,
-					      &anon, busy);
-			scanned += anon;
-		}
-		if (!scanned && !moved)
-			break;
-		budget -= scanned < budget ? scanned : budget;
-	}
-	workingset_shrink_shadows(lruvec);
-	return freed;
-}
-
 /**
  * upc_reclaim_pages() - Reclaim memory from an arena.
  * @arena: The arena.
@@ -759,7 +714,29 @@ static unsigned long reclaim_pages(struct upc_arena *arena,
 unsigned long upc_reclaim_pages(struct upc_arena *arena,
 				unsigned long nr_pages)
 {
-	return reclaim_pages(arena, nr_pages, NULL);
+	struct lruvec *lruvec = arena_lruvec(arena);
+	unsigned long freed = 0, budget;
+
+	if (!lruvec)
+		return 0;
+	lru_drain(lruvec);
+	budget = 2 * lruvec_scannable(lruvec) + UPC_RECLAIM_BATCH;
+	while (freed < nr_pages && budget) {
+		unsigned long scanned, anon = 0, moved;
+
+		moved = shrink_lists(lruvec, LRU_INACTIVE_FILE, &freed,
+				     &scanned);
+		if (lruvec_can_swap(lruvec) && freed < nr_pages) {
+			moved += shrink_lists(lruvec, LRU_INACTIVE_ANON, &freed,
+					      &anon);
+			scanned += anon;
+		}
+		if (!scanned && !moved)
+			break;
+		budget -= scanned < budget ? scanned : budget;
+	}
+	workingset_shrink_shadows(lruvec);
+	return freed;
 }
 
 /* Free pages below the limit. */
@@ -802,18 +779,27 @@ unsigned long upc_reclaim_balance(struct upc_arena *arena)
 
 /*
  * reclaim_throttle() - Sleep until reclaim_progress() moves the word on
- * from @seq; with @timed, RECLAIM_WAIT_US at most (a reader letting go
- * of a folio it copied from wakes nobody; a read under way will).
+ * from @seq, RECLAIM_WAIT_US at most (a reclaimer preempted while it
+ * holds its batch moves nothing on).
  */
-static void reclaim_throttle(struct lruvec *lruvec, uint32_t seq, bool timed)
+static void reclaim_throttle(struct lruvec *lruvec, uint32_t seq)
 {
 	__atomic_fetch_add(&lruvec->reclaim_waiters, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&lruvec->reclaim_seq, __ATOMIC_SEQ_CST) != seq)
-		;
-	else if (timed)
+	if (__atomic_load_n(&lruvec->reclaim_seq, __ATOMIC_SEQ_CST) == seq)
 		upc_futex_wait_us(&lruvec->reclaim_seq, seq, RECLAIM_WAIT_US);
-	else
-		upc_futex_wait(&lruvec->reclaim_seq, seq);
+	__atomic_fetch_sub(&lruvec->reclaim_waiters, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * reclaim_wait_io() - Sleep until the count of reads under way moves
+ * from @io (one ends: reclaim_io_end() wakes us), with no time limit:
+ * such a read needs nothing from the threads waiting for it.
+ */
+static void reclaim_wait_io(struct lruvec *lruvec, uint32_t io)
+{
+	__atomic_fetch_add(&lruvec->reclaim_waiters, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&lruvec->nr_io, __ATOMIC_SEQ_CST) == io)
+		upc_futex_wait(&lruvec->nr_io, io);
 	__atomic_fetch_sub(&lruvec->reclaim_waiters, 1, __ATOMIC_RELAXED);
 }
 
@@ -831,28 +817,29 @@ void reclaim_io_end(struct lruvec *lruvec)
 	if (!lruvec)
 		return;
 	__atomic_fetch_sub(&lruvec->nr_io, 1, __ATOMIC_SEQ_CST);
-	reclaim_progress(lruvec);
+	if (__atomic_load_n(&lruvec->reclaim_waiters, __ATOMIC_SEQ_CST))
+		upc_futex_wake(&lruvec->nr_io, INT32_MAX);
 }
 
 /*
  * The arena's reclaim hook: direct reclaim on the allocating thread.
  *
- * Finding nothing to evict does not mean there is nothing: other
- * reclaimers may hold the evictable folios isolated (and be about to
- * free them), readers may hold references to them while they copy, and
- * folios locked under a read that a readahead worker makes cannot go
- * until it is done (many streams can hold most of a small cache that
- * way).  So a thread that frees nothing while any of that is so sleeps
- * until another reclaimer or a read moves on (reclaim_throttle()), and
- * tries again, instead of failing its allocation with -ENOMEM: the
- * kernel's reclaim throttles on isolated pages and waits for I/O for
- * the same reasons.  It gives up after RECLAIM_WAIT_TRIES rounds in
- * which nobody evicted anything and no read was under way; rounds in
- * which others evicted (and took the memory first), or reads were
- * under way, are progress, within RECLAIM_MAX_ROUNDS.
- * Memory that others freed meanwhile counts as progress, so the
- * allocator retries.  An allocation with __GFP_NORETRY (readahead's)
- * waits for nobody: one pass.
+ * Finding nothing to evict does not mean there is nothing: folios
+ * locked under a read that needs no memory (readahead's: many streams
+ * can hold most of a small cache that way) can go once it ends, and
+ * other reclaimers may hold the evictable folios isolated (and be about
+ * to free them).  So a thread that frees nothing sleeps until a read
+ * ends (reclaim_wait_io()), or else until another reclaimer is done
+ * with a batch (reclaim_throttle(), timed), and tries again, instead of
+ * failing its allocation with -ENOMEM: the kernel's reclaim waits for
+ * I/O and throttles on isolated pages for the same reasons.  Folios
+ * held otherwise (a span may pin them for good) are not waited for: a
+ * round would rescan the cache for nothing.  It gives up after
+ * RECLAIM_WAIT_TRIES rounds in which nobody evicted anything; rounds
+ * in which others evicted (and took the memory first) are progress,
+ * within RECLAIM_MAX_ROUNDS.  Memory that others freed meanwhile
+ * counts as progress, so the allocator retries.  An allocation with
+ * __GFP_NORETRY (readahead's) waits for nobody: one pass.
  */
 static unsigned long reclaim_hook(struct upc_arena *arena,
 				  unsigned long nr_pages, gfp_t gfp, void *priv)
@@ -868,34 +855,32 @@ static unsigned long reclaim_hook(struct upc_arena *arena,
 	if (free < high && high - free > target)
 		target = high - free;
 	for (rounds = 0;; rounds++) {
-		unsigned long busy = 0;
 		uint32_t seq, io;
 		uint64_t now;
 
-		freed = reclaim_pages(arena, target, &busy);
+		freed = upc_reclaim_pages(arena, target);
 		if (freed)
 			return freed;
 		if (arena_free_pages(arena) >= nr_pages)
 			return nr_pages;
 		if (gfp & __GFP_NORETRY)
 			return 0;
-		/*
-		 * The word first: a read that ends after @io was read moves
-		 * it on after this, so the wait below cannot miss it.
-		 */
+		/* The word first: a batch done after it is not missed. */
 		seq = __atomic_load_n(&lruvec->reclaim_seq, __ATOMIC_SEQ_CST);
 		io = __atomic_load_n(&lruvec->nr_io, __ATOMIC_SEQ_CST);
-		/* Reads under way, and others evicting, are progress. */
 		now = __atomic_load_n(&lruvec->pgsteal, __ATOMIC_RELAXED);
-		if (!io && now == stolen)
+		if (now == stolen)
 			tries++;
 		stolen = now;
 		if (tries == RECLAIM_WAIT_TRIES || rounds == RECLAIM_MAX_ROUNDS)
 			return 0;
-		if (!io && !busy &&
-		    !__atomic_load_n(&lruvec->nr_isolated, __ATOMIC_RELAXED))
+		if (io)
+			reclaim_wait_io(lruvec, io);
+		else if (__atomic_load_n(&lruvec->nr_isolated,
+					 __ATOMIC_RELAXED))
+			reclaim_throttle(lruvec, seq);
+		else
 			return 0;
-		reclaim_throttle(lruvec, seq, !io);
 	}
 }
 

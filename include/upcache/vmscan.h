@@ -108,10 +108,11 @@ struct upc_swap_ops;
  * @swap_priv: Its argument.
  * @nr_isolated: Folios reclaimers hold off the lists right now (atomic).
  * @nr_io: Runs of folios locked for a read that needs nothing from the
- *	threads that wait for it (readahead's), not yet done (atomic).
- * @reclaim_seq: Moves on when a reclaimer is done with a batch or a read
- *	counted in @nr_io ends (atomic; a futex word).
- * @reclaim_waiters: Direct reclaimers sleeping on @reclaim_seq.
+ *	threads that wait for it (readahead's), not yet done (atomic; a
+ *	futex word).
+ * @reclaim_seq: Moves on when a reclaimer is done with a batch (atomic;
+ *	a futex word).
+ * @reclaim_waiters: Direct reclaimers sleeping on @nr_io or @reclaim_seq.
  * @batch: Pending adds and activations.
  *
  * Counters are updated with relaxed atomic adds and read through

@@ -26,6 +26,7 @@
 #include "api_helpers.h"
 #include "fault.h"
 #include "io/uring.h"
+#include <upcache/vmscan.h>
 
 #define MEM		(8UL << 20)
 
@@ -1093,6 +1094,41 @@ static void test_full_of_unwritable_pages(void **state)
 	fenv_fini(&e);
 }
 
+/*
+ * A cache whose every page a span pins has nothing to give a read of a
+ * page not cached: -ENOMEM, after reclaim has looked at the cache a few
+ * times, not after it has waited and rescanned round after round for
+ * pins that will not go (the span's owner is the one reading).  The
+ * read's reclaim scans (a deterministic count) stay within two passes
+ * of upc_reclaim_pages() (readahead's one round and the miss's), each
+ * at most twice the cache and a batch.
+ */
+static void test_pinned_cache_fails_fast(void **state)
+{
+	const unsigned long pages = (4UL << 20) / 4096;
+	struct upc_span *spans = calloc(pages, sizeof(*spans));
+	struct upc_cache_stats before, after;
+	unsigned char buf[4096];
+	struct fenv e;
+	int n;
+
+	(void)state;
+	assert_non_null(spans);
+	fenv_init(&e, 4UL << 20, 16L << 20);
+	n = upc_get_spans(e.file, 0, pages * 4096, spans, (unsigned int)pages);
+	assert_int_equal(n, (int)pages);
+	assert_int_equal(upc_cache_stats(e.cache, &before), 0);
+	assert_int_equal(upc_read(e.file, buf, sizeof(buf), 8L << 20),
+			 -ENOMEM);
+	assert_int_equal(upc_cache_stats(e.cache, &after), 0);
+	assert_true(after.reclaim_scans - before.reclaim_scans <=
+		    2 * (2 * pages + UPC_RECLAIM_BATCH));
+	upc_put_spans(spans, (unsigned int)n);
+	assert_int_equal(upc_read(e.file, buf, sizeof(buf), 8L << 20), 4096);
+	free(spans);
+	fenv_fini(&e);
+}
+
 /* Reclaim's failure to write a page is the next fsync's error, once. */
 static void test_reclaim_error_reaches_fsync(void **state)
 {
@@ -1423,6 +1459,7 @@ int main(void)
 		cmocka_unit_test(test_spans),
 		cmocka_unit_test(test_fsync_error_keeps_data),
 		cmocka_unit_test(test_full_of_unwritable_pages),
+		cmocka_unit_test(test_pinned_cache_fails_fast),
 		cmocka_unit_test(test_reclaim_error_reaches_fsync),
 		cmocka_unit_test(test_punch_writeback_error),
 		cmocka_unit_test(test_close_error),
