@@ -16,10 +16,29 @@
 #include "shm_baseline.h"
 
 /*
+ * The page the old loop copied for a page with no data: the kernel's
+ * read copied ZERO_PAGE(0) to the user (copy_page_to_iter()), a 4 KiB
+ * zero page at a time, because its clear_user() was slower; seed 002's
+ * series replaced that page copy by bulk zeroing.  Never written, so
+ * all zeros; the copies below go through zero_page_ptr() so that the
+ * compiler cannot turn them into memset().
+ */
+static unsigned char zero_page[UPC_PAGE_SIZE] __attribute__((aligned(64)));
+
+static const unsigned char *zero_page_ptr(void)
+{
+	const unsigned char *page = zero_page;
+
+	__asm__("" : "+r"(page));
+	return page;
+}
+
+/*
  * before_read_step() - One step of the old loop at @pos: look page
  * @pos's index up, and copy from its folio up to the folio's end, or
- * zero up to the page's end if there is no folio or it holds no data
- * (not uptodate), never past @len bytes.  Return: the bytes done.
+ * from the zero page up to the page's end if there is no folio or it
+ * holds no data (not uptodate), never past @len bytes.  Return: the
+ * bytes done.
  */
 static size_t before_read_step(struct shmem_file *sf, unsigned char *dst,
 			       int64_t pos, size_t len)
@@ -48,10 +67,12 @@ static size_t before_read_step(struct shmem_file *sf, unsigned char *dst,
 			folio_mark_accessed(folio);
 		memcpy(dst, (char *)folio_address(folio) + offset, done);
 	} else {
-		done = UPC_PAGE_SIZE - ((size_t)pos & (UPC_PAGE_SIZE - 1));
+		size_t offset = (size_t)pos & (UPC_PAGE_SIZE - 1);
+
+		done = UPC_PAGE_SIZE - offset;
 		if (done > len)
 			done = len;
-		memset(dst, 0, done);
+		memcpy(dst, zero_page_ptr() + offset, done);
 	}
 	if (folio)
 		folio_put(folio);

@@ -6,11 +6,12 @@
  * Before seed 002, a shmem read took one step per folio or per page of
  * a hole: find the folio of the next index (a walk of the tree from the
  * root, and a reference; shmem_get_folio() returned it locked, and the
- * read unlocked it), copy from it up to its end, or zero up to the
- * page's end if there is no folio or it is not uptodate, drop the
- * reference, go on.  A 1 MiB read of order-0 folios was 256 lookups, of
- * one 2 MiB folio 1 lookup, and a 1 MiB hole 256 lookups and 256
- * memset()s.  shmb_per_folio_read() does exactly that, written against
+ * read unlocked it), copy from it up to its end, or copy the zero page
+ * up to the page's end if there is no folio or it is not uptodate (the
+ * "page-copy fallback" seed 002 removed), drop the reference, go on.  A
+ * 1 MiB read of order-0 folios was 256 lookups, of one 2 MiB folio 1
+ * lookup, and a 1 MiB hole 256 lookups and 256 copies of a 4 KiB zero
+ * page.  shmb_per_folio_read() does exactly that, written against
  * upcache's page cache, so that `upcache-bench shmem` can time it and
  * the library's batched path (shmem_read_iter()) on the same file in
  * interleaved rounds.  The library never uses it, and it returns the
@@ -37,8 +38,8 @@
  * Takes @sf's lock shared for the whole read, as shmem_read_iter()
  * does; then, from the first index of the range, filemap_get_entry()
  * and the folio's lock taken and dropped, copying from an uptodate
- * folio up to its end, or zeroing up to the page's end where there is
- * no folio or it is not uptodate, and on from there.
+ * folio up to its end, or copying a zero page up to the page's end
+ * where there is no folio or it is not uptodate, and on from there.
  *
  * Context: Takes @sf's lock shared.
  * Return: The bytes read: fewer than asked only at the end of the file,
