@@ -536,6 +536,30 @@ static bool fc_open(struct fc_env *env, size_t limit, int64_t size,
 }
 
 /*
+ * fc_make_direct() - An empty backing file in a new temporary directory
+ * (@env->fd), and a second descriptor on it opened @mode with O_DIRECT
+ * (@env->cfd); the test is skipped where the file system refuses
+ * O_DIRECT.
+ */
+static void fc_make_direct(struct fc_env *env, int mode)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(env->dir, sizeof(env->dir), "%s/upc-file-cc-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(env->dir));
+	snprintf(env->path, sizeof(env->path), "%s/data", env->dir);
+	env->fd = open(env->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(env->fd >= 0);
+	env->cfd = open(env->path, mode | O_DIRECT | O_CLOEXEC);
+	if (env->cfd < 0) {
+		print_message("O_DIRECT refused by $TMPDIR's file system: "
+			      "skipped\n");
+		skip();
+	}
+}
+
+/*
  * cmocka teardown: remove the temporary directory even when the test
  * failed (the cache is then left as it was: threads may have been
  * stopped anywhere).
@@ -899,23 +923,11 @@ static void test_file_concurrency_direct_flag(void **state)
 	struct upc_cache_config cfg = { .memory_limit = 4 * API_MIB };
 	struct fc_env *env = *state;
 	struct tail_write tw = { 0 };
-	const char *tmp = getenv("TMPDIR");
 	char data[100], back[100];
 	pthread_t tid;
 	int i;
 
-	snprintf(env->dir, sizeof(env->dir), "%s/upc-file-cc-XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	assert_non_null(mkdtemp(env->dir));
-	snprintf(env->path, sizeof(env->path), "%s/data", env->dir);
-	env->fd = open(env->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	assert_true(env->fd >= 0);
-	env->cfd = open(env->path, O_RDWR | O_DIRECT | O_CLOEXEC);
-	if (env->cfd < 0) {
-		print_message("O_DIRECT refused by $TMPDIR's file system: "
-			      "skipped\n");
-		skip();
-	}
+	fc_make_direct(env, O_RDWR);
 	assert_int_equal(upc_cache_create(&cfg, &env->cache), 0);
 	assert_int_equal(upc_file_open(env->cache, env->cfd, 0, &env->file),
 			 0);
@@ -1020,23 +1032,11 @@ static void fc_ra_streams(struct fc_env *env, int nr, size_t chunk)
 {
 	struct upc_cache_config cfg = { .memory_limit = 2 * API_MIB };
 	struct fc_stream streams[FC_MAX_STREAMS];
-	const char *tmp = getenv("TMPDIR");
 	struct upc_cache_stats stats;
 	uint64_t *data;
 	int i;
 
-	snprintf(env->dir, sizeof(env->dir), "%s/upc-file-cc-XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	assert_non_null(mkdtemp(env->dir));
-	snprintf(env->path, sizeof(env->path), "%s/data", env->dir);
-	env->fd = open(env->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	assert_true(env->fd >= 0);
-	env->cfd = open(env->path, O_RDONLY | O_DIRECT | O_CLOEXEC);
-	if (env->cfd < 0) {
-		print_message("O_DIRECT refused by $TMPDIR's file system: "
-			      "skipped\n");
-		skip();
-	}
+	fc_make_direct(env, O_RDONLY);
 	data = malloc(FC_STREAM_SIZE);
 	assert_non_null(data);
 	for (size_t w = 0; w < FC_STREAM_SIZE / 8; w++)
