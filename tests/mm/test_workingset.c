@@ -208,6 +208,22 @@ static const struct upc_swap_ops refuse_swap_ops = {
 };
 
 /*
+ * evict_page9_then_32() - Read page 9 and evict it, then read pages
+ * 100..131 and evict them: page 9's shadow is 32 evictions old.
+ */
+static void evict_page9_then_32(struct vm_fixture *f)
+{
+	bool miss;
+
+	folio_put(vm_read(&f->mapping, 9, &miss));
+	lru_add_drain_all(f->arena);
+	assert_int_equal(upc_reclaim_pages(f->arena, 1), 1);
+	vm_read_range(&f->mapping, 100, 32);
+	lru_add_drain_all(f->arena);
+	assert_int_equal(upc_reclaim_pages(f->arena, 32), 32);
+}
+
+/*
  * A file page refaults 32 evictions after it went, with the file's
  * active list empty and 64 swap-backed pages on the inactive anon list.
  * Return: whether the refault was activated.
@@ -222,12 +238,7 @@ static bool file_refault_activated(bool swap)
 	vm_setup(&f, 8, 1024, 0);
 	address_space_init(&anon, f.arena, NULL, 1UL << AS_SWAPBACKED);
 	vm_read_range(&anon, 0, 64);
-	folio_put(vm_read(&f.mapping, 9, &miss));
-	lru_add_drain_all(f.arena);
-	assert_int_equal(upc_reclaim_pages(f.arena, 1), 1);
-	vm_read_range(&f.mapping, 100, 32);
-	lru_add_drain_all(f.arena);
-	assert_int_equal(upc_reclaim_pages(f.arena, 32), 32);
+	evict_page9_then_32(&f);
 	assert_int_equal(vm_stats(f.arena).nr_inactive_anon, 64);
 	assert_int_equal(vm_stats(f.arena).nr_active_file, 0);
 	if (swap)
@@ -276,12 +287,7 @@ static void test_file_refault_ignores_inactive_file(void **state)
 
 	(void)state;
 	vm_setup(&f, 8, 1024, 0);
-	folio_put(vm_read(&f.mapping, 9, &miss));
-	lru_add_drain_all(f.arena);
-	assert_int_equal(upc_reclaim_pages(f.arena, 1), 1);
-	vm_read_range(&f.mapping, 100, 32);
-	lru_add_drain_all(f.arena);
-	assert_int_equal(upc_reclaim_pages(f.arena, 32), 32);
+	evict_page9_then_32(&f);
 	vm_read_range(&f.mapping, 200, 64);
 	lru_add_drain_all(f.arena);
 	assert_int_equal(vm_stats(f.arena).nr_active_file, 0);
