@@ -35,15 +35,16 @@ static inline struct lruvec *folio_lruvec(const struct folio *folio)
 
 /**
  * reclaim_io_start() - Count a run of folios, locked for a read that
- * another thread will make (a readahead worker), as I/O under way.
+ * needs no memory (a readahead worker's, or a reader's own while it
+ * reads), as I/O under way.
  * @arena: Their arena.
  *
  * Reclaim cannot evict them until the read unlocks them, and can then:
  * direct reclaim that finds nothing to free waits for such a run to end
  * (reclaim_io_end()) instead of failing its allocation, as the kernel's
- * reclaim waits for I/O.  Only runs whose read needs nothing from the
- * thread that queued them may count, or a reclaimer could wait for
- * itself.
+ * reclaim waits for I/O.  Only runs whose read needs nothing from any
+ * thread that may be allocating (the one that queued them included)
+ * may count, or a reclaimer could wait for itself.
  *
  * Context: Any thread.
  * Return: The lruvec to hand to reclaim_io_end(); NULL (nothing

@@ -66,12 +66,12 @@
  * while the hook reports progress.  A charge that would pass the limit
  * is retried up to UPC_RECLAIM_RETRIES times: each round frees pages
  * under it (once only with __GFP_NORETRY: readahead, which is a hint,
- * gives up rather than wait).  A charge that succeeded with no free block of the order
- * (fragmentation) gets one round only: evicting from the LRU's tail
- * frees a whole aligned block only by chance, and more rounds would
- * empty the cache for one large folio (the kernel too gives a costly
- * order one round of reclaim under __GFP_NORETRY, and has compaction
- * besides).  A folio larger than the limit is refused at once.
+ * gives up rather than wait).  A charge that succeeded with no free
+ * block of the order (fragmentation) gets one round only: evicting from
+ * the LRU's tail frees a whole aligned block only by chance, and more
+ * rounds would empty the cache for one large folio (the kernel too
+ * gives a costly order one round of reclaim under __GFP_NORETRY, and
+ * has compaction besides).  A folio larger than the limit is refused at once.
  *
  * Fault injection.  Each call of upc_arena_alloc_folio() (with valid
  * arguments) asks upc_fault_should_fail() once, before it charges

@@ -34,9 +34,9 @@
  *    count as I/O under way (reclaim_io_start()): many streams can hold
  *    most of a small cache locked in them, and an allocation that finds
  *    nothing else to reclaim then waits for one to be read instead of
- *    failing.  The worker
- *    takes no lock but the folios' (they are already locked) and what
- *    the mapping's read takes, so it never waits on a reader.  A run no
+ *    failing.  The worker takes no lock but the folios' (they are
+ *    already locked) and what the mapping's read takes, so it never
+ *    waits on a reader.  A run no
  *    worker can take (no memory, no thread) is read by the caller.
  *  - The policy, per open file (struct file_ra_state).  A miss at the
  *    start of the file starts a stream with four times the request; a
