@@ -36,8 +36,8 @@
  *    nothing else to reclaim then waits for one to be read instead of
  *    failing.  The worker takes no lock but the folios' (they are
  *    already locked) and what the mapping's read takes, so it never
- *    waits on a reader.  A run no
- *    worker can take (no memory, no thread) is read by the caller.
+ *    waits on a reader.  A run no worker can take (no memory, no
+ *    thread) is read by the caller.
  *  - The policy, per open file (struct file_ra_state).  A miss at the
  *    start of the file starts a stream with four times the request; a
  *    miss right where the last window ended continues it with the

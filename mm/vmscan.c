@@ -526,18 +526,27 @@ static void putback_folios(struct lruvec *lruvec, struct folio **folios,
 }
 
 /*
+ * reclaim_wake() - @word (@lruvec's reclaim_seq or nr_io) has just
+ * moved: wake the direct reclaimers sleeping on it (reclaim_sleep()).
+ *
+ * The word moves before the waiters are looked at, and a waiter is
+ * counted before it compares the word (all sequentially consistent), so
+ * either the waker sees the waiter or the waiter sees the new value.
+ */
+static void reclaim_wake(struct lruvec *lruvec, uint32_t *word)
+{
+	if (__atomic_load_n(&lruvec->reclaim_waiters, __ATOMIC_SEQ_CST))
+		upc_futex_wake(word, INT32_MAX);
+}
+
+/*
  * reclaim_progress() - Something other reclaimers may be waiting for
  * happened: a batch went back to the lists or left them.  Wake them.
- *
- * The word is bumped before the waiters are looked at, and a waiter is
- * counted before it compares the word (all sequentially consistent), so
- * either the waker sees the waiter or the waiter sees the new word.
  */
 static void reclaim_progress(struct lruvec *lruvec)
 {
 	__atomic_fetch_add(&lruvec->reclaim_seq, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&lruvec->reclaim_waiters, __ATOMIC_SEQ_CST))
-		upc_futex_wake(&lruvec->reclaim_seq, INT32_MAX);
+	reclaim_wake(lruvec, &lruvec->reclaim_seq);
 }
 
 /*
@@ -778,28 +787,22 @@ unsigned long upc_reclaim_balance(struct upc_arena *arena)
 /* ---- waiting for others ------------------------------------------------- */
 
 /*
- * reclaim_throttle() - Sleep until reclaim_progress() moves the word on
- * from @seq, RECLAIM_WAIT_US at most (a reclaimer preempted while it
- * holds its batch moves nothing on).
+ * reclaim_sleep() - Sleep while @word (@lruvec's reclaim_seq or nr_io)
+ * is @val, until reclaim_wake(); with @timed, RECLAIM_WAIT_US at most.
+ * The count of reads under way needs no limit: such a read needs nothing
+ * from the threads waiting for it.  The batches need one: a reclaimer
+ * preempted while it holds its batch moves nothing on.
  */
-static void reclaim_throttle(struct lruvec *lruvec, uint32_t seq)
+static void reclaim_sleep(struct lruvec *lruvec, uint32_t *word, uint32_t val,
+			  bool timed)
 {
 	__atomic_fetch_add(&lruvec->reclaim_waiters, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&lruvec->reclaim_seq, __ATOMIC_SEQ_CST) == seq)
-		upc_futex_wait_us(&lruvec->reclaim_seq, seq, RECLAIM_WAIT_US);
-	__atomic_fetch_sub(&lruvec->reclaim_waiters, 1, __ATOMIC_RELAXED);
-}
-
-/*
- * reclaim_wait_io() - Sleep until the count of reads under way moves
- * from @io (one ends: reclaim_io_end() wakes us), with no time limit:
- * such a read needs nothing from the threads waiting for it.
- */
-static void reclaim_wait_io(struct lruvec *lruvec, uint32_t io)
-{
-	__atomic_fetch_add(&lruvec->reclaim_waiters, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&lruvec->nr_io, __ATOMIC_SEQ_CST) == io)
-		upc_futex_wait(&lruvec->nr_io, io);
+	if (__atomic_load_n(word, __ATOMIC_SEQ_CST) != val)
+		;
+	else if (timed)
+		upc_futex_wait_us(word, val, RECLAIM_WAIT_US);
+	else
+		upc_futex_wait(word, val);
 	__atomic_fetch_sub(&lruvec->reclaim_waiters, 1, __ATOMIC_RELAXED);
 }
 
@@ -817,8 +820,7 @@ void reclaim_io_end(struct lruvec *lruvec)
 	if (!lruvec)
 		return;
 	__atomic_fetch_sub(&lruvec->nr_io, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&lruvec->reclaim_waiters, __ATOMIC_SEQ_CST))
-		upc_futex_wake(&lruvec->nr_io, INT32_MAX);
+	reclaim_wake(lruvec, &lruvec->nr_io);
 }
 
 /*
@@ -829,10 +831,10 @@ void reclaim_io_end(struct lruvec *lruvec)
  * can hold most of a small cache that way) can go once it ends, and
  * other reclaimers may hold the evictable folios isolated (and be about
  * to free them).  So a thread that frees nothing sleeps until a read
- * ends (reclaim_wait_io()), or else until another reclaimer is done
- * with a batch (reclaim_throttle(), timed), and tries again, instead of
- * failing its allocation with -ENOMEM: the kernel's reclaim waits for
- * I/O and throttles on isolated pages for the same reasons.  Folios
+ * ends, or else until another reclaimer is done with a batch (timed:
+ * reclaim_sleep()), and tries again, instead of failing its allocation
+ * with -ENOMEM: the kernel's reclaim waits for I/O and throttles on
+ * isolated pages for the same reasons.  Folios
  * held otherwise (a span may pin them for good) are not waited for: a
  * round would rescan the cache for nothing.  It gives up after
  * RECLAIM_WAIT_TRIES rounds in which nobody evicted anything; rounds
@@ -875,10 +877,10 @@ static unsigned long reclaim_hook(struct upc_arena *arena,
 		if (tries == RECLAIM_WAIT_TRIES || rounds == RECLAIM_MAX_ROUNDS)
 			return 0;
 		if (io)
-			reclaim_wait_io(lruvec, io);
+			reclaim_sleep(lruvec, &lruvec->nr_io, io, false);
 		else if (__atomic_load_n(&lruvec->nr_isolated,
 					 __ATOMIC_RELAXED))
-			reclaim_throttle(lruvec, seq);
+			reclaim_sleep(lruvec, &lruvec->reclaim_seq, seq, true);
 		else
 			return 0;
 	}
