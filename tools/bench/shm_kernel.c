@@ -299,11 +299,14 @@ void shmk_find(const struct shmk_where *where, bool huge, size_t bytes,
 	       struct shmk_info *info)
 {
 	const char *want = huge ? "2m" : "4k";
+	struct shmk_info first;
 	struct shmk_mount m;
 	FILE *f;
 
-	if (shmk_try(where, where->first, want, bytes, info))
+	if (shmk_try(where, where->first, want, bytes, &first)) {
+		*info = first;
 		return;
+	}
 	f = where->mounts ? fopen(where->mounts, "r") : NULL;
 	while (f && shmk_next_mount(f, &m)) {
 		if (strcmp(m.type, "tmpfs") || !strcmp(m.point, where->first) ||
@@ -316,7 +319,8 @@ void shmk_find(const struct shmk_where *where, bool huge, size_t bytes,
 	}
 	if (f)
 		fclose(f);
-	shmk_try(where, where->first, want, bytes, info);
+	/* None matched: the first directory, as it was probed. */
+	*info = first;
 	if (info->usable)
 		shmk_explain(info, huge);
 }
