@@ -590,6 +590,18 @@ static void find(struct fake *f, bool huge, struct shmk_info *info)
 	assert_true(info->usable);
 }
 
+/*
+ * expect_find() - find(), and the directory it picked is @dir, matching
+ * the pages wanted or not as @matched says.
+ */
+static void expect_find(struct fake *f, bool huge, const char *dir,
+			bool matched, struct shmk_info *info)
+{
+	find(f, huge, info);
+	assert_string_equal(info->dir, dir);
+	assert_int_equal(info->matched, matched);
+}
+
 /* A tmpfs of the pages wanted is picked over the first directory. */
 static void test_find_picks_match(void **state)
 {
@@ -605,19 +617,13 @@ static void test_find_picks_match(void **state)
 	assert_string_equal(info.pages, "2m");
 	assert_string_equal(info.effective, "within_size");
 	assert_string_equal(info.mismatch, "");
-	find(f, false, &info);
-	assert_string_equal(info.dir, f->first);
-	assert_true(info.matched);
+	expect_find(f, false, f->first, true, &info);
 	assert_string_equal(info.pages, "4k");
 
 	/* A huge first directory: the 4 KiB rows go to the next one. */
 	fake_table(f, "always");
-	find(f, false, &info);
-	assert_string_equal(info.dir, f->never);
-	assert_true(info.matched);
-	find(f, true, &info);
-	assert_string_equal(info.dir, f->first);
-	assert_true(info.matched);
+	expect_find(f, false, f->never, true, &info);
+	expect_find(f, true, f->first, true, &info);
 
 	/* advise gives 4 KiB pages to a file nobody madvise()s. */
 	fake_table(f, "advise");
@@ -636,9 +642,7 @@ static void test_find_falls_back(void **state)
 	/* Only the first directory, without huge pages. */
 	fake_enabled(f, "never");
 	fake_write(f->mounts, "");
-	find(f, true, &info);
-	assert_string_equal(info.dir, f->first);
-	assert_false(info.matched);
+	expect_find(f, true, f->first, false, &info);
 	assert_string_equal(info.mount_huge, "unknown");
 	assert_string_equal(info.pages, "unknown");
 	assert_non_null(strstr(info.mismatch, "no tmpfs mount point"));
@@ -652,22 +656,16 @@ static void test_find_falls_back(void **state)
 	/* deny: no tmpfs gives huge pages, and no mount can. */
 	fake_enabled(f, "deny");
 	fake_table(f, NULL);
-	find(f, true, &info);
-	assert_string_equal(info.dir, f->first);
-	assert_false(info.matched);
+	expect_find(f, true, f->first, false, &info);
 	assert_string_equal(info.pages, "4k");
 	assert_non_null(strstr(info.mismatch, "shmem_enabled [deny]"));
 	assert_non_null(strstr(info.mismatch, "used 4 KiB pages where "
 			       "upcache's used 2 MiB folios"));
-	find(f, false, &info);
-	assert_string_equal(info.dir, f->first);
-	assert_true(info.matched);
+	expect_find(f, false, f->first, true, &info);
 
 	/* force: every tmpfs gives huge pages. */
 	fake_enabled(f, "force");
-	find(f, false, &info);
-	assert_string_equal(info.dir, f->first);
-	assert_false(info.matched);
+	expect_find(f, false, f->first, false, &info);
 	assert_string_equal(info.pages, "2m");
 	assert_non_null(strstr(info.mismatch, "shmem_enabled [force]"));
 	find(f, true, &info);
