@@ -87,8 +87,16 @@ static inline void iov_iter_advance_step(struct iov_iter *i, size_t bytes)
 	i->count -= bytes;
 }
 
+/*
+ * The longest copy copy_to_iter() makes inline with one memcpy(): a page.
+ * Longer ones go out of line, a source page at a time with the next page
+ * prefetched (copy_to_iter_segs()).
+ */
+#define COPY_TO_ITER_INLINE_MAX	4096
+
 /**
- * copy_to_iter_segs() - copy_to_iter() across segments (out of line).
+ * copy_to_iter_segs() - copy_to_iter() across segments, and for copies
+ * longer than COPY_TO_ITER_INLINE_MAX (out of line).
  * @from: The source.
  * @bytes: How many bytes.
  * @i: The iterator, advanced past what was copied.
@@ -141,7 +149,7 @@ static inline bool iov_iter_fits(const struct iov_iter *i, size_t bytes)
 static inline size_t copy_to_iter(const void *from, size_t bytes,
 				  struct iov_iter *i)
 {
-	if (!iov_iter_fits(i, bytes))
+	if (bytes > COPY_TO_ITER_INLINE_MAX || !iov_iter_fits(i, bytes))
 		return copy_to_iter_segs(from, bytes, i);
 	memcpy(iov_iter_base(i), from, bytes);
 	iov_iter_advance_step(i, bytes);

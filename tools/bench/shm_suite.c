@@ -11,7 +11,9 @@
  * A row is named read_<kind>_<bs>_<huge|nohuge> and reads a whole file
  * of its kind sequentially in blocks of its size, four ways in the same
  * interleaved rounds: batched (the library), per_folio (the path before
- * seed 002), kernel (pread() on a tmpfs file) and memcpy (the ceiling).
+ * seed 002), kernel (pread() on a tmpfs file) and memcpy (one memcpy()
+ * per block from a plain buffer: the copy alone, which the library's
+ * reads, prefetching across pages, can beat).
  * Each figure is in GiB/s, the median over rounds; each comparison
  * (vs_kernel, vs_per_folio, memcpy_fraction) is the median over rounds
  * of batched GiB/s over the other's in the same round (samples.h), so
