@@ -89,8 +89,8 @@ static inline void iov_iter_advance_step(struct iov_iter *i, size_t bytes)
 
 /*
  * The longest copy copy_to_iter() makes inline with one memcpy(): a page.
- * Longer ones go out of line, a source page at a time with the next page
- * prefetched (copy_to_iter_segs()).
+ * Longer ones go out of line, a source page at a time with the pages
+ * ahead prefetched (copy_to_iter_segs(), through struct copy_ahead).
  */
 #define COPY_TO_ITER_INLINE_MAX	4096
 
@@ -105,6 +105,63 @@ static inline void iov_iter_advance_step(struct iov_iter *i, size_t bytes)
  * Return: The bytes copied: @bytes, or fewer if the buffers ran out.
  */
 size_t copy_to_iter_segs(const void *from, size_t bytes, struct iov_iter *i);
+
+/* How many runs of source memory struct copy_ahead keeps queued. */
+#define COPY_AHEAD_RUNS		4
+
+/**
+ * struct copy_ahead - copies to an iterator, queued so that the source
+ * pages that follow can be prefetched before each page is copied.
+ * @iter: Where the copies go, in the order they were added.
+ * @copied: Bytes copied to @iter since the last copy_ahead_flush().
+ * @nr: Runs queued.
+ * @run: The queued runs, oldest first: @len bytes of memory at @src.
+ *
+ * A read adds the parts of the folios it meets in file order; a part
+ * that begins where the last run ends in memory joins it.  The source
+ * must stay valid and unchanged until it is copied: at the latest by
+ * copy_ahead_flush().
+ */
+struct copy_ahead {
+	struct iov_iter *iter;
+	size_t copied;
+	unsigned int nr;
+	struct {
+		const char *src;
+		size_t len;
+	} run[COPY_AHEAD_RUNS];
+};
+
+/* copy_ahead_init() - Start an empty queue of copies to @iter. */
+static inline void copy_ahead_init(struct copy_ahead *ca, struct iov_iter *iter)
+{
+	ca->iter = iter;
+	ca->copied = 0;
+	ca->nr = 0;
+}
+
+/**
+ * copy_ahead_add() - Queue a copy of @len bytes from @src.
+ * @ca: The queue.
+ * @src: The source.
+ * @len: How many bytes; 0 queues nothing.
+ *
+ * With the queue full, the oldest run is copied first.  A run that does
+ * not join the last one has its first cache line prefetched at once.
+ *
+ * Context: Any thread; the caller keeps every queued source valid.
+ */
+void copy_ahead_add(struct copy_ahead *ca, const void *src, size_t len);
+
+/**
+ * copy_ahead_flush() - Make every queued copy, in order.
+ * @ca: The queue; empty afterwards.
+ *
+ * Context: Any thread.
+ * Return: The bytes copied since the last flush: all those added, or
+ * fewer if the iterator's buffers ran out.
+ */
+size_t copy_ahead_flush(struct copy_ahead *ca);
 
 /**
  * copy_from_iter_segs() - copy_from_iter() across segments (out of line).

@@ -547,55 +547,35 @@ static inline void shmem_mark_read(struct folio *folio, int64_t pos)
 		folio_mark_accessed(folio);
 }
 
-/*
- * A read's copy still to be made: @len bytes at @src, the data of one or
- * more folios that follow each other both in the file and in the arena.
- * Files written in order get their order-0 folios in ascending arena
- * order (the allocator's bulk path hands out runs), so a 64 KiB read of
- * such a file is one 64 KiB memcpy() instead of sixteen 4 KiB ones.
- */
-struct read_state {
-	struct iov_iter *iter;
-	const char *src;
-	size_t len;
-};
-
-/* Make the pending copy (struct piece_walk's flush, for a read). */
+/* Make the queued copies (struct piece_walk's flush, for a read). */
 static void read_flush(void *arg)
 {
-	struct read_state *rs = arg;
-
-	if (rs->len)
-		copy_to_iter(rs->src, rs->len, rs->iter);
-	rs->len = 0;
+	copy_ahead_flush(arg);
 }
 
 /*
- * Pieces come in file order, and two data pieces in a row are adjacent
- * in the file (a gap would have been a piece of zeros between them), so
- * a piece that also starts where the pending copy ends in memory joins
- * it.  The folios stay valid until the copy is made, after the walk if
- * need be: the reader's locks keep them in the file.
+ * Pieces come in file order, so a read queues each data piece's copy
+ * (struct copy_ahead): the copy of a piece is made when the queue is
+ * full, with those after it prefetched, and a piece that
+ * starts where the last one ends in memory joins it (files written in
+ * order get their order-0 folios in ascending arena order, as the
+ * allocator's bulk path hands out runs).  The folios stay valid until
+ * the copy is made, after the walk if need be: the reader's locks keep
+ * them in the file.  A piece of zeros is written in its place, so the
+ * copies queued before it are made first.
  */
 static bool read_piece(const struct shmem_piece *piece, void *arg)
 {
-	struct read_state *rs = arg;
-	const char *addr;
+	struct copy_ahead *ca = arg;
 
 	if (!piece->folio) {
-		read_flush(rs);
-		iov_iter_zero(piece->len, rs->iter);
+		copy_ahead_flush(ca);
+		iov_iter_zero(piece->len, ca->iter);
 		return true;
 	}
 	shmem_mark_read(piece->folio, piece->pos);
-	addr = (const char *)folio_address(piece->folio) + piece->offset;
-	if (rs->len && addr == rs->src + rs->len) {
-		rs->len += piece->len;
-		return true;
-	}
-	read_flush(rs);
-	rs->src = addr;
-	rs->len = piece->len;
+	copy_ahead_add(ca, (const char *)folio_address(piece->folio) +
+		       piece->offset, piece->len);
 	return true;
 }
 
@@ -638,10 +618,11 @@ static ssize_t shmem_read_walk(struct shmem_file *sf, struct iov_iter *iter,
 			       int64_t pos)
 {
 	size_t count = iov_iter_count(iter);
-	struct read_state rs = { .iter = iter };
-	struct piece_walk w = { .fn = read_piece, .arg = &rs };
+	struct copy_ahead ca;
+	struct piece_walk w = { .fn = read_piece, .arg = &ca };
 	int err;
 
+	copy_ahead_init(&ca, iter);
 	err = shmem_walk(sf, pos, count, &w, read_flush);
 	if (iov_iter_count(iter) != count)
 		return (ssize_t)(count - iov_iter_count(iter));

@@ -9,7 +9,9 @@
  * page edges, with the source ending right before an unmapped page (a
  * copy that read past its end would fault), over one buffer and over
  * seeded random segment lists, and with buffers too short for the copy.
- * copy_from_iter() and iov_iter_zero() are checked over the same lists.
+ * copy_from_iter() and iov_iter_zero() are checked over the same lists,
+ * and struct copy_ahead, the queue a read feeds folio by folio, with
+ * random runs that join or do not.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -231,6 +233,111 @@ static void test_copy_to_iter_short_buffers(void **state)
 	}
 }
 
+/*
+ * A queue of copies (struct copy_ahead) fed random runs of the source,
+ * some joining the run before them, some empty, with flushes at random
+ * points: the buffers hold the runs in the order they were added, and
+ * each flush counts what it copied.
+ */
+static void test_copy_ahead_runs(void **state)
+{
+	struct iovec iov[MAX_SEGS];
+	struct upc_rand rnd;
+	int round;
+
+	(void)state;
+	upc_rand_seed(&rnd, upc_test_seed() ^ 0xc0a4);
+	for (round = 0; round < 500; round++) {
+		size_t total = upc_rand_below(&rnd, 64 * PAGE);
+		unsigned long nr = random_segments(&rnd, iov, total);
+		size_t added = 0, flushed = 0, next = SRC_PAGES * PAGE;
+		struct copy_ahead ca;
+		struct iov_iter iter;
+		unsigned char *want = malloc(total + 1);
+
+		assert_non_null(want);
+		memset(dst, 0xa5, total + 1);
+		iov_iter_init(&iter, iov, nr, total);
+		copy_ahead_init(&ca, &iter);
+		while (added < total) {
+			size_t len = upc_rand_below(&rnd, 3 * PAGE);
+			size_t start;
+
+			if (len > total - added)
+				len = total - added;
+			/* Half the runs go on where the last one ended. */
+			if (next + len <= SRC_PAGES * PAGE &&
+			    upc_rand_chance(&rnd, 1, 2))
+				start = next;
+			else
+				start = upc_rand_below(&rnd,
+						SRC_PAGES * PAGE - len + 1);
+			copy_ahead_add(&ca, src + start, len);
+			memcpy(want + added, src + start, len);
+			added += len;
+			next = start + len;
+			if (upc_rand_chance(&rnd, 1, 8))
+				flushed += copy_ahead_flush(&ca);
+			assert_true(ca.nr <= COPY_AHEAD_RUNS);
+		}
+		flushed += copy_ahead_flush(&ca);
+		assert_int_equal(flushed, total);
+		assert_int_equal(ca.nr, 0);
+		assert_int_equal(iov_iter_count(&iter), 0);
+		assert_memory_equal(dst, want, total);
+		assert_int_equal(dst[total], 0xa5);
+		free(want);
+	}
+}
+
+/*
+ * Only the last run is joined: a run that begins where an older one ends
+ * is queued after the runs between them.
+ */
+static void test_copy_ahead_join_last(void **state)
+{
+	struct iovec iov = { .iov_base = dst, .iov_len = 3 * PAGE };
+	struct copy_ahead ca;
+	struct iov_iter iter;
+
+	(void)state;
+	iov_iter_init(&iter, &iov, 1, iov.iov_len);
+	copy_ahead_init(&ca, &iter);
+	copy_ahead_add(&ca, src, PAGE);
+	copy_ahead_add(&ca, src + 10 * PAGE, 100);
+	copy_ahead_add(&ca, src + PAGE, PAGE);
+	assert_int_equal(ca.nr, 3);
+	copy_ahead_add(&ca, src + 2 * PAGE, 5);
+	assert_int_equal(ca.nr, 3);
+	assert_int_equal(copy_ahead_flush(&ca), 2 * PAGE + 105);
+	assert_memory_equal(dst, src, PAGE);
+	assert_memory_equal(dst + PAGE, src + 10 * PAGE, 100);
+	assert_memory_equal(dst + PAGE + 100, src + PAGE, PAGE + 5);
+}
+
+/* Queued copies past the buffers' end: the flush counts what fitted. */
+static void test_copy_ahead_short(void **state)
+{
+	struct iovec iov = { .iov_base = dst, .iov_len = 5 * PAGE + 7 };
+	struct copy_ahead ca;
+	struct iov_iter iter;
+	int r;
+
+	(void)state;
+	memset(dst, 0xa5, 5 * PAGE + 8);
+	iov_iter_init(&iter, &iov, 1, iov.iov_len);
+	copy_ahead_init(&ca, &iter);
+	for (r = 0; r < 6; r++)
+		copy_ahead_add(&ca, src + (size_t)(40 - 7 * r) * PAGE, PAGE);
+	assert_int_equal(copy_ahead_flush(&ca), 5 * PAGE + 7);
+	for (r = 0; r < 5; r++)
+		assert_memory_equal(dst + (size_t)r * PAGE,
+				    src + (size_t)(40 - 7 * r) * PAGE, PAGE);
+	assert_memory_equal(dst + 5 * PAGE, src + 5 * PAGE, 7);
+	assert_int_equal(dst[5 * PAGE + 7], 0xa5);
+	assert_int_equal(copy_ahead_flush(&ca), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +345,9 @@ int main(void)
 		cmocka_unit_test(test_copy_to_iter_offsets),
 		cmocka_unit_test(test_iter_segments),
 		cmocka_unit_test(test_copy_to_iter_short_buffers),
+		cmocka_unit_test(test_copy_ahead_runs),
+		cmocka_unit_test(test_copy_ahead_join_last),
+		cmocka_unit_test(test_copy_ahead_short),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
