@@ -11,8 +11,11 @@
  *
  *	after	the library's write path (shmem_write_iter()), which gets
  *		or creates each write's folios with one filemap_grab_folios()
- *	before	the same write with a filemap_grab_folio() per folio, the
- *		path seed 004 replaced (below; it lives only here)
+ *		and copies into each stretch of them that follow each other
+ *		in the arena at once
+ *	before	the same write with a filemap_grab_folio() per folio and a
+ *		copy per folio, the path seed 004 replaced (below; it lives
+ *		only here)
  *	kernel	pwrite() into a file of the same size on the kernel's
  *		tmpfs (/dev/shm), in the same process
  *
@@ -483,10 +486,11 @@ int seed_populate_run(const struct bench_options *opts,
 	sp_measure(&env, out, rep, "populate_large", SHMEM_HUGE_ALWAYS);
 	fprintf(out->table,
 		"notes:\n"
-		"  before: a filemap_grab_folio() per folio (the path seed 004 "
-		"replaced); after: shmem_write_iter(),\n"
-		"    one filemap_grab_folios() per write; improvement: "
-		"(before - after) / before, median of rounds\n"
+		"  before: a filemap_grab_folio() and a copy per folio (the "
+		"path seed 004 replaced); after: shmem_write_iter(),\n"
+		"    one filemap_grab_folios() per write, and one copy per "
+		"stretch of folios adjacent in the arena;\n"
+		"    improvement: (before - after) / before, median of rounds\n"
 		"  kernel: pwrite() into a file on " SP_KERNEL_DIR
 		" (its files get huge=%s)%s%s\n",
 		env.kern.effective, env.kernel_skip ? "; skipped: " : "",
