@@ -493,18 +493,31 @@ void fd_file_destroy(struct fd_file *ff)
 
 /* ---- reads ----------------------------------------------------------------- */
 
+/*
+ * The part of [*@pos, @end) an uptodate folio holds: its address, its
+ * length in *@n; *@pos is moved past it.
+ */
+static const char *fd_file_part(struct folio *folio, int64_t *pos,
+				int64_t end, size_t *n)
+{
+	size_t offset = (size_t)(*pos - folio_file_pos(folio));
+
+	*n = folio_size(folio) - offset;
+	/* Not the folio's end, which is 2^63 for the last page: no overflow. */
+	if ((uint64_t)(end - *pos) < *n)
+		*n = (size_t)(end - *pos);
+	*pos += (int64_t)*n;
+	return (const char *)folio_address(folio) + offset;
+}
+
 /* Copy the part of [*@pos, @end) an uptodate folio holds; move *@pos. */
 static void fd_file_copy_out(struct folio *folio, struct iov_iter *iter,
 			     int64_t *pos, int64_t end)
 {
-	size_t offset = (size_t)(*pos - folio_file_pos(folio));
-	size_t n = folio_size(folio) - offset;
+	size_t n;
+	const char *addr = fd_file_part(folio, pos, end, &n);
 
-	/* Not the folio's end, which is 2^63 for the last page: no overflow. */
-	if ((uint64_t)(end - *pos) < n)
-		n = (size_t)(end - *pos);
-	copy_to_iter((char *)folio_address(folio) + offset, n, iter);
-	*pos += (int64_t)n;
+	copy_to_iter(addr, n, iter);
 }
 
 /*
@@ -598,8 +611,10 @@ ssize_t fd_file_read_iter(struct fd_file *ff, struct iov_iter *iter,
 			  int64_t pos)
 {
 	int64_t start = pos, end, size;
+	struct copy_ahead ca;
 	int err = 0;
 
+	copy_ahead_init(&ca, iter);
 	pthread_rwlock_rdlock(&ff->rwsem);
 	size = fd_file_size(ff);
 	if (pos >= size || !iov_iter_count(iter))
@@ -623,16 +638,25 @@ ssize_t fd_file_read_iter(struct fd_file *ff, struct iov_iter *iter,
 			err = fd_file_read_slow(ff, iter, &pos, end, !nr);
 			continue;
 		}
-		/* Up to the first not uptodate: the next step starts there. */
+		/*
+		 * Up to the first not uptodate: the next step starts there.
+		 * The copies are queued, to prefetch across the folios, and
+		 * made while the batch still holds them.
+		 */
 		for (i = 0; i < nr && folio_test_uptodate(fbatch.folios[i]);
 		     i++) {
+			const char *addr;
+			size_t n;
+
 			fd_file_ra_check(ff, fbatch.folios[i]);
 			if (i)
 				folio_mark_accessed(fbatch.folios[i]);
 			else
 				fd_file_mark_accessed(ff, fbatch.folios[0]);
-			fd_file_copy_out(fbatch.folios[i], iter, &pos, end);
+			addr = fd_file_part(fbatch.folios[i], &pos, end, &n);
+			copy_ahead_add(&ca, addr, n);
 		}
+		copy_ahead_flush(&ca);
 		folio_batch_release(&fbatch);
 	}
 	__atomic_store_n(&ff->ra.prev_pos, pos, __ATOMIC_RELAXED);
