@@ -67,10 +67,13 @@
  * however many folios and holes it covers (the per-folio path made one
  * per page; batched lookups of FOLIO_BATCH_SIZE folios one per 31).
  * Data is copied one run at a time: folios that follow each other in
- * the file and in the arena (a file written in order) are one memcpy();
- * the bytes between folios, and folios that are not uptodate, are
- * zeroed as one run (one memset() per destination segment) up to the
- * next folio of data or the end of the read.  A read inside one page
+ * the file and in the arena (a file written in order) are one run; the
+ * runs are queued (struct copy_ahead, mm/iov_iter.c) and copied a page
+ * at a time, each page once the starts of the pages queued behind it are
+ * prefetched (the CPU's own prefetcher stops at every page); the bytes
+ * between folios, and folios that are not uptodate, are zeroed as one
+ * run (one memset() per destination segment) up to the next folio of
+ * data or the end of the read.  A read inside one page
  * (4 KiB reads, the case where seed 002's series lost against the
  * per-folio path) makes one xas_load(), the per-folio path's lookup
  * without its reference.  Measured by `upcache-bench shmem` against the
@@ -91,9 +94,11 @@
  * run.  Each run is got-or-created with filemap_grab_folios() (two lock
  * round trips and two walks per run), after one more walk that holds
  * the run's folios if the file can swap (shmem_pin_run(), see Swap);
- * each folio is filled (zeroing first what the write does not cover of
- * a folio that is not uptodate), marked uptodate and dirty, unlocked
- * and released; then the size grows.
+ * each stretch of the run's folios that follow each other in the arena
+ * is filled with one copy (zeroing first what the write does not cover
+ * of its first and last folios if they are not uptodate), its folios
+ * are marked uptodate and dirty; then the run's folios are unlocked and
+ * released; then the size grows.
  *
  * Locking.  sf->rwsem (a pthread rwlock that prefers writers, so a
  * stream of readers cannot starve a writer) is taken outside everything
