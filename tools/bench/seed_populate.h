@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/bench/seed_populate.h - seed 004's experiment: populating a shmem
- * file through writes, per-folio grab vs batched grab vs the kernel's
- * tmpfs (seed_populate.c).
+ * file through writes, per-folio grab and copy vs batched grab and a copy
+ * per adjacent stretch vs the kernel's tmpfs (seed_populate.c).
  */
 #ifndef UPCACHE_TOOLS_BENCH_SEED_POPULATE_H
 #define UPCACHE_TOOLS_BENCH_SEED_POPULATE_H
