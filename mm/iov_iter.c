@@ -55,6 +55,13 @@ size_t iov_iter_step(struct iov_iter *i, size_t bytes)
  * or 2 KiB pieces, below one memcpy().  Copying pages in random order, 16
  * or 256 at a time: 9.4 GiB/s without prefetching, 12.5 and 12.0 with
  * this plan.
+ *
+ * The price is paid when the source is in the CPU's caches already: a
+ * 256 KiB shmem file read over and over through upc_read() in 64 KiB and
+ * 8 KiB blocks went from 39.7 and 68.5 GiB/s (one memcpy() per run) to
+ * 36.5 and 65.0 (three alternated runs).  Neither prefetching every
+ * other line nor into L2 only won that back without losing the gain on
+ * data in memory, which is what a page cache mostly copies.
  */
 static const struct {
 	unsigned int from, to;	/* byte range of the page */
