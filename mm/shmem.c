@@ -73,10 +73,10 @@
  * prefetched (the CPU's own prefetcher stops at every page); the bytes
  * between folios, and folios that are not uptodate, are zeroed as one
  * run (one memset() per destination segment) up to the next folio of
- * data or the end of the read.  A read inside one page
- * (4 KiB reads, the case where seed 002's series lost against the
- * per-folio path) makes one xas_load(), the per-folio path's lookup
- * without its reference.  Measured by `upcache-bench shmem` against the
+ * data or the end of the read.  A read inside one page (4 KiB reads,
+ * the case where seed 002's series lost against the per-folio path)
+ * makes one xas_load(), the per-folio path's lookup without its
+ * reference.  Measured by `upcache-bench shmem` against the
  * per-folio path and the kernel's tmpfs (tools/bench/shm_suite.c).
  * Seeks and zero-copy spans use the same walk (shmem_for_each_piece()).
  * As tmpfs's read does, a read marks each folio of data accessed where
@@ -561,13 +561,13 @@ static void read_flush(void *arg)
 /*
  * Pieces come in file order, so a read queues each data piece's copy
  * (struct copy_ahead): the copy of a piece is made when the queue is
- * full, with those after it prefetched, and a piece that
- * starts where the last one ends in memory joins it (files written in
- * order get their order-0 folios in ascending arena order, as the
- * allocator's bulk path hands out runs).  The folios stay valid until
- * the copy is made, after the walk if need be: the reader's locks keep
- * them in the file.  A piece of zeros is written in its place, so the
- * copies queued before it are made first.
+ * full, with those after it prefetched, and a piece that starts where
+ * the last one ends in memory joins it (files written in order get
+ * their order-0 folios in ascending arena order, as the allocator's
+ * bulk path hands out runs).  The folios stay valid until the copy is
+ * made, after the walk if need be: the reader's locks keep them in the
+ * file.  A piece of zeros is written in its place, so the copies queued
+ * before it are made first.
  */
 static bool read_piece(const struct shmem_piece *piece, void *arg)
 {
