@@ -70,22 +70,25 @@ static API_UNUSED struct upc_file *api_init(struct api_env *env, size_t limit,
 	return env->file;
 }
 
-/* api_memory_used() - Bytes the cache has handed out as folios. */
-static API_UNUSED uint64_t api_memory_used(struct api_env *env)
+/* api_stats() - The cache's statistics now (upc_cache_stats()). */
+static API_UNUSED struct upc_cache_stats api_stats(struct api_env *env)
 {
 	struct upc_cache_stats st;
 
 	assert_int_equal(upc_cache_stats(env->cache, &st), 0);
-	return st.memory_used;
+	return st;
+}
+
+/* api_memory_used() - Bytes the cache has handed out as folios. */
+static API_UNUSED uint64_t api_memory_used(struct api_env *env)
+{
+	return api_stats(env).memory_used;
 }
 
 /* api_pages_cached() - Pages in the cache's files. */
 static API_UNUSED uint64_t api_pages_cached(struct api_env *env)
 {
-	struct upc_cache_stats st;
-
-	assert_int_equal(upc_cache_stats(env->cache, &st), 0);
-	return st.pages_cached;
+	return api_stats(env).pages_cached;
 }
 
 /*

@@ -68,14 +68,6 @@ static void aa_swapon(struct api_env *env, const char *path, uint64_t size,
 	assert_int_equal(upc_swapon(env->cache, &cfg), 0);
 }
 
-static struct upc_cache_stats aa_stats(struct api_env *env)
-{
-	struct upc_cache_stats st;
-
-	assert_int_equal(upc_cache_stats(env->cache, &st), 0);
-	return st;
-}
-
 static struct upc_anon *aa_create(struct api_env *env, uint64_t size)
 {
 	struct upc_anon *anon = NULL;
@@ -98,7 +90,7 @@ static void aa_destroy(struct upc_anon *anon)
 /* aa_fini() - No region, no slot in use; destroy the cache. */
 static void aa_fini(struct api_env *env)
 {
-	struct upc_cache_stats st = aa_stats(env);
+	struct upc_cache_stats st = api_stats(env);
 
 	assert_int_equal(st.anon_regions, 0);
 	assert_int_equal(st.swap_used, 0);
@@ -189,7 +181,7 @@ static void test_swapon_errors(void **state)
 	upc_fault_fail_nth(0);
 	assert_false(env.file->shmem.evictable);
 	assert_int_equal(upc_swapoff(env.cache), -EINVAL);
-	st = aa_stats(&env);
+	st = api_stats(&env);
 	assert_int_equal(st.swap_total, 0);
 
 	/* Both ends of the shift range work; a second device is -EBUSY. */
@@ -204,12 +196,12 @@ static void test_swapon_errors(void **state)
 	cfg.space_shift = 30;
 	cfg.size = 4 * API_MIB;
 	assert_int_equal(upc_swapon(env.cache, &cfg), 0);
-	st = aa_stats(&env);
+	st = api_stats(&env);
 	assert_int_equal(st.swap_total, 4 * API_MIB);
 	assert_int_equal(st.swap_used, 0);
 	assert_int_equal(upc_swapon(env.cache, &cfg), -EBUSY);
 	/* The failed second call changed nothing. */
-	assert_int_equal(aa_stats(&env).swap_total, 4 * API_MIB);
+	assert_int_equal(api_stats(&env).swap_total, 4 * API_MIB);
 	aa_fini(&env);	/* destroying the cache swaps off too */
 }
 
@@ -233,7 +225,7 @@ static void test_swapon_file(void **state)
 	assert_int_equal(st.st_size, 6 * API_MIB);
 	anon = aa_create(&env, 3 * LIMIT);
 	aa_write(anon, 0, 3 * LIMIT, 1);
-	assert_true(aa_stats(&env).swap_used > 0);
+	assert_true(api_stats(&env).swap_used > 0);
 	aa_expect(anon, 0, 3 * LIMIT, 1);
 	aa_destroy(anon);
 	assert_int_equal(upc_swapoff(env.cache), 0);
@@ -325,30 +317,30 @@ static void test_swapoff(void **state)
 	aa_write(anon, 0, 3 * LIMIT, 2);
 	assert_int_equal(upc_swapoff(env.cache), -EBUSY);
 	/* Nothing changed: the device and the data are there. */
-	assert_true(aa_stats(&env).swap_used > 0);
+	assert_true(api_stats(&env).swap_used > 0);
 	aa_expect(anon, 0, 3 * LIMIT, 2);
 	aa_destroy(anon);
-	st = aa_stats(&env);
+	st = api_stats(&env);
 	assert_int_equal(st.swap_used, 0);
 	assert_true(st.swapins > 0 && st.swapouts > 0);
 	assert_int_equal(upc_swapoff(env.cache), 0);
-	assert_int_equal(aa_stats(&env).swap_total, 0);
+	assert_int_equal(api_stats(&env).swap_total, 0);
 	assert_int_equal(upc_swapoff(env.cache), -EINVAL);
 	/* The swap figures count from the cache's creation, across devices. */
-	assert_int_equal(aa_stats(&env).swapins, st.swapins);
-	assert_int_equal(aa_stats(&env).swapouts, st.swapouts);
+	assert_int_equal(api_stats(&env).swapins, st.swapins);
+	assert_int_equal(api_stats(&env).swapouts, st.swapouts);
 	/* A later device works as the first did, and its swap-ins add up. */
 	aa_swapon(&env, NULL, 4 * API_MIB, 0);
-	assert_int_equal(aa_stats(&env).swap_total, 4 * API_MIB);
-	assert_int_equal(aa_stats(&env).swapins, st.swapins);
+	assert_int_equal(api_stats(&env).swap_total, 4 * API_MIB);
+	assert_int_equal(api_stats(&env).swapins, st.swapins);
 	anon = aa_create(&env, 2 * LIMIT);
 	aa_write(anon, 0, 2 * LIMIT, 3);
 	aa_expect(anon, 0, 2 * LIMIT, 3);
 	aa_destroy(anon);
-	st2 = aa_stats(&env);
+	st2 = api_stats(&env);
 	assert_true(st2.swapins > st.swapins);
 	assert_int_equal(upc_swapoff(env.cache), 0);
-	assert_int_equal(aa_stats(&env).swapins, st2.swapins);
+	assert_int_equal(api_stats(&env).swapins, st2.swapins);
 	aa_fini(&env);
 }
 
@@ -372,7 +364,7 @@ static void test_anon_create_errors(void **state)
 	assert_int_equal(upc_anon_create(env.cache, API_PAGE, &anon), -ENOMEM);
 	upc_fault_fail_nth(0);
 	assert_null(anon);
-	assert_int_equal(aa_stats(&env).anon_regions, 0);
+	assert_int_equal(api_stats(&env).anon_regions, 0);
 	assert_int_equal(upc_anon_destroy(NULL), -EBADF);
 	aa_fini(&env);
 }
@@ -395,7 +387,7 @@ static void test_anon_create_largest(void **state)
 	assert_int_equal(upc_anon_read(anon, &c, 1, INT64_MAX), 0);
 	aa_write(anon, 0, 100, 3);
 	aa_expect(anon, 0, 100, 3);
-	assert_int_equal(aa_stats(&env).memory_used, 2 * API_PAGE);
+	assert_int_equal(api_stats(&env).memory_used, 2 * API_PAGE);
 	aa_destroy(anon);
 	aa_fini(&env);
 }
@@ -413,7 +405,7 @@ static void test_anon_counted_and_cache_busy(void **state)
 	/* Busy even while the region holds no memory at all. */
 	assert_int_equal(upc_cache_destroy(env.cache), -EBUSY);
 	b = aa_create(&env, 2 * LIMIT);
-	assert_int_equal(aa_stats(&env).anon_regions, 2);
+	assert_int_equal(api_stats(&env).anon_regions, 2);
 	aa_write(a, 0, API_MIB, 1);
 	aa_write(b, 0, 2 * LIMIT, 2);
 	assert_int_equal(upc_cache_destroy(env.cache), -EBUSY);
@@ -421,10 +413,10 @@ static void test_anon_counted_and_cache_busy(void **state)
 	aa_expect(a, 0, API_MIB, 1);
 	aa_expect(b, 0, 2 * LIMIT, 2);
 	aa_destroy(a);
-	assert_int_equal(aa_stats(&env).anon_regions, 1);
+	assert_int_equal(api_stats(&env).anon_regions, 1);
 	assert_int_equal(upc_cache_destroy(env.cache), -EBUSY);
 	aa_destroy(b);
-	assert_int_equal(aa_stats(&env).anon_regions, 0);
+	assert_int_equal(api_stats(&env).anon_regions, 0);
 	aa_fini(&env);
 }
 
@@ -478,7 +470,7 @@ static void test_anon_rw_errors(void **state)
 	assert_int_equal(upc_anon_write(anon, buf, 1, 3 * API_PAGE), 0);
 	assert_int_equal(upc_anon_write(anon, buf, 1, INT64_MAX), 0);
 	/* Nothing was allocated by any of that. */
-	assert_int_equal(aa_stats(&env).memory_used, 0);
+	assert_int_equal(api_stats(&env).memory_used, 0);
 	aa_destroy(anon);
 	aa_fini(&env);
 }
@@ -496,7 +488,7 @@ static void test_anon_zero_and_round_trip(void **state)
 	aa_init(&env, LIMIT);
 	anon = aa_create(&env, (uint64_t)size);
 	aa_expect(anon, 0, (size_t)size, 0);
-	assert_int_equal(aa_stats(&env).memory_used, 0);
+	assert_int_equal(api_stats(&env).memory_used, 0);
 
 	aa_write(anon, API_PAGE - 5, 10, 4);		/* pages 0 and 1 */
 	aa_write(anon, 4 * API_PAGE + 1, 2 * API_PAGE + 2, 5);	/* 4 to 6 */
@@ -504,7 +496,7 @@ static void test_anon_zero_and_round_trip(void **state)
 	aa_expect(anon, API_PAGE - 5, 10, 4);
 	aa_expect(anon, API_PAGE + 5, 3 * API_PAGE - 4, 0);
 	aa_expect(anon, 4 * API_PAGE + 1, 2 * API_PAGE + 2, 5);
-	st = aa_stats(&env);
+	st = api_stats(&env);
 	assert_int_equal(st.memory_used, 5 * API_PAGE);
 	assert_int_equal(st.pages_active + st.pages_inactive, 5);
 	assert_int_equal(st.pages_cached, 0);	/* files only */
@@ -517,7 +509,7 @@ static void test_anon_zero_and_round_trip(void **state)
 	assert_memory_equal(buf + 2, "qq", 2);
 	assert_anon_ok(anon);
 	aa_destroy(anon);
-	assert_int_equal(aa_stats(&env).memory_used, 0);
+	assert_int_equal(api_stats(&env).memory_used, 0);
 	aa_fini(&env);
 }
 
@@ -541,7 +533,7 @@ static void test_anon_no_swap_enomem(void **state)
 	assert_int_equal(upc_anon_write(anon, buf, 1, LIMIT), -ENOMEM);
 	assert_int_equal(upc_anon_write(anon, buf, 1, 2 * LIMIT - 1), -ENOMEM);
 	free(buf);
-	assert_int_equal(aa_stats(&env).memory_used, LIMIT);
+	assert_int_equal(api_stats(&env).memory_used, LIMIT);
 	aa_expect(anon, 0, LIMIT - 3 * API_PAGE, 1);
 	aa_expect(anon, LIMIT - 3 * API_PAGE, 3 * API_PAGE, 2);
 	aa_expect(anon, LIMIT, LIMIT, 0);
@@ -574,7 +566,7 @@ static void aa_swap_round_trip(const char *path, unsigned int shift)
 	for (pos = 0; pos < size; pos += 3 * API_PAGE + 1000)
 		aa_write(anon, pos, (size_t)(pos + 3 * API_PAGE + 1000 <= size ?
 					     3 * API_PAGE + 1000 : size - pos), 6);
-	st = aa_stats(&env);
+	st = api_stats(&env);
 	assert_true(st.swapouts >= (uint64_t)(size - LIMIT) / API_PAGE);
 	assert_true(st.swap_used >= (uint64_t)(size - LIMIT));
 	assert_true(st.swap_used <= st.swapouts * API_PAGE);
@@ -584,13 +576,13 @@ static void aa_swap_round_trip(const char *path, unsigned int shift)
 	assert_anon_ok(anon);
 
 	aa_expect(anon, 0, (size_t)size, 6);
-	st2 = aa_stats(&env);
+	st2 = api_stats(&env);
 	assert_true(st2.swapins >= st.swap_used / API_PAGE);
 	assert_true(st2.refaults > 0);
 	assert_true(st2.refaults <= st2.swapins);
 	assert_anon_ok(anon);
 	aa_destroy(anon);
-	st = aa_stats(&env);
+	st = api_stats(&env);
 	assert_int_equal(st.swap_used, 0);
 	assert_int_equal(st.memory_used, 0);
 	aa_fini(&env);
@@ -646,7 +638,7 @@ static void test_anon_swapon_later(void **state)
 	assert_int_equal(upc_anon_write(anon, "x", 1, LIMIT), -ENOMEM);
 	aa_swapon(&env, NULL, 8 * API_MIB, 0);
 	aa_write(anon, LIMIT, 2 * LIMIT, 2);
-	assert_true(aa_stats(&env).swapouts >= LIMIT / API_PAGE);
+	assert_true(api_stats(&env).swapouts >= LIMIT / API_PAGE);
 	aa_expect(anon, 0, LIMIT, 1);
 	aa_expect(anon, LIMIT, 2 * LIMIT, 2);
 	aa_destroy(anon);
@@ -666,7 +658,7 @@ static void test_anon_makes_room_for_shmem(void **state)
 	anon = aa_create(&env, LIMIT);
 	aa_write(anon, 0, LIMIT - 8 * API_PAGE, 1);
 	api_write_pattern(env.file, 0, LIMIT - 64 * API_PAGE, 2);
-	assert_true(aa_stats(&env).swapouts > 0);
+	assert_true(api_stats(&env).swapouts > 0);
 	api_expect(env.file, 0, LIMIT - 64 * API_PAGE, 2);
 	aa_expect(anon, 0, LIMIT - 8 * API_PAGE, 1);
 	aa_destroy(anon);
@@ -703,7 +695,7 @@ static void test_anon_swap_full(void **state)
 	assert_int_equal(ret, -ENOMEM);
 	/* Every byte of memory and swap holds a page. */
 	assert_int_equal(pos + 64 * API_PAGE, LIMIT + 2 * API_MIB);
-	assert_int_equal(aa_stats(&env).swap_used, 2 * API_MIB);
+	assert_int_equal(api_stats(&env).swap_used, 2 * API_MIB);
 	assert_anon_ok(big);
 	aa_destroy(small);
 	aa_expect(big, 0, (size_t)pos, 2);
@@ -738,7 +730,7 @@ static void test_anon_swap_read_eio(void **state)
 	room = aa_create(&env, 64 * API_PAGE);
 	aa_write(room, 0, 64 * API_PAGE, 4);
 	aa_destroy(room);
-	assert_true(aa_stats(&env).memory_used <= LIMIT - 64 * API_PAGE);
+	assert_true(api_stats(&env).memory_used <= LIMIT - 64 * API_PAGE);
 
 	fd = open(path.name, O_RDWR);
 	assert_true(fd >= 0);
@@ -750,7 +742,7 @@ static void test_anon_swap_read_eio(void **state)
 	assert_int_equal(upc_anon_read(anon, &c, 1, 0), -EIO);
 	assert_int_equal(upc_anon_write(anon, "x", 1, 0), -EIO);
 	assert_anon_ok(anon);
-	assert_true(aa_stats(&env).swap_used > 0);
+	assert_true(api_stats(&env).swap_used > 0);
 	assert_int_equal(pwrite(fd, saved, (size_t)st.st_size, 0), st.st_size);
 	free(saved);
 	close(fd);

@@ -458,14 +458,6 @@ static void test_read_path_zero_runs(void **state)
 
 /* ---- what a read marks ---------------------------------------------------- */
 
-static struct upc_cache_stats rp_stats(struct api_env *env)
-{
-	struct upc_cache_stats st;
-
-	assert_int_equal(upc_cache_stats(env->cache, &st), 0);
-	return st;
-}
-
 /*
  * A read is a use of a page only if it reads from the page's start
  * (tmpfs's rule, shmem_file_read_iter()): a reader going through a file
@@ -490,12 +482,12 @@ static void test_read_path_marks_page_starts(void **state)
 		assert_int_equal(upc_read(file, rp_buf, API_PAGE,
 					  API_PAGE + 100), API_PAGE);
 	}
-	st = rp_stats(&env);
+	st = api_stats(&env);
 	assert_int_equal(st.pages_active, 1);
 	assert_int_equal(st.activations, 1);
 	for (i = 0; i < 2; i++)
 		assert_int_equal(upc_read(file, rp_buf, 10, 0), 10);
-	st = rp_stats(&env);
+	st = api_stats(&env);
 	assert_int_equal(st.pages_active, 2);
 	assert_int_equal(st.activations, 2);
 	api_fini(&env);
