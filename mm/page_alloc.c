@@ -71,7 +71,8 @@
  * the LRU's tail frees a whole aligned block only by chance, and more
  * rounds would empty the cache for one large folio (the kernel too
  * gives a costly order one round of reclaim under __GFP_NORETRY, and
- * has compaction besides).  A folio larger than the limit is refused at once.
+ * has compaction besides).  A folio larger than the limit is refused at
+ * once.
  *
  * Fault injection.  Each call of upc_arena_alloc_folio() (with valid
  * arguments) asks upc_fault_should_fail() once, before it charges

@@ -797,12 +797,12 @@ static void reclaim_sleep(struct lruvec *lruvec, uint32_t *word, uint32_t val,
 			  bool timed)
 {
 	__atomic_fetch_add(&lruvec->reclaim_waiters, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(word, __ATOMIC_SEQ_CST) != val)
-		;
-	else if (timed)
-		upc_futex_wait_us(word, val, RECLAIM_WAIT_US);
-	else
-		upc_futex_wait(word, val);
+	if (__atomic_load_n(word, __ATOMIC_SEQ_CST) == val) {
+		if (timed)
+			upc_futex_wait_us(word, val, RECLAIM_WAIT_US);
+		else
+			upc_futex_wait(word, val);
+	}
 	__atomic_fetch_sub(&lruvec->reclaim_waiters, 1, __ATOMIC_RELAXED);
 }
 
@@ -834,14 +834,14 @@ void reclaim_io_end(struct lruvec *lruvec)
  * ends, or else until another reclaimer is done with a batch (timed:
  * reclaim_sleep()), and tries again, instead of failing its allocation
  * with -ENOMEM: the kernel's reclaim waits for I/O and throttles on
- * isolated pages for the same reasons.  Folios
- * held otherwise (a span may pin them for good) are not waited for: a
- * round would rescan the cache for nothing.  It gives up after
- * RECLAIM_WAIT_TRIES rounds in which nobody evicted anything; rounds
- * in which others evicted (and took the memory first) are progress,
- * within RECLAIM_MAX_ROUNDS.  Memory that others freed meanwhile
- * counts as progress, so the allocator retries.  An allocation with
- * __GFP_NORETRY (readahead's) waits for nobody: one pass.
+ * isolated pages for the same reasons.  Folios held otherwise (a span
+ * may pin them for good) are not waited for: a round would rescan the
+ * cache for nothing.  It gives up after RECLAIM_WAIT_TRIES rounds in
+ * which nobody evicted anything; rounds in which others evicted (and
+ * took the memory first) are progress, within RECLAIM_MAX_ROUNDS.
+ * Memory that others freed meanwhile counts as progress, so the
+ * allocator retries.  An allocation with __GFP_NORETRY (readahead's)
+ * waits for nobody: one pass.
  */
 static unsigned long reclaim_hook(struct upc_arena *arena,
 				  unsigned long nr_pages, gfp_t gfp, void *priv)
