@@ -47,19 +47,20 @@ size_t iov_iter_step(struct iov_iter *i, size_t bytes)
  * first half has been asked for, in three steps, the first lines
  * earliest; past that the CPU's stream prefetcher keeps up on its own.
  *
- * Measured on this project's 2-core Xeon VM (AVX-512, ERMS/FSRM) with a
- * stand-alone loop through 1 GiB, 5 interleaved rounds.  Copying 64 KiB
- * or 1 MiB at a time: one memcpy() 10.5 and 10.1 GiB/s; this plan 13.8
- * and 13.6; the next page's first half alone 12.7 and 11.3; the whole
- * next page 10.7 and 10.0; the same plan with each page copied in 1 KiB
- * or 2 KiB pieces, below one memcpy().  Copying pages in random order, 16
- * or 256 at a time: 9.4 GiB/s without prefetching, 12.5 and 12.0 with
- * this plan.
+ * Measured on this project's 2-core Xeon VM (AVX-512, ERMS/FSRM) with
+ * stand-alone loops through 1 GiB, medians of 3 to 7 interleaved rounds.
+ * Copying 64 KiB or 1 MiB at a time: one memcpy() 10.5 and 10.1 GiB/s;
+ * this plan 13.8 and 13.6; the next page's first half alone 12.4 and
+ * 11.0; the whole next page 10.7 and 10.0; each page copied in 1 KiB or
+ * 2 KiB pieces, a part of the next page prefetched before each piece,
+ * 10.2-10.5 and 9.5-9.7.  Copying pages in random order, 16 or 256 at a
+ * time: 9.8 and 9.3 GiB/s without prefetching, 12.5 and 12.0 with this
+ * plan.
  *
  * The price is paid when the source is in the CPU's caches already: a
  * 256 KiB shmem file read over and over through upc_read() in 64 KiB and
  * 8 KiB blocks went from 39.7 and 68.5 GiB/s (one memcpy() per run) to
- * 36.5 and 65.0 (three alternated runs).  Neither prefetching every
+ * 36.5 and 64.4 (medians of three alternated runs).  Neither prefetching every
  * other line nor into L2 only won that back without losing the gain on
  * data in memory, which is what a page cache mostly copies.
  */
