@@ -5,11 +5,11 @@
  *
  * A span is one piece of shmem_for_each_piece()'s walk (an fd file's:
  * fd_file_for_each_folio()): an uptodate folio's part of the range,
- * pinned by a reference of its own, or, in a shmem file, a run of zeros
- * (holes and unwritten folios) with no data pointer.  The
- * reference keeps the memory from being freed, not from changing: a
- * later write may change the bytes, a truncation or punch removes the
- * folio from the file and the last upc_put_spans() frees it.
+ * pinned (folio_try_pin(): references reclaim knows not to wait for),
+ * or, in a shmem file, a run of zeros (holes and unwritten folios) with
+ * no data pointer.  The pin keeps the memory from being freed, not from
+ * changing: a later write may change the bytes, a truncation or punch
+ * removes the folio from the file and the last upc_put_spans() frees it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,6 +20,7 @@ struct span_fill {
 	struct upc_span *spans;
 	unsigned int max;
 	unsigned int nr;
+	int err;	/* -EOVERFLOW: a folio could take no more pins */
 };
 
 static bool span_piece(const struct shmem_piece *piece, void *arg)
@@ -27,16 +28,18 @@ static bool span_piece(const struct shmem_piece *piece, void *arg)
 	struct span_fill *fill = arg;
 	struct upc_span *span;
 
+	if (piece->folio && !folio_try_pin(piece->folio)) {
+		fill->err = -EOVERFLOW;
+		return false;
+	}
 	span = &fill->spans[fill->nr++];
 	span->offset = piece->pos;
 	span->len = piece->len;
 	span->data = NULL;
 	span->folio = piece->folio;
-	if (piece->folio) {
-		folio_get(piece->folio);
+	if (piece->folio)
 		span->data = (const char *)folio_address(piece->folio) +
 			     piece->offset;
-	}
 	/* Full: stop here, before the walk swaps in a page for nothing. */
 	return fill->nr < fill->max;
 }
@@ -72,7 +75,9 @@ int upc_get_spans(struct upc_file *file, int64_t offset, size_t len,
 	else if (max_spans)
 		err = shmem_for_each_piece(&file->shmem, offset, len,
 					   span_piece, &fill);
-	/* A swap-in failed: the spans before it, or its error. */
+	/* A swap-in or a pin failed: the spans before it, or its error. */
+	if (!err)
+		err = fill.err;
 	return fill.nr || !err ? (int)fill.nr : err;
 }
 
@@ -84,7 +89,7 @@ void upc_put_spans(struct upc_span *spans, unsigned int nr)
 		return;
 	for (i = 0; i < nr; i++) {
 		if (spans[i].folio)
-			folio_put(spans[i].folio);
+			folio_unpin(spans[i].folio);
 		spans[i].folio = NULL;
 		spans[i].data = NULL;
 	}

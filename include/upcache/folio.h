@@ -23,6 +23,7 @@
 #ifndef UPCACHE_FOLIO_H
 #define UPCACHE_FOLIO_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -346,6 +347,64 @@ void folio_put(struct folio *folio);
  * Context: Any context.
  */
 void folio_put_refs(struct folio *folio, int nr);
+
+/*
+ * Pins.  A holder that may keep a folio for as long as it likes (a span
+ * of the zero-copy API, api/spans.c) pins it: it takes
+ * UPC_FOLIO_PIN_BIAS references instead of one, as the kernel's FOLL_PIN
+ * takes GUP_PIN_COUNTING_BIAS.  Reclaim, finding a folio held, can then
+ * tell a pin, which may never go, from a reader's reference for the
+ * length of a copy, which it is worth waiting for: folio_maybe_pinned().
+ * Fewer than UPC_FOLIO_PIN_BIAS plain references are assumed at once.
+ */
+#define UPC_FOLIO_PIN_BIAS	1024
+
+/* Pins stop below this count: the sum must not overflow an int. */
+#define UPC_FOLIO_PIN_MAX	(INT_MAX / 2)
+
+/**
+ * folio_try_pin() - Pin a folio the caller holds a reference on.
+ * @folio: The folio.
+ *
+ * Context: Any context.
+ * Return: true; false if the folio holds so many pins already (about a
+ * million) that one more could overflow its count.
+ */
+static inline bool folio_try_pin(struct folio *folio)
+{
+	if (__atomic_load_n(&folio->refcount, __ATOMIC_RELAXED) >
+	    UPC_FOLIO_PIN_MAX)
+		return false;
+	__atomic_fetch_add(&folio->refcount, UPC_FOLIO_PIN_BIAS,
+			   __ATOMIC_RELAXED);
+	return true;
+}
+
+/**
+ * folio_unpin() - Drop a pin taken by folio_try_pin().
+ * @folio: The folio; the pin may hold its last references.
+ *
+ * Context: Any context; may free the folio (folio_put_refs()).
+ */
+static inline void folio_unpin(struct folio *folio)
+{
+	folio_put_refs(folio, UPC_FOLIO_PIN_BIAS);
+}
+
+/**
+ * folio_maybe_pinned() - Whether a folio's references beyond @expected
+ * include a pin.
+ * @folio: The folio.
+ * @expected: The references known to be there (the cache's, the
+ *	caller's).
+ *
+ * Return: true if the count reaches @expected + UPC_FOLIO_PIN_BIAS:
+ * surely pinned, unless that many plain references are held at once.
+ */
+static inline bool folio_maybe_pinned(const struct folio *folio, int expected)
+{
+	return folio_ref_count(folio) - expected >= UPC_FOLIO_PIN_BIAS;
+}
 
 /* ---- geometry ------------------------------------------------------------ */
 

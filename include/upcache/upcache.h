@@ -703,9 +703,10 @@ struct upc_span {
  * ran out: call again from the end of the last one); 0 at or past the
  * end of the file; -EBADF; -EINVAL if @offset is negative or @spans is
  * NULL with @max_spans not 0; -ENOMEM or -EIO if the first page with
- * data is in swap and could not be brought back (as upc_read()); for a
- * file from upc_file_open(), the error of reading its first page (as
- * upc_read()).
+ * data is in swap and could not be brought back (as upc_read());
+ * -EOVERFLOW if the first page with data is held by so many spans
+ * (about a million) that it can take no more; for a file from
+ * upc_file_open(), the error of reading its first page (as upc_read()).
  */
 int upc_get_spans(struct upc_file *file, int64_t offset, size_t len,
 		  struct upc_span *spans, unsigned int max_spans);

@@ -971,6 +971,44 @@ static void test_spans(void **state)
 	api_fini(&env);
 }
 
+/*
+ * A page pinned by about a million spans takes no more: -EOVERFLOW when
+ * it is the first page with data, the spans before it otherwise.  All
+ * put, the pages free as usual.
+ */
+static void test_spans_pin_overflow(void **state)
+{
+	const size_t max = 2UL << 20;
+	struct upc_span *many = malloc(max * sizeof(*many)), two[2];
+	struct api_env env;
+	struct upc_file *file;
+	size_t nr = 0;
+	int ret;
+
+	(void)state;
+	assert_non_null(many);
+	file = api_init(&env, MEM, UPC_HUGE_NEVER, 0);
+	api_write_pattern(file, 0, 2 * API_PAGE, 7);
+	while (nr < max &&
+	       (ret = upc_get_spans(file, API_PAGE, 1, many + nr, 1)) == 1)
+		nr++;
+	assert_int_equal(ret, -EOVERFLOW);
+	assert_true(nr >= 1UL << 20);
+	assert_int_equal(upc_get_spans(file, 0, 2 * API_PAGE, two, 2), 1);
+	assert_int_equal(two[0].offset, 0);
+	assert_int_equal(two[0].len, API_PAGE);
+	upc_put_spans(two, 1);
+	upc_put_spans(many, (unsigned int)nr);
+	assert_int_equal(upc_get_spans(file, API_PAGE, 1, two, 1), 1);
+	assert_int_equal(((const unsigned char *)two[0].data)[0],
+			 api_byte(API_PAGE, 7));
+	upc_put_spans(two, 1);
+	assert_int_equal(upc_truncate(file, 0), 0);
+	assert_int_equal(api_memory_used(&env), 0);
+	free(many);
+	api_fini(&env);
+}
+
 /* Few spans at a time: continuing from the end of the last one. */
 static void test_spans_continue(void **state)
 {
@@ -1057,6 +1095,7 @@ int main(void)
 		cmocka_unit_test(test_huge_partial_free),
 		cmocka_unit_test(test_spans_errors),
 		cmocka_unit_test(test_spans),
+		cmocka_unit_test(test_spans_pin_overflow),
 		cmocka_unit_test(test_spans_continue),
 		cmocka_unit_test(test_spans_outlive_close),
 	};

@@ -101,6 +101,48 @@ static void test_put_refs(void **state)
 	assert_arena_ok(arena);
 }
 
+/*
+ * Pins are UPC_FOLIO_PIN_BIAS references: folio_maybe_pinned() tells
+ * them from plain ones beyond what is expected; a count too high for
+ * one more pin refuses it, unchanged; the last unpin frees.
+ */
+static void test_pins(void **state)
+{
+	struct folio *folio = alloc(0);
+	int i;
+
+	(void)state;
+	assert_false(folio_maybe_pinned(folio, 1));
+	for (i = 0; i < 9; i++)
+		folio_get(folio);
+	assert_false(folio_maybe_pinned(folio, 1));
+	assert_true(folio_try_pin(folio));
+	assert_int_equal(folio_ref_count(folio), 10 + UPC_FOLIO_PIN_BIAS);
+	assert_true(folio_maybe_pinned(folio, 10));
+	assert_true(folio_maybe_pinned(folio, 1));
+	assert_false(folio_maybe_pinned(folio, 11));
+	folio_put_refs(folio, 9);
+	assert_true(folio_maybe_pinned(folio, 1));
+
+	folio_ref_add(folio, UPC_FOLIO_PIN_MAX - folio_ref_count(folio));
+	assert_true(folio_try_pin(folio));
+	assert_int_equal(folio_ref_count(folio),
+			 UPC_FOLIO_PIN_MAX + UPC_FOLIO_PIN_BIAS);
+	assert_false(folio_try_pin(folio));
+	assert_int_equal(folio_ref_count(folio),
+			 UPC_FOLIO_PIN_MAX + UPC_FOLIO_PIN_BIAS);
+	folio_unpin(folio);
+	folio_put_refs(folio, UPC_FOLIO_PIN_MAX - 1 - UPC_FOLIO_PIN_BIAS);
+	assert_int_equal(folio_ref_count(folio), 1 + UPC_FOLIO_PIN_BIAS);
+	assert_false(folio_maybe_pinned(folio, 2));
+	folio_put(folio);
+	assert_int_equal(upc_arena_charged(arena), 1);
+	folio_unpin(folio);
+	assert_int_equal(folio_ref_count(folio), 0);
+	assert_int_equal(upc_arena_charged(arena), 0);
+	assert_arena_ok(arena);
+}
+
 /* The last put clears what the owner left; the next owner gets a new folio. */
 static void test_free_clears(void **state)
 {
@@ -294,6 +336,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refcount),
 		cmocka_unit_test(test_put_refs),
+		cmocka_unit_test(test_pins),
 		cmocka_unit_test(test_free_clears),
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_geometry),
