@@ -85,13 +85,16 @@
 
 /*
  * Rounds in which nobody frees anything that direct reclaim waits out
- * (for reads under way, other reclaimers' isolated folios) before it
- * fails; rounds in all, whatever others free; and the longest it sleeps
- * in a round nothing else ends.
+ * (for reads under way, other reclaimers' isolated folios, folios held
+ * by others) before it fails; rounds in all, whatever others free; and
+ * the longest it sleeps in a round nothing else ends: RECLAIM_WAIT_US
+ * at first, doubling with each round without progress up to
+ * RECLAIM_WAIT_MAX_US (reclaim_wait_us()).
  */
 #define RECLAIM_WAIT_TRIES	64
 #define RECLAIM_MAX_ROUNDS	(64 * RECLAIM_WAIT_TRIES)
 #define RECLAIM_WAIT_US		250
+#define RECLAIM_WAIT_MAX_US	4000
 
 /* What reclaim does with one isolated folio. */
 enum folio_verdict {
@@ -111,16 +114,19 @@ static bool mapping_unevictable(const struct address_space *mapping)
 /*
  * evict_locked() - Under its mapping's i_pages lock, replace the locked
  * clean @folio by @entry (a swap entry) or, with @entry NULL, by its
- * shadow, if only the cache and the caller reference it.  Return: true
- * if it left the cache (the caller's reference is then the only one the
- * cache knows of).
+ * shadow, if only the cache and the caller reference it; a folio held
+ * otherwise without a pin counts in pgbusy.  Return: true if it left the
+ * cache (the caller's reference is then the only one the cache knows of).
  */
 static bool evict_locked(struct folio *folio, void *entry)
 {
 	int refs = (int)folio_nr_pages(folio) + 1;
 
-	if (!folio_ref_freeze(folio, refs))
+	if (!folio_ref_freeze(folio, refs)) {
+		if (!folio_maybe_pinned(folio, refs))
+			lru_stat_add(&folio_lruvec(folio)->pgbusy, 1);
 		return false;
+	}
 	if (folio_test_dirty(folio)) {
 		folio_ref_unfreeze(folio, refs);
 		return false;
@@ -432,15 +438,21 @@ static enum folio_verdict shrink_folio(struct shrink_batch *sb,
 	enum folio_verdict verdict = FOLIO_KEEP;
 	bool swapbacked, dirty, hooked, batched;
 
-	if (!folio_trylock(folio))
+	if (!folio_trylock(folio)) {
+		lru_stat_add(&sb->lruvec->pgbusy, 1);
 		return FOLIO_KEEP;
+	}
 	mapping = folio->mapping;
 	if (!mapping) {
 		verdict = FOLIO_DROP;
 		goto unlock;
 	}
-	if (folio_test_writeback(folio) || mapping_unevictable(mapping))
+	if (mapping_unevictable(mapping))
 		goto unlock;
+	if (folio_test_writeback(folio)) {
+		lru_stat_add(&sb->lruvec->pgbusy, 1);
+		goto unlock;
+	}
 	folio_clear_referenced(folio);
 	swapbacked = folio_test_swapbacked(folio);
 	dirty = folio_test_dirty(folio);
@@ -788,22 +800,38 @@ unsigned long upc_reclaim_balance(struct upc_arena *arena)
 
 /*
  * reclaim_sleep() - Sleep while @word (@lruvec's reclaim_seq or nr_io)
- * is @val, until reclaim_wake(); with @timed, RECLAIM_WAIT_US at most.
+ * is @val, until reclaim_wake(); for @timeout_us at most, unless it is 0.
  * The count of reads under way needs no limit: such a read needs nothing
  * from the threads waiting for it.  The batches need one: a reclaimer
- * preempted while it holds its batch moves nothing on.
+ * preempted while it holds its batch moves nothing on; and nothing
+ * wakes a reclaimer when a reader lets go of a folio.
  */
 static void reclaim_sleep(struct lruvec *lruvec, uint32_t *word, uint32_t val,
-			  bool timed)
+			  unsigned int timeout_us)
 {
 	__atomic_fetch_add(&lruvec->reclaim_waiters, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(word, __ATOMIC_SEQ_CST) == val) {
-		if (timed)
-			upc_futex_wait_us(word, val, RECLAIM_WAIT_US);
+		if (timeout_us)
+			upc_futex_wait_us(word, val, timeout_us);
 		else
 			upc_futex_wait(word, val);
 	}
 	__atomic_fetch_sub(&lruvec->reclaim_waiters, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * reclaim_wait_us() - The timed sleep after @tries rounds without
+ * progress: doubling from RECLAIM_WAIT_US to RECLAIM_WAIT_MAX_US, so
+ * that holders a loaded machine has not run for a while get their turn
+ * before reclaim gives up.
+ */
+static unsigned int reclaim_wait_us(unsigned int tries)
+{
+	unsigned int us = RECLAIM_WAIT_US;
+
+	while (tries-- && us < RECLAIM_WAIT_MAX_US)
+		us *= 2;
+	return us < RECLAIM_WAIT_MAX_US ? us : RECLAIM_WAIT_MAX_US;
 }
 
 struct lruvec *reclaim_io_start(struct upc_arena *arena)
@@ -828,17 +856,23 @@ void reclaim_io_end(struct lruvec *lruvec)
  *
  * Finding nothing to evict does not mean there is nothing: folios
  * locked under a read that needs no memory (readahead's: many streams
- * can hold most of a small cache that way) can go once it ends, and
- * other reclaimers may hold the evictable folios isolated (and be about
- * to free them).  So a thread that frees nothing sleeps until a read
- * ends, or else until another reclaimer is done with a batch (timed:
- * reclaim_sleep()), and tries again, instead of failing its allocation
- * with -ENOMEM: the kernel's reclaim waits for I/O and throttles on
- * isolated pages for the same reasons.  Folios held otherwise (a span
- * may pin them for good) are not waited for: a round would rescan the
- * cache for nothing.  It gives up after RECLAIM_WAIT_TRIES rounds in
- * which nobody evicted anything; rounds in which others evicted (and
- * took the memory first) are progress, within RECLAIM_MAX_ROUNDS.
+ * can hold most of a small cache that way) can go once it ends, other
+ * reclaimers may hold the evictable folios isolated (and be about to
+ * free them), and readers hold the folios they copy from (thirty-two
+ * readers, each holding a batch of up to 31 folios, can hold a 2 MiB
+ * cache whole).  So a thread that frees nothing sleeps until a read
+ * ends, or else, if a batch is isolated or the round met folios held
+ * (pgbusy moved), until another reclaimer is done with a batch or a
+ * while has passed (reclaim_sleep(), reclaim_wait_us()), and tries
+ * again, instead of failing its allocation with -ENOMEM: the kernel's
+ * reclaim waits for I/O and throttles on isolated pages and on rounds
+ * without progress for the same reasons.  Pinned folios (spans') are
+ * not waited for: a pin may never go, and its owner may be the thread
+ * reclaiming, so a cache that spans pin whole fails at once.  It gives
+ * up after RECLAIM_WAIT_TRIES rounds in which nobody evicted anything
+ * (about a quarter of a second when references never let go); rounds
+ * in which others evicted (and took the memory first) are progress,
+ * within RECLAIM_MAX_ROUNDS.
  * Memory that others freed meanwhile counts as progress, so the
  * allocator retries.  An allocation with __GFP_NORETRY (readahead's)
  * waits for nobody: one pass.
@@ -857,8 +891,9 @@ static unsigned long reclaim_hook(struct upc_arena *arena,
 	if (free < high && high - free > target)
 		target = high - free;
 	for (rounds = 0;; rounds++) {
+		uint64_t busy = __atomic_load_n(&lruvec->pgbusy,
+						__ATOMIC_RELAXED), now;
 		uint32_t seq, io;
-		uint64_t now;
 
 		freed = upc_reclaim_pages(arena, target);
 		if (freed)
@@ -877,10 +912,13 @@ static unsigned long reclaim_hook(struct upc_arena *arena,
 		if (tries == RECLAIM_WAIT_TRIES || rounds == RECLAIM_MAX_ROUNDS)
 			return 0;
 		if (io)
-			reclaim_sleep(lruvec, &lruvec->nr_io, io, false);
+			reclaim_sleep(lruvec, &lruvec->nr_io, io, 0);
 		else if (__atomic_load_n(&lruvec->nr_isolated,
-					 __ATOMIC_RELAXED))
-			reclaim_sleep(lruvec, &lruvec->reclaim_seq, seq, true);
+					 __ATOMIC_RELAXED) ||
+			 __atomic_load_n(&lruvec->pgbusy,
+					 __ATOMIC_RELAXED) != busy)
+			reclaim_sleep(lruvec, &lruvec->reclaim_seq, seq,
+				      reclaim_wait_us(tries));
 		else
 			return 0;
 	}
@@ -1048,6 +1086,7 @@ int upc_reclaim_stats_read(struct upc_arena *arena,
 	out->nr_vmscan_write_errors = RD(nr_vmscan_write_errors);
 	out->pswpout = RD(pswpout);
 	out->thp_split = RD(thp_split);
+	out->pgbusy = RD(pgbusy);
 #undef RD
 	return 0;
 }

@@ -104,6 +104,11 @@ struct upc_swap_ops;
  * @pswpout: Pages evicted through the swap hook.
  * @thp_split: Large folios split because the swap hook found them too
  *	large to go whole.
+ * @pgbusy: Folios reclaim kept because others held them for now: locked,
+ *	under writeback, or referenced beyond the cache without a pin (a
+ *	reader copying from it; a span's pin may never go, and is not
+ *	counted).  Direct reclaim that freed nothing waits for them a while
+ *	(mm/vmscan.c, reclaim_hook()).
  * @swap_ops: The swap hook, or NULL (upc_reclaim_set_swap()).
  * @swap_priv: Its argument.
  * @nr_isolated: Folios reclaimers hold off the lists right now (atomic).
@@ -142,6 +147,7 @@ struct lruvec {
 	uint64_t nr_vmscan_write_errors;
 	uint64_t pswpout;
 	uint64_t thp_split;
+	uint64_t pgbusy;
 	const struct upc_swap_ops *swap_ops;
 	void *swap_priv;
 	unsigned long nr_isolated;
@@ -172,6 +178,7 @@ struct lruvec {
  * @nr_vmscan_write_errors: See struct lruvec.
  * @pswpout: See struct lruvec.
  * @thp_split: See struct lruvec.
+ * @pgbusy: See struct lruvec.
  */
 struct upc_reclaim_stats {
 	uint64_t nr_cached;
@@ -193,6 +200,7 @@ struct upc_reclaim_stats {
 	uint64_t nr_vmscan_write_errors;
 	uint64_t pswpout;
 	uint64_t thp_split;
+	uint64_t pgbusy;
 };
 
 /**

@@ -189,6 +189,7 @@ static void test_limit_and_enomem(void **state)
 	struct vm_fixture f;
 	struct folio *held[600];
 	unsigned int i;
+	uint64_t busy;
 	bool miss;
 
 	(void)state;
@@ -198,12 +199,17 @@ static void test_limit_and_enomem(void **state)
 		assert_true(upc_arena_charged(f.arena) <= 512);
 	}
 	truncate_inode_pages(&f.mapping, 0);
-	/* Everything referenced: reclaim finds nothing; -ENOMEM at the limit. */
+	/*
+	 * Everything referenced: reclaim finds nothing but folios held
+	 * (pgbusy), waits for them a while, and fails: -ENOMEM at the limit.
+	 */
 	for (i = 0; i < 512; i++) {
 		held[i] = vm_read(&f.mapping, i, &miss);
 		assert_non_null(held[i]);
 	}
+	busy = vm_stats(f.arena).pgbusy;
 	assert_null(vm_read(&f.mapping, 512, &miss));
+	assert_true(vm_stats(f.arena).pgbusy > busy);
 	for (i = 0; i < 512; i++)
 		folio_put(held[i]);
 	assert_non_null(held[0] = vm_read(&f.mapping, 512, &miss));
