@@ -85,11 +85,6 @@
 /* Pages one step of a write grabs at once (a stack array of pointers). */
 #define FD_FILE_GRAB	64u
 
-static int64_t folio_file_pos(const struct folio *folio)
-{
-	return (int64_t)folio->index << UPC_PAGE_SHIFT;
-}
-
 /* ---- the backing store ---------------------------------------------------- */
 
 /*
@@ -147,7 +142,7 @@ static size_t fd_file_read_len(const struct folio *folio, int64_t pos)
  */
 static int fd_file_fill(struct fd_file *ff, struct folio *folio)
 {
-	int64_t pos = folio_file_pos(folio), size = fd_file_size(ff);
+	int64_t pos = folio_pos(folio), size = fd_file_size(ff);
 	ssize_t n = 0;
 
 	if (pos < size) {
@@ -251,7 +246,7 @@ static void fd_file_writeback_folios(struct address_space *mapping,
 		return;
 	}
 	for (i = 0; i < nr; i++) {
-		int64_t pos = folio_file_pos(folios[i]);
+		int64_t pos = folio_pos(folios[i]);
 		size_t len = folio_size(folios[i]);
 
 		errs[i] = 0;
@@ -298,7 +293,7 @@ static void fd_file_writeback_folios(struct address_space *mapping,
 			size_t done = 0;
 			ssize_t ret = fd_file_write_buffered(
 				ff, &iov[tail], 1,
-				folio_file_pos(folios[tail]), &done);
+				folio_pos(folios[tail]), &done);
 
 			errs[tail] = ret < 0 ? (int)ret : 0;
 		}
@@ -348,12 +343,12 @@ static void fd_file_readahead(struct address_space *mapping,
 	 * The folios that start below the size, read whole (a direct read
 	 * stays aligned); what lies past the size is zeroed after.
 	 */
-	pos0 = folio_file_pos(folios[0]);
+	pos0 = folio_pos(folios[0]);
 	size = fd_file_size(ff);
-	for (i = 0; i < nr && folio_file_pos(folios[i]) < size; i++) {
+	for (i = 0; i < nr && folio_pos(folios[i]) < size; i++) {
 		iov[i].iov_base = folio_address(folios[i]);
 		iov[i].iov_len = fd_file_read_len(folios[i],
-						  folio_file_pos(folios[i]));
+						  folio_pos(folios[i]));
 		nread++;
 	}
 	if (nread) {
@@ -363,7 +358,7 @@ static void fd_file_readahead(struct address_space *mapping,
 	}
 	for (i = 0; i < nr; i++) {
 		if (n >= 0) {
-			int64_t pos = folio_file_pos(folios[i]);
+			int64_t pos = folio_pos(folios[i]);
 			size_t off = (size_t)(pos - pos0);
 
 			fd_file_zero_tail(folios[i], pos, size,
@@ -500,7 +495,7 @@ void fd_file_destroy(struct fd_file *ff)
 static const char *fd_file_part(struct folio *folio, int64_t *pos,
 				int64_t end, size_t *n)
 {
-	size_t offset = (size_t)(*pos - folio_file_pos(folio));
+	size_t offset = (size_t)(*pos - folio_pos(folio));
 
 	*n = folio_size(folio) - offset;
 	/* Not the folio's end, which is 2^63 for the last page: no overflow. */
@@ -550,7 +545,7 @@ static struct folio *fd_file_fetch_folio(struct fd_file *ff, int64_t pos,
 static void fd_file_mark_accessed(struct fd_file *ff, struct folio *folio)
 {
 	int64_t last = __atomic_load_n(&ff->ra.prev_pos, __ATOMIC_RELAXED) - 1;
-	int64_t start = folio_file_pos(folio);
+	int64_t start = folio_pos(folio);
 
 	if (last >= start && (uint64_t)(last - start) < folio_size(folio))
 		return;
@@ -685,7 +680,7 @@ int fd_file_for_each_folio(struct fd_file *ff, int64_t pos, size_t len,
 			err = (int)PTR_ERR(folio);
 			break;
 		}
-		offset = (size_t)(pos - folio_file_pos(folio));
+		offset = (size_t)(pos - folio_pos(folio));
 		n = folio_size(folio) - offset;
 		if ((uint64_t)(end - pos) < n)
 			n = (size_t)(end - pos);
@@ -725,7 +720,7 @@ static int64_t fd_file_write_folio(struct fd_file *ff, struct folio *folio,
 				   struct iov_iter *iter, int64_t pos,
 				   int64_t end)
 {
-	int64_t fpos = folio_file_pos(folio);
+	int64_t fpos = folio_pos(folio);
 	size_t offset = (size_t)(pos - fpos);
 	size_t n = folio_size(folio) - offset;
 	int64_t to;

@@ -188,4 +188,48 @@ static inline void folio_ref_unfreeze(struct folio *folio, int count)
 	__atomic_store_n(&folio->refcount, count, __ATOMIC_RELEASE);
 }
 
+/* ---- a folio's place in its file and in the arena ------------------- */
+
+/* folio_pos() - The file offset of @folio's first byte. */
+static inline int64_t folio_pos(const struct folio *folio)
+{
+	return (int64_t)folio->index << UPC_PAGE_SHIFT;
+}
+
+/*
+ * extent_end_before() - Where the @size bytes from @pos end, cut at
+ * @end, which lies past @pos (the end of the last possible page, 2^63,
+ * is not an int64_t).
+ */
+static inline int64_t extent_end_before(int64_t pos, size_t size,
+					int64_t end)
+{
+	if ((uint64_t)(end - pos) <= size)
+		return end;
+	return pos + (int64_t)size;
+}
+
+/* folio_end_before() - Where @folio's bytes end, cut at @end, past its start. */
+static inline int64_t folio_end_before(const struct folio *folio, int64_t end)
+{
+	return extent_end_before(folio_pos(folio), folio_size(folio), end);
+}
+
+/*
+ * folios_adjacent() - How many of @folios, from the first, follow each
+ * other in the arena: the folios a write can fill with one copy, which
+ * beats a copy per page when they are not in the CPU's caches.
+ */
+static inline unsigned int folios_adjacent(struct folio **folios,
+					   unsigned int nr)
+{
+	unsigned int n = 1;
+
+	while (n < nr && (char *)folio_address(folios[n - 1]) +
+			 folio_size(folios[n - 1]) ==
+			 (char *)folio_address(folios[n]))
+		n++;
+	return n;
+}
+
 #endif /* UPCACHE_MM_INTERNAL_H */

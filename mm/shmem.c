@@ -141,28 +141,6 @@
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static int64_t folio_pos(const struct folio *folio)
-{
-	return (int64_t)folio->index << UPC_PAGE_SHIFT;
-}
-
-/*
- * Where the @size bytes from @pos end, cut at @end, which lies past @pos
- * (the end of the last possible page, 2^63, is not an int64_t).
- */
-static int64_t extent_end_before(int64_t pos, size_t size, int64_t end)
-{
-	if ((uint64_t)(end - pos) <= size)
-		return end;
-	return pos + (int64_t)size;
-}
-
-/* Where @folio's bytes end, cut at @end, which lies past its start. */
-static int64_t folio_end_before(const struct folio *folio, int64_t end)
-{
-	return extent_end_before(folio_pos(folio), folio_size(folio), end);
-}
-
 int64_t shmem_size(struct shmem_file *sf)
 {
 	return __atomic_load_n(&sf->mapping.size, __ATOMIC_RELAXED);
@@ -925,21 +903,6 @@ static int shmem_populate(struct shmem_file *sf, int64_t pos, int64_t end,
 	}
 	*done = pos;
 	return err;
-}
-
-/*
- * How many of @folios, from the first, follow each other in the arena:
- * the folios a write can fill with one copy.
- */
-static unsigned int folios_adjacent(struct folio **folios, unsigned int nr)
-{
-	unsigned int n = 1;
-
-	while (n < nr && (char *)folio_address(folios[n - 1]) +
-			 folio_size(folios[n - 1]) ==
-			 (char *)folio_address(folios[n]))
-		n++;
-	return n;
 }
 
 /*
