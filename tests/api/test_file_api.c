@@ -300,6 +300,43 @@ static void test_write_then_fsync(void **state)
 	fenv_fini(&e);
 }
 
+/*
+ * Writes over many folios, the first and the last of them covered in
+ * part: the file's bytes around the write are read into them first,
+ * whether neither is cached, only the first is, or the last lies past
+ * the end of the file (zeros after the write there).
+ */
+static void test_write_many_folios_keeps_edges(void **state)
+{
+	const int64_t size = 64 * 1024;
+	unsigned char tail[4096];
+	struct fenv e;
+
+	(void)state;
+	fenv_init(&e, MEM, size);
+	file_write_pattern(e.file, 5000, 40000, 2);
+	/* Page 10 is cached now, page 14 is not (nothing was read). */
+	file_write_pattern(e.file, 44000, 15000, 3);
+	/* From inside the last page of the file to past its end. */
+	file_write_pattern(e.file, size - 1000, 6000, 4);
+	assert_int_equal(upc_size(e.file), size + 5000);
+	assert_true(file_has_pattern(e.file, 0, 5000, 1));
+	assert_true(file_has_pattern(e.file, 5000, 39000, 2));
+	assert_true(file_has_pattern(e.file, 44000, 15000, 3));
+	assert_true(file_has_pattern(e.file, 59000, size - 60000, 1));
+	assert_true(file_has_pattern(e.file, size - 1000, 6000, 4));
+	assert_int_equal(upc_read(e.file, tail, sizeof(tail), size + 4096),
+			 5000 - 4096);
+	assert_int_equal(upc_fsync(e.file), 0);
+	assert_true(fd_has_pattern(e.fd, 0, 5000, 1));
+	assert_true(fd_has_pattern(e.fd, 5000, 39000, 2));
+	assert_true(fd_has_pattern(e.fd, 44000, 15000, 3));
+	assert_true(fd_has_pattern(e.fd, 59000, size - 60000, 1));
+	assert_true(fd_has_pattern(e.fd, size - 1000, 6000, 4));
+	assert_int_equal(fd_size(e.fd), size + 5000);
+	fenv_fini(&e);
+}
+
 /* A write past the end grows the file; the gap reads as zeros. */
 static void test_write_past_end(void **state)
 {
@@ -1439,6 +1476,7 @@ int main(void)
 		cmocka_unit_test(test_open_enomem),
 		cmocka_unit_test(test_read_existing),
 		cmocka_unit_test(test_write_then_fsync),
+		cmocka_unit_test(test_write_many_folios_keeps_edges),
 		cmocka_unit_test(test_write_past_end),
 		cmocka_unit_test(test_close_writes_back),
 		cmocka_unit_test(test_larger_than_cache),
