@@ -125,8 +125,8 @@
  * rwsem, so the file does not change), swaps the page in, and takes it
  * again (shmem_walk()).  The RCU read lock around the walk is kept for
  * the tree's nodes, as the XArray's lockless readers require.  Spans
- * take their own reference (folio_get(), safe on a folio the file
- * holds) to keep a folio past the walk.
+ * pin the folio (folio_try_pin(), safe on a folio the file holds) to
+ * keep it past the walk.
  */
 #define _GNU_SOURCE
 #include <errno.h>

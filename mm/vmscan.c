@@ -85,16 +85,19 @@
 
 /*
  * Rounds in which nobody frees anything that direct reclaim waits out
- * (for reads under way, other reclaimers' isolated folios, folios held
- * by others) before it fails; rounds in all, whatever others free; and
- * the longest it sleeps in a round nothing else ends: RECLAIM_WAIT_US
- * at first, doubling with each round without progress up to
- * RECLAIM_WAIT_MAX_US (reclaim_wait_us()).
+ * (for reads under way, other reclaimers' isolated folios) before it
+ * fails; rounds in all, whatever others free; and the longest it sleeps
+ * in a round nothing else ends.  Folios held without a pin get fewer
+ * rounds, RECLAIM_BUSY_WAITS, with sleeps doubling from RECLAIM_WAIT_US
+ * to RECLAIM_BUSY_MAX_US (reclaim_busy_us(): 52 ms in all): the holder
+ * may be the reclaiming thread itself (a grab holds the folios it added
+ * while it allocates the next), and every round rescans the cache.
  */
 #define RECLAIM_WAIT_TRIES	64
 #define RECLAIM_MAX_ROUNDS	(64 * RECLAIM_WAIT_TRIES)
 #define RECLAIM_WAIT_US		250
-#define RECLAIM_WAIT_MAX_US	4000
+#define RECLAIM_BUSY_WAITS	16
+#define RECLAIM_BUSY_MAX_US	4000
 
 /* What reclaim does with one isolated folio. */
 enum folio_verdict {
@@ -820,18 +823,18 @@ static void reclaim_sleep(struct lruvec *lruvec, uint32_t *word, uint32_t val,
 }
 
 /*
- * reclaim_wait_us() - The timed sleep after @tries rounds without
- * progress: doubling from RECLAIM_WAIT_US to RECLAIM_WAIT_MAX_US, so
+ * reclaim_busy_us() - The sleep before the (@waits + 1)th retry for
+ * folios held: doubling from RECLAIM_WAIT_US to RECLAIM_BUSY_MAX_US, so
  * that holders a loaded machine has not run for a while get their turn
  * before reclaim gives up.
  */
-static unsigned int reclaim_wait_us(unsigned int tries)
+static unsigned int reclaim_busy_us(unsigned int waits)
 {
 	unsigned int us = RECLAIM_WAIT_US;
 
-	while (tries-- && us < RECLAIM_WAIT_MAX_US)
+	while (waits-- && us < RECLAIM_BUSY_MAX_US)
 		us *= 2;
-	return us < RECLAIM_WAIT_MAX_US ? us : RECLAIM_WAIT_MAX_US;
+	return us < RECLAIM_BUSY_MAX_US ? us : RECLAIM_BUSY_MAX_US;
 }
 
 struct lruvec *reclaim_io_start(struct upc_arena *arena)
@@ -867,12 +870,12 @@ void reclaim_io_end(struct lruvec *lruvec)
  * again, instead of failing its allocation with -ENOMEM: the kernel's
  * reclaim waits for I/O and throttles on isolated pages and on rounds
  * without progress for the same reasons.  Pinned folios (spans') are
- * not waited for: a pin may never go, and its owner may be the thread
- * reclaiming, so a cache that spans pin whole fails at once.  It gives
- * up after RECLAIM_WAIT_TRIES rounds in which nobody evicted anything
- * (about a quarter of a second when references never let go); rounds
- * in which others evicted (and took the memory first) are progress,
- * within RECLAIM_MAX_ROUNDS.
+ * not counted as held: a pin may never go, and its owner may be the
+ * thread reclaiming, so a cache that spans pin whole fails at once.
+ * Folios held otherwise get RECLAIM_BUSY_WAITS rounds at most (the
+ * holder may be this thread); the rest, RECLAIM_WAIT_TRIES rounds in
+ * which nobody evicted anything; rounds in which others evicted (and
+ * took the memory first) are progress, within RECLAIM_MAX_ROUNDS.
  * Memory that others freed meanwhile counts as progress, so the
  * allocator retries.  An allocation with __GFP_NORETRY (readahead's)
  * waits for nobody: one pass.
@@ -886,7 +889,7 @@ static unsigned long reclaim_hook(struct upc_arena *arena,
 	unsigned long free = arena_free_pages(arena), freed;
 	unsigned long high = lruvec_wmark(&lruvec->wmark_high);
 	uint64_t stolen = __atomic_load_n(&lruvec->pgsteal, __ATOMIC_RELAXED);
-	unsigned int tries = 0, rounds;
+	unsigned int tries = 0, rounds, busy_waits = 0;
 
 	if (free < high && high - free > target)
 		target = high - free;
@@ -914,11 +917,13 @@ static unsigned long reclaim_hook(struct upc_arena *arena,
 		if (io)
 			reclaim_sleep(lruvec, &lruvec->nr_io, io, 0);
 		else if (__atomic_load_n(&lruvec->nr_isolated,
-					 __ATOMIC_RELAXED) ||
-			 __atomic_load_n(&lruvec->pgbusy,
-					 __ATOMIC_RELAXED) != busy)
+					 __ATOMIC_RELAXED))
 			reclaim_sleep(lruvec, &lruvec->reclaim_seq, seq,
-				      reclaim_wait_us(tries));
+				      RECLAIM_WAIT_US);
+		else if (__atomic_load_n(&lruvec->pgbusy, __ATOMIC_RELAXED) !=
+			 busy && busy_waits < RECLAIM_BUSY_WAITS)
+			reclaim_sleep(lruvec, &lruvec->reclaim_seq, seq,
+				      reclaim_busy_us(busy_waits++));
 		else
 			return 0;
 	}

@@ -110,9 +110,10 @@ struct upc_cache_config {
  * clean file data is evicted; shmem files' and anonymous regions' pages
  * go to swap once upc_swapon() gave it some, and stay otherwise.  Pages
  * that other threads hold for a moment (a read copying out of them,
- * I/O under way) are waited for: a call needing memory fails with
- * -ENOMEM only after a quarter of a second or so in which nothing could
- * be freed.  Pages that spans pin (upc_get_spans()) are not waited for.
+ * I/O under way) are waited for, reads under way until they end, other
+ * holds for a few rounds of reclaim (about 50 ms of sleep), before a
+ * call needing memory fails (-ENOMEM, or -ENOSPC for a write).  Pages
+ * that spans pin (upc_get_spans()) are not waited for.
  *
  * Context: Any thread.
  * Return: 0; -EINVAL if @config or @out is NULL, the limit is not a

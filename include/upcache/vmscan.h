@@ -104,11 +104,12 @@ struct upc_swap_ops;
  * @pswpout: Pages evicted through the swap hook.
  * @thp_split: Large folios split because the swap hook found them too
  *	large to go whole.
- * @pgbusy: Folios reclaim kept because others held them for now: locked,
- *	under writeback, or referenced beyond the cache without a pin (a
- *	reader copying from it; a span's pin may never go, and is not
- *	counted).  Direct reclaim that freed nothing waits for them a while
- *	(mm/vmscan.c, reclaim_hook()).
+ * @pgbusy: Folios reclaim kept because they were held, maybe for a moment:
+ *	locked, under writeback, or referenced beyond the cache without a
+ *	pin (a reader copying from it; the holder may be the reclaiming
+ *	thread itself; a span's pin, which may never go, is not counted
+ *	by the eviction).  Direct reclaim that freed nothing waits for them
+ *	a few rounds (mm/vmscan.c, reclaim_hook()).
  * @swap_ops: The swap hook, or NULL (upc_reclaim_set_swap()).
  * @swap_priv: Its argument.
  * @nr_isolated: Folios reclaimers hold off the lists right now (atomic).
