@@ -111,7 +111,7 @@ struct upc_cache_config {
  * go to swap once upc_swapon() gave it some, and stay otherwise.  Pages
  * that other threads hold for a moment (a read copying out of them,
  * I/O under way) are waited for, reads under way until they end, other
- * holds for a few rounds of reclaim (about 50 ms of sleep), before a
+ * holds for up to 64 rounds of reclaim (0.25 s of sleep), before a
  * call needing memory fails (-ENOMEM, or -ENOSPC for a write).  Pages
  * that spans pin (upc_get_spans()) are not waited for.
  *
