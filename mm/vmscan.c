@@ -89,10 +89,11 @@
  * fails; rounds in all, whatever others free; and the longest it sleeps
  * in a round nothing else ends.  Folios held without a pin get
  * RECLAIM_BUSY_WAITS rounds, with sleeps doubling from RECLAIM_WAIT_US
- * to RECLAIM_BUSY_MAX_US (reclaim_busy_us(): 0.25 s in all): readers on
- * a loaded machine held a small cache for 50 ms; the cost is that the
- * holder may be the reclaiming thread itself (a grab holds the folios it
- * added while it allocates the next), and every round rescans the cache.
+ * to RECLAIM_BUSY_MAX_US (reclaim_busy_us(): 0.25 s in all), because
+ * 52 ms of sleep was not enough for readers on a loaded machine to let
+ * go of a small cache; the cost is that the holder may be the reclaiming
+ * thread itself (a grab holds the folios it added while it allocates the
+ * next), and every round rescans the cache.
  */
 #define RECLAIM_WAIT_TRIES	64
 #define RECLAIM_MAX_ROUNDS	(64 * RECLAIM_WAIT_TRIES)
@@ -867,7 +868,7 @@ void reclaim_io_end(struct lruvec *lruvec)
  * cache whole).  So a thread that frees nothing sleeps until a read
  * ends, or else, if a batch is isolated or the round met folios held
  * (pgbusy moved), until another reclaimer is done with a batch or a
- * while has passed (reclaim_sleep(), reclaim_wait_us()), and tries
+ * while has passed (reclaim_sleep(), reclaim_busy_us()), and tries
  * again, instead of failing its allocation with -ENOMEM: the kernel's
  * reclaim waits for I/O and throttles on isolated pages and on rounds
  * without progress for the same reasons.  Pinned folios (spans') are
