@@ -15,7 +15,9 @@
  *           lookup), skipping holes in one move each.
  *   Step 2  no lock: allocate folios for the missing stretches (large
  *           ones where the mapping allows and an aligned stretch is
- *           missing).  They are created locked.
+ *           missing).  They are created locked.  Once the grab holds a
+ *           folio that reclaim can meet, allocations wait for no one
+ *           (grab_gfp()): reclaim would otherwise wait on this grab.
  *   Step 3  under the lock, one walk: insert them in index order, moving
  *           the cursor sideways; an index where a folio appeared
  *           meanwhile, or whose insertion needs memory the lock cannot
@@ -43,7 +45,9 @@
  * A run left with a gap at its first index only because its folio left
  * the mapping meanwhile (a truncation) is grabbed again from the start,
  * as __filemap_get_folio() repeats its lookup: -ENOMEM means memory
- * could not be had.
+ * could not be had.  A run whose first index could not be had without
+ * waiting, while it held folios further on, is grabbed again for that
+ * index alone.
  */
 #include <errno.h>
 #include <limits.h>
@@ -63,12 +67,20 @@
  * head[i], or a gap if head[i] is NULL.  The arrays mean something only
  * at segment starts, so they need no clearing: a new run is one gap.
  */
+/* Why a grab handed nothing out, and what filemap_grab_folios() does. */
+enum grab_end {
+	GRAB_AGAIN,	/* the first index's folio left meanwhile: repeat */
+	GRAB_ALONE,	/* no memory without waiting: repeat for one index */
+	GRAB_NOMEM,	/* no memory for the first index, holding nothing */
+};
+
 struct grab_run {
 	struct address_space *mapping;
 	pgoff_t index;
 	unsigned int nr;
 	unsigned int nr_created;	/* folios step 2 made */
-	bool nomem;		/* step 5b could not allocate the first index */
+	bool holds_cached;	/* references a folio reclaim can meet */
+	enum grab_end end;	/* what a run with nothing to hand out means */
 	struct folio **head;
 	void **shadow;		/* what an insert replaced */
 	unsigned short *span;	/* run positions it covers, from there on */
@@ -129,7 +141,8 @@ static struct grab_run *grab_run_get(unsigned int nr)
 	run->locked = run->created + FILEMAP_GRAB_MAX;
 	run->nr = nr;
 	run->nr_created = 0;
-	run->nomem = false;
+	run->holds_cached = false;
+	run->end = GRAB_AGAIN;
 	run->head[0] = NULL;
 	run->span[0] = (unsigned short)nr;
 	return run;
@@ -215,6 +228,7 @@ static void grab_find_cached(struct grab_run *run)
 			continue;
 		}
 		gap = grab_record(run, gap, i, entry, false, false);
+		run->holds_cached = true;
 	}
 	upc_rcu_exit();
 }
@@ -269,6 +283,23 @@ static unsigned int grab_prep_new(struct grab_run *run, unsigned int i,
 }
 
 /*
+ * The gfp for an allocation the grab makes.  Reclaim that frees nothing
+ * but meets folios somebody holds sleeps and tries again, for up to a
+ * quarter of a second (reclaim_hook() in vmscan.c), and that somebody
+ * may be this grab: it holds the folios it found cached, and those it
+ * inserted while it fills a gap.  A cache that can free nothing but
+ * them (full of dirty pages the file refuses) would then make every
+ * write wait on itself.  So once the grab holds a folio reclaim can
+ * meet, it allocates with one pass of reclaim at most (__GFP_NORETRY):
+ * failing only makes the run shorter, and a first index that cannot be
+ * had that way is grabbed again alone (GRAB_ALONE), holding nothing.
+ */
+static gfp_t grab_gfp(const struct grab_run *run)
+{
+	return run->holds_cached ? GFP_KERNEL | __GFP_NORETRY : GFP_KERNEL;
+}
+
+/*
  * A new locked folio set up as __filemap_add_folio() would, or NULL.
  * Its references are added atomically even though it is not in the
  * cache yet: a lockless lookup that found this memory in an earlier life
@@ -279,7 +310,7 @@ static struct folio *grab_new_folio(struct grab_run *run, unsigned int i,
 {
 	struct folio *folio;
 
-	folio = filemap_alloc_folio(run->mapping, GFP_KERNEL, order);
+	folio = filemap_alloc_folio(run->mapping, grab_gfp(run), order);
 	if (folio)
 		grab_prep_new(run, i, folio);
 	return folio;
@@ -295,8 +326,8 @@ static bool grab_allocate_small(struct grab_run *run, unsigned int i,
 	struct folio *folios[FILEMAP_GRAB_MAX];
 	unsigned int got, k;
 
-	got = upc_arena_alloc_bulk(run->mapping->arena, GFP_KERNEL, end - i,
-				   folios);
+	got = upc_arena_alloc_bulk(run->mapping->arena, grab_gfp(run),
+				   end - i, folios);
 	for (k = 0; k < got; k++)
 		grab_prep_new(run, i + k, folios[k]);
 	return got == end - i;
@@ -414,6 +445,7 @@ static void grab_insert(struct grab_run *run)
 			continue;
 		}
 		run->mapping->nrpages += folio_nr_pages(folio);
+		run->holds_cached = true;
 	}
 	xas_unlock(&xas);
 	grab_inserted_to_lru(run);
@@ -474,14 +506,16 @@ static bool grab_fill_gap(struct grab_run *run, unsigned int gap)
 	unsigned int i = gap, end = grab_next(run, gap);
 
 	while (i < end) {
+		gfp_t gfp = grab_gfp(run);
 		struct folio *folio;
 
 		folio = __filemap_get_folio(run->mapping, run->index + i,
-					    FGP_CREAT, GFP_KERNEL);
+					    FGP_CREAT, gfp);
 		if (IS_ERR(folio)) {
 			/* Only the first index's failure ends the grab. */
 			if (!i)
-				run->nomem = true;
+				run->end = (gfp & __GFP_NORETRY) && run->nr > 1 ?
+					   GRAB_ALONE : GRAB_NOMEM;
 			return false;
 		}
 		if (grab_position(run, folio) != i ||
@@ -491,6 +525,7 @@ static bool grab_fill_gap(struct grab_run *run, unsigned int gap)
 			return false;
 		}
 		i = grab_record(run, i, i, folio, false, false);
+		run->holds_cached = true;
 	}
 	return true;
 }
@@ -580,19 +615,22 @@ static int grab_collect(struct grab_run *run, struct folio **folios)
 
 /*
  * grab_once() - Steps 1 to 5 and the collection, for one run.  Return:
- * the number of folios handed out.  *@nomem says whether step 5 failed
- * to allocate a folio for the first index; 0 with it clear means the
- * first index's folio left the mapping (or another overlapping one came
- * in) meanwhile, and the grab is worth repeating: it then has the first
- * index's slot to fill again, whatever failed at later ones.
+ * the number of folios handed out.  When that is 0, *@end says why:
+ * GRAB_AGAIN, the first index's folio left the mapping (or another
+ * overlapping one came in) meanwhile, and the grab is worth repeating:
+ * it then has the first index's slot to fill again, whatever failed at
+ * later ones; GRAB_ALONE, step 5 could not allocate for the first index
+ * without waiting (grab_gfp()), so it is worth repeating for that index
+ * alone; GRAB_NOMEM, no memory for it even so.
  */
 static int grab_once(struct address_space *mapping, pgoff_t index,
-		     unsigned int nr, struct folio **folios, bool *nomem)
+		     unsigned int nr, struct folio **folios,
+		     enum grab_end *end)
 {
 	struct grab_run *run;
 	int count;
 
-	*nomem = true;
+	*end = GRAB_NOMEM;
 	run = grab_run_get(nr);
 	if (!run)
 		return 0;
@@ -608,7 +646,7 @@ static int grab_once(struct address_space *mapping, pgoff_t index,
 		grab_lock_all(run);
 	}
 	count = grab_collect(run, folios);
-	*nomem = run->nomem;
+	*end = run->end;
 	grab_run_put(run);
 	return count;
 }
@@ -616,7 +654,7 @@ static int grab_once(struct address_space *mapping, pgoff_t index,
 int filemap_grab_folios(struct address_space *mapping, pgoff_t index,
 			unsigned int nr, struct folio **folios)
 {
-	bool nomem;
+	enum grab_end end;
 	int count;
 
 	if (!nr || nr > FILEMAP_GRAB_MAX)
@@ -626,7 +664,9 @@ int filemap_grab_folios(struct address_space *mapping, pgoff_t index,
 	if (nr - 1 > MAX_PAGECACHE_INDEX - index)
 		nr = (unsigned int)(MAX_PAGECACHE_INDEX - index + 1);
 	do {
-		count = grab_once(mapping, index, nr, folios, &nomem);
-	} while (!count && !nomem);
+		count = grab_once(mapping, index, nr, folios, &end);
+		if (end == GRAB_ALONE)
+			nr = 1;
+	} while (!count && end != GRAB_NOMEM);
 	return count ? count : -ENOMEM;
 }

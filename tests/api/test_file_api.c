@@ -1132,6 +1132,95 @@ static void test_full_of_unwritable_pages(void **state)
 }
 
 /*
+ * Writes of many pages into a cache full of dirty pages the file
+ * refuses fail as soon as the cache is full, not after reclaim has
+ * waited and rescanned round after round for folios the writer itself
+ * holds (those it inserted while it fills the rest of its run).  Each
+ * write's reclaim scans (a deterministic count) stay within eight
+ * passes of upc_reclaim_pages(), each at most twice the cache and a
+ * batch; waiting on its own folios took over sixty.
+ */
+static void test_full_of_unwritable_pages_fails_fast(void **state)
+{
+	const unsigned long pages = (2UL << 20) / 4096;
+	const size_t bs = 64 * 1024;
+	struct upc_cache_stats before, after;
+	uint64_t most = 0;
+	unsigned char *buf = malloc(bs);
+	ssize_t ret = 0;
+	struct fenv e;
+	int64_t pos;
+
+	(void)state;
+	assert_non_null(buf);
+	fenv_init(&e, pages * 4096, 16L << 20);
+	fsize_limit(4096);
+	memset(buf, 0x3c, bs);
+	for (pos = 0; pos < 8L << 20; pos += ret) {
+		assert_int_equal(upc_cache_stats(e.cache, &before), 0);
+		ret = upc_write(e.file, buf, bs, pos);
+		assert_int_equal(upc_cache_stats(e.cache, &after), 0);
+		if (after.reclaim_scans - before.reclaim_scans > most)
+			most = after.reclaim_scans - before.reclaim_scans;
+		if (ret <= 0)
+			break;
+	}
+	assert_int_equal(ret, -ENOSPC);
+	assert_true(pos > (1L << 20) && pos <= (2L << 20) + 4096);
+	assert_true(most <= 8 * (2 * pages + UPC_RECLAIM_BATCH));
+	fsize_unlimit();
+	assert_int_equal(upc_fsync(e.file), -EFBIG);
+	assert_int_equal(upc_write(e.file, buf, bs, pos), (ssize_t)bs);
+	free(buf);
+	fenv_fini(&e);
+}
+
+/*
+ * A write whose own run holds the only pages reclaim could free still
+ * gets its memory: the cache is full of dirty pages the file refuses,
+ * but for the clean pages 1-15 of the file, which the write covers
+ * (with page 0, not cached).  Its grab holds them while it allocates
+ * page 0, so that allocation cannot free them; it is made again with
+ * the run let go, and then it can.
+ */
+static void test_write_frees_the_pages_it_holds(void **state)
+{
+	const size_t bs = 64 * 1024;
+	struct upc_span spans[15];
+	unsigned char *buf = malloc(bs);
+	ssize_t ret = 0;
+	struct fenv e;
+	int64_t pos;
+	size_t i;
+	int n;
+
+	(void)state;
+	assert_non_null(buf);
+	fenv_init(&e, 2UL << 20, 16L << 20);
+	/* Pages 1-15 cached clean, pinned while the rest fills up. */
+	assert_int_equal(upc_read(e.file, buf, 15 * 4096, 4096), 15 * 4096);
+	n = upc_get_spans(e.file, 4096, 15 * 4096, spans, 15);
+	assert_int_equal(n, 15);
+	fsize_limit(4096);
+	memset(buf, 0x3c, bs);
+	for (pos = 1L << 20; pos < 8L << 20; pos += ret) {
+		ret = upc_write(e.file, buf, bs, pos);
+		if (ret <= 0)
+			break;
+	}
+	assert_int_equal(ret, -ENOSPC);
+	upc_put_spans(spans, (unsigned int)n);
+	for (i = 0; i < bs; i++)
+		buf[i] = api_byte((int64_t)i, 2);
+	assert_int_equal(upc_write(e.file, buf, bs, 0), (ssize_t)bs);
+	fsize_unlimit();
+	assert_int_equal(upc_fsync(e.file), -EFBIG);
+	assert_true(fd_has_pattern(e.fd, 0, bs, 2));
+	free(buf);
+	fenv_fini(&e);
+}
+
+/*
  * A cache whose every page a span pins has nothing to give a read of a
  * page not cached: -ENOMEM, after reclaim has looked at the cache a few
  * times, not after it has waited and rescanned round after round for
@@ -1497,6 +1586,8 @@ int main(void)
 		cmocka_unit_test(test_spans),
 		cmocka_unit_test(test_fsync_error_keeps_data),
 		cmocka_unit_test(test_full_of_unwritable_pages),
+		cmocka_unit_test(test_full_of_unwritable_pages_fails_fast),
+		cmocka_unit_test(test_write_frees_the_pages_it_holds),
 		cmocka_unit_test(test_pinned_cache_fails_fast),
 		cmocka_unit_test(test_reclaim_error_reaches_fsync),
 		cmocka_unit_test(test_punch_writeback_error),
