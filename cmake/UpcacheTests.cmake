@@ -55,6 +55,19 @@ endfunction()
 # Unit, regression and concurrency tests
 # ---------------------------------------------------------------------
 
+# upc_test_wraps(<target> <source>) - a test that must stand between the
+# library and a C library function (to make it fail on cue) says so in
+# its opening comment with a line " * Link: -Wl,--wrap=<symbol>"; the
+# linker then sends the library's calls of <symbol> to the test's
+# __wrap_<symbol>().
+function(upc_test_wraps target src)
+	file(STRINGS "${src}" lines REGEX "^ \\* Link: -Wl,--wrap=[A-Za-z0-9_]+$")
+	foreach(line IN LISTS lines)
+		string(REGEX REPLACE "^ \\* Link: " "" option "${line}")
+		target_link_options(${target} PRIVATE "${option}")
+	endforeach()
+endfunction()
+
 # The benchmark's code minus its main(), for tests/bench/.
 if(NOT UPC_FUZZ)
 	file(GLOB UPC_BENCH_LIB_SOURCES CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tools/bench/*.c")
@@ -82,6 +95,7 @@ if(NOT UPC_FUZZ)
 		if(sub STREQUAL "bench" AND TARGET upc_benchlib)
 			target_link_libraries(${target} PRIVATE upc_benchlib)
 		endif()
+		upc_test_wraps(${target} "${src}")
 		set_target_properties(${target} PROPERTIES
 			OUTPUT_NAME "${name}"
 			RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/tests/${sub}")
