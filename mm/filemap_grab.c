@@ -79,6 +79,7 @@ struct grab_run {
 	pgoff_t index;
 	unsigned int nr;
 	unsigned int nr_created;	/* folios step 2 made */
+	gfp_t gfp;		/* the caller's: GFP_KERNEL or with NORETRY */
 	bool holds_cached;	/* references a folio reclaim can meet */
 	enum grab_end end;	/* what a run with nothing to hand out means */
 	struct folio **head;
@@ -296,7 +297,7 @@ static unsigned int grab_prep_new(struct grab_run *run, unsigned int i,
  */
 static gfp_t grab_gfp(const struct grab_run *run)
 {
-	return run->holds_cached ? GFP_KERNEL | __GFP_NORETRY : GFP_KERNEL;
+	return run->holds_cached ? run->gfp | __GFP_NORETRY : run->gfp;
 }
 
 /*
@@ -514,8 +515,8 @@ static bool grab_fill_gap(struct grab_run *run, unsigned int gap)
 		if (IS_ERR(folio)) {
 			/* Only the first index's failure ends the grab. */
 			if (!i)
-				run->end = (gfp & __GFP_NORETRY) && run->nr > 1 ?
-					   GRAB_ALONE : GRAB_NOMEM;
+				run->end = (gfp & ~run->gfp & __GFP_NORETRY) &&
+					   run->nr > 1 ? GRAB_ALONE : GRAB_NOMEM;
 			return false;
 		}
 		if (grab_position(run, folio) != i ||
@@ -624,7 +625,7 @@ static int grab_collect(struct grab_run *run, struct folio **folios)
  * alone; GRAB_NOMEM, no memory for it even so.
  */
 static int grab_once(struct address_space *mapping, pgoff_t index,
-		     unsigned int nr, struct folio **folios,
+		     unsigned int nr, struct folio **folios, gfp_t gfp,
 		     enum grab_end *end)
 {
 	struct grab_run *run;
@@ -636,6 +637,7 @@ static int grab_once(struct address_space *mapping, pgoff_t index,
 		return 0;
 	run->mapping = mapping;
 	run->index = index;
+	run->gfp = gfp;
 
 	grab_find_cached(run);
 	grab_allocate(run);
@@ -651,8 +653,8 @@ static int grab_once(struct address_space *mapping, pgoff_t index,
 	return count;
 }
 
-int filemap_grab_folios(struct address_space *mapping, pgoff_t index,
-			unsigned int nr, struct folio **folios)
+int filemap_grab_folios_gfp(struct address_space *mapping, pgoff_t index,
+			    unsigned int nr, struct folio **folios, gfp_t gfp)
 {
 	enum grab_end end;
 	int count;
@@ -664,9 +666,15 @@ int filemap_grab_folios(struct address_space *mapping, pgoff_t index,
 	if (nr - 1 > MAX_PAGECACHE_INDEX - index)
 		nr = (unsigned int)(MAX_PAGECACHE_INDEX - index + 1);
 	do {
-		count = grab_once(mapping, index, nr, folios, &end);
+		count = grab_once(mapping, index, nr, folios, gfp, &end);
 		if (end == GRAB_ALONE)
 			nr = 1;
 	} while (!count && end != GRAB_NOMEM);
 	return count ? count : -ENOMEM;
+}
+
+int filemap_grab_folios(struct address_space *mapping, pgoff_t index,
+			unsigned int nr, struct folio **folios)
+{
+	return filemap_grab_folios_gfp(mapping, index, nr, folios, GFP_KERNEL);
 }

@@ -292,21 +292,27 @@ void shmem_file_destroy(struct shmem_file *sf)
 /* ---- swap --------------------------------------------------------------- */
 
 /*
- * shmem_swapin() - Bring back page @index, swapped out to @value: with
- * the rest of its large folio if it went as one (swapin_folio()).
- * Return: the folio, in the file, with a reference: while the caller
+ * shmem_swapin_gfp() - Bring back page @index, swapped out to @value:
+ * with the rest of its large folio if it went as one (swapin_folio()),
+ * allocating with @gfp.  Return: the folio, in the file, with a reference: while the caller
  * holds it reclaim cannot swap the folio out again (it must freeze the
  * count); NULL if the entry has changed meanwhile (look again); or an
  * ERR_PTR: -ENOMEM (memory and swap full), -EIO (the slot could not be
  * read; the entry stays), -EINVAL (it names no device).
  */
+static struct folio *shmem_swapin_gfp(struct shmem_file *sf, pgoff_t index,
+				      void *value, gfp_t gfp)
+{
+	struct folio *folio = swapin_folio(&sf->mapping, index, value, gfp);
+
+	return folio == ERR_PTR(-EAGAIN) ? NULL : folio;
+}
+
+/* shmem_swapin_gfp() for a caller that holds no folio of the file. */
 static struct folio *shmem_swapin(struct shmem_file *sf, pgoff_t index,
 				  void *value)
 {
-	struct folio *folio = swapin_folio(&sf->mapping, index, value,
-					   GFP_KERNEL);
-
-	return folio == ERR_PTR(-EAGAIN) ? NULL : folio;
+	return shmem_swapin_gfp(sf, index, value, GFP_KERNEL);
 }
 
 /* ---- walking a range: the read path ------------------------------------- */
@@ -725,8 +731,10 @@ struct populate_ops {
  * SHMEM_PIN_MAX entries are held, so that rewriting a range that is in
  * swap needs little memory at a time (tmpfs takes a page at a time): a
  * run with more is cut, *@last set to the page before the first entry
- * not held.  Return: 0 or the swap-in's error; the references taken
- * are in @pins and *@nr either way.
+ * not held.  A swap-in made while holding folios of the run does not
+ * wait in reclaim (which would wait on them): when it finds no memory
+ * so, the run is cut before it too.  Return: 0 or the swap-in's error;
+ * the references taken are in @pins and *@nr either way.
  */
 static int shmem_pin_run(struct shmem_file *sf, pgoff_t index, pgoff_t *last,
 			 struct folio **pins, unsigned int *nr)
@@ -771,8 +779,13 @@ static int shmem_pin_run(struct shmem_file *sf, pgoff_t index, pgoff_t *last,
 				pins[(*nr)++] = folio;
 				continue;
 			}
-			folio = shmem_swapin(sf, want, folio);
-			if (IS_ERR(folio)) {
+			folio = shmem_swapin_gfp(sf, want, folio, *nr ?
+					GFP_KERNEL | __GFP_NORETRY : GFP_KERNEL);
+			if (folio == ERR_PTR(-ENOMEM) && *nr) {
+				/* Held: cut the run here, as at the cap. */
+				*last = want - 1;
+				done = true;
+			} else if (IS_ERR(folio)) {
 				err = (int)PTR_ERR(folio);
 			} else if (!folio) {
 				/* Changed meanwhile: look at it again. */
@@ -831,22 +844,24 @@ static pgoff_t shmem_run_last(const struct shmem_file *sf, pgoff_t index,
 }
 
 /*
- * Get locked folios for pages [@index, @last]: one batched grab; a
- * single page of a large-folio file (a one-page write, or WITHIN_SIZE
- * past the end of the file) takes the cheaper filemap_grab_folio(),
- * which gives the same order-0 folio.  Return: the number of folios in
- * @folios, or -ENOMEM.
+ * Get locked folios for pages [@index, @last], allocating with @gfp
+ * (filemap_grab_folios_gfp()): one batched grab; a single page of a
+ * large-folio file (a one-page write, or WITHIN_SIZE past the end of
+ * the file) takes the cheaper __filemap_get_folio(), which gives the
+ * same order-0 folio.  Return: the number of folios in @folios, or
+ * -ENOMEM.
  */
 static int shmem_grab_run(struct shmem_file *sf, pgoff_t index, pgoff_t last,
-			  struct folio **folios)
+			  struct folio **folios, gfp_t gfp)
 {
 	struct folio *folio;
 
 	if (index < last || !mapping_large_folio_support(&sf->mapping))
-		return filemap_grab_folios(&sf->mapping, index,
-					   (unsigned int)(last - index + 1),
-					   folios);
-	folio = filemap_grab_folio(&sf->mapping, index);
+		return filemap_grab_folios_gfp(&sf->mapping, index,
+					       (unsigned int)(last - index + 1),
+					       folios, gfp);
+	folio = __filemap_get_folio(&sf->mapping, index,
+				    FGP_LOCK | FGP_ACCESSED | FGP_CREAT, gfp);
 	if (IS_ERR(folio))
 		return (int)PTR_ERR(folio);
 	folios[0] = folio;
@@ -873,11 +888,13 @@ static int shmem_populate(struct shmem_file *sf, int64_t pos, int64_t end,
 	 * fallocate's prepare wants the run's folios either way.
 	 */
 	bool pin = ops->prepare || shmem_evictable(sf);
+	bool alone = false;
 	int err = 0;
 
 	while (pos < end) {
 		pgoff_t index = (pgoff_t)pos >> UPC_PAGE_SHIFT;
-		pgoff_t stop = shmem_run_last(sf, index, last, large_limit);
+		pgoff_t stop = alone ? index :
+			       shmem_run_last(sf, index, last, large_limit);
 		unsigned int npins = 0;
 		int64_t to;
 		int i, nr;
@@ -886,8 +903,20 @@ static int shmem_populate(struct shmem_file *sf, int64_t pos, int64_t end,
 			err = shmem_pin_run(sf, index, &stop, pins, &npins);
 		if (!err && ops->prepare)
 			ops->prepare(pins, npins);
-		nr = err ? err : shmem_grab_run(sf, index, stop, folios);
+		/*
+		 * Reclaim must not wait on the folios we hold: with pins the
+		 * grab waits for nobody, and if that finds no memory, the
+		 * run's first page is grabbed alone, holding at most its own
+		 * folio (then cached, so nothing to allocate for it).
+		 */
+		nr = err ? err : shmem_grab_run(sf, index, stop, folios, npins ?
+					GFP_KERNEL | __GFP_NORETRY : GFP_KERNEL);
 		shmem_unpin(pins, npins);
+		if (nr == -ENOMEM && npins && !alone) {
+			alone = true;
+			continue;
+		}
+		alone = false;
 		if (nr < 0) {
 			err = nr == -EIO ? -EIO :
 			      upc_arena_alloc_error(sf->mapping.arena);

@@ -447,6 +447,25 @@ static inline struct folio *filemap_grab_folio(struct address_space *mapping,
 int filemap_grab_folios(struct address_space *mapping, pgoff_t index,
 			unsigned int nr, struct folio **folios);
 
+/**
+ * filemap_grab_folios_gfp() - filemap_grab_folios() for a caller that
+ * may hold folios of the mapping itself.
+ * @mapping: The mapping.
+ * @index: First page index wanted.
+ * @nr: Number of indices wanted, 1..FILEMAP_GRAB_MAX.
+ * @folios: Room for @nr folios.
+ * @gfp: GFP_KERNEL, as filemap_grab_folios(); or GFP_KERNEL |
+ *	__GFP_NORETRY when the caller holds references on folios that
+ *	reclaim could otherwise free: then no allocation of the grab waits
+ *	in reclaim (which would wait on the caller), and -ENOMEM may mean
+ *	only that memory could not be had without waiting.
+ *
+ * Context: May sleep.  As filemap_grab_folios().
+ * Return: As filemap_grab_folios().
+ */
+int filemap_grab_folios_gfp(struct address_space *mapping, pgoff_t index,
+			    unsigned int nr, struct folio **folios, gfp_t gfp);
+
 #define FILEMAP_GRAB_MAX	512u
 
 /**

@@ -1434,6 +1434,47 @@ static void test_shmem_swap_spans(void **state)
 }
 
 /*
+ * A write whose own run holds the only pages reclaim could swap out
+ * still gets its memory: another file's spans pin all but the 15 pages
+ * of this file that the write covers (with page 0, not there).  The
+ * write holds those 15 while it allocates page 0, so that allocation
+ * cannot swap them out; it is made again with them let go, and then it
+ * can.
+ */
+static void test_shmem_swap_write_frees_what_it_holds(void **state)
+{
+	const int64_t pinned = 2 * API_MIB - 15 * P;
+	struct upc_span *spans = calloc(pinned / P, sizeof(*spans));
+	struct upc_shmem_options opts = { .huge = UPC_HUGE_NEVER };
+	struct upc_file *file, *other;
+	struct api_env env;
+	int64_t got = 0;
+	int i, n;
+
+	(void)state;
+	assert_non_null(spans);
+	file = ss_init(&env, 2 * API_MIB, UPC_HUGE_NEVER, SWAP, NULL);
+	assert_int_equal(upc_shmem_create(env.cache, &opts, &other), 0);
+	api_write_pattern(other, 0, (size_t)pinned, 3);
+	n = upc_get_spans(other, 0, (size_t)pinned, spans,
+			  (unsigned int)(pinned / P));
+	assert_true(n > 0);
+	for (i = 0; i < n; i++)
+		got += (int64_t)spans[i].len;
+	assert_int_equal(got, pinned);
+	api_write_pattern(file, P, 15 * P, 4);
+	api_write_pattern(file, 0, 16 * P, 5);
+	api_expect(file, 0, 16 * P, 5);
+	upc_put_spans(spans, (unsigned int)n);
+	api_expect(other, 0, (size_t)pinned, 3);
+	ss_check(&env, file);
+	assert_int_equal(upc_close(other), 0);
+	free(spans);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/*
  * Spans pin what they cover, so spans over a file twice the memory run
  * out of memory part-way: the call returns the spans it could fill, and
  * every operation that then needs the next page back from swap fails
@@ -1667,6 +1708,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_swap_spans),
 		cmocka_unit_test(test_shmem_swap_spans_full),
 		cmocka_unit_test(test_shmem_swap_spans_enomem),
+		cmocka_unit_test(test_shmem_swap_write_frees_what_it_holds),
 		cmocka_unit_test(test_shmem_swap_readv_writev),
 		cmocka_unit_test(test_shmem_swap_read_eio),
 	};
