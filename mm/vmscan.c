@@ -76,6 +76,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fault.h"
 #include "futex.h"
@@ -84,22 +85,27 @@
 #include "lru_internal.h"
 
 /*
- * Rounds in which nobody frees anything that direct reclaim waits out
- * (for reads under way, other reclaimers' isolated folios) before it
- * fails; rounds in all, whatever others free; and the longest it sleeps
- * in a round nothing else ends.  Folios held without a pin get
- * RECLAIM_BUSY_WAITS rounds, with sleeps doubling from RECLAIM_WAIT_US
- * to RECLAIM_BUSY_MAX_US (reclaim_busy_us(): 0.25 s in all), because
- * 52 ms of sleep was not enough for readers on a loaded machine to let
- * go of a small cache; the cost is that the holder may be the reclaiming
- * thread itself (a grab holds the folios it added while it allocates the
- * next), and every round rescans the cache.
+ * How long direct reclaim that frees nothing waits for folios held or
+ * isolated by others while nobody evicts anything (a stall), before it
+ * fails; rounds in all, whatever others free; and its sleeps, doubling
+ * from RECLAIM_WAIT_US to RECLAIM_WAIT_MAX_US (reclaim_backoff_us()).
+ *
+ * The bound is time, not rounds: with many reclaimers each wakes the
+ * others at the end of every batch, so 64 rounds could pass in 10 ms
+ * (32 readers of a 2 MiB cache under ThreadSanitizer, a CPU hog beside
+ * them: a read failed after 61 such waits, 9.6 ms), and 52 ms of sleep
+ * was not enough for readers on a loaded machine to let go of a small
+ * cache either.  A stall restarts whenever anyone evicts or a read ends.
+ * The cost: a call that cannot get memory at all, with others holding
+ * folios or reclaiming beside it, fails a second late.  No path holds
+ * folios reclaim can meet while it allocates with waiting (a grab
+ * allocates without, grab_gfp() in filemap_grab.c), so the holder is
+ * never the waiting thread.
  */
-#define RECLAIM_WAIT_TRIES	64
-#define RECLAIM_MAX_ROUNDS	(64 * RECLAIM_WAIT_TRIES)
+#define RECLAIM_STALL_US	1000000
+#define RECLAIM_MAX_ROUNDS	4096
 #define RECLAIM_WAIT_US		250
-#define RECLAIM_BUSY_WAITS	64
-#define RECLAIM_BUSY_MAX_US	4000
+#define RECLAIM_WAIT_MAX_US	4000
 
 /* What reclaim does with one isolated folio. */
 enum folio_verdict {
@@ -825,18 +831,27 @@ static void reclaim_sleep(struct lruvec *lruvec, uint32_t *word, uint32_t val,
 }
 
 /*
- * reclaim_busy_us() - The sleep before the (@waits + 1)th retry for
- * folios held: doubling from RECLAIM_WAIT_US to RECLAIM_BUSY_MAX_US, so
- * that holders a loaded machine has not run for a while get their turn
- * before reclaim gives up.
+ * reclaim_backoff_us() - The sleep before the (@waits + 1)th retry of a
+ * stall: doubling from RECLAIM_WAIT_US to RECLAIM_WAIT_MAX_US, so that
+ * holders a loaded machine has not run for a while get their turn, and
+ * a stall costs a few rescans of the cache, not hundreds.
  */
-static unsigned int reclaim_busy_us(unsigned int waits)
+static unsigned int reclaim_backoff_us(unsigned int waits)
 {
 	unsigned int us = RECLAIM_WAIT_US;
 
-	while (waits-- && us < RECLAIM_BUSY_MAX_US)
+	while (waits-- && us < RECLAIM_WAIT_MAX_US)
 		us *= 2;
-	return us < RECLAIM_BUSY_MAX_US ? us : RECLAIM_BUSY_MAX_US;
+	return us < RECLAIM_WAIT_MAX_US ? us : RECLAIM_WAIT_MAX_US;
+}
+
+/* reclaim_clock_us() - A monotonic clock, for the length of a stall. */
+static uint64_t reclaim_clock_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
 struct lruvec *reclaim_io_start(struct upc_arena *arena)
@@ -868,19 +883,18 @@ void reclaim_io_end(struct lruvec *lruvec)
  * cache whole).  So a thread that frees nothing sleeps until a read
  * ends, or else, if a batch is isolated or the round met folios held
  * (pgbusy moved), until another reclaimer is done with a batch or a
- * while has passed (reclaim_sleep(), reclaim_busy_us()), and tries
+ * while has passed (reclaim_sleep(), reclaim_backoff_us()), and tries
  * again, instead of failing its allocation with -ENOMEM: the kernel's
  * reclaim waits for I/O and throttles on isolated pages and on rounds
- * without progress for the same reasons.  Pinned folios (spans') are
- * not counted as held: a pin may never go, and its owner may be the
- * thread reclaiming, so a cache that spans pin whole fails at once.
- * Folios held otherwise get RECLAIM_BUSY_WAITS rounds at most (the
- * holder may be this thread); the rest, RECLAIM_WAIT_TRIES rounds in
- * which nobody evicted anything; rounds in which others evicted (and
- * took the memory first) are progress, within RECLAIM_MAX_ROUNDS.
- * Memory that others freed meanwhile counts as progress, so the
- * allocator retries.  An allocation with __GFP_NORETRY (readahead's)
- * waits for nobody: one pass.
+ * without progress for the same reasons.  It fails when a round met
+ * nothing of the kind (nothing will change), when nobody has evicted
+ * anything for RECLAIM_STALL_US while it waited, or after
+ * RECLAIM_MAX_ROUNDS rounds.  Pinned folios (spans') are not counted
+ * as held: a pin may never go, and its owner may be the thread
+ * reclaiming, so a cache that spans pin whole fails at once.  Memory
+ * that others freed meanwhile counts as progress, so the allocator
+ * retries.  An allocation with __GFP_NORETRY (readahead's, and a grab's
+ * once it holds folios) waits for nobody: one pass.
  */
 static unsigned long reclaim_hook(struct upc_arena *arena,
 				  unsigned long nr_pages, gfp_t gfp, void *priv)
@@ -891,7 +905,8 @@ static unsigned long reclaim_hook(struct upc_arena *arena,
 	unsigned long free = arena_free_pages(arena), freed;
 	unsigned long high = lruvec_wmark(&lruvec->wmark_high);
 	uint64_t stolen = __atomic_load_n(&lruvec->pgsteal, __ATOMIC_RELAXED);
-	unsigned int tries = 0, rounds, busy_waits = 0;
+	uint64_t stall_start = 0;	/* 0: a stall starts this round */
+	unsigned int rounds, waits = 0;
 
 	if (free < high && high - free > target)
 		target = high - free;
@@ -911,23 +926,26 @@ static unsigned long reclaim_hook(struct upc_arena *arena,
 		seq = __atomic_load_n(&lruvec->reclaim_seq, __ATOMIC_SEQ_CST);
 		io = __atomic_load_n(&lruvec->nr_io, __ATOMIC_SEQ_CST);
 		now = __atomic_load_n(&lruvec->pgsteal, __ATOMIC_RELAXED);
-		if (now == stolen)
-			tries++;
-		stolen = now;
-		if (tries == RECLAIM_WAIT_TRIES || rounds == RECLAIM_MAX_ROUNDS)
+		if (now != stolen || !stall_start) {
+			/* Others evicted (memory moves): a new stall. */
+			stolen = now;
+			stall_start = reclaim_clock_us();
+			waits = 0;
+		}
+		if (rounds == RECLAIM_MAX_ROUNDS)
 			return 0;
-		if (io)
+		if (io) {
 			reclaim_sleep(lruvec, &lruvec->nr_io, io, 0);
-		else if (__atomic_load_n(&lruvec->nr_isolated,
-					 __ATOMIC_RELAXED))
-			reclaim_sleep(lruvec, &lruvec->reclaim_seq, seq,
-				      RECLAIM_WAIT_US);
-		else if (__atomic_load_n(&lruvec->pgbusy, __ATOMIC_RELAXED) !=
-			 busy && busy_waits < RECLAIM_BUSY_WAITS)
-			reclaim_sleep(lruvec, &lruvec->reclaim_seq, seq,
-				      reclaim_busy_us(busy_waits++));
-		else
+			stall_start = 0;  /* a read ended: its folios may go */
+			continue;
+		}
+		if (!__atomic_load_n(&lruvec->nr_isolated, __ATOMIC_RELAXED) &&
+		    __atomic_load_n(&lruvec->pgbusy, __ATOMIC_RELAXED) == busy)
 			return 0;
+		if (reclaim_clock_us() - stall_start >= RECLAIM_STALL_US)
+			return 0;
+		reclaim_sleep(lruvec, &lruvec->reclaim_seq, seq,
+			      reclaim_backoff_us(waits++));
 	}
 }
 

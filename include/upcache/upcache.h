@@ -111,9 +111,10 @@ struct upc_cache_config {
  * go to swap once upc_swapon() gave it some, and stay otherwise.  Pages
  * that other threads hold for a moment (a read copying out of them,
  * I/O under way) are waited for, reads under way until they end, other
- * holds for up to 64 rounds of reclaim (0.25 s of sleep), before a
- * call needing memory fails (-ENOMEM, or -ENOSPC for a write).  Pages
- * that spans pin (upc_get_spans()) are not waited for.
+ * holds until nothing has been evicted for a second, before a call
+ * needing memory fails (-ENOMEM, or -ENOSPC for a write).  Pages that
+ * spans pin (upc_get_spans()) are not waited for, so a call that finds
+ * nothing held and nothing to evict fails at once.
  *
  * Context: Any thread.
  * Return: 0; -EINVAL if @config or @out is NULL, the limit is not a

@@ -109,7 +109,8 @@ struct upc_swap_ops;
  *	pin (a reader copying from it; the holder may be the reclaiming
  *	thread itself; a span's pin, which may never go, is not counted
  *	by the eviction).  Direct reclaim that freed nothing waits for them
- *	up to RECLAIM_BUSY_WAITS rounds (mm/vmscan.c, reclaim_hook()).
+ *	while others evict or within a second of the last eviction
+ *	(mm/vmscan.c, reclaim_hook()).
  * @swap_ops: The swap hook, or NULL (upc_reclaim_set_swap()).
  * @swap_priv: Its argument.
  * @nr_isolated: Folios reclaimers hold off the lists right now (atomic).
