@@ -285,15 +285,17 @@ static unsigned int grab_prep_new(struct grab_run *run, unsigned int i,
 
 /*
  * The gfp for an allocation the grab makes.  Reclaim that frees nothing
- * but meets folios somebody holds sleeps and tries again, for up to a
- * quarter of a second (reclaim_hook() in vmscan.c), and that somebody
- * may be this grab: it holds the folios it found cached, and those it
- * inserted while it fills a gap.  A cache that can free nothing but
- * them (full of dirty pages the file refuses) would then make every
- * write wait on itself.  So once the grab holds a folio reclaim can
- * meet, it allocates with one pass of reclaim at most (__GFP_NORETRY):
- * failing only makes the run shorter, and a first index that cannot be
- * had that way is grabbed again alone (GRAB_ALONE), holding nothing.
+ * but meets folios somebody holds sleeps and tries again, until nobody
+ * has evicted anything for a second (reclaim_hook() in vmscan.c), and
+ * that somebody may be this grab: it holds the folios it found cached,
+ * and those it inserted while it fills a gap.  A cache that can free
+ * nothing but them (full of dirty pages the file refuses) would then
+ * make every write wait on itself.  So once the grab holds a folio
+ * reclaim can meet, it allocates with one pass of reclaim at most
+ * (__GFP_NORETRY), as it does throughout for a caller that holds folios
+ * itself (run->gfp): failing only makes the run shorter, and a first
+ * index that cannot be had that way is grabbed again alone (GRAB_ALONE),
+ * holding nothing.
  */
 static gfp_t grab_gfp(const struct grab_run *run)
 {
