@@ -97,10 +97,12 @@
  * was not enough for readers on a loaded machine to let go of a small
  * cache either.  A stall restarts whenever anyone evicts or a read ends.
  * The cost: a call that cannot get memory at all, with others holding
- * folios or reclaiming beside it, fails a second late.  No path holds
- * folios reclaim can meet while it allocates with waiting (a grab
- * allocates without, grab_gfp() in filemap_grab.c), so the holder is
- * never the waiting thread.
+ * folios or reclaiming beside it, fails a second late.  The paths that
+ * allocate while they hold folios reclaim can meet (a grab, grab_gfp()
+ * in filemap_grab.c; shmem's writes and fallocate, shmem_populate())
+ * allocate without waiting, so the holder is not the waiting thread;
+ * one exception is left: a punch or truncation of shmem whose second
+ * edge page must come back from swap holds the first edge's folio.
  */
 #define RECLAIM_STALL_US	1000000
 #define RECLAIM_MAX_ROUNDS	4096
