@@ -89,8 +89,9 @@ static inline void iov_iter_advance_step(struct iov_iter *i, size_t bytes)
 
 /*
  * The longest copy copy_to_iter() makes inline with one memcpy(): a page.
- * Longer ones go out of line, a source page at a time with the pages
- * ahead prefetched (copy_to_iter_segs(), through struct copy_ahead).
+ * Longer ones go out of line (copy_to_iter_segs(), through struct
+ * copy_ahead): a source page at a time with the pages ahead prefetched,
+ * on CPUs where that was measured to help (copy_prefetch_set()).
  */
 #define COPY_TO_ITER_INLINE_MAX	4096
 
@@ -105,6 +106,18 @@ static inline void iov_iter_advance_step(struct iov_iter *i, size_t bytes)
  * Return: The bytes copied: @bytes, or fewer if the buffers ran out.
  */
 size_t copy_to_iter_segs(const void *from, size_t bytes, struct iov_iter *i);
+
+/**
+ * copy_prefetch_set() - Choose how long copies to an iterator go: a page
+ * at a time with the pages ahead prefetched (@on), or a run at a time.
+ * @on: The choice.
+ *
+ * The library picks by CPU on first use (mm/iov_iter.c); tests call this
+ * to run both ways.
+ *
+ * Context: Before the copies it should affect; any thread.
+ */
+void copy_prefetch_set(bool on);
 
 /* How many runs of source memory struct copy_ahead keeps queued. */
 #define COPY_AHEAD_RUNS		4

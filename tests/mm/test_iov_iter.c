@@ -338,6 +338,19 @@ static void test_copy_ahead_short(void **state)
 	assert_int_equal(copy_ahead_flush(&ca), 0);
 }
 
+/* The group once with long copies prefetching page by page, once not. */
+static int setup_prefetch(void **state)
+{
+	copy_prefetch_set(true);
+	return setup(state);
+}
+
+static int setup_plain(void **state)
+{
+	copy_prefetch_set(false);
+	return setup(state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,5 +363,10 @@ int main(void)
 		cmocka_unit_test(test_copy_ahead_short),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	int failed;
+
+	failed = cmocka_run_group_tests_name("prefetching", tests,
+					     setup_prefetch, teardown);
+	return failed | cmocka_run_group_tests_name("plain", tests,
+						    setup_plain, teardown);
 }
