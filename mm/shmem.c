@@ -294,11 +294,12 @@ void shmem_file_destroy(struct shmem_file *sf)
 /*
  * shmem_swapin_gfp() - Bring back page @index, swapped out to @value:
  * with the rest of its large folio if it went as one (swapin_folio()),
- * allocating with @gfp.  Return: the folio, in the file, with a reference: while the caller
- * holds it reclaim cannot swap the folio out again (it must freeze the
- * count); NULL if the entry has changed meanwhile (look again); or an
- * ERR_PTR: -ENOMEM (memory and swap full), -EIO (the slot could not be
- * read; the entry stays), -EINVAL (it names no device).
+ * allocating with @gfp.  Return: the folio, in the file, with a
+ * reference: while the caller holds it reclaim cannot swap the folio
+ * out again (it must freeze the count); NULL if the entry has changed
+ * meanwhile (look again); or an ERR_PTR: -ENOMEM (memory and swap full,
+ * or no memory without waiting under __GFP_NORETRY), -EIO (the slot
+ * could not be read; the entry stays), -EINVAL (it names no device).
  */
 static struct folio *shmem_swapin_gfp(struct shmem_file *sf, pgoff_t index,
 				      void *value, gfp_t gfp)
