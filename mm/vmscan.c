@@ -377,11 +377,11 @@ static void sort_by_index(struct folio **folios, unsigned int nr)
  * shrink_pageout_flush() - Write @sb's queued dirty folios (one
  * mapping's, locked, under writeback) with one call of its
  * writeback_folios hook (writeback_write_folios()), then evict those
- * written with the batch's clean folios, under one i_pages round trip.  The clean folios waiting
- * are evicted first: no folio lock is held across the write but those
- * of the folios written and of the folio the caller is looking at.  A
- * folio whose write failed is dirtied again, its error recorded on the
- * mapping (as pageout_folio() does), and kept.
+ * written with the batch's clean folios, under one i_pages round trip.
+ * The clean folios waiting are evicted first: no folio lock is held
+ * across the write but those of the folios written and of the folio the
+ * caller is looking at.  A folio whose write failed is dirtied again,
+ * its error recorded on the mapping (as pageout_folio() does), and kept.
  */
 static void shrink_pageout_flush(struct shrink_batch *sb)
 {
