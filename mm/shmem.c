@@ -72,14 +72,14 @@
  * CPUs, copied a page at a time, each page once the starts of the pages
  * queued behind it are prefetched (the CPU's own prefetcher stops at
  * every page), elsewhere one memcpy() a run (it measured faster on an
- * AMD EPYC); the bytes
- * between folios, and folios that are not uptodate, are zeroed as one
- * run (one memset() per destination segment) up to the next folio of
- * data or the end of the read.  A read inside one page (4 KiB reads,
- * the case where seed 002's series lost against the per-folio path)
- * makes one xas_load(), the per-folio path's lookup without its
- * reference.  Measured by `upcache-bench shmem` against the
- * per-folio path and the kernel's tmpfs (tools/bench/shm_suite.c).
+ * AMD EPYC); the bytes between folios, and folios that are not
+ * uptodate, are zeroed as one run (one memset() per destination
+ * segment) up to the next folio of data or the end of the read.  A read
+ * inside one page (4 KiB reads, the case where seed 002's series lost
+ * against the per-folio path) makes one xas_load(), the per-folio
+ * path's lookup without its reference.  Measured by `upcache-bench
+ * shmem` against the per-folio path and the kernel's tmpfs
+ * (tools/bench/shm_suite.c).
  * Seeks and zero-copy spans use the same walk (shmem_for_each_piece()).
  * As tmpfs's read does, a read marks each folio of data accessed where
  * it reads from a page's start (a second use activates it, so that a
