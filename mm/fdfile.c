@@ -636,8 +636,8 @@ ssize_t fd_file_read_iter(struct fd_file *ff, struct iov_iter *iter,
 		}
 		/*
 		 * Up to the first not uptodate: the next step starts there.
-		 * The copies are queued, to prefetch across the folios, and
-		 * made while the batch still holds them.
+		 * The copies are queued, to prefetch across the folios (or
+		 * join runs), and made while the batch still holds them.
 		 */
 		for (i = 0; i < nr && folio_test_uptodate(fbatch.folios[i]);
 		     i++) {

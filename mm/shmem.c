@@ -548,11 +548,12 @@ static void read_flush(void *arg)
 /*
  * Pieces come in file order, so a read queues each data piece's copy
  * (struct copy_ahead): the copy of a piece is made when the queue is
- * full, with those after it prefetched, and a piece that starts where
- * the last one ends in memory joins it (a file written in order mostly
- * gets its order-0 folios in ascending arena order, as the allocator's
- * bulk path hands out runs from the buddy lists; pages freed a few at a
- * time come back from its per-CPU lists last first).  The folios stay
+ * full, with those after it prefetched (on Intel CPUs, see
+ * mm/iov_iter.c), and a piece that starts where the last one ends in
+ * memory joins it (a file written in order mostly gets its order-0
+ * folios in ascending arena order, as the allocator's bulk path hands
+ * out runs from the buddy lists; pages freed a few at a time come back
+ * from its per-CPU lists last first).  The folios stay
  * valid until the copy is made, after the walk if need be: the reader's
  * locks keep them in the file.  A piece of zeros is written in its
  * place, so the copies queued before it are made first.

@@ -13,7 +13,7 @@
  * interleaved rounds: batched (the library), per_folio (the path before
  * seed 002), kernel (pread() on a tmpfs file) and memcpy (one memcpy()
  * per block from a plain buffer: the copy alone, which the library's
- * reads, prefetching across pages, can beat).
+ * reads, prefetching across pages on Intel CPUs, can beat).
  * Each figure is in GiB/s, the median over rounds; each comparison
  * (vs_kernel, vs_per_folio, memcpy_fraction) is the median over rounds
  * of batched GiB/s over the other's in the same round (samples.h), so
