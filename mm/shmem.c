@@ -553,10 +553,10 @@ static void read_flush(void *arg)
  * memory joins it (a file written in order mostly gets its order-0
  * folios in ascending arena order, as the allocator's bulk path hands
  * out runs from the buddy lists; pages freed a few at a time come back
- * from its per-CPU lists last first).  The folios stay
- * valid until the copy is made, after the walk if need be: the reader's
- * locks keep them in the file.  A piece of zeros is written in its
- * place, so the copies queued before it are made first.
+ * from its per-CPU lists last first).  The folios stay valid until the
+ * copy is made, after the walk if need be: the reader's locks keep them
+ * in the file.  A piece of zeros is written in its place, so the copies
+ * queued before it are made first.
  */
 static bool read_piece(const struct shmem_piece *piece, void *arg)
 {
