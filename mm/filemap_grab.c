@@ -61,12 +61,6 @@
 #include "lru_internal.h"
 #include "rcu_internal.h"
 
-/*
- * What the grab holds.  Run positions 0..nr-1 are tiled by segments; a
- * segment starting at i covers span[i] positions and is the folio
- * head[i], or a gap if head[i] is NULL.  The arrays mean something only
- * at segment starts, so they need no clearing: a new run is one gap.
- */
 /* Why a grab handed nothing out, and what filemap_grab_folios() does. */
 enum grab_end {
 	GRAB_AGAIN,	/* the first index's folio left meanwhile: repeat */
@@ -74,6 +68,12 @@ enum grab_end {
 	GRAB_NOMEM,	/* no memory for the first index, holding nothing */
 };
 
+/*
+ * What the grab holds.  Run positions 0..nr-1 are tiled by segments; a
+ * segment starting at i covers span[i] positions and is the folio
+ * head[i], or a gap if head[i] is NULL.  The arrays mean something only
+ * at segment starts, so they need no clearing: a new run is one gap.
+ */
 struct grab_run {
 	struct address_space *mapping;
 	pgoff_t index;

@@ -177,20 +177,12 @@ static size_t copy_to_iter_plain(const char *from, size_t bytes,
 }
 
 /*
- * copy_ahead_pop() - Copy the first queued run to the iterator, a source
- * page chunk at a time, each after prefetching what is queued after it
- * (or all at once, without copy_prefetch_on()); then drop the run from
- * the queue.
+ * copy_ahead_pages() - Copy the first queued run, [@src, @end), a source
+ * page chunk at a time, each after prefetching what is queued after it.
  */
-static void copy_ahead_pop(struct copy_ahead *ca)
+static void copy_ahead_pages(struct copy_ahead *ca, const char *src,
+			     const char *end)
 {
-	const char *src = ca->run[0].src;
-	const char *end = src + ca->run[0].len;
-
-	if (!copy_prefetch_on()) {
-		ca->copied += copy_to_iter_plain(src, ca->run[0].len, ca->iter);
-		src = end;
-	}
 	while (src < end) {
 		const char *chunk_end = copy_next_page(src);
 
@@ -201,6 +193,21 @@ static void copy_ahead_pop(struct copy_ahead *ca)
 					   ca->iter);
 		src = chunk_end;
 	}
+}
+
+/*
+ * copy_ahead_pop() - Copy the first queued run to the iterator, page by
+ * page with prefetching (copy_ahead_pages()) or, without
+ * copy_prefetch_on(), all at once; then drop the run from the queue.
+ */
+static void copy_ahead_pop(struct copy_ahead *ca)
+{
+	const char *src = ca->run[0].src;
+
+	if (copy_prefetch_on())
+		copy_ahead_pages(ca, src, src + ca->run[0].len);
+	else
+		ca->copied += copy_to_iter_plain(src, ca->run[0].len, ca->iter);
 	ca->nr--;
 	memmove(&ca->run[0], &ca->run[1], ca->nr * sizeof(ca->run[0]));
 }
