@@ -21,13 +21,20 @@
 #define _GNU_SOURCE	/* O_DIRECT */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "fd.h"
 
-/* iovecs one preadv()/pwritev() of fd_rw_continue() is given at most. */
+/*
+ * Buffers one preadv()/pwritev() of fd_rw_continue() is given at most
+ * when the first must be cut (a copy of them is made, on the stack);
+ * whole buffers go to the call as they are, up to IOV_MAX.  A copy of
+ * 32 capped every call at 32 pages: a 1 MiB direct read of order-0
+ * folios took eight trips to the device, one after the other.
+ */
 #define FD_IOV_CHUNK	32
 
 static __thread struct io_counters io_counters;
@@ -72,23 +79,30 @@ ssize_t fd_rw_continue(int fd, bool write, const struct iovec *iov,
 		iovcnt--;
 	}
 	/*
-	 * Each call moves a copy of the next buffers, the first cut by
-	 * @skip, what an earlier short transfer already moved of it.
+	 * Each call moves the next buffers: as they are, or a copy of them
+	 * with the first cut by @skip, what an earlier short transfer
+	 * already moved of it.
 	 */
 	while (iovcnt > 0) {
-		int i, nr = iovcnt < FD_IOV_CHUNK ? iovcnt : FD_IOV_CHUNK;
+		const struct iovec *vec = iov;
+		int i, nr = iovcnt < IOV_MAX ? iovcnt : IOV_MAX;
 		off_t at = (off_t)(off + (int64_t)*done);
 		ssize_t n;
 
 		/* Short so far, and direct: the end, if off a block's edge. */
 		if (!write && *done && fd_direct_eof(fd, off, *done))
 			break;
-		for (i = 0; i < nr; i++)
-			chunk[i] = iov[i];
-		chunk[0].iov_base = (char *)chunk[0].iov_base + skip;
-		chunk[0].iov_len -= skip;
+		if (skip) {
+			if (nr > FD_IOV_CHUNK)
+				nr = FD_IOV_CHUNK;
+			for (i = 0; i < nr; i++)
+				chunk[i] = iov[i];
+			chunk[0].iov_base = (char *)chunk[0].iov_base + skip;
+			chunk[0].iov_len -= skip;
+			vec = chunk;
+		}
 		io_counters.syscalls++;
-		n = write ? pwritev(fd, chunk, nr, at) : preadv(fd, chunk, nr, at);
+		n = write ? pwritev(fd, vec, nr, at) : preadv(fd, vec, nr, at);
 		if (n < 0 && errno == EINTR)
 			continue;
 		/* Asked again after a short direct read: the end (above). */

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -345,6 +346,81 @@ static void test_rw_continue(void **state)
 }
 
 /*
+ * Whole buffers go to one system call, up to IOV_MAX of them: a read
+ * of 96 pages into 96 separate pages is one preadv(), and their write
+ * one pwritev() (a copy of 32 buffers per call once made that three).
+ */
+static void test_many_buffers_one_call(void **state)
+{
+	static unsigned char pages[NPAGES][PAGE];
+	struct iovec iov[NPAGES];
+	int fd = make_file(6);
+	size_t done = 0;
+	int i, b;
+
+	(void)state;
+	/* Backwards in memory, so that no two neighbours could merge. */
+	for (i = 0; i < NPAGES; i++)
+		iov[i] = (struct iovec){ pages[NPAGES - 1 - i], PAGE };
+	io_thread_counters()->syscalls = 0;
+	assert_int_equal(fd_readv_full(fd, iov, NPAGES, 0),
+			 (ssize_t)NPAGES * PAGE);
+	assert_int_equal(io_thread_counters()->syscalls, 1);
+	for (i = 0; i < NPAGES; i++)
+		for (b = 0; b < PAGE; b++)
+			assert_int_equal(pages[NPAGES - 1 - i][b],
+					 byte_at((int64_t)i * PAGE + b, 6));
+	for (i = 0; i < NPAGES; i++)
+		memset(pages[i], i, PAGE);
+	io_thread_counters()->syscalls = 0;
+	assert_int_equal(fd_rw_continue(fd, true, iov, NPAGES, 0, &done),
+			 (ssize_t)NPAGES * PAGE);
+	assert_int_equal(io_thread_counters()->syscalls, 1);
+	for (i = 0; i < NPAGES; i++) {
+		unsigned char got[PAGE];
+
+		assert_int_equal(pread(fd, got, PAGE, (off_t)i * PAGE), PAGE);
+		for (b = 0; b < PAGE; b++)
+			assert_int_equal(got[b], NPAGES - 1 - i);
+	}
+	close(fd);
+}
+
+/*
+ * More buffers than one call takes (IOV_MAX), the first of them cut by
+ * bytes already moved: every byte lands where it belongs, in a few
+ * calls, none past the end of the buffers.
+ */
+static void test_more_buffers_than_iov_max(void **state)
+{
+	enum { NR = IOV_MAX + 476, LEN = 64 };
+	static unsigned char bytes[NR][LEN];
+	static struct iovec iov[NR];
+	int fd = make_file(7);
+	size_t done = 100;
+	int i, b;
+
+	(void)state;
+	memset(bytes, 0xee, sizeof(bytes));
+	for (i = 0; i < NR; i++)
+		iov[i] = (struct iovec){ bytes[i], LEN };
+	io_thread_counters()->syscalls = 0;
+	assert_int_equal(fd_rw_continue(fd, false, iov, NR, 1000, &done),
+			 (ssize_t)NR * LEN);
+	assert_int_equal(done, (size_t)NR * LEN);
+	/* The cut copy of 32, then whole ones: IOV_MAX and the rest. */
+	assert_true(io_thread_counters()->syscalls <= 3);
+	for (i = 0; i < NR; i++)
+		for (b = 0; b < LEN; b++) {
+			int64_t at = (int64_t)i * LEN + b;
+
+			assert_int_equal(bytes[i][b], at < 100 ? 0xee :
+					 byte_at(1000 + at, 7));
+		}
+	close(fd);
+}
+
+/*
  * One batch: eight pages of @fd (written with @seed), five apart from
  * page @first, in eight transfers.  No cmocka assertion: it runs off
  * the main thread and in a child.  Return: whether it went through a
@@ -519,6 +595,8 @@ int main(void)
 		cmocka_unit_test(test_errors_sync),
 		cmocka_unit_test(test_errors_uring),
 		cmocka_unit_test(test_rw_continue),
+		cmocka_unit_test(test_many_buffers_one_call),
+		cmocka_unit_test(test_more_buffers_than_iov_max),
 		cmocka_unit_test(test_threads_own_rings),
 		cmocka_unit_test(test_fork_child_own_ring),
 		cmocka_unit_test(test_direct_read_end),
