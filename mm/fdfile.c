@@ -329,13 +329,12 @@ static void fd_file_readahead(struct address_space *mapping,
 			      struct folio **folios, unsigned int nr)
 {
 	struct fd_file *ff = mapping->host;
-	struct iovec iov[FOLIO_BATCH_SIZE];
+	struct iovec iov[READAHEAD_MAX_RUN];
 	int64_t pos0, size;
 	unsigned int i, nread = 0;
 	ssize_t n = 0;
 
-	/* page_cache_ra_unbounded() hands at most a batch. */
-	if (!nr || nr > FOLIO_BATCH_SIZE) {
+	if (!nr || nr > READAHEAD_MAX_RUN) {
 		for (i = 0; i < nr; i++)
 			folio_unlock(folios[i]);	/* not read: not uptodate */
 		return;

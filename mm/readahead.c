@@ -43,9 +43,10 @@
  *    miss right where the last window ended continues it with the
  *    window doubled.  Any other miss reads just the request's pages, so
  *    random readers read nothing they did not ask for.  Every window
- *    is capped (ra_max_pages()), whatever the request: a read larger
- *    than the cache must not read ahead pages that reclaim evicts
- *    before they are copied.  Where the mapping asks for it
+ *    is capped (ra_max_pages(): 512 KiB for a stream's, 1 MiB for a
+ *    request read alone), whatever the request: a read larger than
+ *    the cache must not read ahead pages that reclaim evicts before
+ *    they are copied.  Where the mapping asks for it
  *    (AS_ASYNC_READAHEAD), a stream's window is read in two parts: the
  *    request before returning (page_cache_sync_ra()), the rest by the
  *    workers, its first folio marked PG_readahead; a reader that meets
@@ -81,10 +82,20 @@
 #include "workqueue.h"
 
 /*
- * Largest window: 512 KiB, the kernel's default read_ahead_kb (128) is
- * smaller; a userspace cache pays a system call per window, not a bio.
+ * Largest window of a stream: 512 KiB, the kernel's default
+ * read_ahead_kb (128) is smaller; a userspace cache pays a system call
+ * per window, not a bio.  Larger windows read no faster from a
+ * buffered file and copied out slower (the window no longer stays in
+ * the CPU's caches until the reader gets to it).
  */
 #define RA_MAX_PAGES	128UL
+
+/*
+ * Largest window for a request read alone (not a stream): one run, so
+ * that a random 1 MiB read of an O_DIRECT file is one trip to the
+ * device, as the kernel's own direct read is, not two.
+ */
+#define RA_MAX_REQUEST_PAGES	((unsigned long)READAHEAD_MAX_RUN)
 
 /*
  * How much larger each window of a stream makes its folios (in orders,
@@ -102,13 +113,17 @@
 /* No folio was marked PG_readahead. */
 #define RA_NO_MARK	((pgoff_t)-1)
 
-/* The window's cap: RA_MAX_PAGES, and an eighth of the cache's memory. */
-static unsigned long ra_max_pages(struct address_space *mapping)
+/*
+ * The window's cap: @max (RA_MAX_PAGES or RA_MAX_REQUEST_PAGES), and an
+ * eighth of the cache's memory.
+ */
+static unsigned long ra_max_pages(struct address_space *mapping,
+				  unsigned long max)
 {
 	unsigned long cap = upc_arena_limit(mapping->arena) / 8;
 
-	if (cap > RA_MAX_PAGES)
-		cap = RA_MAX_PAGES;
+	if (cap > max)
+		cap = max;
 	return cap ? cap : 1;
 }
 
@@ -148,7 +163,7 @@ struct ra_work {
 	struct address_space *mapping;
 	struct lruvec *lruvec;
 	unsigned int nr;
-	struct folio *folios[FOLIO_BATCH_SIZE];
+	struct folio *folios[READAHEAD_MAX_RUN];
 };
 
 /* The workers that read async windows: made on first use. */
@@ -298,7 +313,7 @@ static pgoff_t ra_read_range(struct address_space *mapping, pgoff_t index,
 			     unsigned long nr, unsigned int order,
 			     pgoff_t async_from)
 {
-	struct folio *run[FOLIO_BATCH_SIZE], *first[FOLIO_BATCH_SIZE];
+	struct folio *run[READAHEAD_MAX_RUN], *first[READAHEAD_MAX_RUN];
 	unsigned int n = 0, nfirst = 0;
 	pgoff_t end, marked = RA_NO_MARK;
 	bool async = false;
@@ -344,7 +359,7 @@ static pgoff_t ra_read_range(struct address_space *mapping, pgoff_t index,
 				}
 				next = index + folio_nr_pages(folio);
 				run[n++] = folio;
-				if (n == FOLIO_BATCH_SIZE) {
+				if (n == READAHEAD_MAX_RUN) {
 					ra_read_run(mapping, run, n, async);
 					n = 0;
 				}
@@ -366,17 +381,18 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
 }
 
 /*
- * Fit a window of @size pages at @index: at most ra_max_pages(), nothing
- * past the file's last page, folios (*@order) no larger than the
- * window nor the largest kind.  Return: its size, 0 if @index is past
- * the end of the file.
+ * Fit a window of @size pages at @index: at most ra_max_pages() (a
+ * stream's cap, RA_MAX_PAGES, if @stream), nothing past the file's last
+ * page, folios (*@order) no larger than the window nor the largest
+ * kind.  Return: its size, 0 if @index is past the end of the file.
  */
 static unsigned long ra_fit_window(struct address_space *mapping,
 				   pgoff_t index, unsigned long size,
-				   unsigned int *order)
+				   unsigned int *order, bool stream)
 {
 	int64_t isize = __atomic_load_n(&mapping->size, __ATOMIC_ACQUIRE);
-	unsigned long max = ra_max_pages(mapping);
+	unsigned long max = ra_max_pages(mapping, stream ? RA_MAX_PAGES :
+					 RA_MAX_REQUEST_PAGES);
 	pgoff_t last;
 
 	if (size > max)
@@ -426,7 +442,8 @@ static void ra_next_window(struct address_space *mapping,
 			   unsigned long prev, unsigned int prev_order)
 {
 	unsigned int order = prev_order + RA_ORDER_STEP;
-	unsigned long size = ra_fit_window(mapping, start, 2 * prev, &order);
+	unsigned long size = ra_fit_window(mapping, start, 2 * prev, &order,
+					   true);
 
 	if (size)
 		ra_read_window(mapping, ra, start, size, order, true, start);
@@ -458,7 +475,7 @@ void page_cache_sync_ra(struct address_space *mapping,
 	}
 	if (!stream || size < req_count)
 		size = req_count;
-	size = ra_fit_window(mapping, index, size, &order);
+	size = ra_fit_window(mapping, index, size, &order, stream);
 	if (!size)
 		return;
 	if (!stream || !mapping_async_readahead(mapping)) {

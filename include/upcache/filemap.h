@@ -75,9 +75,9 @@ struct address_space;
  *	and @evict_unlock is not called).
  * @evict_unlock: Ends what a successful @evict_lock began.
  * @readahead: Optional.  Fill @nr locked, not uptodate folios of
- *	consecutive indices in one request (mm/readahead.c); mark each
- *	uptodate that was filled and unlock them all.  Without it,
- *	readahead calls @read_folio for each.
+ *	consecutive indices (1 to READAHEAD_MAX_RUN) in one request
+ *	(mm/readahead.c); mark each uptodate that was filled and unlock
+ *	them all.  Without it, readahead calls @read_folio for each.
  *
  * Reclaim calls @writeback_folio the way the kernel calls writepage: the
  * folio locked, its dirty bit and tag already cleared, PG_writeback and
@@ -98,6 +98,14 @@ struct address_space_operations {
 	void (*readahead)(struct address_space *mapping, struct folio **folios,
 			  unsigned int nr);
 };
+
+/*
+ * The most pages a readahead window holds, and so the most folios one
+ * a_ops->readahead call is handed: a window with nothing of it cached
+ * is one request to the backing store (one preadv() for a file), as
+ * the kernel sends a window's pages in as few bios as it can.
+ */
+#define READAHEAD_MAX_RUN	256
 
 /* Bits of address_space->flags. */
 enum mapping_flag_bit {
@@ -726,9 +734,10 @@ void page_cache_ra_unbounded(struct address_space *mapping, pgoff_t index,
  *
  * A miss at page 0 starts a stream with 4 * @req_count pages; one where
  * the last window ended doubles it; any other miss reads the request's
- * pages.  Every window is at most 512 KiB and an eighth of the arena's
- * limit, whatever @req_count (the reader's next miss, at the window's
- * end, goes on from there), and never passes the page holding the last
+ * pages.  Every window is at most an eighth of the arena's limit, and
+ * 512 KiB for a stream or READAHEAD_MAX_RUN pages (1 MiB) for a request
+ * read alone, whatever @req_count (the reader's next miss, at the
+ * window's end, goes on from there), and never passes the page holding the last
  * byte of @mapping->size.  Where the mapping caches large folios
  * (AS_LARGE_FOLIOS), a stream's windows are read into folios of
  * growing order (0, 2, 4 ...: never larger than the window, each

@@ -767,6 +767,46 @@ static void test_direct_reads_ahead_in_background(void **state)
 }
 
 /*
+ * A random 1 MiB read of a file with none of it cached reads its 256
+ * pages in one request: one transfer, one preadv() (the kernel's own
+ * direct read of it is one request too).  Before, the window stopped at
+ * 512 KiB and its runs at 31 folios: ten transfers.
+ */
+static void request_transfers(bool direct)
+{
+	const int64_t size = 4L << 20, pos = 1L << 20;
+	const size_t len = 1UL << 20;
+	struct io_counters *c = io_thread_counters();
+	unsigned char *buf = malloc(len);
+	struct upc_file *file;
+	struct fenv e;
+	int fd;
+
+	assert_non_null(buf);
+	fenv_init(&e, 4 * size, size);
+	fd = open_or_skip(&e, O_RDONLY | (direct ? O_DIRECT : 0));
+	assert_int_equal(upc_file_open(e.cache, fd, 0, &file), 0);
+	*c = (struct io_counters){ 0 };
+	assert_int_equal(upc_read(file, buf, len, pos), (ssize_t)len);
+	if (!buf_has_pattern(buf, pos, len, 1))
+		fail_msg("the bytes read are not the file's");
+	assert_int_equal(c->transfers, 1);
+	assert_int_equal(c->syscalls, 1);
+	assert_int_equal(c->bytes, len);
+	free(buf);
+	assert_int_equal(upc_close(file), 0);
+	close(fd);
+	fenv_fini(&e);
+}
+
+static void test_request_read_is_one_transfer(void **state)
+{
+	(void)state;
+	request_transfers(false);
+	request_transfers(true);
+}
+
+/*
  * Closing an O_DIRECT file, and destroying its cache, while readahead
  * workers still read its folios: close waits for them (truncation
  * takes each folio's lock), destroy waits for their last references
@@ -1578,6 +1618,7 @@ int main(void)
 		cmocka_unit_test(test_direct_io_uring),
 		cmocka_unit_test(test_direct_keeps_record_locks),
 		cmocka_unit_test(test_direct_reads_ahead_in_background),
+		cmocka_unit_test(test_request_read_is_one_transfer),
 		cmocka_unit_test(test_direct_close_during_readahead),
 		cmocka_unit_test(test_direct_tail_reaches_device),
 		cmocka_unit_test(test_truncate_refused),

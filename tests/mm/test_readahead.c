@@ -126,9 +126,13 @@ static bool page_read(struct address_space *mapping, pgoff_t index)
 	return ok;
 }
 
-/* Missing pages in runs of at most a batch; cached pages split runs. */
+/*
+ * Missing pages in runs of at most READAHEAD_MAX_RUN; cached pages split
+ * runs.
+ */
 static void test_ra_unbounded_runs(void **state)
 {
+	const pgoff_t nr = READAHEAD_MAX_RUN + 44;
 	struct vm_fixture f;
 	struct vm_store st;
 	pgoff_t i;
@@ -138,18 +142,18 @@ static void test_ra_unbounded_runs(void **state)
 	assert_int_equal(vm_read_word(&f.mapping, 10), vm_pattern(10));
 	assert_int_equal(vm_read_word(&f.mapping, 20), vm_pattern(20));
 	st.reads = 0;
-	page_cache_ra_unbounded(&f.mapping, 0, 100);
-	/* [0, 9], [11, 19], [21, 51], [52, 82], [83, 99]. */
-	assert_int_equal(ra_calls, 5);
-	assert_int_equal(ra_pages, 98);
-	assert_int_equal(ra_largest, FOLIO_BATCH_SIZE);
-	assert_int_equal(st.reads, 98);
-	for (i = 0; i < 100; i++)
+	page_cache_ra_unbounded(&f.mapping, 0, nr);
+	/* [0, 9], [11, 19], then 21 on: a full run and the 23 left. */
+	assert_int_equal(ra_calls, 4);
+	assert_int_equal(ra_pages, nr - 2);
+	assert_int_equal(ra_largest, READAHEAD_MAX_RUN);
+	assert_int_equal(st.reads, nr - 2);
+	for (i = 0; i < nr; i++)
 		assert_true(page_read(&f.mapping, i));
-	assert_false(page_read(&f.mapping, 100));
+	assert_false(page_read(&f.mapping, nr));
 	/* All there: nothing more to read. */
-	page_cache_ra_unbounded(&f.mapping, 0, 100);
-	assert_int_equal(ra_calls, 5);
+	page_cache_ra_unbounded(&f.mapping, 0, nr);
+	assert_int_equal(ra_calls, 4);
 	ra_teardown(&f, &st);
 }
 
@@ -285,6 +289,37 @@ static void test_sync_ra_small_cache(void **state)
 	/* A random read of more than the cap: the cap. */
 	sync_ra(&f.mapping, &ra, 300, 100);
 	assert_int_equal(ra_pages, 192);
+	ra_teardown(&f, &st);
+}
+
+/*
+ * A request read alone (not a stream) may take up to READAHEAD_MAX_RUN
+ * pages, twice a stream's window, in one call of the hook, where the
+ * cache is large enough (an eighth of it).
+ */
+static void test_sync_ra_request_cap(void **state)
+{
+	struct file_ra_state ra = { 0 };
+	struct vm_fixture f;
+	struct vm_store st;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, 8 * READAHEAD_MAX_RUN, FILE_PAGES, false);
+	f.mapping.a_ops = &ra_aops;
+	f.mapping.size = (int64_t)FILE_PAGES << UPC_PAGE_SHIFT;
+	ra_calls = ra_pages = ra_largest = 0;
+	ra_test_thread = pthread_self();
+	sync_ra(&f.mapping, &ra, 100, READAHEAD_MAX_RUN + 50);
+	assert_int_equal(ra_pages, READAHEAD_MAX_RUN);
+	assert_int_equal(ra_calls, 1);
+	assert_int_equal(ra.next, 100 + READAHEAD_MAX_RUN);
+	assert_int_equal(ra.size, 0);	/* not a stream */
+	/* A stream's window stays at 128 pages, whatever the request. */
+	truncate_inode_pages(&f.mapping, 0);
+	ra_pages = 0;
+	sync_ra(&f.mapping, &ra, 0, READAHEAD_MAX_RUN + 50);
+	assert_int_equal(ra_pages, 128);
+	assert_int_equal(ra.size, 128);
 	ra_teardown(&f, &st);
 }
 
@@ -492,9 +527,9 @@ static void test_async_ra_chain(void **state)
 	}
 	assert_int_equal(windows, 7);
 	assert_int_equal(ra_pages, FILE_PAGES);
-	/* Runs of at most a batch: 1, 2, 3, 5, 5, 5, 1. */
-	assert_int_equal(RA_GET(ra_calls), 22);
-	assert_int_equal(RA_GET(ra_async_calls), 22);
+	/* Each window one run. */
+	assert_int_equal(RA_GET(ra_calls), 7);
+	assert_int_equal(RA_GET(ra_async_calls), 7);
 	for (i = 0; i < FILE_PAGES; i++)
 		if (!page_read(&f.mapping, i))
 			fail_msg("page %lu", i);
@@ -558,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_sync_ra_window),
 		cmocka_unit_test(test_sync_ra_limits),
 		cmocka_unit_test(test_sync_ra_small_cache),
+		cmocka_unit_test(test_sync_ra_request_cap),
 		cmocka_unit_test(test_sync_ra_large_folios),
 		cmocka_unit_test(test_ra_large_folio_meets_cached_page),
 		cmocka_unit_test(test_sync_ra_request_first),
