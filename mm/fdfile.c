@@ -223,11 +223,13 @@ out:
 
 /*
  * a_ops->writeback_folios: write locked folios, each up to the size.
- * Neighbours go as one transfer of several buffers, and the transfers
- * go to io_batch_rw() together: thirty contiguous pages cost one
- * pwritev(), thirty scattered ones thirty, or one io_uring submission
- * where the file was opened with UPC_FILE_IO_URING.  A transfer that
- * fails part way fails only the folios it had not written.
+ * Neighbours go as one transfer of several buffers (with O_DIRECT up to
+ * all of them: 256 contiguous pages cost one pwritev(); buffered, up to
+ * FD_BUFFERED_RUN_FOLIOS (fdfile.h) a transfer), and the transfers go to
+ * io_batch_rw() together: thirty scattered pages cost thirty, or one
+ * io_uring submission where the file was opened with UPC_FILE_IO_URING.
+ * A transfer that fails part way fails only the folios it had not
+ * written.
  */
 static void fd_file_writeback_folios(struct address_space *mapping,
 				     struct folio **folios, unsigned int nr,
@@ -235,13 +237,13 @@ static void fd_file_writeback_folios(struct address_space *mapping,
 {
 	struct fd_file *ff = mapping->host;
 	int64_t size = fd_file_size(ff), next = -1;
-	struct iovec iov[FOLIO_BATCH_SIZE];
-	struct io_rw rws[FOLIO_BATCH_SIZE];
-	unsigned int run_of[FOLIO_BATCH_SIZE];
-	size_t run_off[FOLIO_BATCH_SIZE];
+	struct iovec iov[WRITEBACK_MAX_RUN];
+	struct io_rw rws[WRITEBACK_MAX_RUN];
+	unsigned int run_of[WRITEBACK_MAX_RUN];
+	size_t run_off[WRITEBACK_MAX_RUN];
 	unsigned int i, nrw = 0, tail = UINT32_MAX;
 
-	if (nr > FOLIO_BATCH_SIZE) {	/* more than the hook is handed */
+	if (nr > WRITEBACK_MAX_RUN) {	/* more than the hook is handed */
 		for (i = 0; i < nr; i++)
 			errs[i] = -EINVAL;
 		return;
@@ -263,7 +265,10 @@ static void fd_file_writeback_folios(struct address_space *mapping,
 			tail = i;
 			continue;
 		}
-		if (pos != next) {	/* a new transfer */
+		/* A new transfer: not a neighbour, or a full buffered one. */
+		if (pos != next ||
+		    (!ff->direct &&
+		     rws[nrw - 1].iovcnt == FD_BUFFERED_RUN_FOLIOS)) {
 			rws[nrw].iov = &iov[i];
 			rws[nrw].iovcnt = 0;
 			rws[nrw].off = pos;

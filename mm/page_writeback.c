@@ -20,9 +20,11 @@
  *     writeback tag set and only then the dirty tag cleared, so that a
  *     pass always finds the folio by one tag or the other;
  *  2. the hook, folio_end_writeback();
- *     a pass hands the dirty folios of each lookup batch to the hook
- *     together (writeback_folios), so that a backing store can send
- *     them as a few large requests, or all at once;
+ *     a pass hands the dirty folios it has locked to the hook together
+ *     (writeback_folios), up to WRITEBACK_MAX_RUN of them across lookup
+ *     batches, so that a backing store can send them as a few large
+ *     requests, or all at once (a dirty 1 MiB of order-0 folios is one
+ *     pwritev() for a file, not one per lookup batch of 31 pages);
  *  3. on failure the folio is dirtied again (its data is still the only
  *     copy) and the error is recorded on the mapping (mapping_set_error()),
  *     both before PG_writeback is cleared, so that every open file
@@ -69,18 +71,20 @@ void writeback_write_folios(struct address_space *mapping,
 
 /*
  * Write @nr locked folios of @mapping under writeback, in index order,
- * then unlock them.  Return: 0 or the first error.
+ * then unlock them and drop the references the pass took.  Return: 0 or
+ * the first error.
  */
 static int writeback_flush(struct address_space *mapping,
 			   struct folio **folios, unsigned int nr)
 {
-	int errs[FOLIO_BATCH_SIZE];
+	int errs[WRITEBACK_MAX_RUN];
 	unsigned int i;
 	int ret = 0;
 
 	writeback_write_folios(mapping, folios, nr, errs);
 	for (i = 0; i < nr; i++) {
 		folio_unlock(folios[i]);
+		folio_put(folios[i]);
 		if (errs[i] && !ret)
 			ret = errs[i];
 	}
@@ -116,14 +120,20 @@ static int writeback_lock(struct address_space *mapping, struct folio *folio,
 	return err;
 }
 
+/*
+ * The pass keeps the folios it has locked across lookup batches, each
+ * with a reference of its own, and writes them when WRITEBACK_MAX_RUN
+ * are held, when the next one is not free at once (writeback_lock()),
+ * and at the end.
+ */
 int filemap_fdatawrite_range(struct address_space *mapping, int64_t start,
 			     int64_t end)
 {
-	struct folio *locked[FOLIO_BATCH_SIZE];
+	struct folio *locked[WRITEBACK_MAX_RUN];
 	struct folio_batch fbatch;
 	pgoff_t index, last;
-	unsigned int i, nr;
-	int ret = 0;
+	unsigned int i, nr = 0;
+	int ret = 0, err;
 
 	if (start < 0 || end < start)
 		return -EINVAL;
@@ -134,27 +144,33 @@ int filemap_fdatawrite_range(struct address_space *mapping, int64_t start,
 	while (index <= last &&
 	       filemap_get_folios_tag(mapping, &index, last,
 				      PAGECACHE_TAG_DIRTY, &fbatch)) {
-		nr = 0;
 		for (i = 0; i < folio_batch_count(&fbatch); i++) {
 			struct folio *folio = fbatch.folios[i];
-			int err = writeback_lock(mapping, folio, locked, &nr);
 
+			err = writeback_lock(mapping, folio, locked, &nr);
 			if (err && !ret)
 				ret = err;
 			/* Truncated since the lookup, or clean: not ours. */
-			if (folio->mapping == mapping &&
-			    writeback_begin(folio))
-				locked[nr++] = folio;
-			else
+			if (folio->mapping != mapping ||
+			    !writeback_begin(folio)) {
 				folio_unlock(folio);
-		}
-		if (nr) {
-			int err = writeback_flush(mapping, locked, nr);
-
-			if (err && !ret)
-				ret = err;
+				continue;
+			}
+			folio_get(folio);
+			locked[nr++] = folio;
+			if (nr == WRITEBACK_MAX_RUN) {
+				err = writeback_flush(mapping, locked, nr);
+				if (err && !ret)
+					ret = err;
+				nr = 0;
+			}
 		}
 		folio_batch_release(&fbatch);
+	}
+	if (nr) {
+		err = writeback_flush(mapping, locked, nr);
+		if (err && !ret)
+			ret = err;
 	}
 	return ret;
 }

@@ -58,7 +58,8 @@ struct address_space;
  *	Return 0 or -errno.  NULL: the mapping cannot write back.
  * @writeback_folios: Optional, with @writeback_folio.  Write @nr folios
  *	back at once (sync: filemap_fdatawrite_range() hands it the dirty
- *	folios of each lookup batch, at most FOLIO_BATCH_SIZE), each as
+ *	folios it has locked, at most WRITEBACK_MAX_RUN; reclaim those of
+ *	one batch, at most FOLIO_BATCH_SIZE), each as
  *	@writeback_folio would be given it, in increasing index order but
  *	not always consecutive; set @errs[i] to 0 or -errno for each.  It
  *	lets a backing store merge neighbours and send the rest together
@@ -106,6 +107,14 @@ struct address_space_operations {
  * the kernel sends a window's pages in as few bios as it can.
  */
 #define READAHEAD_MAX_RUN	256
+
+/*
+ * The most dirty folios a writeback pass (filemap_fdatawrite_range())
+ * hands a_ops->writeback_folios at once: 1 MiB of order-0 folios, so
+ * that a file's dirty stretch goes to the backing store in large
+ * requests, as the kernel's writepages builds large bios.
+ */
+#define WRITEBACK_MAX_RUN	256
 
 /* Bits of address_space->flags. */
 enum mapping_flag_bit {

@@ -1388,16 +1388,20 @@ static void test_close_error(void **state)
 
 /*
  * fsync's requests, counted (io/fd.h): dirty neighbours go as one
- * transfer; with UPC_FILE_IO_URING the transfers of a lookup batch (31
- * folios) go together, in one io_uring submission.
+ * transfer, across lookup batches, of up to FD_BUFFERED_RUN_FOLIOS for
+ * a buffered descriptor; with UPC_FILE_IO_URING the transfers of the
+ * folios held at once (up to WRITEBACK_MAX_RUN) go together, in one
+ * io_uring submission.
  */
 static void fsync_counts(bool uring)
 {
+	const int64_t run = WRITEBACK_MAX_RUN + 44;
 	struct io_counters *c = io_thread_counters();
 	struct fenv e;
 	int64_t p;
 
-	fenv_init_flags(&e, MEM, 128 * 4096, uring ? UPC_FILE_IO_URING : 0);
+	fenv_init_flags(&e, MEM, (128 + run) * 4096,
+			uring ? UPC_FILE_IO_URING : 0);
 	/* 31 scattered pages: 31 transfers. */
 	for (p = 0; p < 31; p++)
 		file_write_pattern(e.file, 2 * p * 4096, 4096, 20);
@@ -1413,13 +1417,27 @@ static void fsync_counts(bool uring)
 	}
 	for (p = 0; p < 31; p++)
 		assert_true(fd_has_pattern(e.fd, 2 * p * 4096, 4096, 20));
-	/* 64 pages in a row: one transfer per lookup batch, 31 + 31 + 2. */
+	/*
+	 * 64 pages in a row, three lookup batches: two full transfers (it
+	 * was one per batch, 31 + 31 + 2).
+	 */
+	assert_int_equal(64 % FD_BUFFERED_RUN_FOLIOS, 0);
 	file_write_pattern(e.file, 64 * 4096, 64 * 4096, 21);
 	*c = (struct io_counters){ 0 };
 	assert_int_equal(upc_fsync(e.file), 0);
-	assert_int_equal(c->transfers, 3);
+	assert_int_equal(c->transfers, 64 / FD_BUFFERED_RUN_FOLIOS);
 	assert_true(fd_has_pattern(e.fd, 64 * 4096, 64 * 4096, 21));
 	assert_true(fd_has_pattern(e.fd, 4096, 4096, 1));
+	/* Past WRITEBACK_MAX_RUN pages: a full pass's worth, then the rest. */
+	file_write_pattern(e.file, 128 * 4096, run * 4096, 22);
+	*c = (struct io_counters){ 0 };
+	assert_int_equal(upc_fsync(e.file), 0);
+	assert_int_equal(c->transfers,
+			 WRITEBACK_MAX_RUN / FD_BUFFERED_RUN_FOLIOS +
+			 (44 + FD_BUFFERED_RUN_FOLIOS - 1) /
+			 FD_BUFFERED_RUN_FOLIOS);
+	assert_int_equal(c->bytes, (uint64_t)run * 4096);
+	assert_true(fd_has_pattern(e.fd, 128 * 4096, run * 4096, 22));
 	fenv_fini(&e);
 }
 
@@ -1434,6 +1452,34 @@ static void test_fsync_batches_uring(void **state)
 	(void)state;
 	skip_without_io_uring();
 	fsync_counts(true);
+}
+
+/*
+ * With O_DIRECT a dirty stretch goes to the device in transfers of
+ * WRITEBACK_MAX_RUN pages: 300 pages written in a row, two (they were
+ * one per lookup batch of 31: ten).
+ */
+static void test_fsync_direct_large_transfers(void **state)
+{
+	const int64_t run = WRITEBACK_MAX_RUN + 44;
+	struct io_counters *c = io_thread_counters();
+	struct upc_file *file;
+	struct fenv e;
+	int dfd;
+
+	(void)state;
+	fenv_init(&e, MEM, run * 4096);
+	dfd = direct_open(&e, &file);
+	file_write_pattern(file, 0, run * 4096, 23);
+	*c = (struct io_counters){ 0 };
+	assert_int_equal(upc_fsync(file), 0);
+	assert_int_equal(c->transfers, 2);
+	assert_int_equal(c->syscalls, 2);
+	assert_int_equal(c->bytes, (uint64_t)run * 4096);
+	assert_int_equal(upc_close(file), 0);
+	close(dfd);
+	assert_true(fd_has_pattern(e.fd, 0, run * 4096, 23));
+	fenv_fini(&e);
 }
 
 /*
@@ -1636,6 +1682,7 @@ int main(void)
 		cmocka_unit_test(test_direct_fsize_limit),
 		cmocka_unit_test(test_fsync_batches_sync),
 		cmocka_unit_test(test_fsync_batches_uring),
+		cmocka_unit_test(test_fsync_direct_large_transfers),
 		cmocka_unit_test(test_reclaim_batches_writeback),
 		cmocka_unit_test(test_fsync_partial_run_sync),
 		cmocka_unit_test(test_fsync_partial_run_uring),
