@@ -57,7 +57,10 @@
  * batch of one mapping): they wait locked, cleaned and under writeback
  * while the batch goes on, then one call writes them (neighbours as one
  * transfer, the rest in one io_uring submission where the file asks
- * for it), and those written are evicted with the clean ones.  The
+ * for it), with the dirty folios that follow the last of them in the
+ * file (shrink_pageout_cluster(): up to WRITEBACK_MAX_RUN in all, the
+ * way the kernel's flushers write a file in long stretches), and those
+ * of the batch written are evicted with the clean ones.  The
  * clean folios waiting are evicted before the write, and the queue is
  * written before a swap-backed or hooked folio is looked at, so no lock
  * is held across a write but those of the folios written and of the
@@ -287,7 +290,7 @@ struct shrink_batch {
 	unsigned int nr_pageout;
 	struct folio *keep[UPC_RECLAIM_BATCH];
 	struct folio *pending[UPC_RECLAIM_BATCH];
-	struct folio *pageout[FOLIO_BATCH_SIZE];
+	struct folio *pageout[WRITEBACK_MAX_RUN];
 };
 
 /* shrink_settle() - Account @folio's verdict; drop what is not kept. */
@@ -374,20 +377,66 @@ static void sort_by_index(struct folio **folios, unsigned int nr)
 }
 
 /*
+ * shrink_pageout_cluster() - Queue after @sb's @nr sorted pageout folios
+ * the dirty folios that follow the last of them in the file, up to
+ * WRITEBACK_MAX_RUN in all, each locked (trylock: reclaim waits for no
+ * lock) and under writeback, with a reference from the lookup.  The
+ * kernel leaves such writing to its flusher threads, which write a
+ * file's dirty pages in long stretches; reclaim here writes on the
+ * allocating thread, and a stretch of 31 folios was a request of its
+ * own: a writer streaming into an O_DIRECT file through a cache smaller
+ * than it got a sixth of the kernel's bandwidth.  The folios added are
+ * not isolated: written, they stay on their lists, clean, for a later
+ * batch to evict without a write.  Return: how many were added.
+ */
+static unsigned int shrink_pageout_cluster(struct shrink_batch *sb,
+					   unsigned int nr)
+{
+	struct folio *last = sb->pageout[nr - 1];
+	struct address_space *mapping = last->mapping;
+	pgoff_t index = last->index + folio_nr_pages(last);
+	unsigned int added = 0;
+
+	while (nr + added < WRITEBACK_MAX_RUN && index > last->index) {
+		struct folio *folio = filemap_get_entry(mapping, index);
+
+		if (!folio || xa_is_value(folio))
+			break;
+		if (!folio_test_dirty(folio) || !folio_trylock(folio)) {
+			folio_put(folio);
+			break;
+		}
+		/* Truncated or moved since the lookup, or clean by now. */
+		if (folio->mapping != mapping || folio->index != index ||
+		    folio_test_writeback(folio) ||
+		    !folio_clear_dirty_start_writeback(folio)) {
+			folio_unlock(folio);
+			folio_put(folio);
+			break;
+		}
+		sb->pageout[nr + added++] = folio;
+		index += folio_nr_pages(folio);
+	}
+	return added;
+}
+
+/*
  * shrink_pageout_flush() - Write @sb's queued dirty folios (one
- * mapping's, locked, under writeback) with one call of its
- * writeback_folios hook (writeback_write_folios()), then evict those
- * written with the batch's clean folios, under one i_pages round trip.
- * The clean folios waiting are evicted first: no folio lock is held
- * across the write but those of the folios written and of the folio the
- * caller is looking at.  A folio whose write failed is dirtied again,
- * its error recorded on the mapping (as pageout_folio() does), and kept.
+ * mapping's, locked, under writeback), and the dirty ones that follow
+ * them in the file (shrink_pageout_cluster()), with one call of its
+ * writeback_folios hook (writeback_write_folios()), then evict the
+ * queued ones written with the batch's clean folios, under one i_pages
+ * round trip.  The clean folios waiting are evicted first: no folio
+ * lock is held across the write but those of the folios written and of
+ * the folio the caller is looking at.  A folio whose write failed is
+ * dirtied again, its error recorded on the mapping (as pageout_folio()
+ * does), and kept.
  */
 static void shrink_pageout_flush(struct shrink_batch *sb)
 {
 	struct address_space *mapping;
-	int errs[FOLIO_BATCH_SIZE];
-	unsigned int i, nr = sb->nr_pageout;
+	int errs[WRITEBACK_MAX_RUN];
+	unsigned int i, nr = sb->nr_pageout, added;
 
 	if (!nr)
 		return;
@@ -395,7 +444,19 @@ static void shrink_pageout_flush(struct shrink_batch *sb)
 	sb->nr_pageout = 0;
 	mapping = sb->pageout[0]->mapping;
 	sort_by_index(sb->pageout, nr);
-	writeback_write_folios(mapping, sb->pageout, nr, errs);
+	added = shrink_pageout_cluster(sb, nr);
+	writeback_write_folios(mapping, sb->pageout, nr + added, errs);
+	for (i = nr; i < nr + added; i++) {
+		struct folio *folio = sb->pageout[i];
+
+		if (errs[i])
+			lru_stat_add(&sb->lruvec->nr_vmscan_write_errors, 1);
+		else
+			lru_stat_add(&sb->lruvec->nr_vmscan_write,
+				     folio_nr_pages(folio));
+		folio_unlock(folio);
+		folio_put(folio);
+	}
 	for (i = 0; i < nr; i++) {
 		struct folio *folio = sb->pageout[i];
 

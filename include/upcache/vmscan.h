@@ -98,7 +98,9 @@ struct upc_swap_ops;
  * @pgsteal: Pages evicted (a large folio counts its pages).
  * @pgactivate: Folios moved to an active list.
  * @pgdeactivate: Folios moved from an active list to an inactive one.
- * @nr_vmscan_write: Pages reclaim wrote back before evicting them.
+ * @nr_vmscan_write: Pages reclaim wrote back: before evicting them, and
+ *	the dirty pages that follow those in their file, written with
+ *	them and left cached, clean.
  * @nr_vmscan_write_errors: Writebacks by reclaim that failed (the folio
  *	stayed, dirty).
  * @pswpout: Pages evicted through the swap hook.

@@ -1513,6 +1513,41 @@ static void test_reclaim_batches_writeback(void **state)
 }
 
 /*
+ * Reclaim writes a dirty folio with those that follow it in the file:
+ * 8 MiB streamed into an O_DIRECT file through a 2 MiB cache leaves in
+ * transfers of well over a lookup batch (31 pages: at most that
+ * before), and every byte reaches the file.
+ */
+static void test_reclaim_writes_stretches(void **state)
+{
+	const int64_t size = 8L << 20;
+	struct io_counters *c = io_thread_counters();
+	struct upc_cache_stats st;
+	struct upc_file *file;
+	struct fenv e;
+	int64_t pos;
+	int dfd;
+
+	(void)state;
+	fenv_init(&e, 2UL << 20, 4096);
+	dfd = direct_open(&e, &file);
+	*c = (struct io_counters){ 0 };
+	for (pos = 0; pos < size; pos += 64 << 10)
+		file_write_pattern(file, pos, 64 << 10, 54);
+	assert_int_equal(upc_cache_stats(e.cache, &st), 0);
+	assert_true(st.writebacks >= 1024);
+	assert_true(c->transfers > 0);
+	print_message("reclaim wrote %llu bytes in %llu transfers\n",
+		      (unsigned long long)c->bytes,
+		      (unsigned long long)c->transfers);
+	assert_true(c->bytes / c->transfers >= 64 * 4096);
+	assert_int_equal(upc_close(file), 0);
+	close(dfd);
+	assert_true(fd_has_pattern(e.fd, 0, size, 54));
+	fenv_fini(&e);
+}
+
+/*
  * A run of dirty pages that crosses RLIMIT_FSIZE: the pages below it
  * are written and clean, those above stay dirty, through both paths.
  */
@@ -1684,6 +1719,7 @@ int main(void)
 		cmocka_unit_test(test_fsync_batches_uring),
 		cmocka_unit_test(test_fsync_direct_large_transfers),
 		cmocka_unit_test(test_reclaim_batches_writeback),
+		cmocka_unit_test(test_reclaim_writes_stretches),
 		cmocka_unit_test(test_fsync_partial_run_sync),
 		cmocka_unit_test(test_fsync_partial_run_uring),
 		cmocka_unit_test(test_fault_each_allocation),
