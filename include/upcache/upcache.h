@@ -365,8 +365,10 @@ int upc_shmem_create(struct upc_cache *cache,
 
 /*
  * UPC_FILE_IO_URING - upc_file_open() flag: writeback sends the dirty
- * pages of each batch (up to 31, as one transfer per run of neighbours)
- * in one io_uring submission instead of one pwritev() per run, where
+ * pages of each batch (a sync's up to 256, a reclaim batch's up to 31
+ * with the dirty pages after them, as one transfer per run of
+ * neighbours) in one io_uring submission instead of one pwritev() per
+ * run, where
  * the kernel lets this thread have a ring (else it falls back to
  * pwritev() by itself).  Meant for O_DIRECT files, whose writes then
  * reach the device together.  Off by default, since buffered writes
