@@ -222,14 +222,60 @@ out:
 }
 
 /*
+ * Transfers one io_batch_rw() call of fd_file_writeback_folios() is
+ * given at most: its arrays live on the stack of whatever thread
+ * reclaims, so they stay small (a 1 MiB direct stretch is still one).
+ */
+#define FD_WB_TRANSFERS		32
+
+/*
+ * Send @nrw transfers of the folios' buffers @iov (@first[t]: the index
+ * of the folio that starts transfer @t; its others follow it), the
+ * direct ones the kernel refused buffered, and set the error in @errs
+ * of each folio a transfer did not write whole.
+ */
+static void fd_file_write_transfers(struct fd_file *ff,
+				    const struct iovec *iov, struct io_rw *rws,
+				    const unsigned int *first, unsigned int nrw,
+				    int *errs)
+{
+	unsigned int t, k;
+
+	if (!nrw)
+		return;
+	fd_file_io_begin(ff);
+	io_batch_rw(ff->fd, true, rws, nrw, ff->io_uring);
+	fd_file_io_end(ff);
+	for (t = 0; t < nrw; t++) {
+		size_t off = 0;
+
+		/* Direct I/O moves whole blocks; the kernel's refusal: buffered. */
+		if (ff->direct && rws[t].res == -EINVAL)
+			rws[t].res = fd_file_write_buffered(ff, rws[t].iov,
+							    rws[t].iovcnt,
+							    rws[t].off,
+							    &rws[t].done);
+		if (rws[t].res >= 0)
+			continue;
+		for (k = 0; k < (unsigned int)rws[t].iovcnt; k++) {
+			unsigned int i = first[t] + k;
+
+			if (off + iov[i].iov_len > rws[t].done)
+				errs[i] = (int)rws[t].res;
+			off += iov[i].iov_len;
+		}
+	}
+}
+
+/*
  * a_ops->writeback_folios: write locked folios, each up to the size.
  * Neighbours go as one transfer of several buffers (with O_DIRECT up to
  * all of them: 256 contiguous pages cost one pwritev(); buffered, up to
- * FD_BUFFERED_RUN_FOLIOS (fdfile.h) a transfer), and the transfers go to
- * io_batch_rw() together: thirty scattered pages cost thirty, or one
- * io_uring submission where the file was opened with UPC_FILE_IO_URING.
- * A transfer that fails part way fails only the folios it had not
- * written.
+ * FD_BUFFERED_RUN_FOLIOS (fdfile.h) a transfer), and the transfers go
+ * to io_batch_rw() together, FD_WB_TRANSFERS at a time: thirty
+ * scattered pages cost thirty, or one io_uring submission where the
+ * file was opened with UPC_FILE_IO_URING.  A transfer that fails part
+ * way fails only the folios it had not written.
  */
 static void fd_file_writeback_folios(struct address_space *mapping,
 				     struct folio **folios, unsigned int nr,
@@ -238,9 +284,8 @@ static void fd_file_writeback_folios(struct address_space *mapping,
 	struct fd_file *ff = mapping->host;
 	int64_t size = fd_file_size(ff), next = -1;
 	struct iovec iov[WRITEBACK_MAX_RUN];
-	struct io_rw rws[WRITEBACK_MAX_RUN];
-	unsigned int run_of[WRITEBACK_MAX_RUN];
-	size_t run_off[WRITEBACK_MAX_RUN];
+	struct io_rw rws[FD_WB_TRANSFERS];
+	unsigned int first[FD_WB_TRANSFERS];
 	unsigned int i, nrw = 0, tail = UINT32_MAX;
 
 	if (nr > WRITEBACK_MAX_RUN) {	/* more than the hook is handed */
@@ -253,14 +298,16 @@ static void fd_file_writeback_folios(struct address_space *mapping,
 		size_t len = folio_size(folios[i]);
 
 		errs[i] = 0;
-		run_of[i] = UINT32_MAX;
 		if (pos >= size)
 			continue;	/* nothing of the file's there */
 		if ((int64_t)len > size - pos)
 			len = (size_t)(size - pos);
 		iov[i].iov_base = folio_address(folios[i]);
 		iov[i].iov_len = len;
-		/* Direct, a cut folio (the last) is not aligned: see below. */
+		/*
+		 * Direct, a cut folio (the last) is not aligned: it goes
+		 * buffered, below.
+		 */
 		if (ff->direct && len < folio_size(folios[i])) {
 			tail = i;
 			continue;
@@ -269,49 +316,29 @@ static void fd_file_writeback_folios(struct address_space *mapping,
 		if (pos != next ||
 		    (!ff->direct &&
 		     rws[nrw - 1].iovcnt == FD_BUFFERED_RUN_FOLIOS)) {
-			rws[nrw].iov = &iov[i];
-			rws[nrw].iovcnt = 0;
-			rws[nrw].off = pos;
-			run_off[i] = 0;
-			nrw++;
-		} else {
-			run_off[i] = (size_t)(pos - rws[nrw - 1].off);
+			if (nrw == FD_WB_TRANSFERS) {
+				fd_file_write_transfers(ff, iov, rws, first,
+							nrw, errs);
+				nrw = 0;
+			}
+			rws[nrw] = (struct io_rw){ .iov = &iov[i], .off = pos };
+			first[nrw++] = i;
 		}
 		rws[nrw - 1].iovcnt++;
-		run_of[i] = nrw - 1;
 		next = pos + (int64_t)len;
 	}
-	fd_file_io_begin(ff);
-	io_batch_rw(ff->fd, true, rws, nrw, ff->io_uring);
-	fd_file_io_end(ff);
+	fd_file_write_transfers(ff, iov, rws, first, nrw, errs);
 	/*
-	 * Direct I/O moves whole blocks: the folio holding the end of the
-	 * data (a whole page would make the file longer than its data),
-	 * and runs the kernel refused, go buffered.
+	 * The folio holding the end of the data, direct: a whole page
+	 * would make the file longer than its data.
 	 */
-	if (ff->direct) {
-		for (i = 0; i < nrw; i++)
-			if (rws[i].res == -EINVAL)
-				rws[i].res = fd_file_write_buffered(
-					ff, rws[i].iov, rws[i].iovcnt,
-					rws[i].off, &rws[i].done);
-		if (tail != UINT32_MAX) {
-			size_t done = 0;
-			ssize_t ret = fd_file_write_buffered(
-				ff, &iov[tail], 1,
-				folio_pos(folios[tail]), &done);
+	if (tail != UINT32_MAX) {
+		size_t done = 0;
+		ssize_t ret = fd_file_write_buffered(ff, &iov[tail], 1,
+						     folio_pos(folios[tail]),
+						     &done);
 
-			errs[tail] = ret < 0 ? (int)ret : 0;
-		}
-	}
-	for (i = 0; i < nr; i++) {
-		struct io_rw *rw;
-
-		if (run_of[i] == UINT32_MAX)
-			continue;
-		rw = &rws[run_of[i]];
-		if (rw->res < 0 && run_off[i] + iov[i].iov_len > rw->done)
-			errs[i] = (int)rw->res;
+		errs[tail] = ret < 0 ? (int)ret : 0;
 	}
 }
 

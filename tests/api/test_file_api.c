@@ -1418,6 +1418,21 @@ static void fsync_counts(bool uring)
 	for (p = 0; p < 31; p++)
 		assert_true(fd_has_pattern(e.fd, 2 * p * 4096, 4096, 20));
 	/*
+	 * 100 scattered pages, one call of the hook: 100 transfers, sent
+	 * 32 at a time (four io_uring submissions).
+	 */
+	for (p = 0; p < 100; p++)
+		file_write_pattern(e.file, 2 * p * 4096, 4096, 24);
+	*c = (struct io_counters){ 0 };
+	assert_int_equal(upc_fsync(e.file), 0);
+	assert_int_equal(c->transfers, 100);
+	if (uring)
+		assert_int_equal(c->uring_batches, 4);
+	else
+		assert_int_equal(c->syscalls, 100);
+	for (p = 0; p < 100; p++)
+		assert_true(fd_has_pattern(e.fd, 2 * p * 4096, 4096, 24));
+	/*
 	 * 64 pages in a row, three lookup batches: two full transfers (it
 	 * was one per batch, 31 + 31 + 2).
 	 */
