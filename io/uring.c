@@ -49,7 +49,10 @@
 
 #ifdef UPC_HAVE_LIBURING
 
-/* Slots per thread's ring: a folio batch of writeback fits in one step. */
+/*
+ * Slots per thread's ring: the transfers fd_file_writeback_folios()
+ * sends at once (FD_WB_TRANSFERS) fit in one step.
+ */
 #define RING_ENTRIES	32u
 
 /* A thread's ring, and whether it failed (closed once it is idle). */

@@ -24,11 +24,12 @@
  *    Nothing reaches the file until writeback.
  *  - Writeback: a folio is written up to the size, never past it (a
  *    whole last page would make the file longer than its data).
- *    Reclaim writes one folio to evict it (fd_file_writeback_folio());
- *    fsync hands over the dirty folios of each lookup batch at once
- *    (fd_file_writeback_folios()): neighbours become one pwritev(),
- *    and with UPC_FILE_IO_URING the transfers go out together, in one
- *    io_uring submission (io/uring.c).
+ *    Reclaim writes a batch's dirty folios of the file at once, with
+ *    the dirty ones that follow them; fsync hands over up to 256 at
+ *    once (fd_file_writeback_folios()): neighbours become one
+ *    pwritev() (at most FD_BUFFERED_RUN_FOLIOS on a buffered
+ *    descriptor), and with UPC_FILE_IO_URING the transfers go out
+ *    together, 32 to an io_uring submission (io/uring.c).
  *    A failure keeps the folio dirty and is recorded on the mapping, so
  *    data is never dropped because a write failed, and every open file
  *    hears of it from its next fsync (mm/page_writeback.c).

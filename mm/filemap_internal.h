@@ -114,7 +114,7 @@ void filemap_folio_added(struct folio *folio, void *shadow);
  * @mapping: Their mapping, which can write back (a writeback_folio hook).
  * @folios: Locked folios of @mapping in index order, dirty bit cleared
  *	and PG_writeback set (folio_clear_dirty_start_writeback()); at
- *	most FOLIO_BATCH_SIZE.
+ *	most WRITEBACK_MAX_RUN.
  * @nr: How many.
  * @errs: Receives 0 or -errno per folio.
  *

@@ -14,7 +14,12 @@
  *
  * Threads: every function may be called from any thread, any number of
  * threads on one file.  A handle must not be used after upc_close() (a
- * debug build catches it where it can).
+ * debug build catches it where it can).  A call may reclaim, and so
+ * write other files' pages back, on the calling thread: give threads
+ * that call upcache at least 64 KiB of stack (the deepest calls
+ * measured, streaming writes into an O_DIRECT file through a small
+ * cache, used 24 KiB in an optimised build; a sanitizer build needs
+ * more).
  *
  * fork(): the child may go on using upcache, new caches and those made
  * before the fork alike, as long as no other thread of the parent was
@@ -153,7 +158,9 @@ int upc_cache_destroy(struct upc_cache *cache);
  *	refault (pgactivate).
  * @shadow_nodes: Index nodes that hold only shadow entries.
  * @reclaim_scans: Folios reclaim looked at (pgscan).
- * @writebacks: Dirty pages reclaim wrote back before evicting them.
+ * @writebacks: Dirty pages reclaim wrote back: before evicting them,
+ *	and the dirty pages that follow those in their file, written with
+ *	them in one request and left cached, clean.
  * @anon_regions: Anonymous regions not yet destroyed.
  * @swap_total: Bytes of the swap device (0 without one).
  * @swap_used: Bytes of it holding swapped-out pages.
@@ -365,10 +372,10 @@ int upc_shmem_create(struct upc_cache *cache,
 
 /*
  * UPC_FILE_IO_URING - upc_file_open() flag: writeback sends the dirty
- * pages of each batch (a sync's up to 256, a reclaim batch's up to 31
- * with the dirty pages after them, as one transfer per run of
- * neighbours) in one io_uring submission instead of one pwritev() per
- * run, where
+ * pages it writes at once (a sync's up to 256, a reclaim batch's up to
+ * 31 with the dirty pages after them; one transfer per run of
+ * neighbours) in io_uring submissions of up to 32 transfers instead of
+ * one pwritev() per run, where
  * the kernel lets this thread have a ring (else it falls back to
  * pwritev() by itself).  Meant for O_DIRECT files, whose writes then
  * reach the device together.  Off by default, since buffered writes

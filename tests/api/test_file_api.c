@@ -1390,7 +1390,7 @@ static void test_close_error(void **state)
  * fsync's requests, counted (io/fd.h): dirty neighbours go as one
  * transfer, across lookup batches, of up to FD_BUFFERED_RUN_FOLIOS for
  * a buffered descriptor; with UPC_FILE_IO_URING the transfers of the
- * folios held at once (up to WRITEBACK_MAX_RUN) go together, in one
+ * folios held at once (up to WRITEBACK_MAX_RUN) go together, 32 to an
  * io_uring submission.
  */
 static void fsync_counts(bool uring)
