@@ -53,8 +53,8 @@
  * allows no I/O error to turn into lost data, so the data waits in the
  * cache for the next writeback, which can report the error.  A mapping
  * that also has a writeback_folios hook (fd files) gets the dirty
- * folios of a batch together (shrink_pageout_queue(), up to a folio
- * batch of one mapping): they wait locked, cleaned and under writeback
+ * folios of a batch together (shrink_pageout_queue(), all of a batch's
+ * of one mapping): they wait locked, cleaned and under writeback
  * while the batch goes on, then one call writes them (neighbours as one
  * transfer, the rest in one io_uring submission where the file asks
  * for it), with the dirty folios that follow the last of them in the
@@ -474,6 +474,15 @@ static void shrink_pageout_flush(struct shrink_batch *sb)
 }
 
 /*
+ * The queue holds a whole batch: a queue written when full, with the
+ * batch's last folio locked by the caller (so not joinable), cut a
+ * stretch of 16 dirty pages into 15 and 1 whenever a batch of 32 held
+ * two of them (random 64 KiB writes sent 1.24 requests per write).
+ */
+_Static_assert(UPC_RECLAIM_BATCH <= WRITEBACK_MAX_RUN,
+	       "a batch's dirty folios fit the pageout queue");
+
+/*
  * shrink_pageout_queue() - Queue a locked dirty @folio of a mapping with
  * a writeback_folios hook on @sb, to be written with its neighbours in
  * the batch (shrink_pageout_flush()).  A folio cleaned meanwhile waits
@@ -484,7 +493,7 @@ static enum folio_verdict shrink_pageout_queue(struct shrink_batch *sb,
 {
 	if (sb->nr_pageout &&
 	    (sb->pageout[0]->mapping != folio->mapping ||
-	     sb->nr_pageout == FOLIO_BATCH_SIZE))
+	     sb->nr_pageout == UPC_RECLAIM_BATCH))
 		shrink_pageout_flush(sb);
 	if (!folio_clear_dirty_start_writeback(folio)) {
 		sb->pending[sb->nr_pending++] = folio;

@@ -1563,6 +1563,39 @@ static void test_reclaim_writes_stretches(void **state)
 }
 
 /*
+ * Reclaim's batch of 32 folios holds two stretches of 16 dirty pages
+ * written 64 KiB at a time, 64 KiB apart: each leaves whole, in one
+ * transfer of its own (a queue written when it reached 31 cut the
+ * second into 15 pages and 1).
+ */
+static void test_reclaim_keeps_stretches_whole(void **state)
+{
+	const int64_t stretch = 64 << 10;
+	struct io_counters *c = io_thread_counters();
+	struct upc_file *file;
+	struct fenv e;
+	int64_t k;
+	int dfd;
+
+	(void)state;
+	fenv_init(&e, 2UL << 20, 4096);
+	dfd = direct_open(&e, &file);
+	*c = (struct io_counters){ 0 };
+	for (k = 0; k < 96; k++)
+		file_write_pattern(file, 2 * k * stretch, stretch, 55);
+	print_message("reclaim wrote %llu bytes in %llu transfers\n",
+		      (unsigned long long)c->bytes,
+		      (unsigned long long)c->transfers);
+	assert_true(c->transfers >= 16);
+	assert_int_equal(c->bytes, c->transfers * (uint64_t)stretch);
+	assert_int_equal(upc_close(file), 0);
+	close(dfd);
+	for (k = 0; k < 96; k++)
+		assert_true(fd_has_pattern(e.fd, 2 * k * stretch, stretch, 55));
+	fenv_fini(&e);
+}
+
+/*
  * A run of dirty pages that crosses RLIMIT_FSIZE: the pages below it
  * are written and clean, those above stay dirty, through both paths.
  */
@@ -1735,6 +1768,7 @@ int main(void)
 		cmocka_unit_test(test_fsync_direct_large_transfers),
 		cmocka_unit_test(test_reclaim_batches_writeback),
 		cmocka_unit_test(test_reclaim_writes_stretches),
+		cmocka_unit_test(test_reclaim_keeps_stretches_whole),
 		cmocka_unit_test(test_fsync_partial_run_sync),
 		cmocka_unit_test(test_fsync_partial_run_uring),
 		cmocka_unit_test(test_fault_each_allocation),
