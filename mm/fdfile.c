@@ -230,15 +230,14 @@ out:
 #define FD_WB_TRANSFERS		32
 
 /*
- * Send @nrw transfers of the folios' buffers @iov (@first[t]: the index
- * of the folio that starts transfer @t; its others follow it), the
- * direct ones the kernel refused buffered, and set the error in @errs
- * of each folio a transfer did not write whole.
+ * Send @nrw transfers of the folios' buffers @iov (each transfer's
+ * buffers are a stretch of @iov, one per folio, so folio i's is
+ * iov[i]), the direct ones the kernel refused buffered, and set the
+ * error in @errs of each folio a transfer did not write whole.
  */
 static void fd_file_write_transfers(struct fd_file *ff,
 				    const struct iovec *iov, struct io_rw *rws,
-				    const unsigned int *first, unsigned int nrw,
-				    int *errs)
+				    unsigned int nrw, int *errs)
 {
 	unsigned int t, k;
 
@@ -259,7 +258,7 @@ static void fd_file_write_transfers(struct fd_file *ff,
 		if (rws[t].res >= 0)
 			continue;
 		for (k = 0; k < (unsigned int)rws[t].iovcnt; k++) {
-			unsigned int i = first[t] + k;
+			unsigned int i = (unsigned int)(rws[t].iov - iov) + k;
 
 			if (off + iov[i].iov_len > rws[t].done)
 				errs[i] = (int)rws[t].res;
@@ -286,7 +285,6 @@ static void fd_file_writeback_folios(struct address_space *mapping,
 	int64_t size = fd_file_size(ff), next = -1;
 	struct iovec iov[WRITEBACK_MAX_RUN];
 	struct io_rw rws[FD_WB_TRANSFERS];
-	unsigned int first[FD_WB_TRANSFERS];
 	unsigned int i, nrw = 0, tail = UINT32_MAX;
 
 	if (nr > WRITEBACK_MAX_RUN) {	/* more than the hook is handed */
@@ -318,17 +316,17 @@ static void fd_file_writeback_folios(struct address_space *mapping,
 		    (!ff->direct &&
 		     rws[nrw - 1].iovcnt == FD_BUFFERED_RUN_FOLIOS)) {
 			if (nrw == FD_WB_TRANSFERS) {
-				fd_file_write_transfers(ff, iov, rws, first,
-							nrw, errs);
+				fd_file_write_transfers(ff, iov, rws, nrw,
+							errs);
 				nrw = 0;
 			}
-			rws[nrw] = (struct io_rw){ .iov = &iov[i], .off = pos };
-			first[nrw++] = i;
+			rws[nrw++] = (struct io_rw){ .iov = &iov[i],
+						     .off = pos };
 		}
 		rws[nrw - 1].iovcnt++;
 		next = pos + (int64_t)len;
 	}
-	fd_file_write_transfers(ff, iov, rws, first, nrw, errs);
+	fd_file_write_transfers(ff, iov, rws, nrw, errs);
 	/*
 	 * The folio holding the end of the data, direct: a whole page
 	 * would make the file longer than its data.
