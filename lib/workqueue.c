@@ -300,6 +300,29 @@ free:
 	return NULL;
 }
 
+/*
+ * Racing first users each make a queue and the loser destroys its own
+ * (it has no thread yet): no lock, so a fork() meanwhile leaves none
+ * held in the child.
+ */
+struct workqueue_struct *alloc_workqueue_once(struct workqueue_struct **wqp,
+					      unsigned int max_active)
+{
+	struct workqueue_struct *wq = __atomic_load_n(wqp, __ATOMIC_ACQUIRE);
+	struct workqueue_struct *none = NULL;
+
+	if (wq)
+		return wq;
+	wq = alloc_workqueue(max_active);
+	if (!wq)
+		return NULL;
+	if (__atomic_compare_exchange_n(wqp, &none, wq, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return wq;
+	destroy_workqueue(wq);
+	return none;
+}
+
 void destroy_workqueue(struct workqueue_struct *wq)
 {
 	struct workqueue_struct **p;

@@ -49,6 +49,19 @@ struct workqueue_struct;
 struct workqueue_struct *alloc_workqueue(unsigned int max_active);
 
 /**
+ * alloc_workqueue_once() - The queue at *@wqp, made now if need be.
+ * @wqp: Where a queue made on first use lives (NULL until then); it is
+ *	never destroyed.
+ * @max_active: As for alloc_workqueue().
+ *
+ * Context: Any thread; racing callers all get the same queue.
+ * Return: The queue, or NULL if none could be made (a later call tries
+ * again).
+ */
+struct workqueue_struct *alloc_workqueue_once(struct workqueue_struct **wqp,
+					      unsigned int max_active);
+
+/**
  * destroy_workqueue() - Run what is queued, stop the workers, free.
  * @wq: The queue, or NULL.
  *

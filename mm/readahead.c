@@ -169,28 +169,6 @@ struct ra_work {
 /* The workers that read async windows: made on first use. */
 static struct workqueue_struct *ra_wq;
 
-/*
- * The queue, made now if need be; NULL if it cannot be.  Racing first
- * users each make one and the loser destroys its own (it has no thread
- * yet): no lock, so a fork() meanwhile leaves none held in the child.
- */
-static struct workqueue_struct *ra_workqueue(void)
-{
-	struct workqueue_struct *wq = __atomic_load_n(&ra_wq, __ATOMIC_ACQUIRE);
-	struct workqueue_struct *none = NULL;
-
-	if (wq)
-		return wq;
-	wq = alloc_workqueue(RA_WORKERS);
-	if (!wq)
-		return NULL;
-	if (__atomic_compare_exchange_n(&ra_wq, &none, wq, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return wq;
-	destroy_workqueue(wq);
-	return none;
-}
-
 static void ra_work_fn(struct work_struct *work)
 {
 	struct ra_work *w = (struct ra_work *)work;
@@ -208,7 +186,7 @@ static void ra_work_fn(struct work_struct *work)
 static int ra_queue_run(struct address_space *mapping, struct folio **folios,
 			unsigned int nr)
 {
-	struct workqueue_struct *wq = ra_workqueue();
+	struct workqueue_struct *wq = alloc_workqueue_once(&ra_wq, RA_WORKERS);
 	struct ra_work *w;
 	int err;
 

@@ -77,6 +77,43 @@ static void test_bad_args(void **state)
 	flush_workqueue(NULL);
 }
 
+/*
+ * alloc_workqueue_once(): threads racing to make the queue all get the
+ * one that is kept; a failure to make it keeps none and a later call
+ * makes it.
+ */
+static struct workqueue_struct *once_wq;
+
+static void *once_fn(void *arg)
+{
+	(void)arg;
+	return alloc_workqueue_once(&once_wq, 2);
+}
+
+static void test_alloc_once(void **state)
+{
+	struct workqueue_struct *wq;
+	pthread_t t[4];
+	void *got[4];
+	unsigned int k;
+
+	(void)state;
+	upc_fault_fail_nth(1);
+	assert_null(alloc_workqueue_once(&once_wq, 2));
+	upc_fault_fail_nth(0);
+	assert_null(once_wq);
+	for (k = 0; k < 4; k++)
+		assert_int_equal(pthread_create(&t[k], NULL, once_fn, NULL), 0);
+	for (k = 0; k < 4; k++)
+		assert_int_equal(pthread_join(t[k], &got[k]), 0);
+	wq = once_wq;
+	assert_non_null(wq);
+	for (k = 0; k < 4; k++)
+		assert_ptr_equal(got[k], wq);
+	assert_ptr_equal(alloc_workqueue_once(&once_wq, 2), wq);
+	destroy_workqueue(wq);
+}
+
 /* Two threads queue 4000 works each: each runs once, at most 4 workers. */
 #define PRODUCER_WORKS	4000
 
@@ -580,6 +617,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_alloc_once),
 		cmocka_unit_test(test_each_work_runs_once),
 		cmocka_unit_test(test_pool_grows_to_max),
 		cmocka_unit_test(test_flush_waits),
