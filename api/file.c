@@ -78,13 +78,16 @@ int upc_file_open(struct upc_cache *cache, int fd, unsigned int flags,
 
 	if (!upc_cache_ok(cache))
 		return -EBADF;
-	if (!out || (flags & ~UPC_FILE_IO_URING))
+	if (!out ||
+	    (flags & ~(UPC_FILE_IO_URING | UPC_FILE_WRITEBACK_BACKGROUND)))
 		return -EINVAL;
 	file = upc_fault_should_fail() ? NULL : calloc(1, sizeof(*file));
 	if (!file)
 		return -ENOMEM;
 	err = fd_file_init(&file->fdf, cache->arena, fd,
-			   flags & UPC_FILE_IO_URING);
+			   (flags & UPC_FILE_IO_URING ? FD_FILE_IO_URING : 0) |
+			   (flags & UPC_FILE_WRITEBACK_BACKGROUND ?
+			    FD_FILE_WRITEBACK_BACKGROUND : 0));
 	if (err) {
 		free(file);
 		return err;

@@ -29,7 +29,10 @@
  *    once (fd_file_writeback_folios()): neighbours become one
  *    pwritev() (at most FD_BUFFERED_RUN_FOLIOS on a buffered
  *    descriptor), and with UPC_FILE_IO_URING the transfers go out
- *    together, 32 to an io_uring submission (io/uring.c).
+ *    together, 32 to an io_uring submission (io/uring.c).  With
+ *    FD_FILE_WRITEBACK_BACKGROUND, writes count the pages they dirty
+ *    and a flusher thread writes the file back once the count, and the
+ *    cache's lack of room, call for it (mm/writeback.h).
  *    A failure keeps the folio dirty and is recorded on the mapping, so
  *    data is never dropped because a write failed, and every open file
  *    hears of it from its next fsync (mm/page_writeback.c).
@@ -62,8 +65,9 @@
  * dirty folio of this very file with the folio locked, never waiting
  * for @rwsem.  A reader holds a reference on each folio it copies from,
  * which reclaim cannot freeze (and waits a while for, mm/vmscan.c).  Writeback needs the folio lock, so the
- * folio lock orders it against truncation.  What reclaim has in flight
- * (PG_writeback, no longer dirty) is waited for where it matters:
+ * folio lock orders it against truncation.  What reclaim or a
+ * background pass has in flight (PG_writeback, no longer dirty) is
+ * waited for where it matters:
  * fsync, close, punch and seek (filemap_fdatawait_range()), and a
  * shrinking truncation, which cuts the file first (a file system
  * refusing the cut leaves the size and every page as they were), then
@@ -431,32 +435,33 @@ static int fd_file_direct_ok(int fd)
 }
 
 int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd,
-		 bool io_uring)
+		 unsigned int flags)
 {
 	pthread_rwlockattr_t attr;
+	unsigned long wb_thresh = 0;
 	struct stat st;
-	int flags, err;
+	int status, err;
 
-	flags = fcntl(fd, F_GETFL);
-	if (flags < 0)
+	status = fcntl(fd, F_GETFL);
+	if (status < 0)
 		return -EBADF;
-	if ((flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH))
+	if ((status & O_ACCMODE) == O_WRONLY || (status & O_PATH))
 		return -EBADF;
-	if (flags & O_APPEND)
+	if (status & O_APPEND)
 		return -EINVAL;
 	if (fstat(fd, &st))
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	if (flags & O_DIRECT) {
+	if (status & O_DIRECT) {
 		err = fd_file_direct_ok(fd);
 		if (err)
 			return err;
 	}
 	memset(ff, 0, sizeof(*ff));
-	ff->writable = (flags & O_ACCMODE) == O_RDWR;
-	ff->direct = ff->writable && (flags & O_DIRECT);
-	ff->fd_flags = flags;
+	ff->writable = (status & O_ACCMODE) == O_RDWR;
+	ff->direct = ff->writable && (status & O_DIRECT);
+	ff->fd_flags = status;
 	/* Writers first, as shmem's: readers in a loop must not starve them. */
 	if (pthread_rwlockattr_init(&attr))
 		return -ENOMEM;
@@ -494,16 +499,23 @@ int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd,
 	 */
 	address_space_init(&ff->mapping, arena, &fd_file_aops,
 			   (ff->writable ? 0 : 1UL << AS_LARGE_FOLIOS) |
-			   (flags & O_DIRECT ? 1UL << AS_ASYNC_READAHEAD : 0));
+			   (status & O_DIRECT ? 1UL << AS_ASYNC_READAHEAD : 0));
 	ff->mapping.host = ff;
 	ff->mapping.size = (int64_t)st.st_size;
 	ff->fd = fd;
-	ff->io_uring = io_uring;
+	ff->io_uring = flags & FD_FILE_IO_URING;
+	if (ff->writable && (flags & FD_FILE_WRITEBACK_BACKGROUND)) {
+		wb_thresh = upc_arena_limit(arena) / FD_WB_BACKGROUND_SHARE;
+		if (!wb_thresh)
+			wb_thresh = 1;
+	}
+	background_writeback_init(&ff->wb, &ff->mapping, wb_thresh);
 	return 0;
 }
 
 void fd_file_destroy(struct fd_file *ff)
 {
+	background_writeback_stop(&ff->wb);
 	truncate_inode_pages(&ff->mapping, 0);
 	/*
 	 * Reclaim may have taken the last folio out just before: it is done
@@ -788,11 +800,12 @@ static unsigned int fd_file_write_prepare(struct fd_file *ff,
  * each other in the arena (folios_adjacent()): a copy of many pages
  * into memory not in the CPU's caches beats a copy per page (a 256 MiB
  * file written in 64 KiB and 1 MiB blocks: 10% to 16% faster).
- * Return: the new position.
+ * Return: the new position; *@dirtied counts the folios that were clean.
  */
 static int64_t fd_file_write_folios(struct fd_file *ff, struct folio **folios,
 				    unsigned int nr, struct iov_iter *iter,
-				    int64_t pos, int64_t end)
+				    int64_t pos, int64_t end,
+				    unsigned long *dirtied)
 {
 	while (nr) {
 		unsigned int i, n = folios_adjacent(folios, nr);
@@ -804,7 +817,8 @@ static int64_t fd_file_write_folios(struct fd_file *ff, struct folio **folios,
 		/* Uptodate once the bytes are in: lockless readers trust it. */
 		for (i = 0; i < n; i++) {
 			folio_set_uptodate(folios[i]);
-			folio_mark_dirty(folios[i]);
+			if (folio_mark_dirty(folios[i]))
+				*dirtied += folio_nr_pages(folios[i]);
 		}
 		fd_file_size_extend(ff, to);
 		folios += n;
@@ -830,6 +844,7 @@ ssize_t fd_file_write_iter(struct fd_file *ff, struct iov_iter *iter,
 				  (unsigned int)(last - index + 1) :
 				  FD_FILE_GRAB;
 		struct folio *folios[FD_FILE_GRAB];
+		unsigned long dirtied = 0;
 		unsigned int ready;
 		int got, i;
 
@@ -841,11 +856,13 @@ ssize_t fd_file_write_iter(struct fd_file *ff, struct iov_iter *iter,
 		}
 		ready = fd_file_write_prepare(ff, folios, (unsigned int)got,
 					      pos, end, &err);
-		pos = fd_file_write_folios(ff, folios, ready, iter, pos, end);
+		pos = fd_file_write_folios(ff, folios, ready, iter, pos, end,
+					   &dirtied);
 		for (i = 0; i < got; i++) {
 			folio_unlock(folios[i]);
 			folio_put(folios[i]);
 		}
+		background_writeback_dirtied(&ff->wb, dirtied);
 	}
 	pthread_rwlock_unlock(&ff->rwsem);
 	return pos > start ? (ssize_t)(pos - start) : err;

@@ -21,6 +21,7 @@
 #include <upcache/filemap.h>
 
 #include "iov_iter.h"
+#include "writeback.h"
 
 /*
  * The most folios (order 0: a file that is written has no others) one
@@ -35,6 +36,17 @@
  */
 #define FD_BUFFERED_RUN_FOLIOS	32
 
+/* fd_file_init() flags. */
+/* Writeback sends its batches through io_uring (io/uring.c). */
+#define FD_FILE_IO_URING		(1U << 0)
+/*
+ * Background writeback (mm/writeback.h): a pass starts once writes have
+ * dirtied 1/FD_WB_BACKGROUND_SHARE of the cache's memory limit since
+ * the last one began (the kernel's dirty_background_ratio is 10%).
+ */
+#define FD_FILE_WRITEBACK_BACKGROUND	(1U << 1)
+#define FD_WB_BACKGROUND_SHARE		8
+
 /**
  * struct fd_file - a page cache in front of a file descriptor.
  * @mapping: The cache; @mapping.size is the file's size as the cache's
@@ -46,7 +58,7 @@
  * @fd: The backing file (the caller's; never closed here).
  * @writable: @fd was opened for writing.
  * @io_uring: Writeback sends its batches through io_uring
- *	(UPC_FILE_IO_URING).
+ *	(FD_FILE_IO_URING).
  * @direct: @fd is writable and has O_DIRECT (its flags are @fd_flags).
  * @fd_flags: @fd's file status flags when the cache was put in front.
  * @direct_lock: For a @direct file: held shared by every transfer on
@@ -56,6 +68,8 @@
  * @seek_lock: Held while a seek moves @fd's file offset and puts it
  *	back (fd_file_seek()): the offset is the open file's, so two
  *	seeks side by side would each put back what the other moved.
+ * @wb: Background writeback (FD_FILE_WRITEBACK_BACKGROUND; else its
+ *	threshold is 0 and it never starts).
  */
 struct fd_file {
 	struct address_space mapping;
@@ -68,6 +82,7 @@ struct fd_file {
 	int fd_flags;
 	pthread_rwlock_t direct_lock;
 	pthread_mutex_t seek_lock;
+	struct background_writeback wb;
 };
 
 /**
@@ -79,7 +94,7 @@ struct fd_file {
  *	file's only cache: folios are read and written whole (pages are
  *	aligned as direct I/O needs), except the page holding the end of
  *	the data (fd_file_write_buffered()).
- * @io_uring: Send writeback's batches through io_uring (io/uring.h).
+ * @flags: 0, or FD_FILE_IO_URING and FD_FILE_WRITEBACK_BACKGROUND.
  *
  * The cache assumes it is the file's only user while it is open: a
  * change made through another descriptor is not seen by cached pages.
@@ -91,14 +106,16 @@ struct fd_file {
  * none for it; the error of fstat() or statx(); -ENOMEM.
  */
 int fd_file_init(struct fd_file *ff, struct upc_arena *arena, int fd,
-		 bool io_uring);
+		 unsigned int flags);
 
 /**
  * fd_file_destroy() - Drop the cache (dirty data is lost: write it
  * back first).  The descriptor stays open.
  * @ff: The file.
  *
- * Context: No other thread uses @ff.
+ * Waits for a background writeback pass under way first.
+ *
+ * Context: No other thread uses @ff.  Not from a flusher thread.
  */
 void fd_file_destroy(struct fd_file *ff);
 

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * mm/page_writeback.c - writing a mapping's dirty folios back on demand
- * (sync and fsync), and reporting what failed.
+ * (sync and fsync) and in the background (mm/writeback.h), and
+ * reporting what failed.
  *
  * Follows the kernel's write_cache_pages(), __filemap_fdatawait_range()
  * and file_write_and_wait_range() (Linux 6.x, mm/page-writeback.c and
  * mm/filemap.c).  A mapping's writeback_folio hook is synchronous, so a
  * pass's own writes are done when it returns; what an fsync must still
  * wait for is reclaim, which writes dirty folios back too (mm/vmscan.c,
- * one at a time, to evict them) and has cleared their dirty bit and tag
- * first: the pass does not see them, and returning before their write
+ * to evict them), and another thread's pass (a background one's, or
+ * another fsync's), which have cleared their dirty bit and tag first:
+ * the pass does not see them, and returning before their write
  * ends would call data durable that is not yet written.  Hence "write,
  * then wait for PG_writeback in the range, then check the error".
- * Both writers follow the same protocol on a locked folio:
+ * All writers follow the same protocol on a locked folio:
  *
  *  1. folio_clear_dirty_start_writeback(): the dirty bit goes first, so
  *     a write landing while the folio is written dirties it again and is
@@ -37,6 +39,8 @@
 #include <errno.h>
 
 #include "filemap_internal.h"
+#include "writeback.h"
+#include "fault.h"
 
 /*
  * Step 1 and the start of step 2 on a locked folio of @mapping.
@@ -121,13 +125,41 @@ static int writeback_lock(struct address_space *mapping, struct folio *folio,
 }
 
 /*
+ * Does the pass take @folio, locked for it (*@nr folios already held in
+ * @locked, written first where need be: *@nr updated)?  A sync pass
+ * takes every dirty folio (writeback_lock()).  A flush leaves folios
+ * others hold locked, and writes what it holds when @folio does not
+ * follow it, so that a folio is locked only while its own stretch is
+ * written: a writer rewriting scattered pages meets a locked one seldom.
+ */
+static bool writeback_take(struct address_space *mapping, struct folio *folio,
+			   struct folio **locked, unsigned int *nr, bool flush,
+			   int *ret)
+{
+	int err = 0;
+
+	if (!flush) {
+		err = writeback_lock(mapping, folio, locked, nr);
+	} else {
+		if (*nr && folio_next_index(locked[*nr - 1]) != folio->index) {
+			err = writeback_flush(mapping, locked, *nr);
+			*nr = 0;
+		}
+		if (!folio_trylock(folio))
+			folio = NULL;
+	}
+	if (err && !*ret)
+		*ret = err;
+	return folio != NULL;
+}
+
+/*
  * The pass keeps the folios it has locked across lookup batches, each
  * with a reference of its own, and writes them when WRITEBACK_MAX_RUN
- * are held, when the next one is not free at once (writeback_lock()),
- * and at the end.
+ * are held, and at the end; and as writeback_take() says.
  */
-int filemap_fdatawrite_range(struct address_space *mapping, int64_t start,
-			     int64_t end)
+static int write_cache_range(struct address_space *mapping, int64_t start,
+			     int64_t end, bool flush)
 {
 	struct folio *locked[WRITEBACK_MAX_RUN];
 	struct folio_batch fbatch;
@@ -147,9 +179,9 @@ int filemap_fdatawrite_range(struct address_space *mapping, int64_t start,
 		for (i = 0; i < folio_batch_count(&fbatch); i++) {
 			struct folio *folio = fbatch.folios[i];
 
-			err = writeback_lock(mapping, folio, locked, &nr);
-			if (err && !ret)
-				ret = err;
+			if (!writeback_take(mapping, folio, locked, &nr, flush,
+					    &ret))
+				continue;
 			/* Truncated since the lookup, or clean: not ours. */
 			if (folio->mapping != mapping ||
 			    !writeback_begin(folio)) {
@@ -173,6 +205,17 @@ int filemap_fdatawrite_range(struct address_space *mapping, int64_t start,
 			ret = err;
 	}
 	return ret;
+}
+
+int filemap_fdatawrite_range(struct address_space *mapping, int64_t start,
+			     int64_t end)
+{
+	return write_cache_range(mapping, start, end, false);
+}
+
+int filemap_flush(struct address_space *mapping)
+{
+	return write_cache_range(mapping, 0, INT64_MAX, true);
 }
 
 int filemap_fdatawait_range(struct address_space *mapping, int64_t start,
@@ -236,4 +279,118 @@ int file_write_and_wait_range(struct address_space *mapping, errseq_t *since,
 	wb_err = file_check_and_advance_wb_err(mapping, since);
 	/* A pass's own failure is also on the mapping: report it once. */
 	return err ? err : wb_err;
+}
+
+/* ---- background writeback ------------------------------------------------ */
+
+/*
+ * A mapping's flusher state: no pass; a pass queued or running; one
+ * queued or running and a threshold's worth dirtied since it began (it
+ * queues the next when it ends); stopped for good.
+ */
+enum { WB_IDLE, WB_QUEUED, WB_AGAIN, WB_STOPPED };
+
+/* The flusher threads: one pass at a time per mapping. */
+#define WB_WORKERS	4u
+
+/* Made on first use, never destroyed (as readahead's workers). */
+static struct workqueue_struct *wb_wq;
+
+/*
+ * The work: one pass, then the next as new work if writers asked for
+ * one meanwhile (WB_AGAIN), so that a fork() finds the queue idle
+ * between passes however long writers go on.  Its errors are on the
+ * mapping (writeback_write_folios()).  Going idle, or queueing the
+ * next, is the last thing it does with @wb: background_writeback_stop()
+ * may free it as soon as it sees WB_IDLE.
+ */
+static void wb_workfn(struct work_struct *work)
+{
+	struct background_writeback *wb = (struct background_writeback *)work;
+	uint32_t queued = WB_QUEUED;
+
+	__atomic_store_n(&wb->dirtied, 0, __ATOMIC_RELAXED);
+	(void)filemap_flush(wb->mapping);
+	__atomic_fetch_add(&wb->passes, 1, __ATOMIC_RELEASE);
+	if (__atomic_compare_exchange_n(&wb->state, &queued, WB_IDLE, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	/* WB_AGAIN: the next pass, unless stopping. */
+	__atomic_store_n(&wb->state, WB_QUEUED, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&wb->stopping, __ATOMIC_RELAXED) ||
+	    queue_work(wb_wq, work))
+		__atomic_store_n(&wb->state, WB_IDLE, __ATOMIC_RELEASE);
+}
+
+void background_writeback_init(struct background_writeback *wb,
+			       struct address_space *mapping,
+			       unsigned long thresh)
+{
+	*wb = (struct background_writeback){
+		.work.func = wb_workfn,
+		.mapping = mapping,
+		.thresh = thresh,
+		.state = WB_IDLE,
+	};
+}
+
+/*
+ * Has the cache less than a threshold's worth of room?  Then reclaim
+ * will soon need the dirty pages' memory, and would write them on the
+ * thread that allocates.  With room to spare, writing a file whose
+ * pages are rewritten again and again would only slow its writers.
+ */
+static bool wb_cache_tight(const struct background_writeback *wb)
+{
+	const struct upc_arena *arena = wb->mapping->arena;
+
+	return upc_arena_charged(arena) + wb->thresh >= upc_arena_limit(arena);
+}
+
+void background_writeback_dirtied(struct background_writeback *wb,
+				  unsigned long nr)
+{
+	struct workqueue_struct *wq;
+	uint32_t state;
+
+	if (!nr || !wb->thresh ||
+	    __atomic_add_fetch(&wb->dirtied, nr, __ATOMIC_RELAXED) < wb->thresh ||
+	    !wb_cache_tight(wb))
+		return;
+	state = __atomic_load_n(&wb->state, __ATOMIC_ACQUIRE);
+	do {
+		/* Already asked, or stopped. */
+		if (state == WB_AGAIN || state == WB_STOPPED)
+			return;
+	} while (!__atomic_compare_exchange_n(&wb->state, &state,
+					      state == WB_IDLE ? WB_QUEUED :
+					      WB_AGAIN, false, __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE));
+	if (state != WB_IDLE)
+		return;		/* the pass under way queues the next */
+	wq = upc_fault_should_fail() ? NULL :
+	     alloc_workqueue_once(&wb_wq, WB_WORKERS);
+	if (!wq || queue_work(wq, &wb->work))
+		__atomic_store_n(&wb->state, WB_IDLE, __ATOMIC_RELEASE);
+}
+
+/*
+ * A pass queued or running was queued before the flush: the flush
+ * returns after it has gone idle or queued the next, which, seeing
+ * @stopping, queues none.
+ */
+void background_writeback_stop(struct background_writeback *wb)
+{
+	uint32_t state;
+
+	__atomic_store_n(&wb->stopping, true, __ATOMIC_RELAXED);
+	for (;;) {
+		state = WB_IDLE;
+		if (__atomic_compare_exchange_n(&wb->state, &state, WB_STOPPED,
+						false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE) ||
+		    state == WB_STOPPED)
+			return;
+		flush_workqueue(__atomic_load_n(&wb_wq, __ATOMIC_ACQUIRE));
+	}
 }

@@ -826,13 +826,32 @@ int filemap_fdatawrite_range(struct address_space *mapping, int64_t start,
 			     int64_t end);
 
 /**
+ * filemap_flush() - Write back a mapping's dirty folios without waiting
+ * for others' locks (background writeback, the kernel's WB_SYNC_NONE).
+ * @mapping: The mapping.
+ *
+ * As filemap_fdatawrite_range() over the whole mapping, except that a
+ * folio another thread holds locked is left dirty, and the folios held
+ * are written each time the next dirty one does not follow them, so
+ * that each is locked only while its own stretch of neighbours is
+ * written.  A writer rewriting scattered pages then seldom waits for a
+ * page under writeback.
+ *
+ * Context: As filemap_fdatawrite_range().
+ * Return: 0, or the first error of the hook (each also recorded with
+ * mapping_set_error()).
+ */
+int filemap_flush(struct address_space *mapping);
+
+/**
  * filemap_fdatawait_range() - Wait for the writebacks running in a range.
  * @mapping: The mapping.
  * @start: First byte.
  * @end: Last byte (inclusive).
  *
  * Waits for every folio of the range under writeback (PG_writeback:
- * reclaim's, since a pass's own are done when it returns).  Their
+ * reclaim's and other threads' passes', filemap_flush() included,
+ * since a pass's own are done when it returns).  Their
  * errors are on the mapping by the time each wait ends.
  *
  * Context: May sleep.

@@ -388,6 +388,31 @@ int upc_shmem_create(struct upc_cache *cache,
  */
 #define UPC_FILE_IO_URING	(1U << 0)
 
+/*
+ * UPC_FILE_WRITEBACK_BACKGROUND - upc_file_open() flag: a flusher thread
+ * writes dirty pages back while the program goes on, as the kernel's
+ * flusher threads do, so that writers seldom meet reclaim that must
+ * write before it can free memory.  A pass over the whole file starts
+ * once writes have dirtied an eighth of the cache's memory limit (as it
+ * was at open) since the last pass began, if the cache then has less
+ * than that much room left; passes go on while writes keep that pace.
+ * With room to spare nothing starts (unlike the kernel, which writes
+ * back past a share of memory, full or not): a file whose pages are
+ * rewritten in place would only have them written again and again.
+ * A file dirtied more slowly stays dirty until upc_fsync(), upc_close()
+ * or reclaim.  A pass leaves pages other threads hold locked, and holds
+ * each page only while its stretch of neighbours is written.  Its write
+ * errors are reported by the file's next upc_fsync() (and upc_close()),
+ * as reclaim's are; upc_close() waits for a pass under way.  Ignored on
+ * a read-only descriptor.  Measured with upcache-bench compare (5
+ * rounds, ext4 over a virtual disk, a 256 MiB file through a 32 MiB
+ * cache, without the flag against with it): O_DIRECT 1 MiB sequential
+ * writes 1.26x, 64 KiB random writes 1.34x, buffered 1 MiB writes
+ * 1.07x; 4 KiB random rewrites of a 16 MiB file, which fits: 1.13x,
+ * its rounds from 0.82x to 1.16x (no pass starts).
+ */
+#define UPC_FILE_WRITEBACK_BACKGROUND	(1U << 1)
+
 /**
  * upc_file_open() - Cache a regular file: open it as a upc_ file.
  * @cache: The cache its pages are kept in (under its memory limit).
@@ -400,12 +425,13 @@ int upc_shmem_create(struct upc_cache *cache,
  *	written through @fd with O_DIRECT cleared for the while and
  *	flushed to the device at once.  No other descriptor of the file
  *	is opened or closed, so the caller's POSIX record locks hold.
- * @flags: 0, or UPC_FILE_IO_URING.
+ * @flags: 0, or UPC_FILE_IO_URING and UPC_FILE_WRITEBACK_BACKGROUND.
  * @out: Receives the file.
  *
  * Reads that miss read the file (pread()); writes go to the cache and
- * reach the file when upc_fsync() or upc_close() writes them back, or
- * when reclaim evicts them under the memory limit.  While the upc_ file
+ * reach the file when upc_fsync() or upc_close() writes them back,
+ * when reclaim evicts them under the memory limit, or, with
+ * UPC_FILE_WRITEBACK_BACKGROUND, when a flusher thread writes them.  While the upc_ file
  * is open it must be the file's only user: changes made through other
  * descriptors are not seen by pages already cached, and may be
  * overwritten by writeback; and @fd itself is the cache's (to read,

@@ -47,7 +47,9 @@ static void test_open_errors(void **state)
 	assert_int_equal(upc_cache_create(&cfg, &e.cache), 0);
 	assert_int_equal(upc_file_open(NULL, e.fd, 0, &file), -EBADF);
 	assert_int_equal(upc_file_open(e.cache, e.fd, 0, NULL), -EINVAL);
-	assert_int_equal(upc_file_open(e.cache, e.fd, UPC_FILE_IO_URING << 1, &file),
+	assert_int_equal(upc_file_open(e.cache, e.fd,
+				       UPC_FILE_WRITEBACK_BACKGROUND << 1,
+				       &file),
 			 -EINVAL);
 	assert_int_equal(upc_file_open(e.cache, e.fd, 1U << 31, &file), -EINVAL);
 	assert_int_equal(upc_file_open(e.cache, -1, 0, &file), -EBADF);

@@ -117,6 +117,10 @@
  * @ops_mul: Writes per writer, in units of UPC_STRESS_OPS / 4: the
  *	reclaim scenario's readers miss nearly every time, and take
  *	several times as long per write as the others.
+ * @direct: The cache is on an O_DIRECT descriptor.
+ * @background: The file has background writeback
+ *	(UPC_FILE_WRITEBACK_BACKGROUND): flusher passes write back beside
+ *	everything else, and must have run by the end.
  */
 struct fc_config {
 	size_t limit;
@@ -128,6 +132,7 @@ struct fc_config {
 	bool reclaims;
 	unsigned int ops_mul;
 	bool direct;
+	bool background;
 };
 
 struct fc_shared {
@@ -505,11 +510,12 @@ static void *fc_truncator(void *arg)
 /*
  * The backing file, sized @size, and a cache of @limit bytes on it; with
  * @direct, on a descriptor of its own with O_DIRECT, writing back
- * through io_uring (the test reads the file through @fd either way).
+ * through io_uring (the test reads the file through @fd either way);
+ * with @flags too (upc_file_open()'s).
  * Return: false if the file system refuses O_DIRECT.
  */
 static bool fc_open(struct fc_env *env, size_t limit, int64_t size,
-		    bool direct)
+		    bool direct, unsigned int flags)
 {
 	struct upc_cache_config cfg = { .memory_limit = limit };
 	const char *tmp = getenv("TMPDIR");
@@ -530,7 +536,7 @@ static bool fc_open(struct fc_env *env, size_t limit, int64_t size,
 		return false;
 	assert_int_equal(upc_cache_create(&cfg, &env->cache), 0);
 	assert_int_equal(upc_file_open(env->cache, env->cfd,
-				       direct ? UPC_FILE_IO_URING : 0,
+				       (direct ? UPC_FILE_IO_URING : 0) | flags,
 				       &env->file), 0);
 	return true;
 }
@@ -679,7 +685,8 @@ static void fc_run(struct fc_env *env, const struct fc_config *cfg)
 
 	assert_true(cfg->writers + cfg->readers + cfg->fsyncers +
 		    cfg->truncator <= FC_MAX_THREADS);
-	if (!fc_open(env, cfg->limit, cfg->blocks * FC_BLOCK, cfg->direct)) {
+	if (!fc_open(env, cfg->limit, cfg->blocks * FC_BLOCK, cfg->direct,
+		     cfg->background ? UPC_FILE_WRITEBACK_BACKGROUND : 0)) {
 		print_message("O_DIRECT refused by $TMPDIR's file system: "
 			      "skipped\n");
 		skip();
@@ -730,6 +737,8 @@ static void fc_run(struct fc_env *env, const struct fc_config *cfg)
 		assert_true(st.evictions > 0);
 		assert_true(st.writebacks > 0);
 	}
+	if (cfg->background)
+		assert_true(background_writeback_passes(&env->file->fdf.wb));
 
 	assert_int_equal(upc_fsync(env->file), 0);
 	assert_file_ok(env->file);
@@ -825,6 +834,44 @@ static void test_file_concurrency_truncate_direct(void **state)
 	fc_run(*state, &cfg);
 }
 
+/*
+ * Background writeback beside everything else: flusher passes write
+ * back while writers write, readers miss, reclaim evicts and writes
+ * back, and fsync or truncation run; buffered and O_DIRECT.
+ */
+static void test_file_concurrency_background(void **state)
+{
+	static const struct fc_config cfg = {
+		.limit = 4 * API_MIB, .blocks = 16 * API_MIB / FC_BLOCK,
+		.writers = 2, .readers = 2, .fsyncers = 1, .ops_mul = 2,
+		.background = true,
+	};
+
+	fc_run(*state, &cfg);
+}
+
+static void test_file_concurrency_background_direct(void **state)
+{
+	static const struct fc_config cfg = {
+		.limit = 4 * API_MIB, .blocks = 16 * API_MIB / FC_BLOCK,
+		.writers = 2, .readers = 1, .fsyncers = 1, .ops_mul = 2,
+		.direct = true, .background = true,
+	};
+
+	fc_run(*state, &cfg);
+}
+
+static void test_file_concurrency_truncate_background(void **state)
+{
+	static const struct fc_config cfg = {
+		.limit = 2 * API_MIB, .blocks = 8 * API_MIB / FC_BLOCK,
+		.writers = 2, .readers = 1, .truncator = true, .ops_mul = 8,
+		.background = true,
+	};
+
+	fc_run(*state, &cfg);
+}
+
 /* ---- seeks ------------------------------------------------------------- */
 
 #define FC_SEEK_ROUNDS	20
@@ -875,7 +922,7 @@ static void test_file_concurrency_seeks(void **state)
 			      "skipped\n");
 		skip();
 	}
-	assert_true(fc_open(env, 4 * API_MIB, 4 * 4096, false));
+	assert_true(fc_open(env, 4 * API_MIB, 4 * 4096, false, 0));
 	memset(block, 0x33, sizeof(block));
 	assert_int_equal(upc_write(env->file, block, 4096, 0), 4096);
 	assert_int_equal(upc_write(env->file, block, 4096, 8192), 4096);
@@ -1104,6 +1151,15 @@ int main(void)
 			fc_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_file_concurrency_direct_flag, fc_setup,
+			fc_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_file_concurrency_background, fc_setup,
+			fc_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_file_concurrency_background_direct, fc_setup,
+			fc_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_file_concurrency_truncate_background, fc_setup,
 			fc_teardown),
 		cmocka_unit_test_setup_teardown(test_file_concurrency_ra_streams,
 						fc_setup, fc_teardown),

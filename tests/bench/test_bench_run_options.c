@@ -15,8 +15,9 @@
  * upcache-anon, which has no file to sync), direct= (O_DIRECT: on
  * upcache-file with any bs, on kernel-sync and kernel-psync with bs= and
  * offset= multiples of 4096, refused with a reason on kernel-mmap,
- * upcache-shmem and upcache-anon) and file_io_uring= (upcache-file
- * only), the think time options (thinktime= and thinktime_spin= in
+ * upcache-shmem and upcache-anon), file_io_uring= and
+ * file_background_writeback= (upcache-file only), the think time
+ * options (thinktime= and thinktime_spin= in
  * microseconds without a unit, thinktime_blocks= from 1; the last two
  * refused without thinktime=, a spin longer than the stall refused,
  * inherited from [global]), and that every option that is not supported
@@ -784,47 +785,70 @@ static void test_run_job_direct_alignment(void **state)
 	run_job_free(&job);
 }
 
-/* file_io_uring=: off by default, upcache-file's only. */
-static void test_run_job_file_io_uring(void **state)
+/* The job's bool at @field (offsetof(struct run_job, ...)). */
+static bool job_flag(const struct run_job *job, size_t field)
+{
+	return *(const bool *)((const char *)job + field);
+}
+
+/*
+ * An upcache-file option @name, a bool the job has at @field: off by
+ * default, upcache-file's only.
+ */
+static void file_bool_option(const char *name, size_t field)
 {
 	static const char *const others[] = {
 		"upcache-shmem", "upcache-anon", "kernel-sync", "kernel-psync",
 		"kernel-mmap", "psync",
 	};
 	struct run_job job;
-	char err[400];
+	char err[400], want[200];
 	size_t i;
 
-	(void)state;
 	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
 				 "ioengine", "upcache-file", NULL), 0);
-	assert_false(job.file_io_uring);
+	assert_false(job_flag(&job, field));
 	run_job_free(&job);
 	assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
-				 "ioengine", "upcache-file", "file_io_uring",
+				 "ioengine", "upcache-file", name,
 				 NULL, "direct", "1", "fsync", "8", NULL), 0);
-	assert_true(job.file_io_uring);
+	assert_true(job_flag(&job, field));
 	assert_true(job.direct);
 	assert_int_equal(job.fsync_blocks, 8);
 	run_job_free(&job);
+	snprintf(want, sizeof(want), "%s=1 is an option of "
+		 "ioengine=upcache-file", name);
 	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
 		err[0] = '\0';
 		assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
-					 "ioengine", others[i], "file_io_uring",
-					 "1", NULL), -EINVAL);
-		if (!strstr(err, "file_io_uring=1 is an option of "
-			    "ioengine=upcache-file"))
+					 "ioengine", others[i], name, "1",
+					 NULL), -EINVAL);
+		if (!strstr(err, want))
 			fail_msg("%s: %s", others[i], err);
 		run_job_free(&job);
 		assert_int_equal(resolve(&job, err, sizeof(err), "size", "1m",
-					 "ioengine", others[i], "file_io_uring",
-					 "0", NULL), 0);
-		assert_false(job.file_io_uring);
+					 "ioengine", others[i], name, "0",
+					 NULL), 0);
+		assert_false(job_flag(&job, field));
 		run_job_free(&job);
 	}
-	assert_int_equal(set_err("file_io_uring", "on", err, sizeof(err)),
-			 -EINVAL);
-	assert_non_null(strstr(err, "file_io_uring=on: must be 0 or 1"));
+	assert_int_equal(set_err(name, "on", err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s=on: must be 0 or 1", name);
+	assert_non_null(strstr(err, want));
+}
+
+static void test_run_job_file_io_uring(void **state)
+{
+	(void)state;
+	file_bool_option("file_io_uring",
+			 offsetof(struct run_job, file_io_uring));
+}
+
+static void test_run_job_file_background_writeback(void **state)
+{
+	(void)state;
+	file_bool_option("file_background_writeback",
+			 offsetof(struct run_job, file_background_writeback));
 }
 
 /* Both are inherited from [global], and a job may turn them off. */
@@ -1095,6 +1119,7 @@ int main(void)
 		cmocka_unit_test(test_run_job_direct_options),
 		cmocka_unit_test(test_run_job_direct_alignment),
 		cmocka_unit_test(test_run_job_file_io_uring),
+		cmocka_unit_test(test_run_job_file_background_writeback),
 		cmocka_unit_test(test_run_jobfile_direct_inherited),
 		cmocka_unit_test(test_run_jobfile_inherits_global),
 		cmocka_unit_test(test_run_jobfile_errors_name_line),

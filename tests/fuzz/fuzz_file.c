@@ -53,7 +53,10 @@
  *			upc_file_open() or a read-only interlude first,
  *			see op_reopen(); len bit 0: UPC_FILE_IO_URING,
  *			bit 1: through an O_DIRECT descriptor where the
- *			file system takes one); 10 bad pointer and count
+ *			file system takes one, bit 2:
+ *			UPC_FILE_WRITEBACK_BACKGROUND, whose flusher
+ *			then writes beside the operations that follow);
+ *			10 bad pointer and count
  *			arguments (arg % 10, see op_bad()); 11 write near
  *			the end of the file (offset - 4096 + offset %
  *			12288 from the size); 13 fault injection for the
@@ -684,7 +687,8 @@ static void fz_bad_open(struct fz *z, unsigned int which)
 		break;
 	case 2:
 		fz_expect(z, "open flags unknown",
-			  upc_file_open(z->cache, z->fd, UPC_FILE_IO_URING << 1,
+			  upc_file_open(z->cache, z->fd,
+					UPC_FILE_WRITEBACK_BACKGROUND << 1,
 					&f), -EINVAL);
 		break;
 	case 3:
@@ -753,6 +757,9 @@ static void op_reopen(struct fz *z, int64_t pos, int64_t len, uint8_t arg)
 		fz_bad_open(z, which);
 	/* Writeback's batches through io_uring or pwritev() (io/uring.c). */
 	flags = len & 1 ? UPC_FILE_IO_URING : 0;
+	/* A flusher thread writing back beside what follows. */
+	if (len & 4)
+		flags |= UPC_FILE_WRITEBACK_BACKGROUND;
 	/* The file direct or not; this program reads it through @fd. */
 	if (z->dfd >= 0)
 		close(z->dfd);

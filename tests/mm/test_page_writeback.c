@@ -8,7 +8,9 @@
  * write fails stays dirty with its data, the pass goes on with the
  * others, and the error lands on the mapping, where every watcher
  * (file_write_and_wait_range(), file_check_and_advance_wb_err()) reports
- * it once, whether the pass or reclaim met it.
+ * it once, whether the pass or reclaim met it.  filemap_flush(), the
+ * background pass, leaves folios others hold locked and writes each
+ * stretch of neighbours on its own.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -35,6 +37,72 @@ static bool page_dirty(struct address_space *mapping, pgoff_t index)
 static uint64_t store_word(struct vm_store *st, pgoff_t index)
 {
 	return *(uint64_t *)vm_store_page(st, index);
+}
+
+/* The runs of folios handed to the hook, for flush_hook(). */
+static unsigned int flush_runs[16], flush_nr_runs;
+
+/* a_ops->writeback_folios that notes each run, then writes its folios. */
+static void flush_hook(struct address_space *mapping, struct folio **folios,
+		       unsigned int nr, int *errs)
+{
+	unsigned int i;
+
+	assert_true(flush_nr_runs < 16);
+	flush_runs[flush_nr_runs++] = nr;
+	for (i = 0; i < nr; i++)
+		errs[i] = vm_store_writeback_folio(mapping, folios[i]);
+}
+
+/*
+ * filemap_flush(): pages 0-9, 20-29 and 40 dirty, page 25 locked by this
+ * thread.  It is left dirty, not waited for; each stretch goes to the
+ * hook alone (0-9, 20-24, 26-29, 40), and comes out clean.
+ */
+static void test_flush_stretches_skips_locked(void **state)
+{
+	static const unsigned int want[] = { 10, 5, 4, 1 };
+	struct address_space_operations aops;
+	struct folio *held;
+	struct vm_fixture f;
+	struct vm_store st;
+	unsigned int k;
+	pgoff_t i;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	aops = *f.mapping.a_ops;
+	aops.writeback_folios = flush_hook;
+	f.mapping.a_ops = &aops;
+	for (i = 0; i <= 40; i++)
+		if (i < 10 || (i >= 20 && i < 30) || i == 40)
+			vm_write_stamp(&f.mapping, i, ~i);
+	held = filemap_get_folio(&f.mapping, 25);
+	assert_false(IS_ERR(held));
+	folio_lock(held);
+	flush_nr_runs = 0;
+	assert_int_equal(filemap_flush(&f.mapping), 0);
+	assert_int_equal(flush_nr_runs, 4);
+	for (k = 0; k < 4; k++)
+		assert_int_equal(flush_runs[k], want[k]);
+	assert_int_equal(st.writes, 20);
+	assert_true(page_dirty(&f.mapping, 25));
+	assert_true(store_word(&st, 25) == vm_pattern(25));
+	for (i = 0; i <= 40; i++)
+		if (i != 25 && (i < 10 || (i >= 20 && i < 30) || i == 40)) {
+			assert_false(page_dirty(&f.mapping, i));
+			assert_true(store_word(&st, i) == ~i);
+		}
+	folio_unlock(held);
+	folio_put(held);
+	/* The sync pass then writes it: the only dirty folio left. */
+	flush_nr_runs = 0;
+	assert_int_equal(filemap_fdatawrite_range(&f.mapping, 0, INT64_MAX),
+			 0);
+	assert_int_equal(flush_nr_runs, 1);
+	assert_false(page_dirty(&f.mapping, 25));
+	assert_true(store_word(&st, 25) == ~(pgoff_t)25);
+	vm_store_teardown(&f, &st);
 }
 
 /* Only the range's dirty folios are written, and come out clean. */
@@ -340,6 +408,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fdatawrite_range_writes_range),
+		cmocka_unit_test(test_flush_stretches_skips_locked),
 		cmocka_unit_test(test_fdatawrite_range_errors),
 		cmocka_unit_test(test_fdatawrite_range_failure_keeps_data),
 		cmocka_unit_test(test_reclaim_error_reported_once),

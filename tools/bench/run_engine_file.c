@@ -24,9 +24,12 @@
  * is then the file's only cache, misses read and writeback writes whole
  * aligned pages straight to the file, and the job's buffers need no
  * alignment, since the cache copies.  file_io_uring=1 is fd_file_init()'s
- * @io_uring (what UPC_FILE_IO_URING asks of upc_file_open()): writeback
- * sends each batch of dirty pages in one io_uring submission rather than
- * one pwritev() per run of neighbours.
+ * FD_FILE_IO_URING (what UPC_FILE_IO_URING asks of upc_file_open()):
+ * writeback sends each batch of dirty pages in one io_uring submission
+ * rather than one pwritev() per run of neighbours.
+ * file_background_writeback=1 is FD_FILE_WRITEBACK_BACKGROUND
+ * (UPC_FILE_WRITEBACK_BACKGROUND): a flusher thread writes dirty pages
+ * back while the job writes.
  *
  * Operations:
  *
@@ -186,7 +189,10 @@ static int uf_prepare(struct uf_ctx *ctx, struct uf_file *f, char *err,
 		close(f->fd);
 		f->fd = fd;
 	}
-	ret = fd_file_init(&f->ff, ctx->arena, f->fd, job->file_io_uring);
+	ret = fd_file_init(&f->ff, ctx->arena, f->fd,
+			   (job->file_io_uring ? FD_FILE_IO_URING : 0) |
+			   (job->file_background_writeback ?
+			    FD_FILE_WRITEBACK_BACKGROUND : 0));
 	if (ret) {
 		uf_init_error(ctx, f, ret, err, errlen);
 		return ret;

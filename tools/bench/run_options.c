@@ -147,6 +147,8 @@ static const struct opt_spec opt_specs[] = {
 	  "upcache engines' memory limit (sized to the files)"),
 	S(FILE_IO_URING, "file_io_uring", NULL, BOOL,
 	  "upcache-file: writeback batches through io_uring (0)"),
+	S(FILE_BACKGROUND_WRITEBACK, "file_background_writeback", NULL, BOOL,
+	  "upcache-file: a flusher thread writes dirty pages back (0)"),
 	S(SWAP_SIZE, "swap_size", NULL, SIZE,
 	  "upcache-anon/shmem: bytes of swap (the data's size if wanted)"),
 	S(SWAP_FILE, "swap_file", NULL, STR,
@@ -855,7 +857,8 @@ static int resolve_direct_align(const struct run_job *job, char *err,
 }
 
 /*
- * resolve_direct() - direct= and file_io_uring=, and the engines that
+ * resolve_direct() - direct=, file_io_uring= and
+ * file_background_writeback=, and the engines that
  * take them.  As with the sync options, 0 asks for nothing and is
  * accepted anywhere (a [global] direct=0 included); 1 on an engine that
  * cannot honour it is an error, never ignored.
@@ -867,10 +870,15 @@ static int resolve_direct(const struct run_opts *o, struct run_job *job,
 
 	job->direct = resolve_bool(o, RUN_OPT_DIRECT);
 	job->file_io_uring = resolve_bool(o, RUN_OPT_FILE_IO_URING);
-	if (job->file_io_uring && strcmp(job->engine, "upcache-file"))
-		return bench_opt_error(err, errlen, "job '%s': file_io_uring=1 "
+	job->file_background_writeback =
+		resolve_bool(o, RUN_OPT_FILE_BACKGROUND_WRITEBACK);
+	if ((job->file_io_uring || job->file_background_writeback) &&
+	    strcmp(job->engine, "upcache-file"))
+		return bench_opt_error(err, errlen, "job '%s': %s=1 "
 				       "is an option of ioengine=upcache-file "
 				       "(its writeback), not %s", job->name,
+				       job->file_io_uring ? "file_io_uring" :
+				       "file_background_writeback",
 				       job->engine);
 	if (!job->direct)
 		return 0;

@@ -26,7 +26,8 @@
  *	thinktime and thinktime_spin take the same units but, as in fio,
  *	mean microseconds without one.
  *	bool (time_based, thread, group_reporting, stonewall, unlink,
- *	end_fsync, direct, file_io_uring): 0 or 1; the bare name (a
+ *	end_fsync, direct, file_io_uring, file_background_writeback):
+ *	0 or 1; the bare name (a
  *	job-file line "thread", "--thread") means 1.
  *	int (numjobs, rwmixread, rwmixwrite, iodepth, swap_space_shift,
  *	fsync, fdatasync, thinktime_blocks): decimal digits, within the
@@ -93,6 +94,7 @@ enum run_opt_id {
 	RUN_OPT_HUGE,
 	RUN_OPT_MEMORY_LIMIT,
 	RUN_OPT_FILE_IO_URING,
+	RUN_OPT_FILE_BACKGROUND_WRITEBACK,
 	RUN_OPT_SWAP_SIZE,
 	RUN_OPT_SWAP_FILE,
 	RUN_OPT_SWAP_SPACE_SHIFT,
@@ -204,6 +206,9 @@ enum run_huge {
  * @file_io_uring: upcache-file: writeback sends each batch of dirty
  *	pages in one io_uring submission (fd_file_init()'s @io_uring,
  *	UPC_FILE_IO_URING).
+ * @file_background_writeback: upcache-file: a flusher thread writes
+ *	dirty pages back while the job writes (FD_FILE_WRITEBACK_BACKGROUND,
+ *	UPC_FILE_WRITEBACK_BACKGROUND).
  * @swap_size: upcache-anon and upcache-shmem: bytes of swap; 0 for the
  *	default (the regions' or files' size when swap is wanted: a
  *	@memory_limit below them, a @swap_file or a @swap_space_shift;
@@ -244,6 +249,7 @@ struct run_job {
 	enum run_huge huge;
 	uint64_t memory_limit;
 	bool file_io_uring;
+	bool file_background_writeback;
 	uint64_t swap_size;
 	char *swap_file;
 	unsigned int swap_space_shift;
@@ -332,7 +338,8 @@ void run_opts_free(struct run_opts *o);
  * than 0 need an engine with a file to sync (run_engine_syncs());
  * direct=1 needs upcache-file, kernel-sync or kernel-psync, and on the
  * kernel engines a bs= and offset= that are multiples of
- * RUN_DIRECT_ALIGN; file_io_uring=1 needs upcache-file;
+ * RUN_DIRECT_ALIGN; file_io_uring=1 and file_background_writeback=1
+ * need upcache-file;
  * thinktime_spin= and thinktime_blocks= need thinktime=, and
  * thinktime_spin= may not be longer than thinktime=.
  *

@@ -204,11 +204,13 @@ static void text_result(FILE *out, const struct run_result *r)
 
 	/* direct=1 is shown: a direct figure must never pass for a cached one. */
 	fprintf(out, "%s: (groupid=%u, jobs=%u): ioengine=%s rw=%s bs=%llu "
-		"size=%s%s%s", job->name, r->group, r->clones, job->engine,
-		run_rw_name(job->rw), (unsigned long long)job->bs,
+		"size=%s%s%s%s", job->name, r->group, r->clones,
+		job->engine, run_rw_name(job->rw), (unsigned long long)job->bs,
 		run_fmt_bytes(size, sizeof(size), (double)job->size),
 		job->direct ? " direct=1" : "",
-		job->file_io_uring ? " file_io_uring=1" : "");
+		job->file_io_uring ? " file_io_uring=1" : "",
+		job->file_background_writeback ?
+		" file_background_writeback=1" : "");
 	text_think(out, job);
 	fputc('\n', out);
 	if (r->skipped) {
