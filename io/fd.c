@@ -29,11 +29,18 @@
 #include "fd.h"
 
 /*
- * Buffers one preadv()/pwritev() of fd_rw_continue() is given at most
- * when the first must be cut (a copy of them is made, on the stack);
- * whole buffers go to the call as they are, up to IOV_MAX.  A copy of
- * 32 capped every call at 32 pages: a 1 MiB direct read of order-0
- * folios took eight trips to the device, one after the other.
+ * Entries of the copy of the buffers fd_rw_continue() makes on the
+ * stack for one preadv()/pwritev(): buffers that follow each other in
+ * memory merged into one entry, the first cut by what an earlier short
+ * transfer moved.  Buffers that do not merge into this many go to the
+ * call as they are, up to IOV_MAX, unless the first must be cut: a
+ * copy of 32 unmerged buffers capped every call at 32 pages, and a
+ * 1 MiB direct read of order-0 folios took eight trips to the device.
+ *
+ * Why merge: a 1 MiB O_DIRECT pwritev() of 256 page buffers moved 12%
+ * less than one of a single 1 MiB buffer (3.0 against 3.4 GiB/s,
+ * overwriting a file on ext4 over a virtual disk, Linux 6.18), and
+ * folios of a stretch are often neighbours in the arena.
  */
 #define FD_IOV_CHUNK	32
 
@@ -66,6 +73,34 @@ struct io_counters *io_thread_counters(void)
 	return &io_counters;
 }
 
+/*
+ * Copy @nr buffers into @chunk (FD_IOV_CHUNK entries), the first cut by
+ * @skip bytes, merging each with the one before where it follows it in
+ * memory.  Return: the entries filled; *@taken, the buffers they hold
+ * (fewer than @nr when @chunk ran out).
+ */
+static int fd_iov_merge(const struct iovec *iov, int nr, size_t skip,
+			struct iovec *chunk, int *taken)
+{
+	int i, m = 0;
+
+	for (i = 0; i < nr; i++) {
+		char *base = (char *)iov[i].iov_base + (i ? 0 : skip);
+		size_t len = iov[i].iov_len - (i ? 0 : skip);
+
+		if (m && (char *)chunk[m - 1].iov_base +
+			 chunk[m - 1].iov_len == base) {
+			chunk[m - 1].iov_len += len;
+			continue;
+		}
+		if (m == FD_IOV_CHUNK)
+			break;
+		chunk[m++] = (struct iovec){ .iov_base = base, .iov_len = len };
+	}
+	*taken = i;
+	return m;
+}
+
 ssize_t fd_rw_continue(int fd, bool write, const struct iovec *iov,
 		       int iovcnt, int64_t off, size_t *done)
 {
@@ -79,29 +114,27 @@ ssize_t fd_rw_continue(int fd, bool write, const struct iovec *iov,
 		iovcnt--;
 	}
 	/*
-	 * Each call moves the next buffers: as they are, or a copy of them
-	 * with the first cut by @skip, what an earlier short transfer
-	 * already moved of it.
+	 * Each call moves the next buffers: a merged copy of them (with the
+	 * first cut by @skip, what an earlier short transfer already moved
+	 * of it) where it holds them all or the first is cut, else the
+	 * buffers as they are.
 	 */
 	while (iovcnt > 0) {
 		const struct iovec *vec = iov;
-		int i, nr = iovcnt < IOV_MAX ? iovcnt : IOV_MAX;
+		int m, taken, nr = iovcnt < IOV_MAX ? iovcnt : IOV_MAX;
 		off_t at = (off_t)(off + (int64_t)*done);
 		ssize_t n;
 
 		/* Short so far, and direct: the end, if off a block's edge. */
 		if (!write && *done && fd_direct_eof(fd, off, *done))
 			break;
-		if (skip) {
-			if (nr > FD_IOV_CHUNK)
-				nr = FD_IOV_CHUNK;
-			for (i = 0; i < nr; i++)
-				chunk[i] = iov[i];
-			chunk[0].iov_base = (char *)chunk[0].iov_base + skip;
-			chunk[0].iov_len -= skip;
+		m = fd_iov_merge(iov, nr, skip, chunk, &taken);
+		if (taken == nr || skip) {
 			vec = chunk;
+			nr = m;
 		}
 		io_counters.syscalls++;
+		io_counters.iovecs += (uint64_t)nr;
 		n = write ? pwritev(fd, vec, nr, at) : preadv(fd, vec, nr, at);
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -21,12 +21,15 @@
  *	io/uring.c's submissions and waits.
  * @uring_batches: Batches that went through io_uring.
  * @bytes: Bytes moved, either way.
+ * @iovecs: Buffers handed to preadv()/pwritev(), after fd_rw_continue()
+ *	merged those that follow each other in memory.
  */
 struct io_counters {
 	uint64_t transfers;
 	uint64_t syscalls;
 	uint64_t uring_batches;
 	uint64_t bytes;
+	uint64_t iovecs;
 };
 
 /**
@@ -48,7 +51,8 @@ struct io_counters *io_thread_counters(void);
  * @done: Bytes of the transfer already moved; updated as more move.
  *
  * A read stops early only at the end of the file; a write only on an
- * error.  io/uring.c finishes short completions with it.
+ * error.  io/uring.c finishes short completions with it.  Buffers that
+ * follow each other in memory go to the system call as one.
  *
  * Context: May sleep (the system calls).
  * Return: The transfer's bytes moved, *@done; or the call's negative

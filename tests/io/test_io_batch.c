@@ -387,6 +387,72 @@ static void test_many_buffers_one_call(void **state)
 }
 
 /*
+ * Buffers that follow each other in memory go to the call as one: 96
+ * pages of one array, each its own buffer, are one buffer of a preadv()
+ * and of a pwritev(); 32 runs of two pages, 32 buffers; every other
+ * page, 48 runs, more than a merged copy holds (FD_IOV_CHUNK): the 48
+ * buffers as they are.  Every byte lands where it belongs.
+ */
+static void test_neighbours_merge(void **state)
+{
+	static unsigned char pages[NPAGES][PAGE];
+	static const struct {
+		int step, run, iovecs;
+	} cases[] = { { 1, 1, 1 }, { 3, 2, 32 }, { 2, 1, 48 } };
+	struct io_counters *c = io_thread_counters();
+	struct iovec iov[NPAGES];
+	int fd = make_file(7);
+	unsigned int k;
+
+	(void)state;
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		int i, b, nr = 0;
+		size_t done = 0;
+
+		for (i = 0; i + cases[k].run <= NPAGES; i += cases[k].step)
+			for (b = 0; b < cases[k].run; b++)
+				iov[nr++] = (struct iovec){ pages[i + b],
+							    PAGE };
+		for (i = 0; i < NPAGES; i++)
+			memset(pages[i], 0xee, PAGE);
+		*c = (struct io_counters){ 0 };
+		assert_int_equal(fd_readv_full(fd, iov, nr, 0),
+				 (ssize_t)nr * PAGE);
+		assert_int_equal(c->syscalls, 1);
+		assert_int_equal(c->iovecs, cases[k].iovecs);
+		for (i = 0; i < nr; i++)
+			for (b = 0; b < PAGE; b++)
+				assert_int_equal(((unsigned char *)
+						  iov[i].iov_base)[b],
+						 byte_at((int64_t)i * PAGE + b,
+							 7));
+		for (i = 0; i < nr; i++)
+			memset(iov[i].iov_base, i + 1, PAGE);
+		*c = (struct io_counters){ 0 };
+		assert_int_equal(fd_rw_continue(fd, true, iov, nr, 0, &done),
+				 (ssize_t)nr * PAGE);
+		assert_int_equal(c->syscalls, 1);
+		assert_int_equal(c->iovecs, cases[k].iovecs);
+		for (i = 0; i < nr; i++) {
+			unsigned char got[PAGE];
+
+			assert_int_equal(pread(fd, got, PAGE, (off_t)i * PAGE),
+					 PAGE);
+			for (b = 0; b < PAGE; b++)
+				assert_int_equal(got[b], (unsigned char)(i + 1));
+		}
+		/* Put the pattern back for the next case's read. */
+		for (i = 0; i < NPAGES; i++) {
+			for (b = 0; b < PAGE; b++)
+				pages[0][b] = byte_at((int64_t)i * PAGE + b, 7);
+			assert_int_equal(pwrite(fd, pages[0], PAGE,
+						(off_t)i * PAGE), PAGE);
+		}
+	}
+	close(fd);
+}
+
+/*
  * More buffers than one call takes (IOV_MAX), the first of them cut by
  * bytes already moved: every byte lands where it belongs, in a few
  * calls, none past the end of the buffers.
@@ -596,6 +662,7 @@ int main(void)
 		cmocka_unit_test(test_errors_uring),
 		cmocka_unit_test(test_rw_continue),
 		cmocka_unit_test(test_many_buffers_one_call),
+		cmocka_unit_test(test_neighbours_merge),
 		cmocka_unit_test(test_more_buffers_than_iov_max),
 		cmocka_unit_test(test_threads_own_rings),
 		cmocka_unit_test(test_fork_child_own_ring),
