@@ -53,11 +53,14 @@ struct workqueue_struct;
  * struct wq_slot - one worker.
  * @wq: Its queue.
  * @seq: The sequence number of the work it runs; 0 when it runs none.
+ * @work: The work it runs (only compared, by flush_work(): it may be
+ *	gone once its @func runs); NULL when it runs none.
  * @thread: The thread, for destroy_workqueue() to join.
  */
 struct wq_slot {
 	struct workqueue_struct *wq;
 	unsigned long seq;
+	const struct work_struct *work;
 	pthread_t thread;
 };
 
@@ -65,7 +68,8 @@ struct wq_slot {
  * struct workqueue_struct - a queue and its pool.
  * @lock: Guards everything below.
  * @more: Idle workers wait here for work (or for the queue to stop).
- * @idle: flush_workqueue() and fork wait here for work to finish.
+ * @idle: flush_workqueue(), flush_work() and fork wait here for work
+ *	to finish.
  * @head: The oldest queued work, or NULL.
  * @tail: Where the next work is linked.
  * @pending: Works queued and not yet taken by a worker.
@@ -138,10 +142,12 @@ static void *wq_worker(void *arg)
 			break;		/* stopping, and nothing left */
 		work = wq_dequeue(wq);
 		slot->seq = work->seq;
+		slot->work = work;
 		pthread_mutex_unlock(&wq->lock);
 		work->func(work);	/* @work may be gone from here on */
 		pthread_mutex_lock(&wq->lock);
 		slot->seq = 0;
+		slot->work = NULL;
 		if (wq->nr_waiting)
 			pthread_cond_broadcast(&wq->idle);
 	}
@@ -377,6 +383,34 @@ void flush_workqueue(struct workqueue_struct *wq)
 	target = wq->last_seq;
 	wq->nr_waiting++;
 	while (wq_oldest(wq) <= target)
+		pthread_cond_wait(&wq->idle, &wq->lock);
+	wq->nr_waiting--;
+	pthread_mutex_unlock(&wq->lock);
+}
+
+/* Is @work queued on @wq, or running on one of its workers?  Lock held. */
+static bool wq_has_work(const struct workqueue_struct *wq,
+			const struct work_struct *work)
+{
+	const struct work_struct *w;
+	unsigned int i;
+
+	for (w = wq->head; w; w = w->next)
+		if (w == work)
+			return true;
+	for (i = 0; i < wq->nr_workers; i++)
+		if (wq->slots[i].work == work)
+			return true;
+	return false;
+}
+
+void flush_work(struct workqueue_struct *wq, struct work_struct *work)
+{
+	if (!wq)
+		return;
+	pthread_mutex_lock(&wq->lock);
+	wq->nr_waiting++;
+	while (wq_has_work(wq, work))
 		pthread_cond_wait(&wq->idle, &wq->lock);
 	wq->nr_waiting--;
 	pthread_mutex_unlock(&wq->lock);

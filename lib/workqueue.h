@@ -96,6 +96,20 @@ int queue_work(struct workqueue_struct *wq, struct work_struct *work);
 void flush_workqueue(struct workqueue_struct *wq);
 
 /**
+ * flush_work() - Wait until @work is neither queued nor running.
+ * @wq: The queue it is queued on, or NULL (nothing to wait for).
+ * @work: The work; the caller's to keep alive until this returns.
+ *
+ * Returns once no worker runs @work and it is not queued, whatever
+ * else the queue has; work that queues itself again from its @func is
+ * waited for again.  Waiting for one work, not the queue: a long work
+ * of another user does not hold the caller up.
+ *
+ * Context: Sleeps.  Not from @work's own @func.
+ */
+void flush_work(struct workqueue_struct *wq, struct work_struct *work);
+
+/**
  * workqueue_nr_workers() - How many worker threads @wq has started.
  * @wq: The queue.
  *

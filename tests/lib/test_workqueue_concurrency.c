@@ -281,6 +281,53 @@ static void test_flush_waits(void **state)
 }
 
 /*
+ * flush_work() waits for its work only: with A blocked on the gate on
+ * one worker, flushing B (slow, on the other) returns once B is done,
+ * A still blocked; flushing A returns once the gate opens; flushing a
+ * work never queued returns at once; and a work queued behind a busy
+ * pool is waited for until it has run.
+ */
+static void test_flush_work(void **state)
+{
+	struct workqueue_struct *wq = alloc_workqueue(2);
+	struct work_struct a = { .func = gate_fn }, b = { .func = slow_fn };
+	struct work_struct c = { .func = slow_fn }, never = { .func = slow_fn };
+	struct work_struct d = { .func = gate_fn };
+
+	(void)state;
+	assert_non_null(wq);
+	gate_reset();
+	slow_done = false;
+	assert_int_equal(queue_work(wq, &a), 0);
+	gate_wait_inside(1);
+	assert_int_equal(queue_work(wq, &b), 0);
+	flush_work(wq, &b);
+	assert_true(__atomic_load_n(&slow_done, __ATOMIC_ACQUIRE));
+	pthread_mutex_lock(&gate_lock);
+	assert_int_equal(gate_inside, 1);
+	pthread_mutex_unlock(&gate_lock);
+	flush_work(wq, &never);
+	flush_work(NULL, &a);
+	/* Both workers blocked: c waits in the queue behind them. */
+	assert_int_equal(queue_work(wq, &d), 0);
+	gate_wait_inside(2);
+	slow_done = false;
+	assert_int_equal(queue_work(wq, &c), 0);
+	pthread_mutex_lock(&gate_lock);
+	assert_int_equal(gate_ran, 0);
+	pthread_mutex_unlock(&gate_lock);
+	gate_release();
+	flush_work(wq, &c);
+	assert_true(__atomic_load_n(&slow_done, __ATOMIC_ACQUIRE));
+	flush_work(wq, &a);
+	flush_work(wq, &d);
+	pthread_mutex_lock(&gate_lock);
+	assert_int_equal(gate_ran, 2);
+	pthread_mutex_unlock(&gate_lock);
+	destroy_workqueue(wq);
+}
+
+/*
  * A flush waits for the work queued before it even while other threads
  * queue more that finishes first: A blocks on the gate on one worker,
  * B and then C (queued after the flush began) finish on the other, and
@@ -621,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_each_work_runs_once),
 		cmocka_unit_test(test_pool_grows_to_max),
 		cmocka_unit_test(test_flush_waits),
+		cmocka_unit_test(test_flush_work),
 		cmocka_unit_test(test_flush_with_other_queuers),
 		cmocka_unit_test(test_single_worker_keeps_order),
 		cmocka_unit_test(test_destroy_runs_queued),
