@@ -37,6 +37,7 @@
  * memory.  The first error is returned.
  */
 #include <errno.h>
+#include <pthread.h>
 
 #include "filemap_internal.h"
 #include "writeback.h"
@@ -154,27 +155,25 @@ static bool writeback_take(struct address_space *mapping, struct folio *folio,
 }
 
 /*
- * The pass keeps the folios it has locked across lookup batches, each
- * with a reference of its own, and writes them when WRITEBACK_MAX_RUN
- * are held, and at the end; and as writeback_take() says.
+ * The pass over [*@index, @last] keeps the folios it has locked across
+ * lookup batches, each with a reference of its own, and writes them
+ * when WRITEBACK_MAX_RUN are held, and at the end; and as
+ * writeback_take() says.  With @budget, it stops once it has taken that
+ * many pages (counted down), *@index then just after the last folio.
  */
-static int write_cache_range(struct address_space *mapping, int64_t start,
-			     int64_t end, bool flush)
+static int write_cache_range(struct address_space *mapping, pgoff_t *index,
+			     pgoff_t last, bool flush, unsigned long *budget)
 {
 	struct folio *locked[WRITEBACK_MAX_RUN];
 	struct folio_batch fbatch;
-	pgoff_t index, last;
 	unsigned int i, nr = 0;
 	int ret = 0, err;
 
-	if (start < 0 || end < start)
-		return -EINVAL;
 	if (!mapping->a_ops || !mapping->a_ops->writeback_folio)
 		return 0;
-	wb_range(start, end, &index, &last);
 	folio_batch_init(&fbatch);
-	while (index <= last &&
-	       filemap_get_folios_tag(mapping, &index, last,
+	while (*index <= last && (!budget || *budget) &&
+	       filemap_get_folios_tag(mapping, index, last,
 				      PAGECACHE_TAG_DIRTY, &fbatch)) {
 		for (i = 0; i < folio_batch_count(&fbatch); i++) {
 			struct folio *folio = fbatch.folios[i];
@@ -196,6 +195,14 @@ static int write_cache_range(struct address_space *mapping, int64_t start,
 					ret = err;
 				nr = 0;
 			}
+			if (budget) {
+				*budget -= *budget < folio_nr_pages(folio) ?
+					   *budget : folio_nr_pages(folio);
+				if (!*budget) {
+					*index = folio_next_index(folio);
+					break;
+				}
+			}
 		}
 		folio_batch_release(&fbatch);
 	}
@@ -210,12 +217,25 @@ static int write_cache_range(struct address_space *mapping, int64_t start,
 int filemap_fdatawrite_range(struct address_space *mapping, int64_t start,
 			     int64_t end)
 {
-	return write_cache_range(mapping, start, end, false);
+	pgoff_t index, last;
+
+	if (start < 0 || end < start)
+		return -EINVAL;
+	wb_range(start, end, &index, &last);
+	return write_cache_range(mapping, &index, last, false, NULL);
 }
 
-int filemap_flush(struct address_space *mapping)
+int filemap_flush(struct address_space *mapping, pgoff_t *index,
+		  unsigned long *nr_to_write)
 {
-	return write_cache_range(mapping, 0, INT64_MAX, true);
+	pgoff_t first, last;
+	int ret;
+
+	wb_range(0, INT64_MAX, &first, &last);
+	ret = write_cache_range(mapping, index, last, true, nr_to_write);
+	if (*nr_to_write)
+		*index = 0;	/* the end: the next starts over */
+	return ret;
 }
 
 int filemap_fdatawait_range(struct address_space *mapping, int64_t start,
@@ -284,11 +304,17 @@ int file_write_and_wait_range(struct address_space *mapping, errseq_t *since,
 /* ---- background writeback ------------------------------------------------ */
 
 /*
- * A mapping's flusher state: no pass; a pass queued or running; one
- * queued or running and a threshold's worth dirtied since it began (it
- * queues the next when it ends); stopped for good.
+ * A mapping's flusher state, in the low two bits of wb->state: no pass;
+ * a pass queued or running; one queued or running and a threshold's
+ * worth dirtied since it began (it queues the next when it ends);
+ * stopped for good.  The bits above hold the fork generation the state
+ * was set in (wb_fork_gen): a child of fork() inherits a state whose
+ * work the child has not got, when a writer had just set it, and must
+ * see it as idle.
  */
 enum { WB_IDLE, WB_QUEUED, WB_AGAIN, WB_STOPPED };
+#define WB_STATE_BITS	2
+#define WB_STATE_MASK	((1u << WB_STATE_BITS) - 1)
 
 /* The flusher threads: one pass at a time per mapping. */
 #define WB_WORKERS	4u
@@ -296,41 +322,91 @@ enum { WB_IDLE, WB_QUEUED, WB_AGAIN, WB_STOPPED };
 /* Made on first use, never destroyed (as readahead's workers). */
 static struct workqueue_struct *wb_wq;
 
+/* Forks this process descends through; see WB_IDLE.  Wraps harmlessly. */
+static uint32_t wb_fork_gen;
+static pthread_once_t wb_atfork_once = PTHREAD_ONCE_INIT;
+
+/* In the child, alone: states set before the fork are stale. */
+static void wb_atfork_child(void)
+{
+	wb_fork_gen++;
+}
+
+static void wb_register_atfork(void)
+{
+	pthread_atfork(NULL, NULL, wb_atfork_child);
+}
+
+/* @state as a state word of this generation. */
+static uint32_t wb_word(uint32_t state)
+{
+	return __atomic_load_n(&wb_fork_gen, __ATOMIC_RELAXED) <<
+	       WB_STATE_BITS | state;
+}
+
+/* The state a word says, a word of an earlier generation idle. */
+static uint32_t wb_state(uint32_t word)
+{
+	if (word >> WB_STATE_BITS != (wb_word(0) >> WB_STATE_BITS) &&
+	    (word & WB_STATE_MASK) != WB_STOPPED)
+		return WB_IDLE;
+	return word & WB_STATE_MASK;
+}
+
 /*
- * The work: one pass, then the next as new work if writers asked for
- * one meanwhile (WB_AGAIN), so that a fork() finds the queue idle
- * between passes however long writers go on.  Its errors are on the
- * mapping (writeback_write_folios()).  Going idle, or queueing the
- * next, is the last thing it does with @wb: background_writeback_stop()
- * may free it as soon as it sees WB_IDLE.
+ * Pages one pass may write: a threshold's worth, at least a run.  Long
+ * passes would hold a fork() (which waits for the flusher threads to be
+ * idle) and the other files' passes as long as a writer stays ahead.
+ */
+unsigned long wb_pass_pages(const struct background_writeback *wb)
+{
+	return wb->thresh > WRITEBACK_MAX_RUN ? wb->thresh : WRITEBACK_MAX_RUN;
+}
+
+/*
+ * The work: one pass, from where the last one stopped, then the next as
+ * new work if this one ran out of pages to write before the end of the
+ * file, or writers asked for one meanwhile (WB_AGAIN); so the queue is
+ * idle between passes however long writers go on.  Its errors are on
+ * the mapping (writeback_write_folios()).  Going idle, or queueing the
+ * next, is the last thing it does with @wb.
  */
 static void wb_workfn(struct work_struct *work)
 {
 	struct background_writeback *wb = (struct background_writeback *)work;
-	uint32_t queued = WB_QUEUED;
+	unsigned long budget = wb_pass_pages(wb);
+	uint32_t queued = wb_word(WB_QUEUED);
+	pgoff_t index = wb->next_index;
 
 	__atomic_store_n(&wb->dirtied, 0, __ATOMIC_RELAXED);
-	(void)filemap_flush(wb->mapping);
+	(void)filemap_flush(wb->mapping, &index, &budget);
+	wb->next_index = index;
+	__atomic_fetch_add(&wb->pages, wb_pass_pages(wb) - budget,
+			   __ATOMIC_RELAXED);
 	__atomic_fetch_add(&wb->passes, 1, __ATOMIC_RELEASE);
-	if (__atomic_compare_exchange_n(&wb->state, &queued, WB_IDLE, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+	if (!index &&
+	    __atomic_compare_exchange_n(&wb->state, &queued, wb_word(WB_IDLE),
+					false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
 		return;
-	/* WB_AGAIN: the next pass, unless stopping. */
-	__atomic_store_n(&wb->state, WB_QUEUED, __ATOMIC_RELAXED);
+	/* The rest of the file, or WB_AGAIN: the next pass, unless stopping. */
+	__atomic_store_n(&wb->state, wb_word(WB_QUEUED), __ATOMIC_RELAXED);
 	if (__atomic_load_n(&wb->stopping, __ATOMIC_RELAXED) ||
 	    queue_work(wb_wq, work))
-		__atomic_store_n(&wb->state, WB_IDLE, __ATOMIC_RELEASE);
+		__atomic_store_n(&wb->state, wb_word(WB_IDLE),
+				 __ATOMIC_RELEASE);
 }
 
 void background_writeback_init(struct background_writeback *wb,
 			       struct address_space *mapping,
 			       unsigned long thresh)
 {
+	pthread_once(&wb_atfork_once, wb_register_atfork);
 	*wb = (struct background_writeback){
 		.work.func = wb_workfn,
 		.mapping = mapping,
 		.thresh = thresh,
-		.state = WB_IDLE,
+		.state = wb_word(WB_IDLE),
 	};
 }
 
@@ -347,50 +423,52 @@ static bool wb_cache_tight(const struct background_writeback *wb)
 	return upc_arena_charged(arena) + wb->thresh >= upc_arena_limit(arena);
 }
 
+/* Has a threshold's worth been dirtied, @nr pages more counted? */
+static bool wb_dirtied_enough(struct background_writeback *wb,
+			      unsigned long nr)
+{
+	return __atomic_add_fetch(&wb->dirtied, nr, __ATOMIC_RELAXED) >=
+	       wb->thresh;
+}
+
 void background_writeback_dirtied(struct background_writeback *wb,
 				  unsigned long nr)
 {
 	struct workqueue_struct *wq;
-	uint32_t state;
+	uint32_t word, state;
 
-	if (!nr || !wb->thresh ||
-	    __atomic_add_fetch(&wb->dirtied, nr, __ATOMIC_RELAXED) < wb->thresh ||
+	if (!nr || !wb->thresh || !wb_dirtied_enough(wb, nr) ||
 	    !wb_cache_tight(wb))
 		return;
-	state = __atomic_load_n(&wb->state, __ATOMIC_ACQUIRE);
+	word = __atomic_load_n(&wb->state, __ATOMIC_ACQUIRE);
 	do {
+		state = wb_state(word);
 		/* Already asked, or stopped. */
 		if (state == WB_AGAIN || state == WB_STOPPED)
 			return;
-	} while (!__atomic_compare_exchange_n(&wb->state, &state,
-					      state == WB_IDLE ? WB_QUEUED :
-					      WB_AGAIN, false, __ATOMIC_ACQ_REL,
+	} while (!__atomic_compare_exchange_n(&wb->state, &word,
+					      wb_word(state == WB_IDLE ?
+						      WB_QUEUED : WB_AGAIN),
+					      false, __ATOMIC_ACQ_REL,
 					      __ATOMIC_ACQUIRE));
 	if (state != WB_IDLE)
 		return;		/* the pass under way queues the next */
 	wq = upc_fault_should_fail() ? NULL :
 	     alloc_workqueue_once(&wb_wq, WB_WORKERS);
 	if (!wq || queue_work(wq, &wb->work))
-		__atomic_store_n(&wb->state, WB_IDLE, __ATOMIC_RELEASE);
+		__atomic_store_n(&wb->state, wb_word(WB_IDLE),
+				 __ATOMIC_RELEASE);
 }
 
 /*
- * A pass queued or running was queued before the flush: the flush
- * returns after it has gone idle or queued the next, which, seeing
- * @stopping, queues none.
+ * Once the work is neither queued nor running (a pass that queues the
+ * next is waited for again; the next, seeing @stopping, queues none),
+ * nothing will touch @wb: whatever its state says (a child of fork()
+ * may have inherited one with no work behind it), it is stopped.
  */
 void background_writeback_stop(struct background_writeback *wb)
 {
-	uint32_t state;
-
 	__atomic_store_n(&wb->stopping, true, __ATOMIC_RELAXED);
-	for (;;) {
-		state = WB_IDLE;
-		if (__atomic_compare_exchange_n(&wb->state, &state, WB_STOPPED,
-						false, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE) ||
-		    state == WB_STOPPED)
-			return;
-		flush_workqueue(__atomic_load_n(&wb_wq, __ATOMIC_ACQUIRE));
-	}
+	flush_work(__atomic_load_n(&wb_wq, __ATOMIC_ACQUIRE), &wb->work);
+	__atomic_store_n(&wb->state, wb_word(WB_STOPPED), __ATOMIC_RELEASE);
 }

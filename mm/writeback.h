@@ -26,7 +26,11 @@
  * errors are recorded on the mapping (an open file's next fsync reports
  * them) and its writes are waited for by filemap_fdatawait_range() like
  * reclaim's; it never waits for a folio lock, and holds a folio locked
- * only while the stretch of neighbours it belongs to is written.
+ * only while the stretch of neighbours it belongs to is written.  A
+ * pass writes at most a threshold's worth of pages, from where the last
+ * one stopped, and queues the next as new work if the file has more:
+ * a fork() (which waits for the flusher threads to be idle) and other
+ * files' passes wait for one pass at most, never for a writer.
  *
  * There is no periodic writeback (the kernel's dirty_expire_centisecs):
  * a file dirtied below its threshold stays dirty until fsync, close or
@@ -49,19 +53,23 @@
  * @mapping: The mapping written back.
  * @thresh: Pages dirtied that start a pass; 0: never.
  * @dirtied: Pages dirtied since the last pass began (atomic).
+ * @next_index: Where the next pass starts (the work's own).
  * @state: Whether a pass is queued or running, and another is wanted
  *	after it (mm/page_writeback.c; atomic).
  * @stopping: background_writeback_stop() waits: no further pass.
- * @passes: Passes run, for tests (atomic).
+ * @passes: Passes ended, for tests (atomic).
+ * @pages: Pages the passes took, for tests (atomic).
  */
 struct background_writeback {
 	struct work_struct work;
 	struct address_space *mapping;
 	unsigned long thresh;
 	unsigned long dirtied;
+	pgoff_t next_index;
 	uint32_t state;
 	bool stopping;
 	unsigned long passes;
+	unsigned long pages;
 };
 
 /**
@@ -86,7 +94,8 @@ void background_writeback_init(struct background_writeback *wb,
  * progress), none starts; the next write past the threshold tries
  * again.
  *
- * Context: Any thread.  Does not sleep.
+ * Context: Any thread.  May sleep briefly: starting a flusher thread,
+ * or while a fork() waits for the flusher threads.
  */
 void background_writeback_dirtied(struct background_writeback *wb,
 				  unsigned long nr);
@@ -95,12 +104,12 @@ void background_writeback_dirtied(struct background_writeback *wb,
  * background_writeback_stop() - Wait for a pass under way; start none.
  * @wb: The mapping's state.
  *
- * Afterwards @wb and its mapping may be freed.  Calling it again does
- * nothing.
+ * Waits for this mapping's pass only (one pass: see above), not for
+ * other mappings'.  Afterwards @wb and its mapping may be freed.
+ * Calling it again does nothing.
  *
- * Context: No thread dirties the mapping any more.  Sleeps: it waits
- * for every work the flusher threads have queued (other mappings'
- * passes too).  Not from a flusher thread.
+ * Context: No thread dirties the mapping any more.  Sleeps.  Not from
+ * a flusher thread.
  */
 void background_writeback_stop(struct background_writeback *wb);
 
@@ -115,6 +124,27 @@ static inline unsigned long
 background_writeback_passes(const struct background_writeback *wb)
 {
 	return __atomic_load_n(&wb->passes, __ATOMIC_ACQUIRE);
+}
+
+/**
+ * wb_pass_pages() - The most pages one pass of @wb takes.
+ * @wb: The mapping's state.
+ *
+ * Return: Its threshold, or WRITEBACK_MAX_RUN if that is more.
+ */
+unsigned long wb_pass_pages(const struct background_writeback *wb);
+
+/**
+ * background_writeback_pages() - Pages @wb's passes took (for tests).
+ * @wb: The mapping's state.
+ *
+ * Context: Any thread.
+ * Return: The count, as of the last pass that ended.
+ */
+static inline unsigned long
+background_writeback_pages(const struct background_writeback *wb)
+{
+	return __atomic_load_n(&wb->pages, __ATOMIC_RELAXED);
 }
 
 #endif /* UPCACHE_MM_WRITEBACK_H */

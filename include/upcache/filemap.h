@@ -826,22 +826,29 @@ int filemap_fdatawrite_range(struct address_space *mapping, int64_t start,
 			     int64_t end);
 
 /**
- * filemap_flush() - Write back a mapping's dirty folios without waiting
- * for others' locks (background writeback, the kernel's WB_SYNC_NONE).
+ * filemap_flush() - Write back dirty folios without waiting for others'
+ * locks (background writeback, the kernel's WB_SYNC_NONE), a bounded
+ * number of pages at a time.
  * @mapping: The mapping.
+ * @index: The page to start from; left where the next call should
+ *	start: just after the last folio written when @nr_to_write ran
+ *	out, 0 when the pass reached the end of the mapping.
+ * @nr_to_write: Pages to take at most (a folio is taken whole); counted
+ *	down by the pages taken (written, or failed and dirty again).
  *
- * As filemap_fdatawrite_range() over the whole mapping, except that a
- * folio another thread holds locked is left dirty, and the folios held
- * are written each time the next dirty one does not follow them, so
- * that each is locked only while its own stretch of neighbours is
- * written.  A writer rewriting scattered pages then seldom waits for a
- * page under writeback.
+ * As filemap_fdatawrite_range() from *@index on, except that a folio
+ * another thread holds locked is left dirty, and the folios held are
+ * written each time the next dirty one does not follow them, so that
+ * each is locked only while its own stretch of neighbours is written.
+ * A writer rewriting scattered pages then seldom waits for a page under
+ * writeback.
  *
  * Context: As filemap_fdatawrite_range().
  * Return: 0, or the first error of the hook (each also recorded with
  * mapping_set_error()).
  */
-int filemap_flush(struct address_space *mapping);
+int filemap_flush(struct address_space *mapping, pgoff_t *index,
+		  unsigned long *nr_to_write);
 
 /**
  * filemap_fdatawait_range() - Wait for the writebacks running in a range.

@@ -392,24 +392,28 @@ int upc_shmem_create(struct upc_cache *cache,
  * UPC_FILE_WRITEBACK_BACKGROUND - upc_file_open() flag: a flusher thread
  * writes dirty pages back while the program goes on, as the kernel's
  * flusher threads do, so that writers seldom meet reclaim that must
- * write before it can free memory.  A pass over the whole file starts
- * once writes have dirtied an eighth of the cache's memory limit (as it
- * was at open) since the last pass began, if the cache then has less
- * than that much room left; passes go on while writes keep that pace.
- * With room to spare nothing starts (unlike the kernel, which writes
- * back past a share of memory, full or not): a file whose pages are
- * rewritten in place would only have them written again and again.
- * A file dirtied more slowly stays dirty until upc_fsync(), upc_close()
- * or reclaim.  A pass leaves pages other threads hold locked, and holds
- * each page only while its stretch of neighbours is written.  Its write
- * errors are reported by the file's next upc_fsync() (and upc_close()),
- * as reclaim's are; upc_close() waits for a pass under way.  Ignored on
- * a read-only descriptor.  Measured with upcache-bench compare (5
- * rounds, ext4 over a virtual disk, a 256 MiB file through a 32 MiB
- * cache, without the flag against with it): O_DIRECT 1 MiB sequential
- * writes 1.26x, 64 KiB random writes 1.34x, buffered 1 MiB writes
- * 1.07x; 4 KiB random rewrites of a 16 MiB file, which fits: 1.13x,
- * its rounds from 0.82x to 1.16x (no pass starts).
+ * write before it can free memory.  Writing back starts once writes
+ * have dirtied an eighth of the cache's memory limit (as it was at
+ * open) since the last pass began, if the cache then has less than
+ * that much room left, and goes on while writes keep that pace.  With
+ * room to spare nothing starts (unlike the kernel, which writes back
+ * past a share of memory, full or not): a file whose pages are
+ * rewritten in place would only have them written again and again.  A
+ * file dirtied more slowly stays dirty until upc_fsync(), upc_close()
+ * or reclaim.  A pass writes at most that eighth, then leaves the rest
+ * of the file to the next; it leaves pages other threads hold locked,
+ * and holds each page only while its stretch of neighbours is written.
+ * Its write errors are reported by the file's next upc_fsync() (and
+ * upc_close()), as reclaim's are.  upc_close() waits for the file's
+ * pass under way (one pass, not other files').  Ignored on a read-only
+ * descriptor.  Measured with upcache-bench compare (ext4 over a
+ * virtual disk, a 256 MiB file through a 32 MiB cache, without the
+ * flag against with it, median of 5 or 7 rounds): O_DIRECT 1 MiB
+ * sequential writes 1.21x (rounds 0.47x to 1.43x), 64 KiB random
+ * writes 1.34x (0.97x to 1.58x); buffered 1 MiB writes 1.02x, with an
+ * fsync every 4 MiB 0.99x; 4 KiB random rewrites of a 16 MiB file,
+ * which fits, 1.05x (no pass starts).  The slowest writes may be
+ * slower: buffered 1 MiB writes had a 6.5x longer 99.9th percentile.
  */
 #define UPC_FILE_WRITEBACK_BACKGROUND	(1U << 1)
 
@@ -431,14 +435,14 @@ int upc_shmem_create(struct upc_cache *cache,
  * Reads that miss read the file (pread()); writes go to the cache and
  * reach the file when upc_fsync() or upc_close() writes them back,
  * when reclaim evicts them under the memory limit, or, with
- * UPC_FILE_WRITEBACK_BACKGROUND, when a flusher thread writes them.  While the upc_ file
- * is open it must be the file's only user: changes made through other
- * descriptors are not seen by pages already cached, and may be
- * overwritten by writeback; and @fd itself is the cache's (to read,
- * write or sync it beside the cache is to race with writeback; with
- * O_DIRECT, the cache clears the flag for its tail writes).  Every call of the upc_ file API works on
- * it; upc_fallocate() passes the tmpfs modes on to the file's file
- * system.
+ * UPC_FILE_WRITEBACK_BACKGROUND, when a flusher thread writes them.
+ * While the upc_ file is open it must be the file's only user: changes
+ * made through other descriptors are not seen by pages already cached,
+ * and may be overwritten by writeback; and @fd itself is the cache's
+ * (to read, write or sync it beside the cache is to race with
+ * writeback; with O_DIRECT, the cache clears the flag for its tail
+ * writes).  Every call of the upc_ file API works on it; upc_fallocate()
+ * passes the tmpfs modes on to the file's file system.
  *
  * Context: Any thread.
  * Return: 0; -EBADF if @cache is NULL, or @fd is not open or is open

@@ -112,15 +112,17 @@
  * @fsyncers: Threads calling upc_fsync() in a loop, on the one handle.
  * @truncator: A thread shrinks and grows the file in a loop.
  * @reclaims: The writers alone write more than the cache holds, so
- *	reclaim must evict and write back (truncation frees too much to
- *	be sure of it).
+ *	reclaim must evict and, unless a flusher did it first, write back
+ *	(truncation frees too much to be sure of it).
  * @ops_mul: Writes per writer, in units of UPC_STRESS_OPS / 4: the
  *	reclaim scenario's readers miss nearly every time, and take
  *	several times as long per write as the others.
  * @direct: The cache is on an O_DIRECT descriptor.
  * @background: The file has background writeback
  *	(UPC_FILE_WRITEBACK_BACKGROUND): flusher passes write back beside
- *	everything else, and must have run by the end.
+ *	everything else, and must have run by the end if @reclaims (the
+ *	writers keep the cache tight; truncation frees it, and a pass
+ *	starts only in a cache with little room).
  */
 struct fc_config {
 	size_t limit;
@@ -735,9 +737,11 @@ static void fc_run(struct fc_env *env, const struct fc_config *cfg)
 	assert_int_equal(sh.synced, 0);
 	if (cfg->reclaims) {
 		assert_true(st.evictions > 0);
-		assert_true(st.writebacks > 0);
+		/* A flusher may have written every page reclaim met. */
+		if (!cfg->background)
+			assert_true(st.writebacks > 0);
 	}
-	if (cfg->background)
+	if (cfg->background && cfg->reclaims)
 		assert_true(background_writeback_passes(&env->file->fdf.wb));
 
 	assert_int_equal(upc_fsync(env->file), 0);
@@ -843,8 +847,8 @@ static void test_file_concurrency_background(void **state)
 {
 	static const struct fc_config cfg = {
 		.limit = 4 * API_MIB, .blocks = 16 * API_MIB / FC_BLOCK,
-		.writers = 2, .readers = 2, .fsyncers = 1, .ops_mul = 2,
-		.background = true,
+		.writers = 2, .readers = 2, .fsyncers = 1, .reclaims = true,
+		.ops_mul = 2, .background = true,
 	};
 
 	fc_run(*state, &cfg);
@@ -854,8 +858,8 @@ static void test_file_concurrency_background_direct(void **state)
 {
 	static const struct fc_config cfg = {
 		.limit = 4 * API_MIB, .blocks = 16 * API_MIB / FC_BLOCK,
-		.writers = 2, .readers = 1, .fsyncers = 1, .ops_mul = 2,
-		.direct = true, .background = true,
+		.writers = 2, .readers = 1, .fsyncers = 1, .reclaims = true,
+		.ops_mul = 2, .direct = true, .background = true,
 	};
 
 	fc_run(*state, &cfg);

@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "api_helpers.h"
@@ -235,6 +236,84 @@ static void test_background_error_reaches_fsync(void **state)
 }
 
 /*
+ * A pass takes at most a threshold's worth of pages and leaves the rest
+ * of the file to the next: four thresholds dirtied at once all reach
+ * the file, and no pass took more than its share (a fork() or another
+ * file's close waits for one pass at most, never for a writer).
+ */
+static void test_background_passes_bounded(void **state)
+{
+	const size_t len = 4 * THRESH_PAGES * API_PAGE;
+	struct background_writeback *wb;
+	unsigned long passes, pages;
+	struct fenv e;
+
+	(void)state;
+	fenv_init_flags(&e, MEM, FILE_SIZE, UPC_FILE_WRITEBACK_BACKGROUND);
+	wb = file_wb(e.file);
+	fill_cache(e.file);
+	file_write_pattern(e.file, 0, len, 69);
+	assert_true(wait_for_pattern(e.fd, 0, len, 69));
+	passes = background_writeback_passes(wb);
+	pages = background_writeback_pages(wb);
+	print_message("%lu passes took %lu pages, at most %lu each\n",
+		      passes, pages, wb_pass_pages(wb));
+	assert_true(pages > 0);
+	assert_true(pages <= passes * wb_pass_pages(wb));
+	fenv_fini(&e);
+}
+
+/*
+ * A writer had just asked for a pass when the process forked: the
+ * child inherits the state without the work.  The child's writes must
+ * still start passes, and its close must not wait for a pass that does
+ * not exist; nor must the parent's.
+ */
+static void test_background_fork_child(void **state)
+{
+	const size_t len = 2 * THRESH_PAGES * API_PAGE;
+	struct background_writeback *wb;
+	struct fenv e;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	fenv_init_flags(&e, MEM, FILE_SIZE, UPC_FILE_WRITEBACK_BACKGROUND);
+	wb = file_wb(e.file);
+	fill_cache(e.file);
+	/* WB_QUEUED (mm/page_writeback.c), as a writer sets it first. */
+	__atomic_fetch_or(&wb->state, 1u, __ATOMIC_RELAXED);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		unsigned char *buf = malloc(len);
+		size_t i;
+
+		alarm(60);
+		if (!buf)
+			_exit(2);
+		for (i = 0; i < len; i++)
+			buf[i] = api_byte((int64_t)i, 70);
+		if (upc_write(e.file, buf, len, 0) != (ssize_t)len)
+			_exit(3);
+		/* A pass must start: nothing else writes the file here. */
+		for (i = 0; i < 4000; i++) {
+			if (background_writeback_passes(wb))
+				break;
+			sleep_ms(5);
+		}
+		if (!background_writeback_passes(wb))
+			_exit(4);
+		_exit(upc_close(e.file) ? 5 : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_true(fd_has_pattern(e.fd, 0, len, 70));
+	fenv_fini(&e);
+}
+
+/*
  * Closing right after writes that keep passes going: upc_close() waits
  * for the pass under way, writes the rest, and the file holds every
  * byte; again and again, so that some closes land inside a pass.
@@ -309,6 +388,8 @@ int main(void)
 		cmocka_unit_test(test_background_read_only),
 		cmocka_unit_test(test_background_error_reaches_fsync),
 		cmocka_unit_test(test_background_close_during_pass),
+		cmocka_unit_test(test_background_passes_bounded),
+		cmocka_unit_test(test_background_fork_child),
 		cmocka_unit_test(test_background_no_worker),
 	};
 

@@ -66,8 +66,9 @@ static void test_flush_stretches_skips_locked(void **state)
 	struct folio *held;
 	struct vm_fixture f;
 	struct vm_store st;
+	unsigned long budget;
+	pgoff_t i, index;
 	unsigned int k;
-	pgoff_t i;
 
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
@@ -81,7 +82,11 @@ static void test_flush_stretches_skips_locked(void **state)
 	assert_false(IS_ERR(held));
 	folio_lock(held);
 	flush_nr_runs = 0;
-	assert_int_equal(filemap_flush(&f.mapping), 0);
+	index = 0;
+	budget = FILE_PAGES;
+	assert_int_equal(filemap_flush(&f.mapping, &index, &budget), 0);
+	assert_int_equal(index, 0);
+	assert_int_equal(budget, FILE_PAGES - 20);
 	assert_int_equal(flush_nr_runs, 4);
 	for (k = 0; k < 4; k++)
 		assert_int_equal(flush_runs[k], want[k]);
@@ -102,6 +107,38 @@ static void test_flush_stretches_skips_locked(void **state)
 	assert_int_equal(flush_nr_runs, 1);
 	assert_false(page_dirty(&f.mapping, 25));
 	assert_true(store_word(&st, 25) == ~(pgoff_t)25);
+	vm_store_teardown(&f, &st);
+}
+
+/*
+ * filemap_flush() takes no more than it is given: 100 dirty pages, 30
+ * at first (the pass stops after page 29 and says to go on from 30),
+ * then the rest from there, the pass reaching the end (index 0).
+ */
+static void test_flush_budget(void **state)
+{
+	unsigned long budget = 30;
+	struct vm_fixture f;
+	struct vm_store st;
+	pgoff_t i, index = 0;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	for (i = 0; i < 100; i++)
+		vm_write_stamp(&f.mapping, i, ~i);
+	assert_int_equal(filemap_flush(&f.mapping, &index, &budget), 0);
+	assert_int_equal(budget, 0);
+	assert_int_equal(index, 30);
+	assert_int_equal(st.writes, 30);
+	for (i = 0; i < 100; i++)
+		assert_int_equal(page_dirty(&f.mapping, i), i >= 30);
+	budget = 100;
+	assert_int_equal(filemap_flush(&f.mapping, &index, &budget), 0);
+	assert_int_equal(budget, 30);
+	assert_int_equal(index, 0);
+	assert_int_equal(st.writes, 100);
+	for (i = 0; i < 100; i++)
+		assert_false(page_dirty(&f.mapping, i));
 	vm_store_teardown(&f, &st);
 }
 
@@ -409,6 +446,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fdatawrite_range_writes_range),
 		cmocka_unit_test(test_flush_stretches_skips_locked),
+		cmocka_unit_test(test_flush_budget),
 		cmocka_unit_test(test_fdatawrite_range_errors),
 		cmocka_unit_test(test_fdatawrite_range_failure_keeps_data),
 		cmocka_unit_test(test_reclaim_error_reported_once),
