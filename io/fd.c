@@ -28,22 +28,6 @@
 
 #include "fd.h"
 
-/*
- * Entries of the copy of the buffers fd_rw_continue() makes on the
- * stack for one preadv()/pwritev(): buffers that follow each other in
- * memory merged into one entry, the first cut by what an earlier short
- * transfer moved.  Buffers that do not merge into this many go to the
- * call as they are, up to IOV_MAX, unless the first must be cut: a
- * copy of 32 unmerged buffers capped every call at 32 pages, and a
- * 1 MiB direct read of order-0 folios took eight trips to the device.
- *
- * Why merge: a 1 MiB O_DIRECT pwritev() of 256 page buffers moved 12%
- * less than one of a single 1 MiB buffer (3.0 against 3.4 GiB/s,
- * overwriting a file on ext4 over a virtual disk, Linux 6.18), and
- * folios of a stretch are often neighbours in the arena.
- */
-#define FD_IOV_CHUNK	32
-
 static __thread struct io_counters io_counters;
 
 /* The smallest block direct I/O moves (the logical block size's floor). */
@@ -73,13 +57,7 @@ struct io_counters *io_thread_counters(void)
 	return &io_counters;
 }
 
-/*
- * Copy @nr buffers into @chunk (FD_IOV_CHUNK entries), the first cut by
- * @skip bytes, merging each with the one before where it follows it in
- * memory.  Return: the entries filled; *@taken, the buffers they hold
- * (fewer than @nr when @chunk ran out).
- */
-static int fd_iov_merge(const struct iovec *iov, int nr, size_t skip,
+int fd_iov_merge(const struct iovec *iov, int nr, size_t skip,
 			struct iovec *chunk, int *taken)
 {
 	int i, m = 0;

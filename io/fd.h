@@ -21,8 +21,8 @@
  *	io/uring.c's submissions and waits.
  * @uring_batches: Batches that went through io_uring.
  * @bytes: Bytes moved, either way.
- * @iovecs: Buffers handed to preadv()/pwritev(), after fd_rw_continue()
- *	merged those that follow each other in memory.
+ * @iovecs: Buffers handed to preadv()/pwritev() and io_uring, after
+ *	neighbours in memory were merged (fd_iov_merge()).
  */
 struct io_counters {
 	uint64_t transfers;
@@ -39,6 +39,41 @@ struct io_counters {
  * Return: They, for reading and resetting by this thread only.
  */
 struct io_counters *io_thread_counters(void);
+
+/*
+ * Entries of the copy of the buffers fd_rw_continue() makes on the
+ * stack for one preadv()/pwritev() (and io/uring.c for one of its
+ * transfers): buffers that follow each other in memory merged into one
+ * entry, the first cut by what an earlier short transfer moved.  Buffers that do not merge into this many go to the
+ * call as they are, up to IOV_MAX, unless the first must be cut: a
+ * copy of 32 unmerged buffers capped every call at 32 pages, and a
+ * 1 MiB direct read of order-0 folios took eight trips to the device.
+ *
+ * Why merge: a 1 MiB O_DIRECT pwritev() of 256 page buffers moved 12%
+ * less than one of a single 1 MiB buffer (3.0 against 3.4 GiB/s,
+ * overwriting a file on ext4 over a virtual disk, Linux 6.18), and
+ * folios of a stretch are often neighbours in the arena.
+ */
+#define FD_IOV_CHUNK	32
+
+/**
+ * fd_iov_merge() - Copy buffers, merging neighbours.
+ * @iov: The buffers.
+ * @nr: How many, 0 or more.
+ * @skip: Bytes to leave out at the start of the first (less than its
+ *	length).
+ * @chunk: Receives at most FD_IOV_CHUNK entries.
+ * @taken: Receives how many of the buffers @chunk holds: @nr, or fewer
+ *	when it ran out of entries.
+ *
+ * Each buffer is merged with the entry before where it starts at that
+ * entry's end.
+ *
+ * Context: Any thread.
+ * Return: The entries of @chunk filled.
+ */
+int fd_iov_merge(const struct iovec *iov, int nr, size_t skip,
+		 struct iovec *chunk, int *taken);
 
 /**
  * fd_rw_continue() - Go on with a transfer of which some bytes have

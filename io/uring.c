@@ -55,10 +55,15 @@
  */
 #define RING_ENTRIES	32u
 
-/* A thread's ring, and whether it failed (closed once it is idle). */
+/*
+ * A thread's ring, and whether it failed (closed once it is idle); and
+ * the merged buffers of each slot's transfer (fd_iov_merge()), which
+ * must live until the transfer completes.
+ */
 struct thread_ring {
 	struct io_uring ring;
 	bool broken;
+	struct iovec merged[RING_ENTRIES][FD_IOV_CHUNK];
 };
 
 /* Set where no thread can have a ring: no io_uring, or no key for one. */
@@ -210,19 +215,26 @@ static void ring_step(struct thread_ring *tr, int fd, bool write,
 
 	for (queued = 0; queued < nr; queued++) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+		const struct iovec *iov = rws[queued].iov;
+		int iovcnt = rws[queued].iovcnt, m, all;
 
 		/* Full with slots of our own: never, unless it failed. */
 		if (!sqe) {
 			tr->broken = true;
 			break;
 		}
+		/* Neighbours as one buffer, where the copy holds them all. */
+		m = fd_iov_merge(iov, iovcnt, 0, tr->merged[queued], &all);
+		if (all == iovcnt) {
+			iov = tr->merged[queued];
+			iovcnt = m;
+		}
+		cnt->iovecs += (uint64_t)iovcnt;
 		if (write)
-			io_uring_prep_writev(sqe, fd, rws[queued].iov,
-					     (unsigned int)rws[queued].iovcnt,
+			io_uring_prep_writev(sqe, fd, iov, (unsigned int)iovcnt,
 					     (uint64_t)rws[queued].off);
 		else
-			io_uring_prep_readv(sqe, fd, rws[queued].iov,
-					    (unsigned int)rws[queued].iovcnt,
+			io_uring_prep_readv(sqe, fd, iov, (unsigned int)iovcnt,
 					    (uint64_t)rws[queued].off);
 		io_uring_sqe_set_data64(sqe, queued);
 	}

@@ -453,6 +453,57 @@ static void test_neighbours_merge(void **state)
 }
 
 /*
+ * A batch of two transfers, each of 48 neighbouring page buffers: each
+ * goes as one buffer, through io_uring (one submission) or not (two
+ * calls), and writes its bytes where they belong.
+ */
+static void check_neighbours_batch(bool uring)
+{
+	static unsigned char pages[NPAGES][PAGE];
+	struct io_counters *c = io_thread_counters();
+	struct iovec iov[NPAGES];
+	struct io_rw rws[2];
+	int fd = make_file(8), i, b;
+
+	for (i = 0; i < NPAGES; i++) {
+		iov[i] = (struct iovec){ pages[i], PAGE };
+		memset(pages[i], i + 3, PAGE);
+	}
+	for (i = 0; i < 2; i++)
+		rws[i] = (struct io_rw){ .iov = &iov[i * NPAGES / 2],
+					 .iovcnt = NPAGES / 2,
+					 .off = (int64_t)i * NPAGES / 2 * PAGE };
+	*c = (struct io_counters){ 0 };
+	io_batch_rw(fd, true, rws, 2, uring);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(rws[i].res, NPAGES / 2 * PAGE);
+	assert_int_equal(c->iovecs, 2);
+	assert_int_equal(c->uring_batches, uring ? 1 : 0);
+	for (i = 0; i < NPAGES; i++) {
+		unsigned char got[PAGE];
+
+		assert_int_equal(pread(fd, got, PAGE, (off_t)i * PAGE), PAGE);
+		for (b = 0; b < PAGE; b++)
+			assert_int_equal(got[b], (unsigned char)(i + 3));
+	}
+	close(fd);
+}
+
+static void test_neighbours_batch_sync(void **state)
+{
+	(void)state;
+	check_neighbours_batch(false);
+}
+
+static void test_neighbours_batch_uring(void **state)
+{
+	(void)state;
+	if (!need_uring())
+		skip();
+	check_neighbours_batch(true);
+}
+
+/*
  * More buffers than one call takes (IOV_MAX), the first of them cut by
  * bytes already moved: every byte lands where it belongs, in a few
  * calls, none past the end of the buffers.
@@ -663,6 +714,8 @@ int main(void)
 		cmocka_unit_test(test_rw_continue),
 		cmocka_unit_test(test_many_buffers_one_call),
 		cmocka_unit_test(test_neighbours_merge),
+		cmocka_unit_test(test_neighbours_batch_sync),
+		cmocka_unit_test(test_neighbours_batch_uring),
 		cmocka_unit_test(test_more_buffers_than_iov_max),
 		cmocka_unit_test(test_threads_own_rings),
 		cmocka_unit_test(test_fork_child_own_ring),
