@@ -185,6 +185,7 @@ static int wq_start_worker(struct workqueue_struct *wq)
 	slot = &wq->slots[wq->nr_workers];
 	slot->wq = wq;
 	slot->seq = 0;
+	slot->work = NULL;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = pthread_create(&slot->thread, NULL, wq_worker, slot);

@@ -27,10 +27,10 @@
  * them) and its writes are waited for by filemap_fdatawait_range() like
  * reclaim's; it never waits for a folio lock, and holds a folio locked
  * only while the stretch of neighbours it belongs to is written.  A
- * pass writes at most a threshold's worth of pages, from where the last
- * one stopped, and queues the next as new work if the file has more:
- * a fork() (which waits for the flusher threads to be idle) and other
- * files' passes wait for one pass at most, never for a writer.
+ * pass writes at most 4 MiB, from where the last one stopped, and
+ * queues the next as new work if the file has more: a fork() (which
+ * waits for the flusher threads to be idle) and other files' passes
+ * wait for one such pass at most, never for a writer.
  *
  * There is no periodic writeback (the kernel's dirty_expire_centisecs):
  * a file dirtied below its threshold stays dirty until fsync, close or
@@ -130,7 +130,7 @@ background_writeback_passes(const struct background_writeback *wb)
  * wb_pass_pages() - The most pages one pass of @wb takes.
  * @wb: The mapping's state.
  *
- * Return: Its threshold, or WRITEBACK_MAX_RUN if that is more.
+ * Return: 1024 (4 MiB of pages), whatever @wb's threshold.
  */
 unsigned long wb_pass_pages(const struct background_writeback *wb);
 

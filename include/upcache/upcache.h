@@ -400,8 +400,8 @@ int upc_shmem_create(struct upc_cache *cache,
  * past a share of memory, full or not): a file whose pages are
  * rewritten in place would only have them written again and again.  A
  * file dirtied more slowly stays dirty until upc_fsync(), upc_close()
- * or reclaim.  A pass writes at most that eighth, then leaves the rest
- * of the file to the next; it leaves pages other threads hold locked,
+ * or reclaim.  A pass writes at most 4 MiB, then leaves the rest of
+ * the file to the next; it leaves pages other threads hold locked,
  * and holds each page only while its stretch of neighbours is written.
  * Its write errors are reported by the file's next upc_fsync() (and
  * upc_close()), as reclaim's are.  upc_close() waits for the file's

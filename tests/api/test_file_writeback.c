@@ -236,14 +236,14 @@ static void test_background_error_reaches_fsync(void **state)
 }
 
 /*
- * A pass takes at most a threshold's worth of pages and leaves the rest
- * of the file to the next: four thresholds dirtied at once all reach
- * the file, and no pass took more than its share (a fork() or another
- * file's close waits for one pass at most, never for a writer).
+ * A pass takes at most 4 MiB and leaves the rest of the file to the
+ * next: 12 MiB written in one call all reach the file, and no pass took
+ * more than its share (a fork() or another file's close waits for one
+ * pass at most, never for a writer).
  */
 static void test_background_passes_bounded(void **state)
 {
-	const size_t len = 4 * THRESH_PAGES * API_PAGE;
+	const size_t len = 12UL << 20;
 	struct background_writeback *wb;
 	unsigned long passes, pages;
 	struct fenv e;
