@@ -30,8 +30,9 @@
  * one fork in a thousand beside threads coming and going that fast left
  * the child's RCU stuck), and the forking thread is not inside an
  * upc_rcu_read_lock() section.  upcache's own threads are taken care of:
- * background readahead under way finishes before the fork, and RCU is
- * set up again in the child.  A cache made before the fork is a copy in
+ * background readahead and a background writeback pass under way (4 MiB
+ * at most) finish before the fork, and RCU is set up again in the
+ * child.  A cache made before the fork is a copy in
  * the child: the two processes' writes to one file through it go
  * through two caches that do not see each other's.
  *
