@@ -344,7 +344,7 @@ static uint32_t wb_word(uint32_t state)
 	       WB_STATE_BITS | state;
 }
 
-/* The state a word says, a word of an earlier generation idle. */
+/* The state @word says: idle if it was set before a fork, unless stopped. */
 static uint32_t wb_state(uint32_t word)
 {
 	if (word >> WB_STATE_BITS != (wb_word(0) >> WB_STATE_BITS) &&
