@@ -58,7 +58,7 @@ struct io_counters *io_thread_counters(void)
 }
 
 int fd_iov_merge(const struct iovec *iov, int nr, size_t skip,
-			struct iovec *chunk, int *taken)
+		 struct iovec *chunk, int *taken)
 {
 	int i, m = 0;
 

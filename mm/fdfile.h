@@ -40,9 +40,10 @@
 /* Writeback sends its batches through io_uring (io/uring.c). */
 #define FD_FILE_IO_URING		(1U << 0)
 /*
- * Background writeback (mm/writeback.h): a pass starts once writes have
+ * Background writeback (mm/writeback.h): passes start once writes have
  * dirtied 1/FD_WB_BACKGROUND_SHARE of the cache's memory limit since
- * the last one began (the kernel's dirty_background_ratio is 10%).
+ * the last one began, if the cache has less than that much room (the
+ * kernel's dirty_background_ratio is 10%, of memory full or not).
  */
 #define FD_FILE_WRITEBACK_BACKGROUND	(1U << 1)
 #define FD_WB_BACKGROUND_SHARE		8
