@@ -393,9 +393,10 @@ static void wb_workfn(struct work_struct *work)
 	__atomic_store_n(&wb->dirtied, 0, __ATOMIC_RELAXED);
 	(void)filemap_flush(wb->mapping, &index, &budget);
 	wb->next_index = index;
-	__atomic_fetch_add(&wb->pages, wb_pass_pages(wb) - budget,
-			   __ATOMIC_RELAXED);
+	/* Passes first: a reader of pages, then passes, sees both. */
 	__atomic_fetch_add(&wb->passes, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&wb->pages, wb_pass_pages(wb) - budget,
+			   __ATOMIC_RELEASE);
 	if (!index &&
 	    __atomic_compare_exchange_n(&wb->state, &queued, wb_word(WB_IDLE),
 					false, __ATOMIC_ACQ_REL,

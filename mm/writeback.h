@@ -139,13 +139,17 @@ unsigned long wb_pass_pages(const struct background_writeback *wb);
  * background_writeback_pages() - Pages @wb's passes took (for tests).
  * @wb: The mapping's state.
  *
+ * Each pass is counted in background_writeback_passes() before its
+ * pages are counted here: read this first, then that, and no more than
+ * the passes read can have taken the pages read.
+ *
  * Context: Any thread.
- * Return: The count, as of the last pass that ended.
+ * Return: The count.
  */
 static inline unsigned long
 background_writeback_pages(const struct background_writeback *wb)
 {
-	return __atomic_load_n(&wb->pages, __ATOMIC_RELAXED);
+	return __atomic_load_n(&wb->pages, __ATOMIC_ACQUIRE);
 }
 
 #endif /* UPCACHE_MM_WRITEBACK_H */
