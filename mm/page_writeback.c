@@ -354,22 +354,6 @@ static uint32_t wb_state(uint32_t word)
 }
 
 /*
- * Pages one pass may write: 4 MiB, as the kernel's background writeback
- * writes a file MAX_WRITEBACK_PAGES at a time.  Not a share of the
- * cache: a fork() (which waits for the flusher threads to be idle) and
- * other files' passes wait for one pass, and an eighth of a 1 GiB cache
- * made a fork() wait 113 ms on average, 527 ms at most, beside a
- * streaming writer (3 ms without the flusher).
- */
-#define WB_PASS_PAGES	1024ul
-
-unsigned long wb_pass_pages(const struct background_writeback *wb)
-{
-	(void)wb;
-	return WB_PASS_PAGES;
-}
-
-/*
  * The work: one pass, from where the last one stopped, then the next as
  * new work if this one ran out of pages to write before the end of the
  * file, or writers asked for one meanwhile (WB_AGAIN); so the queue is
@@ -380,7 +364,7 @@ unsigned long wb_pass_pages(const struct background_writeback *wb)
 static void wb_workfn(struct work_struct *work)
 {
 	struct background_writeback *wb = (struct background_writeback *)work;
-	unsigned long budget = wb_pass_pages(wb);
+	unsigned long budget = WB_PASS_PAGES;
 	uint32_t queued = wb_word(WB_QUEUED);
 	pgoff_t index = wb->next_index;
 
@@ -395,7 +379,7 @@ static void wb_workfn(struct work_struct *work)
 	wb->next_index = index;
 	/* Passes first: a reader of pages, then passes, sees both. */
 	__atomic_fetch_add(&wb->passes, 1, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&wb->pages, wb_pass_pages(wb) - budget,
+	__atomic_fetch_add(&wb->pages, WB_PASS_PAGES - budget,
 			   __ATOMIC_RELEASE);
 	if (!index &&
 	    __atomic_compare_exchange_n(&wb->state, &queued, wb_word(WB_IDLE),
