@@ -374,7 +374,7 @@ int upc_shmem_create(struct upc_cache *cache,
 /*
  * UPC_FILE_IO_URING - upc_file_open() flag: writeback sends the dirty
  * pages it writes at once (a sync's up to 256, a reclaim batch's up to
- * 31 with the dirty pages after them; one transfer per run of
+ * 32 with the dirty pages after them; one transfer per run of
  * neighbours) in io_uring submissions of up to 32 transfers instead of
  * one pwritev() per run, where
  * the kernel lets this thread have a ring (else it falls back to
