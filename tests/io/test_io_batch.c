@@ -345,6 +345,17 @@ static void test_rw_continue(void **state)
 	close(fd);
 }
 
+/* Does page @page of @fd hold @value in every byte? */
+static void assert_page_filled(int fd, int page, unsigned char value)
+{
+	unsigned char got[PAGE];
+	int b;
+
+	assert_int_equal(pread(fd, got, PAGE, (off_t)page * PAGE), PAGE);
+	for (b = 0; b < PAGE; b++)
+		assert_int_equal(got[b], value);
+}
+
 /*
  * Whole buffers go to one system call, up to IOV_MAX of them: a read
  * of 96 pages into 96 separate pages is one preadv(), and their write
@@ -376,13 +387,8 @@ static void test_many_buffers_one_call(void **state)
 	assert_int_equal(fd_rw_continue(fd, true, iov, NPAGES, 0, &done),
 			 (ssize_t)NPAGES * PAGE);
 	assert_int_equal(io_thread_counters()->syscalls, 1);
-	for (i = 0; i < NPAGES; i++) {
-		unsigned char got[PAGE];
-
-		assert_int_equal(pread(fd, got, PAGE, (off_t)i * PAGE), PAGE);
-		for (b = 0; b < PAGE; b++)
-			assert_int_equal(got[b], NPAGES - 1 - i);
-	}
+	for (i = 0; i < NPAGES; i++)
+		assert_page_filled(fd, i, NPAGES - 1 - i);
 	close(fd);
 }
 
@@ -401,12 +407,11 @@ static void test_neighbours_merge(void **state)
 	} cases[] = { { 1, 1, 1 }, { 3, 2, 32 }, { 2, 1, 48 } };
 	struct io_counters *c = io_thread_counters();
 	struct iovec iov[NPAGES];
-	int fd = make_file(7);
 	unsigned int k;
 
 	(void)state;
 	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		int i, b, nr = 0;
+		int i, b, nr = 0, fd = make_file(7);
 		size_t done = 0;
 
 		for (i = 0; i + cases[k].run <= NPAGES; i += cases[k].step)
@@ -433,23 +438,10 @@ static void test_neighbours_merge(void **state)
 				 (ssize_t)nr * PAGE);
 		assert_int_equal(c->syscalls, 1);
 		assert_int_equal(c->iovecs, cases[k].iovecs);
-		for (i = 0; i < nr; i++) {
-			unsigned char got[PAGE];
-
-			assert_int_equal(pread(fd, got, PAGE, (off_t)i * PAGE),
-					 PAGE);
-			for (b = 0; b < PAGE; b++)
-				assert_int_equal(got[b], (unsigned char)(i + 1));
-		}
-		/* Put the pattern back for the next case's read. */
-		for (i = 0; i < NPAGES; i++) {
-			for (b = 0; b < PAGE; b++)
-				pages[0][b] = byte_at((int64_t)i * PAGE + b, 7);
-			assert_int_equal(pwrite(fd, pages[0], PAGE,
-						(off_t)i * PAGE), PAGE);
-		}
+		for (i = 0; i < nr; i++)
+			assert_page_filled(fd, i, (unsigned char)(i + 1));
+		close(fd);
 	}
-	close(fd);
 }
 
 /*
@@ -463,7 +455,7 @@ static void check_neighbours_batch(bool uring)
 	struct io_counters *c = io_thread_counters();
 	struct iovec iov[NPAGES];
 	struct io_rw rws[2];
-	int fd = make_file(8), i, b;
+	int fd = make_file(8), i;
 
 	for (i = 0; i < NPAGES; i++) {
 		iov[i] = (struct iovec){ pages[i], PAGE };
@@ -479,13 +471,8 @@ static void check_neighbours_batch(bool uring)
 		assert_int_equal(rws[i].res, NPAGES / 2 * PAGE);
 	assert_int_equal(c->iovecs, 2);
 	assert_int_equal(c->uring_batches, uring ? 1 : 0);
-	for (i = 0; i < NPAGES; i++) {
-		unsigned char got[PAGE];
-
-		assert_int_equal(pread(fd, got, PAGE, (off_t)i * PAGE), PAGE);
-		for (b = 0; b < PAGE; b++)
-			assert_int_equal(got[b], (unsigned char)(i + 3));
-	}
+	for (i = 0; i < NPAGES; i++)
+		assert_page_filled(fd, i, (unsigned char)(i + 3));
 	close(fd);
 }
 
