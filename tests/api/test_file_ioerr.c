@@ -7,12 +7,14 @@
  * between the library and the C library: it is linked with
  *
  * Link: -Wl,--wrap=preadv
+ * Link: -Wl,--wrap=pread
  *
- * (cmake/UpcacheTests.cmake reads that line), so the library's preadv()
- * calls (io/fd.c's read loop) come to __wrap_preadv() below, which fails
- * with EIO those that touch a chosen range of the test's file and passes
- * the rest on.  Each failing call is counted, so a test can also check
- * that a page was not read at all.
+ * (cmake/UpcacheTests.cmake reads those lines), so the library's
+ * preadv() and pread() calls (io/fd.c's read loop: pread() for a single
+ * buffer) come to the wrappers below, which fail with EIO those that
+ * touch a chosen range of the test's file and pass the rest on.  Each
+ * failing call is counted, so a test can also check that a page was
+ * not read at all.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,11 +31,24 @@ ssize_t __real_preadv(int fd, const struct iovec *iov, int iovcnt,
 		      off_t offset);
 ssize_t __wrap_preadv(int fd, const struct iovec *iov, int iovcnt,
 		      off_t offset);
+ssize_t __real_pread(int fd, void *buf, size_t count, off_t offset);
+ssize_t __wrap_pread(int fd, void *buf, size_t count, off_t offset);
 
 /* The range whose reads fail: [fail_from, fail_to) of fail_fd. */
 static int fail_fd = -1;
 static int64_t fail_from, fail_to;
 static unsigned long failed_reads;
+
+/* A read of @len bytes of @fd at @offset must fail: count it, set errno. */
+static bool read_fails(int fd, off_t offset, int64_t len)
+{
+	if (fd != __atomic_load_n(&fail_fd, __ATOMIC_RELAXED) ||
+	    offset >= fail_to || offset + len <= fail_from)
+		return false;
+	__atomic_fetch_add(&failed_reads, 1, __ATOMIC_RELAXED);
+	errno = EIO;
+	return true;
+}
 
 ssize_t __wrap_preadv(int fd, const struct iovec *iov, int iovcnt,
 		      off_t offset)
@@ -43,13 +58,16 @@ ssize_t __wrap_preadv(int fd, const struct iovec *iov, int iovcnt,
 
 	for (i = 0; i < iovcnt; i++)
 		len += (int64_t)iov[i].iov_len;
-	if (fd == __atomic_load_n(&fail_fd, __ATOMIC_RELAXED) &&
-	    offset < fail_to && offset + len > fail_from) {
-		__atomic_fetch_add(&failed_reads, 1, __ATOMIC_RELAXED);
-		errno = EIO;
+	if (read_fails(fd, offset, len))
 		return -1;
-	}
 	return __real_preadv(fd, iov, iovcnt, offset);
+}
+
+ssize_t __wrap_pread(int fd, void *buf, size_t count, off_t offset)
+{
+	if (read_fails(fd, offset, (int64_t)count))
+		return -1;
+	return __real_pread(fd, buf, count, offset);
 }
 
 /**
