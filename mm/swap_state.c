@@ -29,7 +29,12 @@
  * it (mm/huge_memory.c) and sends its pages one at a time.  The write is
  * synchronous, so the folio is in the swap cache only while it is
  * written.  If reclaim cannot evict the folio after all (someone took a
- * reference), swap_reclaim_free() gives the slots back.
+ * reference), swap_reclaim_free() gives the slots back.  Reclaim hands
+ * over a batch of anonymous folios at once (swap_reclaim_out_folios()):
+ * each gets its slots and enters the swap cache, then all are written,
+ * those whose slots follow each other in one transfer (a pwritev() of
+ * up to SWAP_WRITE_RUN folios to a swap file, where each had a pwrite()
+ * of its own: swap_write_folios()), then each leaves the swap cache.
  *
  * Swap-in (swapin_folio()): read the entry's order from the region (an
  * entry no longer there: look again); look the entry up; a folio found
@@ -424,11 +429,14 @@ static int swap_out_too_large(struct swap_info_struct *si)
 	return room ? -EFBIG : -ENOSPC;
 }
 
-/* struct upc_swap_ops.swap_out: see the top of the file. */
-static int swap_reclaim_out(struct folio *folio, void **entryp, void *priv)
+/*
+ * swap_out_prepare() - The first half of a swap-out: hand out @folio's
+ * slots and add it to the swap cache.  Return: 0, *@entry its first
+ * slot; or a negative errno, holding nothing (-EFBIG: split it).
+ */
+static int swap_out_prepare(struct swap_info_struct *si, struct folio *folio,
+			    swp_entry_t *entry)
 {
-	struct swap_info_struct *si = priv;
-	swp_entry_t entry;
 	int err;
 
 	/*
@@ -447,25 +455,79 @@ static int swap_reclaim_out(struct folio *folio, void **entryp, void *priv)
 	 */
 	if (folio_order(folio) > si->space_shift)
 		return swap_out_too_large(si);
-	err = folio_alloc_swap(si, folio, &entry);
+	err = folio_alloc_swap(si, folio, entry);
 	if (err == -ENOSPC && folio_order(folio))
 		return swap_out_too_large(si);
 	if (err)
 		return err;
-	err = add_to_swap_cache(si, folio, entry, GFP_NOWAIT, NULL);
+	err = add_to_swap_cache(si, folio, *entry, GFP_NOWAIT, NULL);
 	if (err)
-		goto free;
-	err = swap_write_folio(si, folio, entry);
+		swap_free_nr(*entry, folio_nr_pages(folio));
+	return err;
+}
+
+/*
+ * swap_out_finish() - The second half, once the write of a prepared
+ * @folio is done with @err: take it out of the swap cache, leaving its
+ * shadow if it was written, else giving its slots back.  Return: @err.
+ */
+static int swap_out_finish(struct swap_info_struct *si, struct folio *folio,
+			   swp_entry_t entry, int err, void **entryp)
+{
 	if (err) {
 		delete_from_swap_cache(si, folio, NULL);
-		goto free;
+		swap_free_nr(entry, folio_nr_pages(folio));
+		return err;
 	}
 	delete_from_swap_cache(si, folio, workingset_eviction(folio));
 	*entryp = swp_to_radix_entry(entry);
 	return 0;
-free:
-	swap_free_nr(entry, folio_nr_pages(folio));
-	return err;
+}
+
+/* struct upc_swap_ops.swap_out: see the top of the file. */
+static int swap_reclaim_out(struct folio *folio, void **entryp, void *priv)
+{
+	struct swap_info_struct *si = priv;
+	swp_entry_t entry;
+	int err;
+
+	err = swap_out_prepare(si, folio, &entry);
+	if (err)
+		return err;
+	err = swap_write_folio(si, folio, entry);
+	return swap_out_finish(si, folio, entry, err, entryp);
+}
+
+/*
+ * struct upc_swap_ops.swap_out_folios: swap_reclaim_out() for a batch,
+ * its writes merged where the slots handed out follow each other
+ * (swap_write_folios()).  All are prepared before any is written, so
+ * that a batch's folios get consecutive slots.
+ */
+static void swap_reclaim_out_folios(struct folio **folios, unsigned int nr,
+				    void **entries, int *errs, void *priv)
+{
+	struct swap_info_struct *si = priv;
+	swp_entry_t slots[UPC_RECLAIM_BATCH] = { { 0 } };
+	bool prepared[UPC_RECLAIM_BATCH];
+	unsigned int i;
+
+	for (; nr > UPC_RECLAIM_BATCH; nr -= UPC_RECLAIM_BATCH) {
+		swap_reclaim_out_folios(folios, UPC_RECLAIM_BATCH, entries,
+					errs, priv);
+		folios += UPC_RECLAIM_BATCH;
+		entries += UPC_RECLAIM_BATCH;
+		errs += UPC_RECLAIM_BATCH;
+	}
+	for (i = 0; i < nr; i++) {
+		errs[i] = swap_out_prepare(si, folios[i], &slots[i]);
+		prepared[i] = !errs[i];
+	}
+	swap_write_folios(si, folios, slots, errs, nr);
+	for (i = 0; i < nr; i++)
+		if (prepared[i])
+			swap_out_finish(si, folios[i], slots[i], errs[i],
+					&entries[i]);
 }
 
 /* struct upc_swap_ops.swap_free: the folio stayed, its copy is not needed. */
@@ -477,6 +539,7 @@ static void swap_reclaim_free(struct folio *folio, void *value, void *priv)
 
 const struct upc_swap_ops swap_reclaim_ops = {
 	.swap_out = swap_reclaim_out,
+	.swap_out_folios = swap_reclaim_out_folios,
 	.swap_free = swap_reclaim_free,
 };
 

@@ -40,9 +40,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "fault.h"
+#include "io/fd.h"
 #include "lru_internal.h"
 #include "swap_internal.h"
 
@@ -405,57 +407,120 @@ int swapcache_prepare(struct swap_info_struct *si, unsigned long off,
 
 /* ---- I/O ----------------------------------------------------------------- */
 
-/* Move @len bytes between @buf and the device at @pos.  Return: 0 or -EIO. */
-static int swap_io(struct swap_info_struct *si, void *buf, size_t len,
-		   off_t pos, bool write)
+/*
+ * swap_io() - Move @nr buffers, laid end to end, between memory and the
+ * device from byte @pos.  A file device takes them in one transfer
+ * (fd_rw_continue(): one preadv()/pwritev() unless cut short).
+ * Return: 0 or -EIO.
+ */
+static int swap_io(struct swap_info_struct *si, const struct iovec *iov,
+		   int nr, off_t pos, bool write)
 {
-	size_t done = 0;
+	size_t done = 0, len = 0;
+	ssize_t ret;
+	int i;
 
-	if (si->mem) {
-		if (write)
-			memcpy(si->mem + pos, buf, len);
-		else
-			memcpy(buf, si->mem + pos, len);
+	for (i = 0; i < nr; i++) {
+		unsigned char *slot = si->mem ? si->mem + pos + len : NULL;
+
+		if (slot && write)
+			memcpy(slot, iov[i].iov_base, iov[i].iov_len);
+		else if (slot)
+			memcpy(iov[i].iov_base, slot, iov[i].iov_len);
+		len += iov[i].iov_len;
+	}
+	if (si->mem)
 		return 0;
-	}
-	while (done < len) {
-		ssize_t ret = write ?
-			pwrite(si->fd, (char *)buf + done, len - done,
-			       pos + (off_t)done) :
-			pread(si->fd, (char *)buf + done, len - done,
-			      pos + (off_t)done);
-
-		if (ret < 0 && errno == EINTR)
-			continue;
-		/* A short read past the file's end is a missing slot. */
-		if (ret <= 0)
-			return -EIO;
-		done += (size_t)ret;
-	}
-	return 0;
+	ret = fd_rw_continue(si->fd, write, iov, nr, pos, &done);
+	/* A short read past the file's end is a missing slot. */
+	return ret == (ssize_t)len ? 0 : -EIO;
 }
 
-/* swap_io() for a whole folio at its slots, counted in pswpin/pswpout. */
-static int swap_io_folio(struct swap_info_struct *si, struct folio *folio,
-			 swp_entry_t entry, bool write)
+/* The folio's memory as one buffer. */
+static struct iovec folio_iovec(struct folio *folio)
 {
-	int err = swap_io(si, folio_address(folio), folio_size(folio),
-			  (off_t)(swp_offset(entry) << UPC_PAGE_SHIFT), write);
+	return (struct iovec){ .iov_base = folio_address(folio),
+			       .iov_len = folio_size(folio) };
+}
 
-	if (!err)
-		__atomic_fetch_add(write ? &si->pswpout : &si->pswpin,
-				   folio_nr_pages(folio), __ATOMIC_RELAXED);
-	return err;
+/* Byte offset of @entry's first slot on its device. */
+static off_t swap_entry_pos(swp_entry_t entry)
+{
+	return (off_t)(swp_offset(entry) << UPC_PAGE_SHIFT);
 }
 
 int swap_write_folio(struct swap_info_struct *si, struct folio *folio,
 		     swp_entry_t entry)
 {
-	return swap_io_folio(si, folio, entry, true);
+	int err = 0;
+
+	swap_write_folios(si, &folio, &entry, &err, 1);
+	return err;
+}
+
+/*
+ * swap_write_run() - Write folios [@first, @last] of a run whose slots
+ * follow each other (the skipped ones, with an error, are not part of
+ * it) as one transfer, and set the error of each.
+ */
+static void swap_write_run(struct swap_info_struct *si, struct folio **folios,
+			   const swp_entry_t *entries, int *errs,
+			   unsigned int first, unsigned int last)
+{
+	struct iovec iov[SWAP_WRITE_RUN];
+	unsigned long pages = 0;
+	unsigned int i;
+	int nr = 0, err;
+
+	for (i = first; i <= last; i++) {
+		if (errs[i])
+			continue;
+		iov[nr++] = folio_iovec(folios[i]);
+		pages += folio_nr_pages(folios[i]);
+	}
+	if (!nr)
+		return;
+	err = swap_io(si, iov, nr, swap_entry_pos(entries[first]), true);
+	for (i = first; i <= last; i++)
+		if (!errs[i])
+			errs[i] = err;
+	if (!err)
+		__atomic_fetch_add(&si->pswpout, pages, __ATOMIC_RELAXED);
+}
+
+void swap_write_folios(struct swap_info_struct *si, struct folio **folios,
+		       const swp_entry_t *entries, int *errs, unsigned int nr)
+{
+	unsigned int i, first = nr, last = 0;
+	unsigned long next = 0;
+	int in_run = 0;
+
+	for (i = 0; i < nr; i++) {
+		if (errs[i])
+			continue;
+		if (in_run && (swp_offset(entries[i]) != next ||
+			       in_run == SWAP_WRITE_RUN)) {
+			swap_write_run(si, folios, entries, errs, first, last);
+			in_run = 0;
+		}
+		if (!in_run)
+			first = i;
+		last = i;
+		in_run++;
+		next = swp_offset(entries[i]) + folio_nr_pages(folios[i]);
+	}
+	if (in_run)
+		swap_write_run(si, folios, entries, errs, first, last);
 }
 
 int swap_read_folio(struct swap_info_struct *si, struct folio *folio,
 		    swp_entry_t entry)
 {
-	return swap_io_folio(si, folio, entry, false);
+	struct iovec iov = folio_iovec(folio);
+	int err = swap_io(si, &iov, 1, swap_entry_pos(entry), false);
+
+	if (!err)
+		__atomic_fetch_add(&si->pswpin, folio_nr_pages(folio),
+				   __ATOMIC_RELAXED);
+	return err;
 }

@@ -73,7 +73,12 @@
  * folio to @swap_out, which writes it and returns the swap entry that
  * replaces it in its mapping; if the eviction then fails, the entry
  * goes back through @swap_free.  Without the hook swap-backed folios are
- * never evicted (their data exists nowhere else).
+ * never evicted (their data exists nowhere else).  A batch's folios of
+ * anonymous regions wait, locked, and go to @swap_out_folios together
+ * (shrink_swapout_queue()), so that the swap layer can write neighbours
+ * as one transfer, and leave their region under one i_pages round trip;
+ * shmem's folios go one at a time, since their mapping's evict_lock
+ * hook may not be taken with other folios locked.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -279,8 +284,16 @@ static enum folio_verdict swap_out_folio(struct lruvec *lruvec,
  * @freed: Pages evicted so far.
  * @nr_keep: Folios in @keep.
  * @nr_pending: Folios in @pending.
+ * @nr_pageout: Folios in @pageout.
+ * @nr_swapout: Folios in @swapout.
  * @keep: Folios to put back on their lists.
  * @pending: Locked clean file folios waiting for eviction.
+ * @pageout: Locked dirty file folios of one mapping, under writeback,
+ *	waiting to be written together (shrink_pageout_queue()).
+ * @swapout: Locked swap-backed folios waiting to be swapped out together
+ *	(shrink_swapout_queue()).  At most one of @pageout and @swapout
+ *	holds folios at a time.
+ * @swapout_dirty: For each of @swapout, the dirty bit reclaim cleared.
  */
 struct shrink_batch {
 	struct lruvec *lruvec;
@@ -288,9 +301,12 @@ struct shrink_batch {
 	unsigned int nr_keep;
 	unsigned int nr_pending;
 	unsigned int nr_pageout;
+	unsigned int nr_swapout;
 	struct folio *keep[UPC_RECLAIM_BATCH];
 	struct folio *pending[UPC_RECLAIM_BATCH];
 	struct folio *pageout[WRITEBACK_MAX_RUN];
+	struct folio *swapout[UPC_RECLAIM_BATCH];
+	bool swapout_dirty[UPC_RECLAIM_BATCH];
 };
 
 /* shrink_settle() - Account @folio's verdict; drop what is not kept. */
@@ -473,6 +489,165 @@ static void shrink_pageout_flush(struct shrink_batch *sb)
 	shrink_evict_pending(sb);
 }
 
+/* ---- swapping out a batch ------------------------------------------------ */
+
+/* The lruvec's swap hooks if they can take a batch, else NULL. */
+static const struct upc_swap_ops *swap_ops_batched(struct lruvec *lruvec)
+{
+	/* Pairs with the release in upc_reclaim_set_swap(). */
+	const struct upc_swap_ops *ops = __atomic_load_n(&lruvec->swap_ops,
+							 __ATOMIC_ACQUIRE);
+
+	return ops && ops->swap_out_folios ? ops : NULL;
+}
+
+/*
+ * shrink_swapout_retry_split() - The swap hook refused some of @sb's
+ * queued folios with -EFBIG: split each (swap_out_split()) and offer
+ * the first pages again, together.  @errs and @entries are the first
+ * offer's results, updated for the folios offered again.
+ */
+static void shrink_swapout_retry_split(struct shrink_batch *sb,
+				       const struct upc_swap_ops *ops,
+				       void *priv, void **entries, int *errs)
+{
+	struct folio *again[UPC_RECLAIM_BATCH];
+	unsigned int idx[UPC_RECLAIM_BATCH];
+	void *again_entries[UPC_RECLAIM_BATCH];
+	int again_errs[UPC_RECLAIM_BATCH];
+	unsigned int i, nr = 0;
+
+	for (i = 0; i < sb->nr_swapout; i++) {
+		struct folio *folio = sb->swapout[i];
+
+		if (errs[i] != -EFBIG ||
+		    !swap_out_split(sb->lruvec, folio, sb->swapout_dirty[i]))
+			continue;
+		sb->swapout_dirty[i] = folio_clear_dirty_for_io(folio);
+		idx[nr] = i;
+		again[nr++] = folio;
+	}
+	if (!nr)
+		return;
+	ops->swap_out_folios(again, nr, again_entries, again_errs, priv);
+	for (i = 0; i < nr; i++) {
+		entries[idx[i]] = again_entries[i];
+		errs[idx[i]] = again_errs[i];
+	}
+}
+
+/*
+ * shrink_swapout_evict() - Put each written folio of @sb's queue, given
+ * by @written, in its swap entry's place, a mapping's folios under one
+ * round trip of its i_pages lock (evict_folios()).  @evicted[i] gets
+ * the result for @sb->swapout[i], false where it was not written.
+ */
+static void shrink_swapout_evict(struct shrink_batch *sb, void **entries,
+				 const bool *written, bool *evicted)
+{
+	struct folio *folios[UPC_RECLAIM_BATCH];
+	void *values[UPC_RECLAIM_BATCH];
+	bool done[UPC_RECLAIM_BATCH];
+	unsigned int i, j, n = 0, run;
+
+	for (i = 0; i < sb->nr_swapout; i++) {
+		if (!written[i])
+			continue;
+		folios[n] = sb->swapout[i];
+		values[n++] = entries[i];
+	}
+	for (j = 0; j < n; j += run) {
+		struct address_space *mapping = folios[j]->mapping;
+
+		for (run = 1; j + run < n && folios[j + run]->mapping == mapping;
+		     run++)
+			;
+		evict_folios(mapping, folios + j, values + j, run, done + j);
+	}
+	for (i = 0, j = 0; i < sb->nr_swapout; i++)
+		evicted[i] = written[i] && done[j++];
+}
+
+/*
+ * shrink_swapout_flush() - Swap out @sb's queued folios with one call of
+ * the swap layer's swap_out_folios hook (writes of neighbouring slots
+ * merged), offer again split the large ones it found too large, then
+ * evict those written and settle every one as swap_out_folio() would.
+ * The clean folios waiting are evicted first: no folio lock is held
+ * across the write but those of the folios written.
+ */
+static void shrink_swapout_flush(struct shrink_batch *sb)
+{
+	const struct upc_swap_ops *ops;
+	void *priv = sb->lruvec->swap_priv;
+	void *entries[UPC_RECLAIM_BATCH];
+	int errs[UPC_RECLAIM_BATCH];
+	bool written[UPC_RECLAIM_BATCH], evicted[UPC_RECLAIM_BATCH];
+	unsigned int i, nr = sb->nr_swapout;
+
+	if (!nr)
+		return;
+	shrink_evict_pending(sb);
+	ops = swap_ops_batched(sb->lruvec);
+	for (i = 0; i < nr; i++) {
+		entries[i] = NULL;
+		errs[i] = ops ? 0 : -ENODEV;
+	}
+	if (ops) {
+		ops->swap_out_folios(sb->swapout, nr, entries, errs, priv);
+		shrink_swapout_retry_split(sb, ops, priv, entries, errs);
+	}
+	for (i = 0; i < nr; i++)
+		written[i] = !errs[i] && xa_is_value(entries[i]);
+	shrink_swapout_evict(sb, entries, written, evicted);
+	sb->nr_swapout = 0;
+	for (i = 0; i < nr; i++) {
+		struct folio *folio = sb->swapout[i];
+		enum folio_verdict verdict = FOLIO_KEEP;
+
+		if (evicted[i]) {
+			lru_stat_add(&sb->lruvec->pswpout,
+				     folio_nr_pages(folio));
+			verdict = FOLIO_FREED;
+		} else if (written[i]) {
+			/* Used again while it was written. */
+			ops->swap_free(folio, entries[i], priv);
+		}
+		if (verdict == FOLIO_KEEP && sb->swapout_dirty[i])
+			folio_mark_dirty(folio);
+		folio_unlock(folio);
+		shrink_settle(sb, folio, verdict);
+	}
+}
+
+/*
+ * shrink_swapout_queue() - Queue a locked swap-backed @folio of a mapping
+ * without an evict_lock hook on @sb, its dirty bit cleared, to be swapped
+ * out with the batch's others (shrink_swapout_flush()).  Dirty file
+ * folios queued before are written first.  Return: FOLIO_PENDING.
+ */
+static enum folio_verdict shrink_swapout_queue(struct shrink_batch *sb,
+					       struct folio *folio)
+{
+	shrink_pageout_flush(sb);
+	if (sb->nr_swapout == UPC_RECLAIM_BATCH)
+		shrink_swapout_flush(sb);
+	sb->swapout_dirty[sb->nr_swapout] = folio_clear_dirty_for_io(folio);
+	sb->swapout[sb->nr_swapout++] = folio;
+	return FOLIO_PENDING;
+}
+
+/*
+ * shrink_flush() - Write and evict everything @sb has queued, before a
+ * folio is written on its own or at the end of the batch.
+ */
+static void shrink_flush(struct shrink_batch *sb)
+{
+	shrink_swapout_flush(sb);
+	shrink_pageout_flush(sb);
+	shrink_evict_pending(sb);
+}
+
 /*
  * The queue holds a whole batch: a queue written when full, with the
  * batch's last folio locked by the caller (so not joinable), cut a
@@ -486,11 +661,13 @@ _Static_assert(UPC_RECLAIM_BATCH <= WRITEBACK_MAX_RUN,
  * shrink_pageout_queue() - Queue a locked dirty @folio of a mapping with
  * a writeback_folios hook on @sb, to be written with its neighbours in
  * the batch (shrink_pageout_flush()).  A folio cleaned meanwhile waits
- * with the clean ones.  Return: FOLIO_PENDING.
+ * with the clean ones.  Swap-backed folios queued before are swapped
+ * out first.  Return: FOLIO_PENDING.
  */
 static enum folio_verdict shrink_pageout_queue(struct shrink_batch *sb,
 					       struct folio *folio)
 {
+	shrink_swapout_flush(sb);
 	if (sb->nr_pageout &&
 	    (sb->pageout[0]->mapping != folio->mapping ||
 	     sb->nr_pageout == UPC_RECLAIM_BATCH))
@@ -546,10 +723,10 @@ static enum folio_verdict shrink_folio(struct shrink_batch *sb,
 		  mapping->a_ops->writeback_folios;
 	if (batched)
 		return shrink_pageout_queue(sb, folio);
-	if (swapbacked || hooked || (dirty && mapping_writes_back(mapping))) {
-		shrink_pageout_flush(sb);
-		shrink_evict_pending(sb);
-	}
+	if (swapbacked && !hooked && swap_ops_batched(sb->lruvec))
+		return shrink_swapout_queue(sb, folio);
+	if (swapbacked || hooked || (dirty && mapping_writes_back(mapping)))
+		shrink_flush(sb);
 	if (swapbacked) {
 		verdict = swap_out_folio(sb->lruvec, mapping, folio);
 	} else if (dirty) {
@@ -667,8 +844,7 @@ static unsigned long shrink_inactive_batch(struct lruvec *lruvec,
 		if (verdict != FOLIO_PENDING)
 			shrink_settle(&sb, isolated[i], verdict);
 	}
-	shrink_pageout_flush(&sb);
-	shrink_evict_pending(&sb);
+	shrink_flush(&sb);
 	putback_folios(lruvec, sb.keep, sb.nr_keep);
 	__atomic_fetch_sub(&lruvec->nr_isolated, nr, __ATOMIC_RELAXED);
 	if (nr)

@@ -218,6 +218,13 @@ struct upc_reclaim_stats {
  *	large to go whole, and reclaim splits it into order-0 folios and
  *	offers the first page's at once, the others from the tail of the
  *	list.
+ * @swap_out_folios: Optional: @swap_out for @nr (at most
+ *	UPC_RECLAIM_BATCH) folios at once, so that their writes can go
+ *	together; @entries[i] and @errs[i] receive what *@entryp and the
+ *	return value of @swap_out would for @folios[i].  Reclaim uses it for
+ *	the swap-backed folios of a batch whose mapping has no evict_lock
+ *	hook (anonymous regions), @swap_out for the others and to retry a
+ *	folio refused with -EFBIG once split.
  * @swap_free: Drop an entry @swap_out made for @folio (still locked)
  *	that reclaim could not use: the folio was referenced or dirtied
  *	again before it could go.
@@ -227,6 +234,8 @@ struct upc_reclaim_stats {
  */
 struct upc_swap_ops {
 	int (*swap_out)(struct folio *folio, void **entryp, void *priv);
+	void (*swap_out_folios)(struct folio **folios, unsigned int nr,
+				void **entries, int *errs, void *priv);
 	void (*swap_free)(struct folio *folio, void *entry, void *priv);
 };
 

@@ -27,6 +27,7 @@
 
 #include "fault.h"
 #include "mm/swap_internal.h"
+#include "io/fd.h"
 #include "rand.h"
 
 #define PAGE		UPC_PAGE_SIZE
@@ -612,6 +613,38 @@ static void test_anon_swap_out_write_error(void **state)
 }
 
 /*
+ * Reclaim hands a batch of a region's pages to the swap layer at once
+ * (struct upc_swap_ops.swap_out_folios), which gives them consecutive
+ * slots and writes neighbours together: 64 pages written in order go to
+ * a swap file in 64 / SWAP_WRITE_RUN system calls (64, one per page,
+ * before), and read back as written.
+ */
+static void test_anon_swap_out_batched_writes(void **state)
+{
+	struct io_counters *io = io_thread_counters();
+	unsigned long resident, swapped;
+	int fd = an_tmpfile();
+	struct an_env env;
+	uint64_t syscalls;
+
+	(void)state;
+	an_init_fd(&env, LIMIT / 2 * PAGE, 4 * CLUSTER_BYTES, fd);
+	an_write_all(&env, 12);
+	lru_add_drain_all(env.f.arena);
+	syscalls = io->syscalls;
+	assert_int_equal(upc_reclaim_pages(env.f.arena, 64), 64);
+	assert_int_equal(io->syscalls - syscalls, 64 / SWAP_WRITE_RUN);
+	an_count(&env, &resident, &swapped);
+	assert_int_equal(swapped, 64);
+	assert_int_equal(env.si->pswpout, 64);
+	assert_int_equal(vm_stats(env.f.arena).pswpout, 64);
+	an_check(&env);
+	an_verify(&env);
+	an_fini(&env);
+	close(fd);
+}
+
+/*
  * Swap-in cannot read (the file was cut short): -EIO, and the page stays
  * swapped out, so once the file is whole again its data reads back.
  */
@@ -1050,6 +1083,7 @@ int main(void)
 		cmocka_unit_test(test_anon_swap_out_held),
 		cmocka_unit_test(test_anon_swap_full),
 		cmocka_unit_test(test_anon_swap_out_write_error),
+		cmocka_unit_test(test_anon_swap_out_batched_writes),
 		cmocka_unit_test(test_anon_swap_in_read_error),
 		cmocka_unit_test(test_anon_short_read_on_error),
 		cmocka_unit_test(test_anon_destroy_frees_all),

@@ -35,6 +35,7 @@
 #include "../../mm/lru_internal.h"
 #include "../../mm/swap_internal.h"
 #include "fault.h"
+#include "io/fd.h"
 
 #define CLUSTER		SWAPFILE_CLUSTER
 #define CLUSTER_BYTES	((unsigned long long)CLUSTER << UPC_PAGE_SHIFT)
@@ -444,6 +445,78 @@ static void test_swap_file_device_io(void **state)
 	assert_int_equal(swap_read_folio(env.si, folio, sw_entry(&env, 0)), 0);
 	assert_true(sw_matches(folio, 3));
 	sw_unlock_put(folio);
+	sw_fini(&env);
+	close(ro);
+	close(fd);
+}
+
+/*
+ * swap_write_folios(): folios whose slots follow each other go in one
+ * system call, at most SWAP_WRITE_RUN of them; a folio left out (its
+ * error set) neither breaks a run nor is written; a run that fails
+ * fails its own folios only.
+ */
+static void test_swap_file_device_write_runs(void **state)
+{
+	/* Slots of the folios, in the order given: runs 0-5 and 8-9. */
+	static const unsigned long slot[9] = { 0, 1, 2, 3, 4, 5, 8, 6, 9 };
+	struct io_counters *io = io_thread_counters();
+	struct folio *folios[9], *back;
+	swp_entry_t entries[9];
+	int errs[9], fd = sw_tmpfile(), ro;
+	uint64_t syscalls;
+	struct sw_env env;
+	char path[64];
+	unsigned int i;
+
+	(void)state;
+	sw_init_fd(&env, fd, 4 * CLUSTER_BYTES, 0);
+	for (i = 0; i < 9; i++) {
+		folios[i] = sw_folio(&env, 0);
+		sw_fill(folios[i], 20 + i);
+		entries[i] = sw_entry(&env, slot[i]);
+		errs[i] = 0;
+	}
+	errs[7] = -EINVAL;	/* left out: slot 6 stays unwritten */
+	syscalls = io->syscalls;
+	swap_write_folios(env.si, folios, entries, errs, 9);
+	assert_int_equal(io->syscalls - syscalls,
+			 (6 + SWAP_WRITE_RUN - 1) / SWAP_WRITE_RUN +
+			 (2 + SWAP_WRITE_RUN - 1) / SWAP_WRITE_RUN);
+	assert_int_equal(env.si->pswpout, 8);
+	for (i = 0; i < 9; i++)
+		assert_int_equal(errs[i], i == 7 ? -EINVAL : 0);
+	back = sw_folio(&env, 0);
+	for (i = 0; i < 9; i++) {
+		if (i == 7)
+			continue;
+		assert_int_equal(swap_read_folio(env.si, back, entries[i]), 0);
+		assert_true(sw_matches(back, 20 + i));
+	}
+	/* Slot 6 was skipped, not filled with a folio beside it. */
+	assert_int_equal(swap_read_folio(env.si, back, sw_entry(&env, 6)), 0);
+	assert_false(sw_matches(back, 26));
+	assert_false(sw_matches(back, 27));
+	sw_unlock_put(back);
+	for (i = 0; i < 9; i++)
+		sw_unlock_put(folios[i]);
+	sw_fini(&env);
+
+	/* A device that cannot be written: each run's folios get -EIO. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ro = open(path, O_RDONLY);
+	assert_true(ro >= 0);
+	sw_init_fd(&env, ro, 4 * CLUSTER_BYTES, 0);
+	for (i = 0; i < 9; i++) {
+		folios[i] = sw_folio(&env, 0);
+		errs[i] = i == 2 ? -ENOSPC : 0;
+	}
+	swap_write_folios(env.si, folios, entries, errs, 9);
+	for (i = 0; i < 9; i++)
+		assert_int_equal(errs[i], i == 2 ? -ENOSPC : -EIO);
+	assert_int_equal(env.si->pswpout, 0);
+	for (i = 0; i < 9; i++)
+		sw_unlock_put(folios[i]);
 	sw_fini(&env);
 	close(ro);
 	close(fd);
@@ -1388,6 +1461,7 @@ int main(void)
 		cmocka_unit_test(test_swap_destroy_busy),
 		cmocka_unit_test(test_swap_memory_device_io),
 		cmocka_unit_test(test_swap_file_device_io),
+		cmocka_unit_test(test_swap_file_device_write_runs),
 		cmocka_unit_test(test_swap_alloc_in_order),
 		cmocka_unit_test(test_swap_alloc_huge_and_partial),
 		cmocka_unit_test(test_swap_free_reuse),
