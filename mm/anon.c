@@ -14,7 +14,11 @@
  * The value entries here are data, not shadows: a page is added only
  * into an empty slot (anon_add_folio()), never over an entry as the page
  * cache adds over a shadow, so a page that was swapped out meanwhile is
- * swapped in rather than overwritten.
+ * swapped in rather than overwritten.  The one exception is a write that
+ * covers a whole swapped-out page: its old data is not needed, so a new
+ * folio takes the entry's place and the slot is freed, with no read
+ * (anon_replace_swapped()).  A fault cannot know that a store will cover
+ * the page, so the kernel always swaps in; a write call can.
  *
  * Reads and writes copy a page under its folio lock.  Reclaim holds that
  * lock while it writes a folio to swap, so a page never reaches swap
@@ -72,15 +76,92 @@ static int anon_add_folio(struct address_space *mapping, struct folio *folio,
 }
 
 /*
+ * anon_replace_swapped() - A write is about to cover the whole of page
+ * @index, swapped out as order-0 entry @value: put a new folio in the
+ * entry's place without reading the old data back, and free the slot.
+ * The folio goes in locked, and the caller copies into it before
+ * unlocking, so a reader (who locks a folio before copying from it)
+ * sees the page as before the write, from swap, or after it, never the
+ * new folio's old memory.  A swap-in of @value under way meanwhile
+ * finds the entry gone and looks again (swapin_folio()); so does this,
+ * if the entry changed.  Return: the folio, locked, with a reference;
+ * ERR_PTR(-EAGAIN) to look again; ERR_PTR(-ENOMEM).
+ */
+static struct folio *anon_replace_swapped(struct address_space *mapping,
+					  pgoff_t index, void *value)
+{
+	XA_STATE(xas, &mapping->i_pages, index);
+	struct folio *folio = filemap_alloc_folio(mapping, GFP_KERNEL, 0);
+
+	if (!folio)
+		return ERR_PTR(-ENOMEM);
+	/* Nobody else can see it yet: the lock cannot be contended. */
+	folio_trylock(folio);
+	folio_set_uptodate(folio);
+	folio->mapping = mapping;
+	folio->index = index;
+	folio_ref_add(folio, 1);
+	do {
+		xas_lock(&xas);
+		if (xas_load(&xas) != value || xas_get_order(&xas))
+			xas_set_err(&xas, -EAGAIN);
+		else
+			xas_store(&xas, folio);
+		if (!xas_error(&xas))
+			mapping->nrpages++;
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, GFP_KERNEL));
+	if (xas_error(&xas)) {
+		folio->mapping = NULL;
+		folio_unlock(folio);
+		folio_put_refs(folio, 2);
+		return ERR_PTR(xas_error(&xas));
+	}
+	swap_free_nr(radix_to_swp_entry(value), 1);
+	filemap_folio_added(folio, NULL);
+	return folio;
+}
+
+/*
+ * anon_get_swapped() - Page @index was swapped out as @value: swap it in,
+ * or, for a write of the whole page (@whole), replace it without reading
+ * it (anon_replace_swapped(), after cutting the page's own entry out of
+ * a large one: swap_entry_split()).  *@locked says whether the folio
+ * comes back locked.  Return: as swapin_folio().
+ */
+static struct folio *anon_get_swapped(struct address_space *mapping,
+				      pgoff_t index, void *value, bool whole,
+				      bool *locked)
+{
+	struct folio *folio;
+	int order, err;
+
+	*locked = false;
+	if (!whole)
+		return swapin_folio(mapping, index, value, GFP_KERNEL);
+	order = xa_get_order(&mapping->i_pages, index);
+	if (order) {
+		err = swap_entry_split(mapping, index, GFP_KERNEL);
+		return ERR_PTR(err ? err : -EAGAIN);
+	}
+	folio = anon_replace_swapped(mapping, index, value);
+	*locked = !IS_ERR(folio);
+	return folio;
+}
+
+/*
  * The folio of page @index, with a reference: swapped in if it was
- * swapped out, created zeroed with @create if never written.  Return:
- * the folio; NULL (not @create, never written); or an ERR_PTR.
+ * swapped out (unless a write covers all of it, @whole: see
+ * anon_get_swapped()), created zeroed with @create if never written.
+ * *@locked says whether it comes back locked.  Return: the folio; NULL
+ * (not @create, never written); or an ERR_PTR.
  */
 static struct folio *anon_get_folio(struct anon_region *region, pgoff_t index,
-				    bool create)
+				    bool create, bool whole, bool *locked)
 {
 	struct address_space *mapping = &region->mapping;
 
+	*locked = false;
 	for (;;) {
 		void *entry = filemap_get_entry(mapping, index);
 		struct folio *folio;
@@ -89,7 +170,8 @@ static struct folio *anon_get_folio(struct anon_region *region, pgoff_t index,
 		if (entry && !xa_is_value(entry))
 			return entry;
 		if (entry) {
-			folio = swapin_folio(mapping, index, entry, GFP_KERNEL);
+			folio = anon_get_swapped(mapping, index, entry, whole,
+						 locked);
 			if (folio != ERR_PTR(-EAGAIN))
 				return folio;
 			continue;
@@ -125,11 +207,13 @@ static ssize_t anon_region_copy(struct anon_region *region, char *buf,
 		size_t off = (size_t)(at & (UPC_PAGE_SIZE - 1));
 		size_t n = UPC_PAGE_SIZE - off;
 		struct folio *folio;
+		bool locked;
 		char *page;
 
 		if (n > count - done)
 			n = count - done;
-		folio = anon_get_folio(region, index, write);
+		folio = anon_get_folio(region, index, write,
+				       write && n == UPC_PAGE_SIZE, &locked);
 		if (IS_ERR(folio))
 			return done ? (ssize_t)done : PTR_ERR(folio);
 		if (!folio) {
@@ -137,7 +221,8 @@ static ssize_t anon_region_copy(struct anon_region *region, char *buf,
 			done += n;
 			continue;
 		}
-		folio_lock(folio);
+		if (!locked)
+			folio_lock(folio);
 		/* The page's place in its folio (a large one holds several). */
 		page = (char *)folio_address(folio) +
 		       ((index - folio->index) << UPC_PAGE_SHIFT);

@@ -840,6 +840,77 @@ static struct xarray *an_huge_swapped(struct an_env *env, unsigned int seed)
 }
 
 /*
+ * A write that covers a whole swapped-out page puts a new folio in its
+ * place without reading the old data back, and frees the slot; a write
+ * to part of a page still swaps it in first.
+ */
+static void test_anon_whole_page_write_skips_swapin(void **state)
+{
+	unsigned long i, pages = 3 * LIMIT, overwritten = 0;
+	unsigned long resident, swapped;
+	struct xarray *xa;
+	struct an_env env;
+	uint64_t pswpin;
+
+	(void)state;
+	an_init(&env, pages * PAGE, 8 * CLUSTER_BYTES);
+	xa = &env.region.mapping.i_pages;
+	an_write_all(&env, 7);
+	pswpin = env.si->pswpin;
+	for (i = 0; i < pages; i += 2) {
+		if (!xa_is_value(xa_load(xa, i)))
+			continue;
+		an_write(&env, i * PAGE, PAGE, 8);
+		assert_false(xa_is_value(xa_load(xa, i)));
+		overwritten++;
+	}
+	assert_true(overwritten >= LIMIT);
+	assert_int_equal(env.si->pswpin, pswpin);
+	an_check(&env);
+	an_verify(&env);
+	an_check(&env);
+
+	/* One byte short of the page: read back first. */
+	for (i = 1; !xa_is_value(xa_load(xa, i)); i += 2)
+		;
+	pswpin = env.si->pswpin;
+	an_write(&env, i * PAGE + 1, PAGE - 1, 9);
+	assert_int_equal(env.si->pswpin, pswpin + 1);
+	an_count(&env, &resident, &swapped);
+	assert_int_equal(resident + swapped, pages);
+	assert_int_equal(env.si->inuse_pages, swapped);
+	an_verify(&env);
+	an_fini(&env);
+}
+
+/*
+ * A whole-page write into a large swapped-out entry cuts the page's own
+ * entry out (the others keep theirs) and reads nothing back; the rest
+ * of the old folio then reads as it was.
+ */
+static void test_anon_whole_page_write_splits_entry(void **state)
+{
+	const unsigned long nr = 1UL << UPC_MAX_ORDER;
+	struct xarray *xa;
+	struct an_env env;
+	uint64_t pswpin;
+
+	(void)state;
+	xa = an_huge_swapped(&env, 7);
+	pswpin = env.si->pswpin;
+	an_write(&env, 5 * PAGE, PAGE, 12);
+	assert_int_equal(env.si->pswpin, pswpin);
+	assert_false(xa_is_value(xa_load(xa, 5)));
+	assert_int_equal(folio_order(xa_load(xa, 5)), 0);
+	assert_true(xa_is_value(xa_load(xa, 4)));
+	assert_true(xa_is_value(xa_load(xa, nr - 1)));
+	an_check(&env);
+	an_verify(&env);
+	an_check(&env);
+	an_fini(&env);
+}
+
+/*
  * A large folio goes to swap whole: one entry of its order naming
  * aligned consecutive slots.  Reading one of its pages brings back the
  * whole folio.
@@ -1090,6 +1161,8 @@ int main(void)
 		cmocka_unit_test(test_anon_swap_in_enomem),
 		cmocka_unit_test(test_anon_large_folio_swaps_whole),
 		cmocka_unit_test(test_anon_large_swapin_splits),
+		cmocka_unit_test(test_anon_whole_page_write_skips_swapin),
+		cmocka_unit_test(test_anon_whole_page_write_splits_entry),
 		cmocka_unit_test(test_anon_large_splits_when_swap_fragmented),
 		cmocka_unit_test(test_anon_large_stays_when_swap_full),
 		cmocka_unit_test(test_anon_swap_shadows_bounded),
