@@ -322,6 +322,9 @@ ssize_t upc_anon_read(struct upc_anon *anon, void *buf, size_t count,
  * @count: How many; the write stops at the region's end.
  * @offset: Offset of the first.
  *
+ * A swapped-out page the write covers only in part is read back from
+ * swap first; one it covers whole is not (its slot is freed).
+ *
  * Context: Any thread, any number at once.
  * Return: Bytes written (0 at or past the end); -EBADF if @anon is NULL;
  * -EINVAL if @offset is negative; -EFAULT if @buf is NULL and @count is
