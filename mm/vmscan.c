@@ -525,6 +525,7 @@ static void shrink_swapout_retry_split(struct shrink_batch *sb,
 			continue;
 		sb->swapout_dirty[i] = folio_clear_dirty_for_io(folio);
 		idx[nr] = i;
+		again_entries[nr] = NULL;
 		again[nr++] = folio;
 	}
 	if (!nr)
@@ -579,8 +580,7 @@ static void shrink_swapout_evict(struct shrink_batch *sb, void **entries,
 static void shrink_swapout_flush(struct shrink_batch *sb)
 {
 	const struct upc_swap_ops *ops;
-	void *priv = sb->lruvec->swap_priv;
-	void *entries[UPC_RECLAIM_BATCH];
+	void *priv, *entries[UPC_RECLAIM_BATCH];
 	int errs[UPC_RECLAIM_BATCH];
 	bool written[UPC_RECLAIM_BATCH], evicted[UPC_RECLAIM_BATCH];
 	unsigned int i, nr = sb->nr_swapout;
@@ -588,7 +588,9 @@ static void shrink_swapout_flush(struct shrink_batch *sb)
 	if (!nr)
 		return;
 	shrink_evict_pending(sb);
+	/* After the acquire that pairs with upc_reclaim_set_swap(). */
 	ops = swap_ops_batched(sb->lruvec);
+	priv = sb->lruvec->swap_priv;
 	for (i = 0; i < nr; i++) {
 		entries[i] = NULL;
 		errs[i] = ops ? 0 : -ENODEV;
