@@ -42,6 +42,8 @@ void anon_region_init(struct anon_region *region, struct upc_arena *arena,
 	address_space_init(&region->mapping, arena, NULL,
 			   1UL << AS_SWAPBACKED);
 	region->size = size;
+	/* No swap-in yet: the first starts no readahead. */
+	region->ra = (struct swap_ra_state){ .next = (pgoff_t)-1 };
 }
 
 /*
@@ -123,22 +125,25 @@ static struct folio *anon_replace_swapped(struct address_space *mapping,
 }
 
 /*
- * anon_get_swapped() - Page @index was swapped out as @value: swap it in,
- * or, for a write of the whole page (@whole), replace it without reading
+ * anon_get_swapped() - Page @index was swapped out as @value: swap it in
+ * (reading ahead on a sequential stream: swapin_readahead()), or, for a
+ * write of the whole page (@whole), replace it without reading
  * it (anon_replace_swapped(), after cutting the page's own entry out of
  * a large one: swap_entry_split()).  *@locked says whether the folio
  * comes back locked.  Return: as swapin_folio().
  */
-static struct folio *anon_get_swapped(struct address_space *mapping,
+static struct folio *anon_get_swapped(struct anon_region *region,
 				      pgoff_t index, void *value, bool whole,
 				      bool *locked)
 {
+	struct address_space *mapping = &region->mapping;
 	struct folio *folio;
 	int order, err;
 
 	*locked = false;
 	if (!whole)
-		return swapin_folio(mapping, index, value, GFP_KERNEL);
+		return swapin_readahead(mapping, index, value, GFP_KERNEL,
+					&region->ra);
 	order = xa_get_order(&mapping->i_pages, index);
 	if (order) {
 		err = swap_entry_split(mapping, index, GFP_KERNEL);
@@ -170,7 +175,7 @@ static struct folio *anon_get_folio(struct anon_region *region, pgoff_t index,
 		if (entry && !xa_is_value(entry))
 			return entry;
 		if (entry) {
-			folio = anon_get_swapped(mapping, index, entry, whole,
+			folio = anon_get_swapped(region, index, entry, whole,
 						 locked);
 			if (folio != ERR_PTR(-EAGAIN))
 				return folio;

@@ -49,6 +49,23 @@
  * the folio out of the swap cache and let the slots go.  A large entry
  * for which no folio of its order can be had is split instead
  * (swap_entry_split()), so that the page asked for comes back alone.
+ *
+ * Readahead (swapin_readahead()).  A mapping that keeps a struct
+ * swap_ra_state (anonymous regions) has a swap-in from a swap file that
+ * follows the last one read the pages after it too, while they hold order-0 entries of
+ * the slots that follow, up to SWAP_RA_MAX pages: the window doubles on
+ * each sequential swap-in, and any other sets it back to one page.  The
+ * pages are read in one transfer and each put in the mapping as if
+ * swapped in on its own.  Pages swapped out in LRU order get their slots
+ * in that order, so the page asked for goes on the LRU before those read
+ * after it: the other way round, a region read in order came back from
+ * its next trip to swap with each window's first page after the others,
+ * the slots no longer followed the pages, and readahead stopped at once
+ * (reading a 256 MiB region in order, 1 MiB at a time, through a 32 MiB
+ * cache from a swap file, against no readahead, median of 3 runs: 1.04x
+ * with the window's first page last on the LRU; 1.39x in page order).
+ * A device in memory reads no ahead: there each page read ahead cost
+ * more than it saved (the same job, swap in memory: 0.94x).
  */
 #include <errno.h>
 #include <sched.h>
@@ -546,24 +563,31 @@ const struct upc_swap_ops swap_reclaim_ops = {
 /* ---- swap-in ------------------------------------------------------------- */
 
 /*
- * The order of the entry covering page @index of @mapping if it is
- * still @value, else -1.  A lockless look: swapin_install() checks again
- * under the lock.
+ * The entry covering page @index of @mapping, and in *@order its order:
+ * a lockless look, which swapin_install() checks again under the lock.
  */
-static int swapin_entry_order(struct address_space *mapping, pgoff_t index,
-			      void *value)
+static void *swapin_peek(struct address_space *mapping, pgoff_t index,
+			 int *order)
 {
 	XA_STATE(xas, &mapping->i_pages, index);
 	void *entry;
-	int order;
 
 	upc_rcu_enter();
 	do {
 		entry = xas_load(&xas);
 	} while (xas_retry(&xas, entry));
-	order = entry == value ? xas_get_order(&xas) : -1;
+	*order = entry ? xas_get_order(&xas) : 0;
 	upc_rcu_exit();
-	return order;
+	return entry;
+}
+
+/* The order of the entry at page @index if it is still @value, else -1. */
+static int swapin_entry_order(struct address_space *mapping, pgoff_t index,
+			      void *value)
+{
+	int order;
+
+	return swapin_peek(mapping, index, &order) == value ? order : -1;
 }
 
 /*
@@ -620,14 +644,141 @@ static struct folio *swapin_split(struct address_space *mapping,
 	return ERR_PTR(err ? err : -EAGAIN);
 }
 
+/* ---- readahead ------------------------------------------------------------ */
+
+/*
+ * struct swap_ra_batch - the pages a swap-in reads after the one asked
+ * for: each folio locked and in the swap cache at its slot (pinned with
+ * SWAP_HAS_CACHE), with the entry it is to replace and the shadow found.
+ */
+struct swap_ra_batch {
+	unsigned int nr;
+	struct folio *folios[SWAP_RA_MAX];
+	void *values[SWAP_RA_MAX];
+	void *shadows[SWAP_RA_MAX];
+};
+
+/*
+ * swap_ra_window() - Pages a swap-in at @index reads, the one asked for
+ * included: 1 unless it follows the last one (@ra->next), then twice
+ * the last window (2 after a window of 1), up to SWAP_RA_MAX.
+ */
+static unsigned int swap_ra_window(struct swap_ra_state *ra, pgoff_t index)
+{
+	unsigned int window;
+
+	if (!ra || __atomic_load_n(&ra->next, __ATOMIC_RELAXED) != index)
+		return 1;
+	window = 2 * __atomic_load_n(&ra->window, __ATOMIC_RELAXED);
+	return window < 2 ? 2 : window > SWAP_RA_MAX ? SWAP_RA_MAX : window;
+}
+
+static void swap_ra_update(struct swap_ra_state *ra, pgoff_t next,
+			   unsigned int window)
+{
+	if (!ra)
+		return;
+	__atomic_store_n(&ra->next, next, __ATOMIC_RELAXED);
+	__atomic_store_n(&ra->window, window, __ATOMIC_RELAXED);
+}
+
+/*
+ * swap_ra_prepare() - Set up @ra for the pages after page @index (slot
+ * @off) while they hold order-0 entries of the slots that follow, up to
+ * @window pages in all: allocate (__GFP_NORETRY), pin the slot, add to
+ * the swap cache.  Stops at the first that fails.  The folio of @index
+ * is locked in the swap cache meanwhile; the allocations reclaim one
+ * pass without waiting for anyone, and reclaim only trylocks, so holding
+ * it is safe.
+ */
+static void swap_ra_prepare(struct swap_info_struct *si,
+			    struct address_space *mapping, pgoff_t index,
+			    swp_entry_t entry, unsigned int window,
+			    struct swap_ra_batch *ra)
+{
+	unsigned long off = swp_offset(entry);
+	unsigned int k;
+
+	ra->nr = 0;
+	for (k = 1; k < window; k++) {
+		swp_entry_t next = swp_entry(swp_type(entry), off + k);
+		void *value = swp_to_radix_entry(next);
+		struct folio *folio;
+		int order;
+
+		if (off + k >= si->max ||
+		    swapin_peek(mapping, index + k, &order) != value || order)
+			break;
+		folio = filemap_alloc_folio(mapping,
+					    GFP_KERNEL | __GFP_NORETRY, 0);
+		if (!folio)
+			break;
+		if (swapcache_prepare(si, off + k, 1)) {
+			folio_put(folio);
+			break;
+		}
+		folio_trylock(folio);
+		folio->index = index + k;
+		if (add_to_swap_cache(si, folio, next, GFP_NOWAIT,
+				      &ra->shadows[ra->nr])) {
+			swap_slots_put(si, off + k, 1, SWAP_HAS_CACHE);
+			folio_unlock(folio);
+			folio_put(folio);
+			break;
+		}
+		ra->folios[ra->nr] = folio;
+		ra->values[ra->nr++] = value;
+	}
+}
+
+/*
+ * swap_ra_finish() - The read of @ra's folios ended with @err: put each
+ * in @mapping where its entry still is (if read), take it out of the
+ * swap cache and let its slot go, as swapin_folio() does with the page
+ * asked for; drop the reference of the allocation.
+ */
+static void swap_ra_finish(struct swap_info_struct *si,
+			   struct address_space *mapping,
+			   struct swap_ra_batch *ra, int err)
+{
+	unsigned int i;
+
+	for (i = 0; i < ra->nr; i++) {
+		struct folio *folio = ra->folios[i];
+		unsigned long off = swp_offset(radix_to_swp_entry(ra->values[i]));
+		bool installed = false;
+
+		if (!err) {
+			folio_set_uptodate(folio);
+			installed = swapin_install(mapping, ra->values[i], folio);
+		}
+		delete_from_swap_cache(si, folio, NULL);
+		folio_unlock(folio);
+		swap_slots_put(si, off, 1,
+			       SWAP_HAS_CACHE | (installed ? SWAP_MAP_USED : 0));
+		if (installed)
+			filemap_folio_added(folio, ra->shadows[i]);
+		folio_put(folio);
+	}
+}
+
 struct folio *swapin_folio(struct address_space *mapping, pgoff_t index,
 			   void *value, gfp_t gfp)
+{
+	return swapin_readahead(mapping, index, value, gfp, NULL);
+}
+
+struct folio *swapin_readahead(struct address_space *mapping, pgoff_t index,
+			       void *value, gfp_t gfp,
+			       struct swap_ra_state *ra_state)
 {
 	swp_entry_t entry = radix_to_swp_entry(value);
 	struct swap_info_struct *si = swap_info_get(entry);
 	unsigned long nr, off = swp_offset(entry);
-	struct folio *folio;
+	struct swap_ra_batch ra = { .nr = 0 };
+	struct folio *folio, *read[SWAP_RA_MAX];
 	void *shadow = NULL;
+	unsigned int i;
 	int order, err;
 
 	if (!si)
@@ -664,7 +815,16 @@ struct folio *swapin_folio(struct address_space *mapping, pgoff_t index,
 		/* -EEXIST: the slot's new owner is swapping out through it. */
 		return ERR_PTR(err == -EEXIST ? -EAGAIN : err);
 	}
-	err = swap_read_folio(si, folio, entry);
+	/* A device in memory has no I/O to save (the kernel's synchronous
+	 * devices skip readahead too): reading ahead only costs there. */
+	if (!order && !si->mem)
+		swap_ra_prepare(si, mapping, index, entry,
+				swap_ra_window(ra_state, index), &ra);
+	read[0] = folio;
+	for (i = 0; i < ra.nr; i++)
+		read[i + 1] = ra.folios[i];
+	err = swap_read_folios(si, read, ra.nr + 1, entry);
+	swap_ra_update(ra_state, folio->index + nr + ra.nr, ra.nr + 1);
 	if (!err) {
 		folio_set_uptodate(folio);
 		if (!swapin_install(mapping, value, folio))
@@ -679,10 +839,17 @@ struct folio *swapin_folio(struct address_space *mapping, pgoff_t index,
 	folio_unlock(folio);
 	/* Installed: the region no longer needs the slots either. */
 	swap_slots_put(si, off, nr, SWAP_HAS_CACHE | (err ? 0 : SWAP_MAP_USED));
+	/*
+	 * The page asked for goes on the LRU before those read after it:
+	 * swapped out again in LRU order, they get consecutive slots in
+	 * page order, which the next pass's readahead needs.
+	 */
+	if (!err)
+		filemap_folio_added(folio, shadow);
+	swap_ra_finish(si, mapping, &ra, err == -EIO ? err : 0);
 	if (err) {
 		folio_put(folio);
 		return ERR_PTR(err);
 	}
-	filemap_folio_added(folio, shadow);
 	return folio;
 }

@@ -513,14 +513,28 @@ void swap_write_folios(struct swap_info_struct *si, struct folio **folios,
 		swap_write_run(si, folios, entries, errs, first, last);
 }
 
+int swap_read_folios(struct swap_info_struct *si, struct folio **folios,
+		     unsigned int nr, swp_entry_t entry)
+{
+	struct iovec iov[SWAP_RA_MAX];
+	unsigned long pages = 0;
+	unsigned int i;
+	int err;
+
+	if (!nr || nr > SWAP_RA_MAX)
+		return -EINVAL;
+	for (i = 0; i < nr; i++) {
+		iov[i] = folio_iovec(folios[i]);
+		pages += folio_nr_pages(folios[i]);
+	}
+	err = swap_io(si, iov, (int)nr, swap_entry_pos(entry), false);
+	if (!err)
+		__atomic_fetch_add(&si->pswpin, pages, __ATOMIC_RELAXED);
+	return err;
+}
+
 int swap_read_folio(struct swap_info_struct *si, struct folio *folio,
 		    swp_entry_t entry)
 {
-	struct iovec iov = folio_iovec(folio);
-	int err = swap_io(si, &iov, 1, swap_entry_pos(entry), false);
-
-	if (!err)
-		__atomic_fetch_add(&si->pswpin, folio_nr_pages(folio),
-				   __ATOMIC_RELAXED);
-	return err;
+	return swap_read_folios(si, &folio, 1, entry);
 }

@@ -304,6 +304,27 @@ int swap_write_folio(struct swap_info_struct *si, struct folio *folio,
 void swap_write_folios(struct swap_info_struct *si, struct folio **folios,
 		       const swp_entry_t *entries, int *errs, unsigned int nr);
 
+/*
+ * Pages one swap-in reads at most: the page asked for and those read
+ * ahead with it (the kernel's default page-cluster, 3, reads 8).
+ */
+#define SWAP_RA_MAX	8
+
+/**
+ * swap_read_folios() - Read folios back from consecutive slots in one
+ * transfer.
+ * @si: The device.
+ * @folios: Locked folios, 1 to SWAP_RA_MAX.
+ * @nr: How many.
+ * @entry: The first one's first slot; each next folio's slots follow
+ *	the one before it.
+ *
+ * Return: 0; -EIO if the swap file could not be read in full; -EINVAL
+ * if @nr is 0 or over SWAP_RA_MAX.
+ */
+int swap_read_folios(struct swap_info_struct *si, struct folio **folios,
+		     unsigned int nr, swp_entry_t entry);
+
 /**
  * swap_read_folio() - Read a folio back from its slots.
  * @si: The device.
@@ -403,6 +424,46 @@ struct swap_cache_info {
 void swap_cache_info(struct swap_info_struct *si, struct swap_cache_info *info);
 
 /**
+ * struct swap_ra_state - where a mapping's swap-ins have been going, for
+ * swap readahead (the kernel keeps the like per VMA).
+ * @next: The page after the last one the previous swap-in brought back.
+ * @window: Pages that swap-in read, the one asked for included.
+ *
+ * A hint: read and written with relaxed atomics, by any thread.
+ */
+struct swap_ra_state {
+	pgoff_t next;
+	unsigned int window;
+};
+
+/**
+ * swapin_readahead() - swapin_folio(), reading ahead on a sequential
+ * stream.
+ * @mapping: A swap-backed mapping.
+ * @index: The page index whose slot held @value.
+ * @value: The swap entry found there, as a value entry.
+ * @gfp: Allocation flags for the folio and tree nodes.
+ * @ra: The mapping's readahead state.
+ *
+ * A swap-in of an order-0 entry from a swap file (not a device in
+ * memory) at the page where the last one ended (@ra->next) reads the
+ * pages after it too, twice as many as the last
+ * time up to SWAP_RA_MAX in all, as far as each holds an order-0 entry
+ * of the next slot: all of them in one transfer (swap_read_folios()).
+ * Each page read ahead goes into @mapping as swapin_folio() would put
+ * it there, if its entry is still there.  The extra folios are
+ * allocated with __GFP_NORETRY, and readahead stops at the first that
+ * cannot be had, or whose slot another swap-in holds.  Any other
+ * swap-in starts no readahead and resets the window.
+ *
+ * Context: As swapin_folio().
+ * Return: As swapin_folio(): the folio of page @index.
+ */
+struct folio *swapin_readahead(struct address_space *mapping, pgoff_t index,
+			       void *value, gfp_t gfp,
+			       struct swap_ra_state *ra);
+
+/**
  * swapin_folio() - Bring a swapped-out page of a mapping back.
  * @mapping: A swap-backed mapping (an anonymous region, a shmem file).
  * @index: The page index whose slot held @value.
@@ -438,10 +499,12 @@ struct folio *swapin_folio(struct address_space *mapping, pgoff_t index,
  * @mapping: Its pages: folios, swap entries of pages swapped out, or
  *	nothing for pages never written (they read as zeros).
  * @size: Bytes (fixed).
+ * @ra: Its swap readahead (reads swap in through swapin_readahead()).
  */
 struct anon_region {
 	struct address_space mapping;
 	uint64_t size;
+	struct swap_ra_state ra;
 };
 
 /**

@@ -70,6 +70,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -559,11 +560,12 @@ static void cc_seed_large(struct cc_shared *sh)
 	}
 }
 
-static void cc_run(bool large)
+/* cc_run() - One run; with @swap_path, swapping to that file. */
+static void cc_run(bool large, const char *swap_path)
 {
 	struct upc_cache_config cfg = { .memory_limit = CC_LIMIT };
 	struct upc_swap_config swap = {
-		.path = NULL, .size = large ? CC_LARGE_SWAP : CC_SWAP,
+		.path = swap_path, .size = large ? CC_LARGE_SWAP : CC_SWAP,
 	};
 	struct cc_thread threads[CC_WORKERS + 1];
 	struct cc_shared *sh = calloc(1, sizeof(*sh));
@@ -635,13 +637,30 @@ static void cc_run(bool large)
 static void test_anon_concurrency_swap(void **state)
 {
 	(void)state;
-	cc_run(false);
+	cc_run(false, NULL);
 }
 
 static void test_anon_concurrency_swap_large(void **state)
 {
 	(void)state;
-	cc_run(true);
+	cc_run(true, NULL);
+}
+
+/*
+ * Swapping to a file: the readers' runs swap in with readahead
+ * (swapin_readahead(), which a device in memory does not use) and
+ * reclaim writes neighbouring slots together.
+ */
+static void test_anon_concurrency_swap_file(void **state)
+{
+	char path[] = "/tmp/upc_test_anon_cc_XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	cc_run(false, path);
+	assert_int_equal(unlink(path), 0);
 }
 
 int main(void)
@@ -649,6 +668,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_anon_concurrency_swap),
 		cmocka_unit_test(test_anon_concurrency_swap_large),
+		cmocka_unit_test(test_anon_concurrency_swap_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -645,6 +645,69 @@ static void test_anon_swap_out_batched_writes(void **state)
 }
 
 /*
+ * an_read_pass() - Read every page of the region once, a page at a time,
+ * forwards or backwards, checking it; with room for all of it, so that
+ * nothing is swapped out meanwhile.  *@reads gets the system calls made
+ * (all reads of the swap file), *@pages the pages swapped in.
+ */
+static void an_read_pass(struct an_env *env, bool forwards, uint64_t *reads,
+			 uint64_t *pages)
+{
+	struct io_counters *io = io_thread_counters();
+	unsigned long i, n = env->region.size / PAGE;
+	uint64_t syscalls = io->syscalls, pswpin = env->si->pswpin;
+
+	for (i = 0; i < n; i++)
+		an_verify_range(env, (forwards ? i : n - 1 - i) * PAGE, PAGE);
+	*reads = io->syscalls - syscalls;
+	*pages = env->si->pswpin - pswpin;
+}
+
+/*
+ * Swap readahead: reading a region in order reads the pages after each
+ * one swapped in with it, in windows that double to SWAP_RA_MAX, one
+ * system call each; pages read ahead are each read once.  The region
+ * swapped out again keeps its pages in slot order, so the next pass
+ * reads ahead as well.  Reading backwards reads nothing ahead.
+ */
+static void test_anon_swap_readahead(void **state)
+{
+	unsigned long resident, swapped, round;
+	uint64_t reads, pages;
+	int fd = an_tmpfile();
+	struct an_env env;
+
+	(void)state;
+	an_init_fd(&env, 2 * LIMIT * PAGE, 8 * CLUSTER_BYTES, fd);
+	an_write_all(&env, 13);
+	for (round = 0; round < 2; round++) {
+		an_count(&env, &resident, &swapped);
+		assert_true(swapped >= LIMIT / 2);
+		assert_int_equal(upc_reclaim_set_limit(env.f.arena, 4 * LIMIT),
+				 0);
+		an_read_pass(&env, true, &reads, &pages);
+		assert_int_equal(pages, swapped);
+		/* Windows of 1, 2, 4, then 8 pages. */
+		if (reads > swapped / SWAP_RA_MAX + 4)
+			fail_msg("round %lu: %lu pages in %lu reads", round,
+				 swapped, (unsigned long)reads);
+		an_check(&env);
+		/* Out again, oldest first: in the order they were read. */
+		assert_int_equal(upc_reclaim_set_limit(env.f.arena, LIMIT), 0);
+		lru_add_drain_all(env.f.arena);
+		assert_true(upc_reclaim_pages(env.f.arena, LIMIT) > 0);
+	}
+	an_count(&env, &resident, &swapped);
+	assert_int_equal(upc_reclaim_set_limit(env.f.arena, 4 * LIMIT), 0);
+	an_read_pass(&env, false, &reads, &pages);
+	assert_int_equal(pages, swapped);
+	assert_int_equal(reads, swapped);
+	an_check(&env);
+	an_fini(&env);
+	close(fd);
+}
+
+/*
  * Swap-in cannot read (the file was cut short): -EIO, and the page stays
  * swapped out, so once the file is whole again its data reads back.
  */
@@ -1155,6 +1218,7 @@ int main(void)
 		cmocka_unit_test(test_anon_swap_full),
 		cmocka_unit_test(test_anon_swap_out_write_error),
 		cmocka_unit_test(test_anon_swap_out_batched_writes),
+		cmocka_unit_test(test_anon_swap_readahead),
 		cmocka_unit_test(test_anon_swap_in_read_error),
 		cmocka_unit_test(test_anon_short_read_on_error),
 		cmocka_unit_test(test_anon_destroy_frees_all),

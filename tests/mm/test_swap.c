@@ -493,6 +493,26 @@ static void test_swap_file_device_write_runs(void **state)
 		assert_int_equal(swap_read_folio(env.si, back, entries[i]), 0);
 		assert_true(sw_matches(back, 20 + i));
 	}
+	/* Slots 0-2 back in one system call (swap readahead's read). */
+	{
+		struct folio *three[3] = { sw_folio(&env, 0), sw_folio(&env, 0),
+					   sw_folio(&env, 0) };
+
+		syscalls = io->syscalls;
+		assert_int_equal(swap_read_folios(env.si, three, 3,
+						  sw_entry(&env, 0)), 0);
+		assert_int_equal(io->syscalls - syscalls, 1);
+		for (i = 0; i < 3; i++) {
+			assert_true(sw_matches(three[i], 20 + i));
+			sw_unlock_put(three[i]);
+		}
+		assert_int_equal(swap_read_folios(env.si, three, 0,
+						  sw_entry(&env, 0)), -EINVAL);
+		assert_int_equal(swap_read_folios(env.si, folios,
+						  SWAP_RA_MAX + 1,
+						  sw_entry(&env, 0)), -EINVAL);
+		assert_int_equal(io->syscalls - syscalls, 1);
+	}
 	/* Slot 6 was skipped, not filled with a folio beside it. */
 	assert_int_equal(swap_read_folio(env.si, back, sw_entry(&env, 6)), 0);
 	assert_false(sw_matches(back, 26));
