@@ -249,6 +249,8 @@ int shmem_file_init(struct shmem_file *sf, struct upc_arena *arena,
 
 	sf->huge = shmem_resolve_huge(huge, advised);
 	sf->evictable = false;
+	/* No swap-in yet: the first starts no readahead. */
+	sf->ra = (struct swap_ra_state){ .next = (pgoff_t)-1 };
 	if (sf->huge != SHMEM_HUGE_NEVER)
 		flags |= 1UL << AS_LARGE_FOLIOS;
 	address_space_init(&sf->mapping, arena, &shmem_aops, flags);
@@ -316,6 +318,21 @@ static struct folio *shmem_swapin(struct shmem_file *sf, pgoff_t index,
 				  void *value)
 {
 	return shmem_swapin_gfp(sf, index, value, GFP_KERNEL);
+}
+
+/*
+ * shmem_swapin() for a read: reading ahead when reads go through the
+ * file in order (swapin_readahead()).  The pages read ahead go into the
+ * file as a swap-in's page does, which a reader may do under the shared
+ * file lock.
+ */
+static struct folio *shmem_swapin_read(struct shmem_file *sf, pgoff_t index,
+				       void *value)
+{
+	struct folio *folio = swapin_readahead(&sf->mapping, index, value,
+					       GFP_KERNEL, &sf->ra);
+
+	return folio == ERR_PTR(-EAGAIN) ? NULL : folio;
 }
 
 /* ---- walking a range: the read path ------------------------------------- */
@@ -508,8 +525,8 @@ static int shmem_walk(struct shmem_file *sf, int64_t pos, size_t len,
 		 */
 		if (evict)
 			pthread_rwlock_unlock(&sf->evict_lock);
-		held = shmem_swapin(sf, (pgoff_t)pos >> UPC_PAGE_SHIFT,
-				    w->swapped);
+		held = shmem_swapin_read(sf, (pgoff_t)pos >> UPC_PAGE_SHIFT,
+					 w->swapped);
 		if (evict)
 			pthread_rwlock_rdlock(&sf->evict_lock);
 		w->swapped = NULL;

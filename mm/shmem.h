@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include <upcache/filemap.h>
+#include <upcache/swap.h>
 
 #include "iov_iter.h"
 
@@ -61,6 +62,7 @@ struct shmem_file {
 	pthread_rwlock_t evict_lock;
 	bool evictable;
 	enum shmem_huge huge;
+	struct swap_ra_state ra;
 };
 
 /**

@@ -73,6 +73,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <upcache/rcu.h>
 #include <upcache/vmscan.h>
@@ -124,6 +125,8 @@
  * @ops_div: Run UPC_STRESS_OPS / @ops_div operations per writer (0: 1).
  * @space_shift: The swap cache trees' space_shift (0: the default).
  *	Below 9, order-9 folios are split to go to swap.
+ * @swap_file: The swap is a temporary file, not memory: reads in order
+ *	then swap in with readahead (swapin_readahead()).
  */
 struct cc_config {
 	enum upc_huge huge;
@@ -134,6 +137,7 @@ struct cc_config {
 	bool large;
 	unsigned int ops_div;
 	unsigned int space_shift;
+	bool swap_file;
 };
 
 struct cc_shared {
@@ -796,6 +800,7 @@ static void cc_check_split(struct cc_shared *sh, struct upc_cache *cache)
 static void cc_run(const struct cc_config *cfg)
 {
 	struct cc_thread writers[CC_WRITERS], readers[CC_READERS], mutator;
+	char swap_path[] = "/tmp/upc_test_shmem_cc_XXXXXX";
 	struct cc_shared sh = { 0 };
 	struct upc_cache_stats st;
 	struct api_env env;
@@ -811,7 +816,14 @@ static void cc_run(const struct cc_config *cfg)
 		struct upc_swap_config scfg = {
 			.size = cfg->swap, .space_shift = cfg->space_shift,
 		};
+		int fd;
 
+		if (cfg->swap_file) {
+			fd = mkstemp(swap_path);
+			assert_true(fd >= 0);
+			close(fd);
+			scfg.path = swap_path;
+		}
 		assert_int_equal(upc_swapon(env.cache, &scfg), 0);
 		cc_prefill(&sh);
 	}
@@ -860,6 +872,8 @@ static void cc_run(const struct cc_config *cfg)
 		assert_int_equal(st.swap_used, 0);
 	}
 	api_fini(&env);
+	if (cfg->swap_file)
+		assert_int_equal(unlink(swap_path), 0);
 }
 
 static void test_shmem_concurrency_small(void **state)
@@ -891,6 +905,19 @@ static void test_shmem_concurrency_swap(void **state)
 		.huge = UPC_HUGE_NEVER, .limit = CC_SWAP_LIMIT,
 		.pages = CC_SWAP_PAGES, .falloc_pages = CC_SWAP_FALLOC,
 		.swap = CC_SWAP_SIZE,
+	};
+
+	(void)state;
+	cc_run(&cfg);
+}
+
+/* The same, swapping to a file: reads in order swap in with readahead. */
+static void test_shmem_concurrency_swap_file(void **state)
+{
+	static const struct cc_config cfg = {
+		.huge = UPC_HUGE_NEVER, .limit = CC_SWAP_LIMIT,
+		.pages = CC_SWAP_PAGES, .falloc_pages = CC_SWAP_FALLOC,
+		.swap = CC_SWAP_SIZE, .swap_file = true,
 	};
 
 	(void)state;
@@ -1103,6 +1130,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_concurrency_small),
 		cmocka_unit_test(test_shmem_concurrency_huge),
 		cmocka_unit_test(test_shmem_concurrency_swap),
+		cmocka_unit_test(test_shmem_concurrency_swap_file),
 		cmocka_unit_test(test_shmem_concurrency_swap_large),
 		cmocka_unit_test(test_shmem_concurrency_swap_split),
 		cmocka_unit_test(test_shmem_concurrency_spans),

@@ -51,6 +51,7 @@
 
 #include "api_helpers.h"
 #include "fault.h"
+#include "io/fd.h"
 #include "mm/swap_internal.h"
 #include <upcache/stats.h>
 
@@ -325,6 +326,53 @@ static void test_shmem_swap_round_trip(void **state)
 	ss_round_trip(NULL);
 	ss_tmpname(&path);
 	ss_round_trip(path.name);
+	ss_unlink(&path);
+}
+
+/*
+ * Reads swap a file's pages in with readahead when they go through it in
+ * order (swapin_readahead(): windows of 2, 4, then 8 pages, one read of
+ * the swap file each), and without it backwards; either way every page
+ * comes back once and reads as written.
+ */
+static void test_shmem_swap_readahead(void **state)
+{
+	const int64_t half = 256 * P;
+	struct io_counters *io = io_thread_counters();
+	struct upc_cache_stats st;
+	struct upc_file *file;
+	uint64_t syscalls, swapins;
+	struct ss_path path;
+	struct api_env env;
+	int64_t pos;
+
+	(void)state;
+	ss_tmpname(&path);
+	file = ss_init(&env, 1024 * P, UPC_HUGE_NEVER, 8 * 512 * P, path.name);
+	api_write_pattern(file, 0, (size_t)(2 * half), 3);
+	ss_push_out(&env, file, 0, 2 * half);
+	assert_int_equal(ss_count_swapped(file, 0, 2 * half), 512);
+
+	syscalls = io->syscalls;
+	swapins = ss_stats(&env).swapins;
+	for (pos = half - P; pos >= 0; pos -= P)
+		api_expect(file, pos, P, 3);
+	st = ss_stats(&env);
+	assert_int_equal(st.swapins - swapins, 256);
+	assert_int_equal(io->syscalls - syscalls, 256);
+
+	syscalls = io->syscalls;
+	swapins = st.swapins;
+	for (pos = half; pos < 2 * half; pos += P)
+		api_expect(file, pos, P, 3);
+	st = ss_stats(&env);
+	assert_int_equal(st.swapins - swapins, 256);
+	if (io->syscalls - syscalls > 256 / SWAP_RA_MAX + 4)
+		fail_msg("256 pages in %lu reads",
+			 (unsigned long)(io->syscalls - syscalls));
+	assert_int_equal(ss_count_swapped(file, 0, 2 * half), 0);
+	ss_check(&env, file);
+	api_fini(&env);
 	ss_unlink(&path);
 }
 
@@ -1684,6 +1732,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shmem_swap_round_trip),
+		cmocka_unit_test(test_shmem_swap_readahead),
 		cmocka_unit_test(test_shmem_swap_rewrite_beside_active),
 		cmocka_unit_test(test_shmem_swap_reads_keep_active),
 		cmocka_unit_test(test_shmem_swap_rewrite_whole_range),
