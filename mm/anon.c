@@ -47,11 +47,12 @@ void anon_region_init(struct anon_region *region, struct upc_arena *arena,
 }
 
 /*
- * Put a new zeroed folio at @index if the slot is empty.  Return: 0;
- * -EEXIST if anything is there (a folio or a swap entry); -ENOMEM.
+ * anon_store() - Put @folio at @index of @mapping, with a reference for
+ * the mapping, if the slot holds @old: nothing (NULL), or an order-0
+ * entry.  Return: 0; @busy if anything else is there; -ENOMEM.
  */
-static int anon_add_folio(struct address_space *mapping, struct folio *folio,
-			  pgoff_t index)
+static int anon_store(struct address_space *mapping, struct folio *folio,
+		      pgoff_t index, void *old, int busy)
 {
 	XA_STATE(xas, &mapping->i_pages, index);
 
@@ -60,8 +61,8 @@ static int anon_add_folio(struct address_space *mapping, struct folio *folio,
 	folio_ref_add(folio, 1);
 	do {
 		xas_lock(&xas);
-		if (xas_load(&xas))
-			xas_set_err(&xas, -EEXIST);
+		if (xas_load(&xas) != old || (old && xas_get_order(&xas)))
+			xas_set_err(&xas, busy);
 		else
 			xas_store(&xas, folio);
 		if (!xas_error(&xas))
@@ -71,10 +72,22 @@ static int anon_add_folio(struct address_space *mapping, struct folio *folio,
 	if (xas_error(&xas)) {
 		folio->mapping = NULL;
 		folio_put_refs(folio, 1);
-		return xas_error(&xas);
 	}
-	filemap_folio_added(folio, NULL);
-	return 0;
+	return xas_error(&xas);
+}
+
+/*
+ * Put a new zeroed folio at @index if the slot is empty.  Return: 0;
+ * -EEXIST if anything is there (a folio or a swap entry); -ENOMEM.
+ */
+static int anon_add_folio(struct address_space *mapping, struct folio *folio,
+			  pgoff_t index)
+{
+	int err = anon_store(mapping, folio, index, NULL, -EEXIST);
+
+	if (!err)
+		filemap_folio_added(folio, NULL);
+	return err;
 }
 
 /*
@@ -92,32 +105,19 @@ static int anon_add_folio(struct address_space *mapping, struct folio *folio,
 static struct folio *anon_replace_swapped(struct address_space *mapping,
 					  pgoff_t index, void *value)
 {
-	XA_STATE(xas, &mapping->i_pages, index);
 	struct folio *folio = filemap_alloc_folio(mapping, GFP_KERNEL, 0);
+	int err;
 
 	if (!folio)
 		return ERR_PTR(-ENOMEM);
 	/* Nobody else can see it yet: the lock cannot be contended. */
 	folio_trylock(folio);
 	folio_set_uptodate(folio);
-	folio->mapping = mapping;
-	folio->index = index;
-	folio_ref_add(folio, 1);
-	do {
-		xas_lock(&xas);
-		if (xas_load(&xas) != value || xas_get_order(&xas))
-			xas_set_err(&xas, -EAGAIN);
-		else
-			xas_store(&xas, folio);
-		if (!xas_error(&xas))
-			mapping->nrpages++;
-		xas_unlock(&xas);
-	} while (xas_nomem(&xas, GFP_KERNEL));
-	if (xas_error(&xas)) {
-		folio->mapping = NULL;
+	err = anon_store(mapping, folio, index, value, -EAGAIN);
+	if (err) {
 		folio_unlock(folio);
-		folio_put_refs(folio, 2);
-		return ERR_PTR(xas_error(&xas));
+		folio_put(folio);
+		return ERR_PTR(err);
 	}
 	swap_free_nr(radix_to_swp_entry(value), 1);
 	filemap_folio_added(folio, NULL);
