@@ -15,10 +15,11 @@
  * into an empty slot (anon_add_folio()), never over an entry as the page
  * cache adds over a shadow, so a page that was swapped out meanwhile is
  * swapped in rather than overwritten.  The one exception is a write that
- * covers a whole swapped-out page: its old data is not needed, so a new
- * folio takes the entry's place and the slot is freed, with no read
- * (anon_replace_swapped()).  A fault cannot know that a store will cover
- * the page, so the kernel always swaps in; a write call can.
+ * covers a whole swapped-out page of an order-0 entry: its old data is
+ * not needed, so a new folio takes the entry's place and the slot is
+ * freed, with no read (anon_replace_swapped()).  A fault cannot know
+ * that a store will cover the page, so the kernel always swaps in; a
+ * write call can.
  *
  * Reads and writes copy a page under its folio lock.  Reclaim holds that
  * lock while it writes a folio to swap, so a page never reaches swap
@@ -127,10 +128,12 @@ static struct folio *anon_replace_swapped(struct address_space *mapping,
 /*
  * anon_get_swapped() - Page @index was swapped out as @value: swap it in
  * (reading ahead on a sequential stream: swapin_readahead()), or, for a
- * write of the whole page (@whole), replace it without reading
- * it (anon_replace_swapped(), after cutting the page's own entry out of
- * a large one: swap_entry_split()).  *@locked says whether the folio
- * comes back locked.  Return: as swapin_folio().
+ * write of the whole page (@whole) with an order-0 entry, replace it
+ * without reading it (anon_replace_swapped()).  A page of a large entry
+ * is swapped in with the rest of its folio even then: cutting its entry
+ * out would leave the region's large folios to come back in pieces.
+ * *@locked says whether the folio comes back locked.  Return: as
+ * swapin_folio().
  */
 static struct folio *anon_get_swapped(struct anon_region *region,
 				      pgoff_t index, void *value, bool whole,
@@ -138,17 +141,11 @@ static struct folio *anon_get_swapped(struct anon_region *region,
 {
 	struct address_space *mapping = &region->mapping;
 	struct folio *folio;
-	int order, err;
 
 	*locked = false;
-	if (!whole)
+	if (!whole || xa_get_order(&mapping->i_pages, index))
 		return swapin_readahead(mapping, index, value, GFP_KERNEL,
 					&region->ra);
-	order = xa_get_order(&mapping->i_pages, index);
-	if (order) {
-		err = swap_entry_split(mapping, index, GFP_KERNEL);
-		return ERR_PTR(err ? err : -EAGAIN);
-	}
 	folio = anon_replace_swapped(mapping, index, value);
 	*locked = !IS_ERR(folio);
 	return folio;
