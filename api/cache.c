@@ -133,6 +133,9 @@ static void upc_cache_swap_stats(struct upc_cache *cache,
 	out->swap_used = (uint64_t)si->inuse_pages << UPC_PAGE_SHIFT;
 	upc_unlock(&si->lock);
 	out->swap_total = (uint64_t)si->max << UPC_PAGE_SHIFT;
+	out->swap_cached = (uint64_t)__atomic_load_n(&si->nr_kept,
+						     __ATOMIC_RELAXED)
+			   << UPC_PAGE_SHIFT;
 	out->swapins += __atomic_load_n(&si->pswpin, __ATOMIC_RELAXED);
 }
 

@@ -105,10 +105,14 @@ static_assert(UPC_PCP_BATCH <= UPC_PCP_HIGH, "pcp batch above high mark");
 
 typedef __typeof__(((struct upc_arena *)NULL)->pcp[0]) upc_pcp_t;
 
-/* Flags that must be clear when the last reference to a folio goes. */
+/*
+ * Flags that must be clear when the last reference to a folio goes (a
+ * folio freed with PG_swapslot would leak its swap slots).
+ */
 #define FOLIO_FLAGS_CHECK_AT_FREE					\
 	((1UL << PG_locked) | (1UL << PG_lru) | (1UL << PG_dirty) |	\
-	 (1UL << PG_writeback) | (1UL << PG_swapcache) | (1UL << PG_buddy))
+	 (1UL << PG_writeback) | (1UL << PG_swapcache) | (1UL << PG_buddy) | \
+	 (1UL << PG_swapslot))
 
 static size_t memmap_bytes(unsigned long nr_pages)
 {

@@ -49,6 +49,33 @@ void swap_slots_put(struct swap_info_struct *si, unsigned long off,
 		    unsigned long nr, unsigned char bits);
 
 /**
+ * swap_slots_keep() - A swap-in put its folio in the mapping: let the
+ * slots go, or keep them for the folio (SWAP_MAP_USED stays) while the
+ * device is a file less than half in use (the kernel keeps a swapped-in
+ * page in its swap cache while swap is not more than half full).
+ * @si: The device.
+ * @off: The first slot.
+ * @nr: How many.
+ *
+ * Clears SWAP_HAS_CACHE either way.
+ *
+ * Context: Takes the device's lock.
+ * Return: true if the slots were kept.
+ */
+bool swap_slots_keep(struct swap_info_struct *si, unsigned long off,
+		     unsigned long nr);
+
+/**
+ * swap_unkeep() - Take back the slots @folio kept (PG_swapslot), for
+ * reclaim to reuse or a writer to free.
+ * @folio: A locked folio with PG_swapslot.
+ *
+ * Context: Folio lock held.
+ * Return: The swap entry of the first slot; they stay in use.
+ */
+swp_entry_t swap_unkeep(struct folio *folio);
+
+/**
  * swapcache_prepare() - Pin slots for a swap-in: set SWAP_HAS_CACHE.
  * @si: The device.
  * @off: The first slot.

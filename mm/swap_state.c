@@ -66,6 +66,17 @@
  * with the window's first page last on the LRU; 1.39x in page order).
  * A device in memory reads no ahead: there each page read ahead cost
  * more than it saved (the same job, swap in memory: 0.94x).
+ *
+ * Kept slots (swapin_release_slots(), swap_out_kept()).  A page swapped
+ * in from a swap file into a mapping that allows it (AS_SWAP_KEEP:
+ * anonymous regions, whose every write goes through one place) keeps
+ * its slots while the file is less than half in use, as the kernel keeps
+ * such a page in its swap cache: the folio carries PG_swapslot and the
+ * entry in folio->private, and the slots stay in use (counted in
+ * nr_kept and the cache's swap_cached).  Reclaim sends the folio back to
+ * them without writing it; a write frees them first (mm/anon.c), and so
+ * does destroying the region.  Each page read back through a small
+ * cache was otherwise written out again when next evicted.
  */
 #include <errno.h>
 #include <sched.h>
@@ -447,14 +458,46 @@ static int swap_out_too_large(struct swap_info_struct *si)
 }
 
 /*
+ * swap_out_kept() - @folio kept the slots it was swapped in from and has
+ * not been written since (PG_swapslot): it goes back to them, with no
+ * write.  Return: 0, *@entry its first slot, the folio in the swap
+ * cache; -ENOENT if the slots are another device's (they are freed: go
+ * on as for any folio); or add_to_swap_cache()'s error, the slots freed.
+ */
+static int swap_out_kept(struct swap_info_struct *si, struct folio *folio,
+			 swp_entry_t *entry)
+{
+	int err;
+
+	*entry = swap_unkeep(folio);
+	if (swp_type(*entry) != si->type) {
+		swap_free_nr(*entry, folio_nr_pages(folio));
+		return -ENOENT;
+	}
+	err = add_to_swap_cache(si, folio, *entry, GFP_NOWAIT, NULL);
+	if (err)
+		swap_free_nr(*entry, folio_nr_pages(folio));
+	return err;
+}
+
+/*
  * swap_out_prepare() - The first half of a swap-out: hand out @folio's
  * slots and add it to the swap cache.  Return: 0, *@entry its first
  * slot; or a negative errno, holding nothing (-EFBIG: split it).
  */
 static int swap_out_prepare(struct swap_info_struct *si, struct folio *folio,
-			    swp_entry_t *entry)
+			    swp_entry_t *entry, bool *clean)
 {
 	int err;
+
+	*clean = false;
+	if (folio_test_swapslot(folio)) {
+		err = swap_out_kept(si, folio, entry);
+		if (err != -ENOENT) {
+			*clean = !err;
+			return err;
+		}
+	}
 
 	/*
 	 * A folio not uptodate holds no data (shmem's fallocated folios,
@@ -506,12 +549,14 @@ static int swap_reclaim_out(struct folio *folio, void **entryp, void *priv)
 {
 	struct swap_info_struct *si = priv;
 	swp_entry_t entry;
+	bool clean;
 	int err;
 
-	err = swap_out_prepare(si, folio, &entry);
+	err = swap_out_prepare(si, folio, &entry, &clean);
 	if (err)
 		return err;
-	err = swap_write_folio(si, folio, entry);
+	if (!clean)
+		err = swap_write_folio(si, folio, entry);
 	return swap_out_finish(si, folio, entry, err, entryp);
 }
 
@@ -526,7 +571,7 @@ static void swap_reclaim_out_folios(struct folio **folios, unsigned int nr,
 {
 	struct swap_info_struct *si = priv;
 	swp_entry_t slots[UPC_RECLAIM_BATCH] = { { 0 } };
-	bool prepared[UPC_RECLAIM_BATCH];
+	bool prepared[UPC_RECLAIM_BATCH], clean[UPC_RECLAIM_BATCH];
 	unsigned int i;
 
 	for (; nr > UPC_RECLAIM_BATCH; nr -= UPC_RECLAIM_BATCH) {
@@ -537,10 +582,16 @@ static void swap_reclaim_out_folios(struct folio **folios, unsigned int nr,
 		errs += UPC_RECLAIM_BATCH;
 	}
 	for (i = 0; i < nr; i++) {
-		errs[i] = swap_out_prepare(si, folios[i], &slots[i]);
+		errs[i] = swap_out_prepare(si, folios[i], &slots[i], &clean[i]);
 		prepared[i] = !errs[i];
+		/* A copy kept in swap is left out of the write. */
+		if (clean[i])
+			errs[i] = -EALREADY;
 	}
 	swap_write_folios(si, folios, slots, errs, nr);
+	for (i = 0; i < nr; i++)
+		if (clean[i])
+			errs[i] = 0;
 	for (i = 0; i < nr; i++)
 		if (prepared[i])
 			swap_out_finish(si, folios[i], slots[i], errs[i],
@@ -644,6 +695,50 @@ static struct folio *swapin_split(struct address_space *mapping,
 	return ERR_PTR(err ? err : -EAGAIN);
 }
 
+/*
+ * swapin_release_slots() - A swap-in is done with @folio (locked), read
+ * from the slots of @entry: drop its pin on them.  Installed in a
+ * mapping that allows it (AS_SWAP_KEEP), the folio keeps them where the
+ * device does (swap_slots_keep()): PG_swapslot, the entry in
+ * folio->private, so that reclaim can send it back without a write
+ * until someone writes to it; set under the folio lock, which every
+ * writer takes.  Otherwise an installed folio's slots are freed.
+ */
+static void swapin_release_slots(struct swap_info_struct *si,
+				 struct address_space *mapping,
+				 struct folio *folio, swp_entry_t entry,
+				 bool installed)
+{
+	unsigned long off = swp_offset(entry), nr = folio_nr_pages(folio);
+
+	if (!installed) {
+		swap_slots_put(si, off, nr, SWAP_HAS_CACHE);
+		return;
+	}
+	if (!(mapping->flags & (1UL << AS_SWAP_KEEP))) {
+		swap_slots_put(si, off, nr, SWAP_HAS_CACHE | SWAP_MAP_USED);
+		return;
+	}
+	if (swap_slots_keep(si, off, nr)) {
+		folio->private = (void *)entry.val;
+		folio_set_swapslot(folio);
+		__atomic_fetch_add(&si->nr_kept, nr, __ATOMIC_RELAXED);
+	}
+}
+
+swp_entry_t swap_unkeep(struct folio *folio)
+{
+	swp_entry_t entry = { .val = (unsigned long)folio->private };
+	struct swap_info_struct *si = swap_info_get(entry);
+
+	folio_clear_swapslot(folio);
+	folio->private = NULL;
+	if (si)
+		__atomic_fetch_sub(&si->nr_kept, folio_nr_pages(folio),
+				   __ATOMIC_RELAXED);
+	return entry;
+}
+
 /* ---- readahead ------------------------------------------------------------ */
 
 /*
@@ -745,7 +840,6 @@ static void swap_ra_finish(struct swap_info_struct *si,
 
 	for (i = 0; i < ra->nr; i++) {
 		struct folio *folio = ra->folios[i];
-		unsigned long off = swp_offset(radix_to_swp_entry(ra->values[i]));
 		bool installed = false;
 
 		if (!err) {
@@ -753,9 +847,10 @@ static void swap_ra_finish(struct swap_info_struct *si,
 			installed = swapin_install(mapping, ra->values[i], folio);
 		}
 		delete_from_swap_cache(si, folio, NULL);
+		swapin_release_slots(si, mapping, folio,
+				     radix_to_swp_entry(ra->values[i]),
+				     installed);
 		folio_unlock(folio);
-		swap_slots_put(si, off, 1,
-			       SWAP_HAS_CACHE | (installed ? SWAP_MAP_USED : 0));
 		if (installed)
 			filemap_folio_added(folio, ra->shadows[i]);
 		folio_put(folio);
@@ -836,9 +931,9 @@ struct folio *swapin_readahead(struct address_space *mapping, pgoff_t index,
 	 * its slot.  A lost shadow only costs one refault's accounting.
 	 */
 	delete_from_swap_cache(si, folio, NULL);
-	folio_unlock(folio);
 	/* Installed: the region no longer needs the slots either. */
-	swap_slots_put(si, off, nr, SWAP_HAS_CACHE | (err ? 0 : SWAP_MAP_USED));
+	swapin_release_slots(si, mapping, folio, entry, !err);
+	folio_unlock(folio);
 	/*
 	 * The page asked for goes on the LRU before those read after it:
 	 * swapped out again in LRU order, they get consecutive slots in

@@ -385,6 +385,19 @@ void swap_slots_put(struct swap_info_struct *si, unsigned long off,
 	upc_unlock(&si->lock);
 }
 
+bool swap_slots_keep(struct swap_info_struct *si, unsigned long off,
+		     unsigned long nr)
+{
+	bool keep;
+
+	upc_lock(&si->lock);
+	keep = !si->mem && 2 * si->inuse_pages < si->max;
+	upc_unlock(&si->lock);
+	swap_slots_put(si, off, nr,
+		       SWAP_HAS_CACHE | (keep ? 0 : SWAP_MAP_USED));
+	return keep;
+}
+
 int swapcache_prepare(struct swap_info_struct *si, unsigned long off,
 		      unsigned long nr)
 {

@@ -123,6 +123,9 @@ enum mapping_flag_bit {
 	AS_SWAPBACKED,		/* shmem-like: backed by swap, not a file */
 	AS_ASYNC_READAHEAD,	/* read a stream's windows ahead in the
 				 * background (page_cache_sync_ra()) */
+	AS_SWAP_KEEP,		/* a page swapped in from a file may keep
+				 * its slots until written (PG_swapslot):
+				 * every write must free them first */
 };
 
 /**

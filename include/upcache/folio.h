@@ -63,6 +63,10 @@ struct upc_arena;
  * @PG_buddy: Private to the allocator: the first page of a free block.
  * @PG_readahead: The first folio of an async readahead window: a reader
  *	that meets it starts the next window (page_cache_async_ra()).
+ * @PG_swapslot: Swapped in from a swap file and still the same as the
+ *	copy there: it kept its slots, folio->private holds their swap
+ *	entry, and reclaim sends it back there without writing it
+ *	(mm/swap_state.c); a write frees them first.
  *
  * PG_locked and PG_waiters are in the low 32 bits: folio_lock() sleeps
  * on that half of the word.
@@ -83,6 +87,7 @@ enum folio_flag_bit {
 	PG_swapcache,
 	PG_buddy,
 	PG_readahead,
+	PG_swapslot,
 	NR_PAGEFLAGS
 };
 
@@ -511,6 +516,7 @@ UPC_FOLIO_FLAG(error)
 UPC_FOLIO_FLAG(dropbehind)
 UPC_FOLIO_FLAG(swapcache)
 UPC_FOLIO_FLAG(readahead)
+UPC_FOLIO_FLAG(swapslot)
 
 /* folio_test_locked() - Is the folio locked? */
 static inline bool folio_test_locked(const struct folio *folio)

@@ -156,6 +156,8 @@ static inline swp_entry_t folio_swap_entry(const struct folio *folio)
  * @spaces: The swap cache, one address_space per chunk.
  * @pswpin: Pages read back from the device (atomic).
  * @pswpout: Pages written to the device (atomic).
+ * @nr_kept: Slots kept by folios swapped in and not written since
+ *	(PG_swapslot), counted in @inuse_pages too (atomic).
  *
  * Fixed after swap_device_create(): everything but what @lock protects and the
  * counters.
@@ -181,6 +183,7 @@ struct swap_info_struct {
 	struct address_space *spaces;
 	uint64_t pswpin;
 	uint64_t pswpout;
+	unsigned long nr_kept;
 };
 
 /* ---- devices (mm/swapfile.c) --------------------------------------------- */

@@ -164,7 +164,12 @@ int upc_cache_destroy(struct upc_cache *cache);
  *	them in one request and left cached, clean.
  * @anon_regions: Anonymous regions not yet destroyed.
  * @swap_total: Bytes of the swap device (0 without one).
- * @swap_used: Bytes of it holding swapped-out pages.
+ * @swap_used: Bytes of it in use: holding swapped-out pages, and the
+ *	copies @swap_cached counts.
+ * @swap_cached: Bytes of @swap_used that hold copies of pages also in
+ *	memory: anonymous pages swapped in from a swap file and not written
+ *	since keep their copy while the file is less than half in use, so
+ *	that they go back without a write (the kernel's SwapCached).
  * @swapins: Pages read back from swap.
  * @swapouts: Pages reclaim swapped out: written to swap and evicted (a
  *	page written but used again before it could go is not counted).
@@ -193,6 +198,7 @@ struct upc_cache_stats {
 	uint64_t swap_used;
 	uint64_t swapins;
 	uint64_t swapouts;
+	uint64_t swap_cached;
 };
 
 /**

@@ -16,7 +16,8 @@
  * and the end of every input) also compare the whole model, run
  * upc_check_mapping() on every region, and hold the accounting exact:
  * each page ever written is resident or swapped out, swap_used is the
- * swapped-out pages, memory_used is within the limit.  At the end every
+ * swapped-out pages plus the copies resident pages kept (swap_cached, at
+ * most the resident pages), memory_used is within the limit.  At the end every
  * region is destroyed, memory_used and swap_used must be 0 and no file
  * descriptor may be left open (a swap file).  Any difference prints the
  * operations so far and aborts.
@@ -435,7 +436,10 @@ static void check_all(void)
 	fz_expect("swap_total", (int64_t)st.swap_total,
 		  fz.swap_on ? (int64_t)fz.swap_size : 0);
 	fz_expect("swap_used", (int64_t)st.swap_used,
-		  (int64_t)(swapped * FZ_PAGE));
+		  (int64_t)(swapped * FZ_PAGE + st.swap_cached));
+	if (st.swap_cached > resident * FZ_PAGE)
+		fz_fail("swap_cached", (int64_t)st.swap_cached,
+			(int64_t)(resident * FZ_PAGE));
 }
 
 /* ---- decoding ----------------------------------------------------------- */

@@ -202,6 +202,15 @@ static void an_count(struct an_env *env, unsigned long *resident,
 	xa_unlock(&env->region.mapping.i_pages);
 }
 
+/* Does page @index's folio keep its swap slots (PG_swapslot)? */
+static bool folio_kept(struct an_env *env, unsigned long index)
+{
+	void *entry = xa_load(&env->region.mapping.i_pages, index);
+
+	return entry && !xa_is_value(entry) &&
+	       folio_test_swapslot((struct folio *)entry);
+}
+
 /* Write every page of the region with pattern @seed, a page at a time. */
 static void an_write_all(struct an_env *env, unsigned int seed)
 {
@@ -703,6 +712,84 @@ static void test_anon_swap_readahead(void **state)
 	assert_int_equal(pages, swapped);
 	assert_int_equal(reads, swapped);
 	an_check(&env);
+	an_fini(&env);
+	close(fd);
+}
+
+/*
+ * Pages swapped in from a swap file less than half in use keep their
+ * slots (PG_swapslot, counted in nr_kept): swapped out again unwritten
+ * they go back with no write at all; a write frees a page's kept slot
+ * first; destroying the region frees the rest.  A swap-in while the
+ * device is half in use keeps nothing.
+ */
+static void test_anon_swap_keeps_clean_copy(void **state)
+{
+	struct io_counters *io = io_thread_counters();
+	unsigned long resident, swapped, kept;
+	uint64_t syscalls, pswpout, reads, pages;
+	int fd = an_tmpfile();
+	struct an_env env;
+
+	(void)state;
+	an_init_fd(&env, 2 * LIMIT * PAGE, 8 * CLUSTER_BYTES, fd);
+	an_write_all(&env, 14);
+	an_count(&env, &resident, &swapped);
+	assert_true(swapped >= LIMIT / 2);
+	assert_int_equal(upc_reclaim_set_limit(env.f.arena, 4 * LIMIT), 0);
+	an_read_pass(&env, true, &reads, &pages);
+	assert_int_equal(pages, swapped);
+	kept = swapped;
+	assert_int_equal(env.si->nr_kept, kept);
+	assert_int_equal(env.si->inuse_pages, kept);
+	an_check(&env);
+
+	/* Out again: no write, the same slots. */
+	assert_int_equal(upc_reclaim_set_limit(env.f.arena, LIMIT), 0);
+	lru_add_drain_all(env.f.arena);
+	syscalls = io->syscalls;
+	pswpout = env.si->pswpout;
+	assert_true(upc_reclaim_pages(env.f.arena, LIMIT) > 0);
+	an_count(&env, &resident, &swapped);
+	assert_true(swapped >= kept);
+	assert_int_equal(env.si->pswpout - pswpout, swapped - kept +
+			 env.si->nr_kept);
+	assert_int_equal(io->syscalls - syscalls == 0, swapped == kept);
+	assert_int_equal(env.si->inuse_pages, swapped + env.si->nr_kept);
+	an_check(&env);
+	an_verify(&env);
+	an_check(&env);
+
+	/* A write, even of one byte, frees a kept slot first. */
+	an_count(&env, &resident, &swapped);
+	kept = env.si->nr_kept;
+	assert_true(kept > 0);
+	{
+		unsigned long i;
+
+		for (i = 0; !folio_kept(&env, i); i++)
+			;
+		an_write(&env, i * PAGE + 5, 1, 15);
+	}
+	assert_int_equal(env.si->nr_kept, kept - 1);
+	assert_int_equal(env.si->inuse_pages, swapped + kept - 1);
+	an_verify(&env);
+	an_fini(&env);		/* every slot back: the kept ones too */
+	close(fd);
+
+	/* Half in use: nothing kept. */
+	fd = an_tmpfile();
+	an_init_fd(&env, 2 * LIMIT * PAGE, 2 * LIMIT * PAGE, fd);
+	an_write_all(&env, 16);
+	an_count(&env, &resident, &swapped);
+	assert_true(2 * swapped >= 2 * LIMIT);
+	assert_int_equal(upc_reclaim_set_limit(env.f.arena, 4 * LIMIT), 0);
+	an_read_pass(&env, true, &reads, &pages);
+	/* The first came back while it was; later ones once it was not. */
+	assert_false(folio_kept(&env, 0));
+	assert_true(env.si->nr_kept < swapped);
+	assert_true(2 * env.si->nr_kept <= env.si->max);
+	assert_int_equal(env.si->inuse_pages, env.si->nr_kept);
 	an_fini(&env);
 	close(fd);
 }
@@ -1217,6 +1304,7 @@ int main(void)
 		cmocka_unit_test(test_anon_swap_out_write_error),
 		cmocka_unit_test(test_anon_swap_out_batched_writes),
 		cmocka_unit_test(test_anon_swap_readahead),
+		cmocka_unit_test(test_anon_swap_keeps_clean_copy),
 		cmocka_unit_test(test_anon_swap_in_read_error),
 		cmocka_unit_test(test_anon_short_read_on_error),
 		cmocka_unit_test(test_anon_destroy_frees_all),
