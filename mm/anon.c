@@ -269,15 +269,6 @@ ssize_t anon_region_write(struct anon_region *region, const void *buf,
 	return anon_region_copy(region, (char *)buf, count, pos, true);
 }
 
-/*
- * Free what the region holds: the slots its folios kept go first, then
- * truncation takes the folios out (locking
- * each, which waits for a swap-out in flight; that swap-out then fails
- * to freeze the reference truncation holds, and gives its slot back),
- * then swap_free_range() erases the swap entries, including those of
- * folios evicted before truncation reached them.  As a shmem file is
- * freed (mm/shmem.c).
- */
 /* Free the slots the region's folios kept (anon_drop_swapslot()). */
 static void anon_free_kept_slots(struct anon_region *region)
 {
@@ -303,6 +294,14 @@ static void anon_free_kept_slots(struct anon_region *region)
 	} while (n && index);
 }
 
+/*
+ * Free what the region holds: the slots its folios kept go first, then
+ * truncation takes the folios out (locking each, which waits for a
+ * swap-out in flight; that swap-out then fails to freeze the reference
+ * truncation holds, and gives its slot back), then swap_free_range()
+ * erases the swap entries, including those of folios evicted before
+ * truncation reached them.  As a shmem file is freed (mm/shmem.c).
+ */
 void anon_region_destroy(struct anon_region *region)
 {
 	anon_free_kept_slots(region);

@@ -147,8 +147,15 @@ out:
 
 int split_folio(struct folio *folio, gfp_t gfp)
 {
+	/*
+	 * A folio that kept its swap slots (PG_swapslot) names them all
+	 * from its first page: split, the pages after it would lose theirs.
+	 * Its owner frees them first (swap_out_kept() does, before reclaim
+	 * could ask for a split).
+	 */
 	if (!folio_order(folio) || !folio->mapping || folio_test_lru(folio) ||
-	    folio_test_writeback(folio) || folio_test_swapcache(folio))
+	    folio_test_writeback(folio) || folio_test_swapcache(folio) ||
+	    folio_test_swapslot(folio))
 		return -EINVAL;
 	/* Busy now: do not allocate the nodes only to find it frozen out. */
 	if (folio_ref_count(folio) != (int)folio_nr_pages(folio) + 1)

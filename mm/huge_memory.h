@@ -12,7 +12,8 @@
  * split_folio() - Split a large folio of a mapping into order-0 folios.
  * @folio: A locked large folio in a mapping, taken off the LRU by the
  *	caller (folio_isolate_lru() or reclaim's isolation), not under
- *	writeback and not in the swap cache.
+ *	writeback, not in the swap cache and keeping no swap slots
+ *	(PG_swapslot).
  * @gfp: Allocation flags for the XArray nodes the split needs.
  *
  * Every page becomes a folio of its own, in place: the same memory, the
@@ -28,10 +29,10 @@
  * Takes the mapping's evict_lock hook (if any) and i_pages lock, then
  * the lruvec lock.
  * Return: 0; -EINVAL if @folio is order 0, in no mapping, listed on
- * the LRU, under writeback or in the swap cache; -EAGAIN if anybody but
- * the mapping and the caller holds a reference, or the evict_lock hook
- * refused; -ENOMEM if the nodes could not be allocated.  On error
- * nothing changed.
+ * the LRU, under writeback, in the swap cache or keeping swap slots;
+ * -EAGAIN if anybody but the mapping and the caller holds a reference,
+ * or the evict_lock hook refused; -ENOMEM if the nodes could not be
+ * allocated.  On error nothing changed.
  */
 int split_folio(struct folio *folio, gfp_t gfp);
 

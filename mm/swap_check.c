@@ -178,14 +178,6 @@ int upc_check_swap(struct swap_info_struct *si)
 	return ret;
 }
 
-/**
- * upc_check_anon() - Verify an anonymous region.
- * @region: The region.
- *
- * Context: Takes the region's i_pages lock and devices' locks; the
- * caller holds none and should keep the region quiet.
- * Return: 0, or -EUCLEAN after printing the first violation.
- */
 /*
  * A folio that kept its slots (PG_swapslot): every one of them is still
  * in use, on a live device.  Region lock held (the device lock nests).
@@ -206,6 +198,14 @@ static int check_kept_slots(struct anon_region *region, struct folio *folio)
 	return 0;
 }
 
+/**
+ * upc_check_anon() - Verify an anonymous region.
+ * @region: The region.
+ *
+ * Context: Takes the region's i_pages lock and devices' locks; the
+ * caller holds none and should keep the region quiet.
+ * Return: 0, or -EUCLEAN after printing the first violation.
+ */
 int upc_check_anon(struct anon_region *region)
 {
 	struct address_space *mapping = &region->mapping;

@@ -931,7 +931,7 @@ struct folio *swapin_readahead(struct address_space *mapping, pgoff_t index,
 	 * its slot.  A lost shadow only costs one refault's accounting.
 	 */
 	delete_from_swap_cache(si, folio, NULL);
-	/* Installed: the region no longer needs the slots either. */
+	/* Installed: the slots go, or stay with the folio (kept). */
 	swapin_release_slots(si, mapping, folio, entry, !err);
 	folio_unlock(folio);
 	/*

@@ -204,7 +204,8 @@ static void test_split_bad_args(void **state)
 	folio_unlock(folio);
 	assert_int_equal(xa_get_order(&f.mapping.i_pages, 512), UPC_MAX_ORDER);
 
-	/* Off the LRU, but under writeback or in the swap cache. */
+	/* Off the LRU, but under writeback, in the swap cache or keeping
+	 * swap slots. */
 	huge_isolate(folio);
 	folio_set_writeback(folio);
 	assert_int_equal(split_folio(folio, GFP_KERNEL), -EINVAL);
@@ -212,6 +213,9 @@ static void test_split_bad_args(void **state)
 	folio_set_swapcache(folio);
 	assert_int_equal(split_folio(folio, GFP_KERNEL), -EINVAL);
 	folio_clear_swapcache(folio);
+	folio_set_swapslot(folio);
+	assert_int_equal(split_folio(folio, GFP_KERNEL), -EINVAL);
+	folio_clear_swapslot(folio);
 	huge_unchanged(&f, folio, 512, UPC_MAX_ORDER);
 	huge_release(folio);
 	vm_teardown(&f);
