@@ -479,7 +479,8 @@ struct folio *swapin_readahead(struct address_space *mapping, pgoff_t index,
  * folio went to swap as one entry of its order), adds it (its shadow
  * goes to refault detection), reads the slots, puts the folio in
  * @mapping where the entry still is, takes it out of the swap cache and
- * frees the slots.  If no large folio can be had, the entry is split
+ * frees the slots; in a mapping with AS_SWAP_KEEP, a folio read from a
+ * swap file less than half in use keeps them instead (PG_swapslot).  If no large folio can be had, the entry is split
  * instead, leaving page @index an order-0 entry of its own, and the
  * call returns -EAGAIN, so that the caller's next try brings back that
  * page alone.  Concurrent callers for one entry meet in the swap cache:
