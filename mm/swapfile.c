@@ -363,12 +363,12 @@ void swap_free_nr(swp_entry_t entry, unsigned long nr)
 	swap_slots_put(si, off, nr, SWAP_MAP_USED);
 }
 
-void swap_slots_put(struct swap_info_struct *si, unsigned long off,
-		    unsigned long nr, unsigned char bits)
+/* swap_slots_put() under the device lock, held by the caller. */
+static void swap_slots_clear(struct swap_info_struct *si, unsigned long off,
+			     unsigned long nr, unsigned char bits)
 {
 	unsigned long i;
 
-	upc_lock(&si->lock);
 	for (i = 0; i < nr; i++) {
 		unsigned long cluster = (off + i) / SWAPFILE_CLUSTER;
 		unsigned char *map = &si->swap_map[off + i];
@@ -382,6 +382,13 @@ void swap_slots_put(struct swap_info_struct *si, unsigned long off,
 		si->inuse_pages--;
 		swap_cluster_put(si, cluster);
 	}
+}
+
+void swap_slots_put(struct swap_info_struct *si, unsigned long off,
+		    unsigned long nr, unsigned char bits)
+{
+	upc_lock(&si->lock);
+	swap_slots_clear(si, off, nr, bits);
 	upc_unlock(&si->lock);
 }
 
@@ -392,9 +399,9 @@ bool swap_slots_keep(struct swap_info_struct *si, unsigned long off,
 
 	upc_lock(&si->lock);
 	keep = !si->mem && 2 * si->inuse_pages < si->max;
+	swap_slots_clear(si, off, nr,
+			 SWAP_HAS_CACHE | (keep ? 0 : SWAP_MAP_USED));
 	upc_unlock(&si->lock);
-	swap_slots_put(si, off, nr,
-		       SWAP_HAS_CACHE | (keep ? 0 : SWAP_MAP_USED));
 	return keep;
 }
 
