@@ -349,21 +349,34 @@ static void sort_by_mapping(struct folio **folios, unsigned int nr)
 	}
 }
 
+/*
+ * evict_mapping_runs() - evict_folios() for each run of @folios of one
+ * mapping, in order: @entries (or NULL) and @evicted as there.
+ */
+static void evict_mapping_runs(struct folio **folios, void **entries,
+			       unsigned int nr, bool *evicted)
+{
+	unsigned int i, run;
+
+	for (i = 0; i < nr; i += run) {
+		struct address_space *mapping = folios[i]->mapping;
+
+		for (run = 1; i + run < nr && folios[i + run]->mapping == mapping;
+		     run++)
+			;
+		evict_folios(mapping, folios + i, entries ? entries + i : NULL,
+			     run, evicted + i);
+	}
+}
+
 /* shrink_evict_pending() - Evict @sb's pending folios and settle them. */
 static void shrink_evict_pending(struct shrink_batch *sb)
 {
 	bool evicted[UPC_RECLAIM_BATCH];
-	unsigned int i, run;
+	unsigned int i;
 
 	sort_by_mapping(sb->pending, sb->nr_pending);
-	for (i = 0; i < sb->nr_pending; i += run) {
-		struct address_space *mapping = sb->pending[i]->mapping;
-
-		for (run = 1; i + run < sb->nr_pending &&
-			      sb->pending[i + run]->mapping == mapping; run++)
-			;
-		evict_folios(mapping, sb->pending + i, NULL, run, evicted + i);
-	}
+	evict_mapping_runs(sb->pending, NULL, sb->nr_pending, evicted);
 	for (i = 0; i < sb->nr_pending; i++) {
 		folio_unlock(sb->pending[i]);
 		shrink_settle(sb, sb->pending[i],
@@ -549,7 +562,7 @@ static void shrink_swapout_evict(struct shrink_batch *sb, void **entries,
 	struct folio *folios[UPC_RECLAIM_BATCH];
 	void *values[UPC_RECLAIM_BATCH];
 	bool done[UPC_RECLAIM_BATCH];
-	unsigned int i, j, n = 0, run;
+	unsigned int i, j, n = 0;
 
 	for (i = 0; i < sb->nr_swapout; i++) {
 		if (!written[i])
@@ -557,14 +570,7 @@ static void shrink_swapout_evict(struct shrink_batch *sb, void **entries,
 		folios[n] = sb->swapout[i];
 		values[n++] = entries[i];
 	}
-	for (j = 0; j < n; j += run) {
-		struct address_space *mapping = folios[j]->mapping;
-
-		for (run = 1; j + run < n && folios[j + run]->mapping == mapping;
-		     run++)
-			;
-		evict_folios(mapping, folios + j, values + j, run, done + j);
-	}
+	evict_mapping_runs(folios, values, n, done);
 	for (i = 0, j = 0; i < sb->nr_swapout; i++)
 		evicted[i] = written[i] && done[j++];
 }
