@@ -17,7 +17,7 @@
  * swapped in rather than overwritten.  The one exception is a write that
  * covers a whole swapped-out page of an order-0 entry: its old data is
  * not needed, so a new folio takes the entry's place and the slot is
- * freed, with no read (anon_replace_swapped()).  A fault cannot know
+ * freed, with no read (swapin_overwrite()).  A fault cannot know
  * that a store will cover the page, so the kernel always swaps in; a
  * write call can.
  *
@@ -63,12 +63,12 @@ static void anon_drop_swapslot(struct folio *folio)
 }
 
 /*
- * anon_store() - Put @folio at @index of @mapping, with a reference for
- * the mapping, if the slot holds @old: nothing (NULL), or an order-0
- * entry.  Return: 0; @busy if anything else is there; -ENOMEM.
+ * Put a new zeroed folio at @index if the slot is empty, with a reference
+ * for the mapping.  Return: 0; -EEXIST if anything is there (a folio or
+ * a swap entry); -ENOMEM.
  */
-static int anon_store(struct address_space *mapping, struct folio *folio,
-		      pgoff_t index, void *old, int busy)
+static int anon_add_folio(struct address_space *mapping, struct folio *folio,
+			  pgoff_t index)
 {
 	XA_STATE(xas, &mapping->i_pages, index);
 
@@ -77,8 +77,8 @@ static int anon_store(struct address_space *mapping, struct folio *folio,
 	folio_ref_add(folio, 1);
 	do {
 		xas_lock(&xas);
-		if (xas_load(&xas) != old || (old && xas_get_order(&xas)))
-			xas_set_err(&xas, busy);
+		if (xas_load(&xas))
+			xas_set_err(&xas, -EEXIST);
 		else
 			xas_store(&xas, folio);
 		if (!xas_error(&xas))
@@ -88,63 +88,17 @@ static int anon_store(struct address_space *mapping, struct folio *folio,
 	if (xas_error(&xas)) {
 		folio->mapping = NULL;
 		folio_put_refs(folio, 1);
+		return xas_error(&xas);
 	}
-	return xas_error(&xas);
-}
-
-/*
- * Put a new zeroed folio at @index if the slot is empty.  Return: 0;
- * -EEXIST if anything is there (a folio or a swap entry); -ENOMEM.
- */
-static int anon_add_folio(struct address_space *mapping, struct folio *folio,
-			  pgoff_t index)
-{
-	int err = anon_store(mapping, folio, index, NULL, -EEXIST);
-
-	if (!err)
-		filemap_folio_added(folio, NULL);
-	return err;
-}
-
-/*
- * anon_replace_swapped() - A write is about to cover the whole of page
- * @index, swapped out as order-0 entry @value: put a new folio in the
- * entry's place without reading the old data back, and free the slot.
- * The folio goes in locked, and the caller copies into it before
- * unlocking, so a reader (who locks a folio before copying from it)
- * sees the page as before the write, from swap, or after it, never the
- * new folio's old memory.  A swap-in of @value under way meanwhile
- * finds the entry gone and looks again (swapin_folio()); so does this,
- * if the entry changed.  Return: the folio, locked, with a reference;
- * ERR_PTR(-EAGAIN) to look again; ERR_PTR(-ENOMEM).
- */
-static struct folio *anon_replace_swapped(struct address_space *mapping,
-					  pgoff_t index, void *value)
-{
-	struct folio *folio = filemap_alloc_folio(mapping, GFP_KERNEL, 0);
-	int err;
-
-	if (!folio)
-		return ERR_PTR(-ENOMEM);
-	/* Nobody else can see it yet: the lock cannot be contended. */
-	folio_trylock(folio);
-	folio_set_uptodate(folio);
-	err = anon_store(mapping, folio, index, value, -EAGAIN);
-	if (err) {
-		folio_unlock(folio);
-		folio_put(folio);
-		return ERR_PTR(err);
-	}
-	swap_free_nr(radix_to_swp_entry(value), 1);
 	filemap_folio_added(folio, NULL);
-	return folio;
+	return 0;
 }
 
 /*
  * anon_get_swapped() - Page @index was swapped out as @value: swap it in
  * (reading ahead on a sequential stream: swapin_readahead()), or, for a
  * write of the whole page (@whole) with an order-0 entry, replace it
- * without reading it (anon_replace_swapped()).  A page of a large entry
+ * without reading it (swapin_overwrite()).  A page of a large entry
  * is swapped in with the rest of its folio even then: cutting its entry
  * out would leave the region's large folios to come back in pieces.
  * *@locked says whether the folio comes back locked.  Return: as
@@ -161,7 +115,7 @@ static struct folio *anon_get_swapped(struct anon_region *region,
 	if (!whole || xa_get_order(&mapping->i_pages, index))
 		return swapin_readahead(mapping, index, value, GFP_KERNEL,
 					&region->ra);
-	folio = anon_replace_swapped(mapping, index, value);
+	folio = swapin_overwrite(mapping, index, value, GFP_KERNEL);
 	*locked = !IS_ERR(folio);
 	return folio;
 }

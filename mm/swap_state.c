@@ -857,6 +857,27 @@ static void swap_ra_finish(struct swap_info_struct *si,
 	}
 }
 
+struct folio *swapin_overwrite(struct address_space *mapping, pgoff_t index,
+			       void *value, gfp_t gfp)
+{
+	struct folio *folio = filemap_alloc_folio(mapping, gfp, 0);
+
+	if (!folio)
+		return ERR_PTR(-ENOMEM);
+	/* Nobody else can see it yet: the lock cannot be contended. */
+	folio_trylock(folio);
+	folio_set_uptodate(folio);
+	folio->index = index;
+	if (!swapin_install(mapping, value, folio)) {
+		folio_unlock(folio);
+		folio_put(folio);
+		return ERR_PTR(-EAGAIN);
+	}
+	swap_free_nr(radix_to_swp_entry(value), 1);
+	filemap_folio_added(folio, NULL);
+	return folio;
+}
+
 struct folio *swapin_folio(struct address_space *mapping, pgoff_t index,
 			   void *value, gfp_t gfp)
 {

@@ -496,6 +496,33 @@ struct folio *swapin_readahead(struct address_space *mapping, pgoff_t index,
 struct folio *swapin_folio(struct address_space *mapping, pgoff_t index,
 			   void *value, gfp_t gfp);
 
+/**
+ * swapin_overwrite() - Bring back a swapped-out page that is about to be
+ * overwritten whole, without reading it.
+ * @mapping: A swap-backed mapping.
+ * @index: The page index whose slot held @value.
+ * @value: The order-0 swap entry found there, as a value entry.
+ * @gfp: Allocation flags for the folio.
+ *
+ * The page's old data is not needed: a new order-0 folio, uptodate and
+ * locked, takes the entry's place and the slot is freed, with no read
+ * (a fault cannot know that a store will cover the page, so the kernel
+ * always swaps in; a write call can).  The caller copies the whole page
+ * in before unlocking it, so that a reader, who locks a folio before
+ * copying from it, sees the page as it was (from swap) or as written,
+ * never the new folio's old memory; and the caller must not fail
+ * between this call and that copy.  A swap-in of @value under way
+ * meanwhile finds the entry gone and looks again.
+ *
+ * Context: May sleep (allocation).  Takes the mapping's i_pages lock,
+ * then the device's lock.
+ * Return: The folio, in @mapping, locked, with a reference;
+ * ERR_PTR(-EAGAIN) if @mapping no longer holds @value at @index as an
+ * order-0 entry (look again); ERR_PTR(-ENOMEM).
+ */
+struct folio *swapin_overwrite(struct address_space *mapping, pgoff_t index,
+			       void *value, gfp_t gfp);
+
 /* ---- anonymous regions (mm/anon.c) --------------------------------------- */
 
 /**
