@@ -25,11 +25,13 @@
  * fallocate swap in the pages of a run and hold every folio of it (up
  * to SHMEM_PIN_MAX entries, the run cut there) before grabbing it
  * (shmem_pin_run()), since the grab's allocations may reclaim and the
- * grab would take a swap entry for a shadow; punching and truncation
- * hold the folios where the range begins and ends, split the large swap
- * entries that reach across its edges, swap in a page they cover only
- * in part, take the folios out, then free the swap entries wholly inside
- * (shmem_undo_range()).
+ * grab would take a swap entry for a shadow; a write does not read back
+ * a page it covers whole from an order-0 entry, but puts a new folio in
+ * the entry's place and fills it at once (struct shmem_overwrite);
+ * punching and truncation hold the folios where the range begins and
+ * ends, split the large swap entries that reach across its edges, swap
+ * in a page they cover only in part, take the folios out, then free the
+ * swap entries wholly inside (shmem_undo_range()).
  *
  * Semantics, as tmpfs:
  *  - Sparse: a hole has no folio and reads as zeros.
@@ -731,16 +733,47 @@ int64_t shmem_seek_hole(struct shmem_file *sf, int64_t pos)
  * folios a run of pages already has, held (shmem_pin_run()), before the
  * run is grabbed; @fill gets the @nr folios of the run, in file order and
  * locked, with the part [@from, @to) of the file the operation covers in
- * them.
+ * them.  @overwrites: @fill writes every byte of [@from, @to), so a page
+ * the range covers whole needs none of its old data (see
+ * struct shmem_overwrite).
  */
 struct populate_ops {
 	void (*prepare)(struct folio **folios, unsigned int nr);
 	void (*fill)(struct folio **folios, unsigned int nr, int64_t from,
 		     int64_t to, void *arg);
+	bool overwrites;
+};
+
+/*
+ * struct shmem_overwrite - the pages an operation that overwrites (a
+ * write) covers whole, [@first, @end), and what shmem_pin_run() found
+ * for it: @value, an order-0 swap entry at the run's first page, which
+ * the write replaces with a new folio instead of swapping the page in
+ * (swapin_overwrite()), or NULL.  A page in a large entry is swapped in
+ * with the rest of its folio, as for an anonymous region (mm/anon.c).
+ * The replaced page is a run of its own, filled as soon as it is in the
+ * file, so a write that stops part way (no memory for a later run)
+ * leaves no page whose old data is gone and new data not yet there.
+ */
+struct shmem_overwrite {
+	pgoff_t first;
+	pgoff_t end;
+	void *value;
 };
 
 /* Entries shmem_pin_run() holds at most: what a run may pin in memory. */
 #define SHMEM_PIN_MAX	32
+
+/*
+ * Whether the swap entry at page @index is one a write need not swap in:
+ * order 0, in a page the write covers whole.
+ */
+static bool shmem_overwritten(struct shmem_file *sf,
+			      const struct shmem_overwrite *ow, pgoff_t index)
+{
+	return index >= ow->first && index < ow->end &&
+	       !xa_get_order(&sf->mapping.i_pages, index);
+}
 
 /*
  * shmem_pin_run() - Take a reference on every folio of pages [@index,
@@ -754,11 +787,16 @@ struct populate_ops {
  * run with more is cut, *@last set to the page before the first entry
  * not held.  A swap-in made while holding folios of the run does not
  * wait in reclaim (which would wait on them): when it finds no memory
- * so, the run is cut before it too.  Return: 0 or the swap-in's error;
- * the references taken are in @pins and *@nr either way.
+ * so, the run is cut before it too.  For a write (@ow not NULL), an
+ * order-0 swap entry of a page the write covers whole is not swapped in:
+ * the run is cut before it or, at the run's first page, is that page
+ * alone, with the entry in @ow->value and nothing held.  Return: 0 or
+ * the swap-in's error; the references taken are in @pins and *@nr either
+ * way.
  */
 static int shmem_pin_run(struct shmem_file *sf, pgoff_t index, pgoff_t *last,
-			 struct folio **pins, unsigned int *nr)
+			 struct shmem_overwrite *ow, struct folio **pins,
+			 unsigned int *nr)
 {
 	pgoff_t indices[FOLIO_BATCH_SIZE];
 	struct folio_batch fbatch;
@@ -798,6 +836,13 @@ static int shmem_pin_run(struct shmem_file *sf, pgoff_t index, pgoff_t *last,
 			}
 			if (!value) {
 				pins[(*nr)++] = folio;
+				continue;
+			}
+			if (ow && shmem_overwritten(sf, ow, want)) {
+				if (!*nr && want == index)
+					ow->value = folio;
+				*last = ow->value ? index : want - 1;
+				done = true;
 				continue;
 			}
 			folio = shmem_swapin_gfp(sf, want, folio, *nr ?
@@ -890,6 +935,23 @@ static int shmem_grab_run(struct shmem_file *sf, pgoff_t index, pgoff_t last,
 }
 
 /*
+ * The folio for page @index of a write, swapped out as order-0 entry
+ * @value, without reading it (swapin_overwrite()), in @folios[0].
+ * Return: 1, -EAGAIN (the entry changed: look again) or -ENOMEM.
+ */
+static int shmem_overwrite_page(struct shmem_file *sf, pgoff_t index,
+				void *value, struct folio **folios)
+{
+	struct folio *folio = swapin_overwrite(&sf->mapping, index, value,
+					       GFP_KERNEL);
+
+	if (IS_ERR(folio))
+		return (int)PTR_ERR(folio);
+	folios[0] = folio;
+	return 1;
+}
+
+/*
  * Populate [@pos, @end): run by run, prepare, get or create the folios
  * and fill them.  Stops at the first run that cannot be had at all.
  * Caller holds the lock exclusive.  Return: 0 or -ENOSPC/-ENOMEM, with
@@ -909,6 +971,10 @@ static int shmem_populate(struct shmem_file *sf, int64_t pos, int64_t end,
 	 * fallocate's prepare wants the run's folios either way.
 	 */
 	bool pin = ops->prepare || shmem_evictable(sf);
+	struct shmem_overwrite ow = {
+		.first = ((pgoff_t)pos + UPC_PAGE_SIZE - 1) >> UPC_PAGE_SHIFT,
+		.end = (pgoff_t)end >> UPC_PAGE_SHIFT,
+	};
 	bool alone = false;
 	int err = 0;
 
@@ -920,8 +986,10 @@ static int shmem_populate(struct shmem_file *sf, int64_t pos, int64_t end,
 		int64_t to;
 		int i, nr;
 
+		ow.value = NULL;
 		if (pin)
-			err = shmem_pin_run(sf, index, &stop, pins, &npins);
+			err = shmem_pin_run(sf, index, &stop, ops->overwrites ?
+					    &ow : NULL, pins, &npins);
 		if (!err && ops->prepare)
 			ops->prepare(pins, npins);
 		/*
@@ -930,11 +998,16 @@ static int shmem_populate(struct shmem_file *sf, int64_t pos, int64_t end,
 		 * run's first page is grabbed alone, holding at most its own
 		 * folio (then cached, so nothing to allocate for it).
 		 */
-		nr = err ? err : shmem_grab_run(sf, index, stop, folios, npins ?
+		if (err)
+			nr = err;
+		else if (ow.value)
+			nr = shmem_overwrite_page(sf, index, ow.value, folios);
+		else
+			nr = shmem_grab_run(sf, index, stop, folios, npins ?
 					GFP_KERNEL | __GFP_NORETRY : GFP_KERNEL);
 		shmem_unpin(pins, npins);
-		if (nr == -ENOMEM && npins && !alone) {
-			alone = true;
+		if ((nr == -ENOMEM && npins && !alone) || nr == -EAGAIN) {
+			alone = nr == -ENOMEM;
 			continue;
 		}
 		alone = false;
@@ -1001,6 +1074,7 @@ static void write_folios(struct folio **folios, unsigned int nr, int64_t from,
 
 static const struct populate_ops write_ops = {
 	.fill = write_folios,
+	.overwrites = true,
 };
 
 ssize_t shmem_write_iter(struct shmem_file *sf, struct iov_iter *iter,

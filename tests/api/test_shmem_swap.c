@@ -1094,9 +1094,92 @@ static struct upc_file *ss_huge_in_swap(struct api_env *env,
 }
 
 /*
- * A one-page write inside a large swap entry, when no folio of the
+ * A write that covers whole pages in swap (order-0 entries) does not read
+ * them back: a new page takes each entry's place and its slot is freed
+ * (swapin_overwrite()).  Pages a write covers in part are read back, as
+ * the bytes it leaves are needed.
+ */
+static void test_shmem_swap_whole_page_write(void **state)
+{
+	const int64_t size = 256 * P;
+	unsigned char *model = calloc(1, (size_t)size);
+	struct upc_file *file;
+	struct api_env env;
+	uint64_t swapins;
+	int64_t pos;
+
+	(void)state;
+	assert_non_null(model);
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	api_write_pattern(file, 0, (size_t)size, 5);
+	ss_model_fill(model, 0, size, 5);
+	ss_push_out(&env, file, 0, size);
+	assert_int_equal(ss_count_swapped(file, 0, size), 256);
+
+	/* Every other page of the first 64, a page per call; then 64 at once. */
+	swapins = ss_stats(&env).swapins;
+	for (pos = 0; pos < 64 * P; pos += 2 * P) {
+		api_write_pattern(file, pos, P, 6);
+		ss_model_fill(model, pos, P, 6);
+	}
+	api_write_pattern(file, 64 * P, 64 * P, 7);
+	ss_model_fill(model, 64 * P, 64 * P, 7);
+	assert_int_equal(ss_stats(&env).swapins, swapins);
+	assert_int_equal(ss_count_swapped(file, 0, 128 * P), 32);
+	assert_int_equal(ss_count_swapped(file, 0, size), 256 - 96);
+	assert_int_equal(ss_stats(&env).swap_used, (256 - 96) * P);
+	ss_check(&env, file);
+
+	/* From inside one page to inside another: only those two are read. */
+	api_write_pattern(file, 128 * P + 100, 10 * P, 8);
+	ss_model_fill(model, 128 * P + 100, 10 * P, 8);
+	assert_int_equal(ss_stats(&env).swapins, swapins + 2);
+	/* One byte short of a page. */
+	api_write_pattern(file, 200 * P + 1, P - 1, 9);
+	ss_model_fill(model, 200 * P + 1, P - 1, 9);
+	assert_int_equal(ss_stats(&env).swapins, swapins + 3);
+	assert_int_equal(ss_stats(&env).swap_used, (256 - 96 - 12) * P);
+	ss_check(&env, file);
+	ss_expect_model(file, model, size);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+	free(model);
+}
+
+/*
+ * A write of a whole page of a large swap entry swaps the whole folio in,
+ * as any access does: cutting the page's entry out to replace it would
+ * leave the file's large folios to come back in pieces.
+ */
+static void test_shmem_swap_whole_page_write_keeps_large(void **state)
+{
+	unsigned char *model = calloc(1, API_HUGE);
+	struct upc_file *file;
+	struct api_env env;
+	uint64_t swapins;
+
+	(void)state;
+	assert_non_null(model);
+	file = ss_huge_in_swap(&env, model, 43);
+	swapins = ss_stats(&env).swapins;
+	api_write_pattern(file, 100 * P, P, 44);
+	ss_model_fill(model, 100 * P, P, 44);
+	assert_int_equal(ss_stats(&env).swapins - swapins, 512);
+	assert_int_equal(api_folio_order(file, 100 * P, NULL), UPC_MAX_ORDER);
+	assert_int_equal(ss_count_swapped(file, 0, API_HUGE), 0);
+	ss_check(&env, file);
+	ss_expect_model(file, model, API_HUGE);
+	ss_close(&env);
+	api_fini(&env);
+	free(model);
+}
+
+/*
+ * A write inside one page of a large swap entry, when no folio of the
  * entry's order can be had, swaps in that page alone: the entry is split
- * at the page written, not at its first page.
+ * at the page written, not at its first page.  (The write leaves a byte
+ * of the page as it was, so the page must be read.)
  */
 static void test_shmem_swap_large_write_split(void **state)
 {
@@ -1111,10 +1194,10 @@ static void test_shmem_swap_large_write_split(void **state)
 	swapins = ss_stats(&env).swapins;
 	/* The first allocation, the order-9 folio's, fails. */
 	upc_fault_fail_nth(1);
-	api_write_pattern(file, 100 * P, P, 42);
+	api_write_pattern(file, 100 * P + 1, P - 1, 42);
 	assert_true(upc_fault_injected());
 	upc_fault_fail_nth(0);
-	ss_model_fill(model, 100 * P, P, 42);
+	ss_model_fill(model, 100 * P + 1, P - 1, 42);
 	assert_int_equal(ss_stats(&env).swapins - swapins, 1);
 	assert_int_equal(api_folio_order(file, 100 * P, NULL), 0);
 	assert_int_equal(ss_count_swapped(file, 0, API_HUGE), 511);
@@ -1759,6 +1842,8 @@ int main(void)
 		cmocka_unit_test(test_shmem_swap_spans_enomem),
 		cmocka_unit_test(test_shmem_swap_write_frees_what_it_holds),
 		cmocka_unit_test(test_shmem_swap_readv_writev),
+		cmocka_unit_test(test_shmem_swap_whole_page_write),
+		cmocka_unit_test(test_shmem_swap_whole_page_write_keeps_large),
 		cmocka_unit_test(test_shmem_swap_read_eio),
 	};
 
