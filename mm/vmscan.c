@@ -73,12 +73,13 @@
  * folio to @swap_out, which writes it and returns the swap entry that
  * replaces it in its mapping; if the eviction then fails, the entry
  * goes back through @swap_free.  Without the hook swap-backed folios are
- * never evicted (their data exists nowhere else).  A batch's folios of
- * anonymous regions wait, locked, and go to @swap_out_folios together
+ * never evicted (their data exists nowhere else).  A batch's swap-backed
+ * folios wait, locked, and go to @swap_out_folios together
  * (shrink_swapout_queue()), so that the swap layer can write neighbours
- * as one transfer, and leave their region under one i_pages round trip;
- * shmem's folios go one at a time, since their mapping's evict_lock
- * hook may not be taken with other folios locked.
+ * as one transfer, and leave their mapping under one i_pages round trip
+ * (and one of its evict_lock hook).  A mapping's hook may be taken with
+ * folios of that mapping locked, never another's, so folios of a hooked
+ * mapping (shmem) are queued only with folios of the same mapping.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -629,16 +630,52 @@ static void shrink_swapout_flush(struct shrink_batch *sb)
 }
 
 /*
- * shrink_swapout_queue() - Queue a locked swap-backed @folio of a mapping
- * without an evict_lock hook on @sb, its dirty bit cleared, to be swapped
- * out with the batch's others (shrink_swapout_flush()).  Dirty file
- * folios queued before are written first.  Return: FOLIO_PENDING.
+ * swapout_joins() - May @folio wait in @sb's swap-out queue with the
+ * folios there?  The queue's eviction takes each mapping's evict_lock
+ * hook with the queue's folios locked (shrink_swapout_evict()), and a
+ * hook may be taken with folios of its own mapping locked, never with
+ * another's: so a queue holds folios of mappings without the hook, or
+ * of one mapping with it.
+ */
+static bool swapout_joins(const struct shrink_batch *sb,
+			  const struct folio *folio)
+{
+	const struct address_space *queued;
+
+	if (!sb->nr_swapout)
+		return true;
+	queued = sb->swapout[0]->mapping;
+	return queued == folio->mapping ||
+	       (!mapping_evict_hooked(queued) &&
+		!mapping_evict_hooked(folio->mapping));
+}
+
+/*
+ * swapout_queue_hooked_other() - Does @sb's swap-out queue hold folios of
+ * a mapping with an evict_lock hook other than locked @folio's?  Any
+ * flush reclaim makes for @folio would then take that hook with @folio
+ * locked.
+ */
+static bool swapout_queue_hooked_other(const struct shrink_batch *sb,
+				       const struct folio *folio)
+{
+	return sb->nr_swapout &&
+	       sb->swapout[0]->mapping != folio->mapping &&
+	       mapping_evict_hooked(sb->swapout[0]->mapping);
+}
+
+/*
+ * shrink_swapout_queue() - Queue a locked swap-backed @folio on @sb, its
+ * dirty bit cleared, to be swapped out with the batch's others
+ * (shrink_swapout_flush()).  Dirty file folios queued before are
+ * written first, and the queue itself if it is full or @folio may not
+ * join it (swapout_joins()).  Return: FOLIO_PENDING.
  */
 static enum folio_verdict shrink_swapout_queue(struct shrink_batch *sb,
 					       struct folio *folio)
 {
 	shrink_pageout_flush(sb);
-	if (sb->nr_swapout == UPC_RECLAIM_BATCH)
+	if (sb->nr_swapout == UPC_RECLAIM_BATCH || !swapout_joins(sb, folio))
 		shrink_swapout_flush(sb);
 	sb->swapout_dirty[sb->nr_swapout] = folio_clear_dirty_for_io(folio);
 	sb->swapout[sb->nr_swapout++] = folio;
@@ -696,8 +733,12 @@ static enum folio_verdict shrink_pageout_queue(struct shrink_batch *sb,
  * mappings without an evict_lock hook.  They are evicted first if this
  * one must be written (never hold folio locks across a write), or if
  * its mapping has the hook: the hook's holders may wait on folio locks
- * of other files, so it is taken with no folio locked but the one it
- * is for.  Folios of such a mapping are therefore never queued.
+ * of other files, so it is taken with no folio of another mapping
+ * locked.  Clean folios of such a mapping are therefore never pending;
+ * its swap-backed ones wait in the swap-out queue with their own
+ * mapping's only (swapout_joins()); the queue evicts the pending folios
+ * before it takes the hook, and is itself flushed before a folio of
+ * another mapping is looked at with its lock held.
  */
 static enum folio_verdict shrink_folio(struct shrink_batch *sb,
 				       struct folio *folio)
@@ -706,9 +747,14 @@ static enum folio_verdict shrink_folio(struct shrink_batch *sb,
 	enum folio_verdict verdict = FOLIO_KEEP;
 	bool swapbacked, dirty, hooked, batched;
 
-	if (!folio_trylock(folio)) {
-		lru_stat_add(&sb->lruvec->pgbusy, 1);
-		return FOLIO_KEEP;
+	if (!folio_trylock(folio))
+		goto busy;
+	if (swapout_queue_hooked_other(sb, folio)) {
+		/* Not locked across the queue's hook (see above). */
+		folio_unlock(folio);
+		shrink_swapout_flush(sb);
+		if (!folio_trylock(folio))
+			goto busy;
 	}
 	mapping = folio->mapping;
 	if (!mapping) {
@@ -731,7 +777,7 @@ static enum folio_verdict shrink_folio(struct shrink_batch *sb,
 		  mapping->a_ops->writeback_folios;
 	if (batched)
 		return shrink_pageout_queue(sb, folio);
-	if (swapbacked && !hooked && swap_ops_batched(sb->lruvec))
+	if (swapbacked && swap_ops_batched(sb->lruvec))
 		return shrink_swapout_queue(sb, folio);
 	if (swapbacked || hooked || (dirty && mapping_writes_back(mapping)))
 		shrink_flush(sb);
@@ -750,6 +796,9 @@ static enum folio_verdict shrink_folio(struct shrink_batch *sb,
 unlock:
 	folio_unlock(folio);
 	return verdict;
+busy:
+	lru_stat_add(&sb->lruvec->pgbusy, 1);
+	return FOLIO_KEEP;
 }
 
 /*

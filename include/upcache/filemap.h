@@ -67,8 +67,10 @@ struct address_space;
  * @evict_lock: Optional.  Reclaim calls it, with the folio it is about to
  *	take out of the mapping locked, before it takes the i_pages lock,
  *	and @evict_unlock once the folio is out (or stayed).  Reclaim holds
- *	no other folio lock meanwhile, so what the hook waits for may
- *	itself wait on folio locks.  For a layer
+ *	no folio lock of another mapping meanwhile, so what the hook waits
+ *	for may itself wait on other mappings' folio locks; it may hold
+ *	more of this mapping's folios locked, which it is taking out with
+ *	the first (a batch swapped out together).  For a layer
  *	whose readers hold no folio reference (shmem): it waits for them,
  *	so none is copying from the folio when reclaim frees it.  It may
  *	sleep, but must not wait on a folio lock.  Return: true; false if

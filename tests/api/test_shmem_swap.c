@@ -377,6 +377,40 @@ static void test_shmem_swap_readahead(void **state)
 }
 
 /*
+ * Reclaim swaps a batch of a file's pages out together: pages whose slots
+ * follow each other go in one write, SWAP_WRITE_RUN at a time
+ * (swap_write_folios()).  One write per page before shmem's folios
+ * joined the batch.
+ */
+static void test_shmem_swap_out_batched_writes(void **state)
+{
+	struct io_counters *io = io_thread_counters();
+	struct upc_arena *arena;
+	struct upc_file *file;
+	struct ss_path path;
+	struct api_env env;
+	uint64_t syscalls, swapouts;
+
+	(void)state;
+	ss_tmpname(&path);
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, path.name);
+	arena = upc_file_mapping(file)->arena;
+	api_write_pattern(file, 0, 128 * P, 13);
+	lru_add_drain_all(arena);
+	syscalls = io->syscalls;
+	swapouts = ss_stats(&env).swapouts;
+	assert_int_equal(upc_reclaim_pages(arena, 64), 64);
+	assert_int_equal(io->syscalls - syscalls, 64 / SWAP_WRITE_RUN);
+	assert_int_equal(ss_stats(&env).swapouts - swapouts, 64);
+	assert_int_equal(ss_count_swapped(file, 0, 128 * P), 64);
+	ss_check(&env, file);
+	api_expect(file, 0, 128 * P, 13);
+	ss_check(&env, file);
+	api_fini(&env);
+	ss_unlink(&path);
+}
+
+/*
  * Rewriting pages that are in swap while other pages are active: the
  * write brings its pages back (a few dozen held at a time), so the
  * active pages must make room by going to swap, which has plenty.  (A
@@ -1842,6 +1876,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_swap_spans_enomem),
 		cmocka_unit_test(test_shmem_swap_write_frees_what_it_holds),
 		cmocka_unit_test(test_shmem_swap_readv_writev),
+		cmocka_unit_test(test_shmem_swap_out_batched_writes),
 		cmocka_unit_test(test_shmem_swap_whole_page_write),
 		cmocka_unit_test(test_shmem_swap_whole_page_write_keeps_large),
 		cmocka_unit_test(test_shmem_swap_read_eio),

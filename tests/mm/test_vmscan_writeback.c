@@ -232,12 +232,13 @@ static const struct upc_swap_ops fake_swap_ops = {
 	.swap_free = fake_swap_free,
 };
 
-/* Add @nr dirty swap-backed folios (anonymous-like data) to @mapping. */
-static void add_swapbacked(struct address_space *mapping, unsigned long nr)
+/* Add dirty swap-backed folios (anonymous-like data) at [@first, @end). */
+static void add_swapbacked_range(struct address_space *mapping, pgoff_t first,
+				 pgoff_t end)
 {
 	pgoff_t i;
 
-	for (i = 0; i < nr; i++) {
+	for (i = first; i < end; i++) {
 		struct folio *folio = filemap_alloc_folio(mapping, GFP_KERNEL,
 							  0);
 
@@ -252,6 +253,12 @@ static void add_swapbacked(struct address_space *mapping, unsigned long nr)
 		folio_unlock(folio);
 		folio_put(folio);
 	}
+}
+
+/* Add @nr dirty swap-backed folios at indices 0 to @nr - 1. */
+static void add_swapbacked(struct address_space *mapping, unsigned long nr)
+{
+	add_swapbacked_range(mapping, 0, nr);
 }
 
 /* Drop whatever @mapping holds, swap entries included. */
@@ -328,6 +335,160 @@ static void test_vmscan_swapbacked_needs_swap_hook(void **state)
 	vm_teardown(&f);
 }
 
+/* ---- a batch's swap-out and the evict_lock hook ------------------------- */
+
+#define HK_PAGES	16
+#define HK_GROUP	4
+
+/* One mapping without the hook, two with it; what the hook saw. */
+static struct address_space *hk_maps[3];
+static unsigned int hk_calls, hk_saw_other_locked, hk_most_own_locked;
+
+/* Folios of @mapping at indices below HK_PAGES that are locked. */
+static unsigned int hk_locked(struct address_space *mapping)
+{
+	unsigned int n = 0;
+	pgoff_t i;
+
+	for (i = 0; i < HK_PAGES; i++) {
+		void *entry = filemap_get_entry(mapping, i);
+
+		if (entry && !xa_is_value(entry)) {
+			n += folio_test_locked(entry);
+			folio_put(entry);
+		}
+	}
+	return n;
+}
+
+static bool hk_evict_lock(struct address_space *mapping)
+{
+	unsigned int i, own = 0;
+
+	hk_calls++;
+	for (i = 0; i < 3; i++) {
+		if (hk_maps[i] == mapping)
+			own = hk_locked(mapping);
+		else
+			hk_saw_other_locked += hk_locked(hk_maps[i]);
+	}
+	if (own > hk_most_own_locked)
+		hk_most_own_locked = own;
+	return true;
+}
+
+static void hk_evict_unlock(struct address_space *mapping)
+{
+	(void)mapping;
+}
+
+static const struct address_space_operations hk_aops = {
+	.evict_lock = hk_evict_lock,
+	.evict_unlock = hk_evict_unlock,
+};
+
+/* A pretend swap device taking batches: one slot per folio, in order. */
+struct fake_batch_swap {
+	unsigned long outs;
+	unsigned int calls;
+	unsigned int mixed;	/* batches mixing a hooked mapping with another */
+};
+
+static void fake_swap_out_folios(struct folio **folios, unsigned int nr,
+				 void **entries, int *errs, void *priv)
+{
+	struct fake_batch_swap *sw = priv;
+	bool mixed = false;
+	unsigned int i;
+
+	sw->calls++;
+	for (i = 0; i < nr; i++) {
+		struct address_space *mapping = folios[i]->mapping;
+
+		assert_true(folio_test_locked(folios[i]));
+		mixed |= mapping != folios[0]->mapping &&
+			 (mapping->a_ops || folios[0]->mapping->a_ops);
+		errs[i] = 0;
+		entries[i] = xa_mk_value(sw->outs++);
+	}
+	sw->mixed += mixed;
+}
+
+static int fake_batch_swap_out(struct folio *folio, void **entryp, void *priv)
+{
+	int err;
+
+	fake_swap_out_folios(&folio, 1, entryp, &err, priv);
+	return err;
+}
+
+static void fake_batch_swap_free(struct folio *folio, void *entry, void *priv)
+{
+	(void)folio;
+	(void)entry;
+	(void)priv;
+}
+
+static const struct upc_swap_ops fake_batch_swap_ops = {
+	.swap_out = fake_batch_swap_out,
+	.swap_out_folios = fake_swap_out_folios,
+	.swap_free = fake_batch_swap_free,
+};
+
+/*
+ * Reclaim swaps out a batch's swap-backed folios together, those of a
+ * mapping with an evict_lock hook (shmem) too, and takes the hook with
+ * the folios of its own mapping it evicts locked, never another
+ * mapping's: a batch holds folios of hookless mappings, or of one hooked
+ * mapping.  The LRU holds groups of 4 folios of each mapping in turn.
+ * Before hooked mappings were batched, every folio took the hook alone.
+ */
+static void test_vmscan_swapout_batch_and_hook(void **state)
+{
+	struct address_space maps[3];
+	struct fake_batch_swap sw = { .outs = 0 };
+	struct vm_fixture f;
+	unsigned int m;
+	pgoff_t i;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	for (m = 0; m < 3; m++) {
+		address_space_init(&maps[m], f.arena, m ? &hk_aops : NULL,
+				   1UL << AS_SWAPBACKED);
+		hk_maps[m] = &maps[m];
+	}
+	hk_calls = hk_saw_other_locked = hk_most_own_locked = 0;
+	for (i = 0; i < HK_PAGES; i += HK_GROUP)
+		for (m = 0; m < 3; m++)
+			add_swapbacked_range(&maps[m], i, i + HK_GROUP);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_reclaim_set_swap(f.arena, &fake_batch_swap_ops,
+					      &sw), 0);
+
+	assert_int_equal(upc_reclaim_pages(f.arena, 3 * HK_PAGES),
+			 3 * HK_PAGES);
+	assert_int_equal(sw.outs, 3 * HK_PAGES);
+	assert_int_equal(sw.mixed, 0);
+	assert_int_equal(hk_saw_other_locked, 0);
+	/* One hook round trip per group of a hooked mapping. */
+	assert_int_equal(hk_calls, 2 * HK_PAGES / HK_GROUP);
+	assert_int_equal(hk_most_own_locked, HK_GROUP);
+	for (m = 0; m < 3; m++) {
+		assert_int_equal(maps[m].nrpages, 0);
+		for (i = 0; i < HK_PAGES; i++)
+			assert_true(xa_is_value(filemap_get_entry(&maps[m], i)));
+	}
+
+	assert_int_equal(upc_reclaim_set_swap(f.arena, NULL, NULL), 0);
+	for (m = 0; m < 3; m++)
+		drop_swapbacked(&maps[m]);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_arena_charged(f.arena), 0);
+	address_space_init(&f.mapping, f.arena, NULL, 0);
+	vm_teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_vmscan_writeback_error_keeps_dirty),
 		cmocka_unit_test(test_vmscan_redirtied_in_writeback_stays),
 		cmocka_unit_test(test_vmscan_swapbacked_needs_swap_hook),
+		cmocka_unit_test(test_vmscan_swapout_batch_and_hook),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
