@@ -24,7 +24,7 @@
  * A page swapped in from a swap file may keep its slots (PG_swapslot,
  * see mm/swap_state.c) so that reclaim need not write it again: every
  * write here frees them first, under the folio lock, since after a
- * write the copy in swap is stale (anon_drop_swapslot()).
+ * write the copy in swap is stale (swap_drop_kept()).
  *
  * Reads and writes copy a page under its folio lock.  Reclaim holds that
  * lock while it writes a folio to swap, so a page never reaches swap
@@ -50,16 +50,6 @@ void anon_region_init(struct anon_region *region, struct upc_arena *arena,
 	region->size = size;
 	/* No swap-in yet: the first starts no readahead. */
 	region->ra = (struct swap_ra_state){ .next = (pgoff_t)-1 };
-}
-
-/*
- * anon_drop_swapslot() - @folio (locked) is about to be written, or to
- * go: the copy its kept slots hold (PG_swapslot) is no longer wanted,
- * so free them.
- */
-static void anon_drop_swapslot(struct folio *folio)
-{
-	swap_free_nr(swap_unkeep(folio), folio_nr_pages(folio));
 }
 
 /*
@@ -194,8 +184,8 @@ static ssize_t anon_region_copy(struct anon_region *region, char *buf,
 		}
 		if (!locked)
 			folio_lock(folio);
-		if (write && folio_test_swapslot(folio))
-			anon_drop_swapslot(folio);
+		if (write)
+			swap_drop_kept(folio);
 		/* The page's place in its folio (a large one holds several). */
 		page = (char *)folio_address(folio) +
 		       ((index - folio->index) << UPC_PAGE_SHIFT);
@@ -223,42 +213,16 @@ ssize_t anon_region_write(struct anon_region *region, const void *buf,
 	return anon_region_copy(region, (char *)buf, count, pos, true);
 }
 
-/* Free the slots the region's folios kept (anon_drop_swapslot()). */
-static void anon_free_kept_slots(struct anon_region *region)
-{
-	pgoff_t indices[FOLIO_BATCH_SIZE], index = 0;
-	struct folio_batch fbatch;
-	unsigned int i, n;
-
-	do {
-		folio_batch_init(&fbatch);
-		n = find_get_entries(&region->mapping, &index, ULONG_MAX,
-				     &fbatch, indices);
-		for (i = 0; i < n; i++) {
-			struct folio *folio = fbatch.folios[i];
-
-			if (xa_is_value(folio))
-				continue;
-			folio_lock(folio);
-			if (folio_test_swapslot(folio))
-				anon_drop_swapslot(folio);
-			folio_unlock(folio);
-			folio_put(folio);
-		}
-	} while (n && index);
-}
-
 /*
- * Free what the region holds: the slots its folios kept go first, then
- * truncation takes the folios out (locking each, which waits for a
- * swap-out in flight; that swap-out then fails to freeze the reference
- * truncation holds, and gives its slot back), then swap_free_range()
+ * Free what the region holds: truncation takes the folios out, with the
+ * slots they kept (locking each, which waits for a swap-out in flight;
+ * that swap-out then fails to freeze the reference truncation holds,
+ * and gives its slot back), then swap_free_range()
  * erases the swap entries, including those of folios evicted before
  * truncation reached them.  As a shmem file is freed (mm/shmem.c).
  */
 void anon_region_destroy(struct anon_region *region)
 {
-	anon_free_kept_slots(region);
 	truncate_inode_pages(&region->mapping, 0);
 	swap_free_range(&region->mapping, 0, ULONG_MAX);
 	xa_destroy(&region->mapping.i_pages);

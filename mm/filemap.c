@@ -36,6 +36,7 @@
 #include "rcu_internal.h"
 #include "filemap_internal.h"
 #include "lru_internal.h"
+#include "swap_internal.h"
 
 void (*filemap_split_race_hook)(struct xa_state *xas);
 
@@ -692,7 +693,8 @@ static void filemap_erase_value(struct address_space *mapping, pgoff_t index,
 
 /*
  * Truncate a locked folio against the byte range [@lstart, @lend]:
- * remove it when it lies inside, else zero the part that does.
+ * remove it when it lies inside, else zero the part that does; either
+ * way, free the swap slots it kept (swap_drop_kept()).
  */
 static void truncate_folio(struct folio *folio, int64_t lstart, int64_t lend)
 {
@@ -700,6 +702,8 @@ static void truncate_folio(struct folio *folio, int64_t lstart, int64_t lend)
 	int64_t last = first + ((int64_t)folio_size(folio) - 1);
 
 	folio_wait_writeback(folio);
+	/* Zeroed in part or gone: a copy kept in swap is stale either way. */
+	swap_drop_kept(folio);
 	if (lstart <= first && (lend < 0 || last <= lend)) {
 		/* Its data is being thrown away: nothing left to write. */
 		folio_clear_dirty(folio);

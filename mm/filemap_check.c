@@ -23,7 +23,9 @@
  *        ->index == the first index of its entry,
  *        the entry's order (xas_get_order()) == folio_order(),
  *        ->index aligned to folio_nr_pages(),
- *        refcount >= folio_nr_pages() (the cache's own references);
+ *        refcount >= folio_nr_pages() (the cache's own references),
+ *        slots it kept in swap (PG_swapslot) only where the mapping
+ *        allows it (AS_SWAP_KEEP), all in use on a live device;
  * and for the whole mapping:
  *   4. the pages of the cached folios add up to mapping->nrpages;
  *   5. i_pages passes upc_check_xarray() (run first, without our lock,
@@ -117,6 +119,29 @@ static int check_value(struct address_space *mapping, struct xa_state *xas)
 	return 0;
 }
 
+/*
+ * A folio that kept its slots (PG_swapslot, in a mapping with
+ * AS_SWAP_KEEP): every one of them is still in use, on a live device.
+ */
+static int check_kept_slots(struct address_space *mapping,
+			    unsigned long index, struct folio *folio)
+{
+	swp_entry_t entry = { .val = (unsigned long)folio->private };
+	unsigned long i;
+
+	if (!(mapping->flags & (1UL << AS_SWAP_KEEP)))
+		return bad(mapping, index, "folio keeps slots in a mapping "
+			   "that keeps none");
+	if (!swap_info_get(entry))
+		return bad(mapping, index, "folio keeps slots of no device");
+	for (i = 0; i < folio_nr_pages(folio); i++)
+		if (!swap_slot_in_use(swp_entry(swp_type(entry),
+						swp_offset(entry) + i)))
+			return bad(mapping, index, "folio keeps free slot %lu",
+				   swp_offset(entry) + i);
+	return 0;
+}
+
 /* Check one folio entry at the cursor; add its pages to *@nrpages. */
 static int check_folio(struct address_space *mapping, struct xa_state *xas,
 		       struct folio *folio, unsigned long *nrpages)
@@ -157,6 +182,8 @@ static int check_folio(struct address_space *mapping, struct xa_state *xas,
 			   "folio %p of %lu pages has refcount %d",
 			   p, nr, folio_ref_count(folio));
 	*nrpages += nr;
+	if (folio_test_swapslot(folio))
+		return check_kept_slots(mapping, index, folio);
 	return 0;
 }
 

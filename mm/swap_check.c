@@ -23,8 +23,9 @@
  *      nrpages.
  * Region (upc_check_anon()): upc_check_mapping() on its mapping (which
  * checks that every value entry of a swap-backed mapping is a swap
- * entry of a live device whose slot is in use), nothing lies past the
- * region's end, and the slots a folio kept (PG_swapslot) are in use.
+ * entry of a live device whose slot is in use, and that the slots a
+ * folio kept, PG_swapslot, are), and nothing lies past the region's
+ * end.
  *
  * Lock order, as in the layer: a space's or the region's i_pages lock,
  * then the device lock.
@@ -178,26 +179,6 @@ int upc_check_swap(struct swap_info_struct *si)
 	return ret;
 }
 
-/*
- * A folio that kept its slots (PG_swapslot): every one of them is still
- * in use, on a live device.  Region lock held (the device lock nests).
- */
-static int check_kept_slots(struct anon_region *region, struct folio *folio)
-{
-	swp_entry_t entry = { .val = (unsigned long)folio->private };
-	unsigned long i;
-
-	if (!swap_info_get(entry))
-		return swap_bad(region, "page %lu keeps slots of no device",
-				folio->index);
-	for (i = 0; i < folio_nr_pages(folio); i++)
-		if (!swap_slot_in_use(swp_entry(swp_type(entry),
-						swp_offset(entry) + i)))
-			return swap_bad(region, "page %lu keeps free slot %lu",
-					folio->index, swp_offset(entry) + i);
-	return 0;
-}
-
 /**
  * upc_check_anon() - Verify an anonymous region.
  * @region: The region.
@@ -213,7 +194,7 @@ int upc_check_anon(struct anon_region *region)
 	void *entry;
 	int ret;
 
-	/* Checks, among the rest, that every swap entry names a live slot. */
+	/* Checks, among the rest, swap entries and kept slots. */
 	ret = upc_check_mapping(mapping);
 	if (ret)
 		return ret;
@@ -223,12 +204,6 @@ int upc_check_anon(struct anon_region *region)
 			ret = swap_bad(region, "page %lu past the region's end",
 				       xas.xa_index);
 			break;
-		}
-		if (!xa_is_value(entry) &&
-		    folio_test_swapslot((struct folio *)entry)) {
-			ret = check_kept_slots(region, entry);
-			if (ret)
-				break;
 		}
 	}
 	xa_unlock(&mapping->i_pages);

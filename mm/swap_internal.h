@@ -76,6 +76,24 @@ bool swap_slots_keep(struct swap_info_struct *si, unsigned long off,
 swp_entry_t swap_unkeep(struct folio *folio);
 
 /**
+ * swap_drop_kept() - @folio is about to change or to leave its mapping:
+ * free the slots it kept (PG_swapslot), if any, since the copy they hold
+ * is no longer the page.
+ * @folio: A locked folio.
+ *
+ * Every path that writes into a folio of a mapping with AS_SWAP_KEEP
+ * calls it first, under the folio lock that reclaim's swap_out_kept()
+ * holds too; truncation calls it for every folio it zeroes or removes.
+ *
+ * Context: Folio lock held.  Takes the device's lock if it frees.
+ */
+static inline void swap_drop_kept(struct folio *folio)
+{
+	if (folio_test_swapslot(folio))
+		swap_free_nr(swap_unkeep(folio), folio_nr_pages(folio));
+}
+
+/**
  * swapcache_prepare() - Pin slots for a swap-in: set SWAP_HAS_CACHE.
  * @si: The device.
  * @off: The first slot.

@@ -69,14 +69,16 @@
  *
  * Kept slots (swapin_release_slots(), swap_out_kept()).  A page swapped
  * in from a swap file into a mapping that allows it (AS_SWAP_KEEP:
- * anonymous regions, whose every write goes through one place) keeps
- * its slots while the file is less than half in use, as the kernel keeps
- * such a page in its swap cache: the folio carries PG_swapslot and the
- * entry in folio->private, and the slots stay in use (counted in
- * nr_kept and the cache's swap_cached).  Reclaim sends the folio back to
- * them without writing it; a write frees them first (mm/anon.c), and so
- * does destroying the region.  Each page read back through a small
- * cache was otherwise written out again when next evicted.
+ * anonymous regions and shmem files, whose writes each free them first)
+ * keeps its slots while the file is less than half in use, as the
+ * kernel keeps an anonymous page in its swap cache: the folio carries
+ * PG_swapslot and the entry in folio->private, and the slots stay in
+ * use (counted in nr_kept and the cache's swap_cached).  Reclaim sends
+ * the folio back to them without writing it; a write frees them first
+ * (swap_drop_kept(): mm/anon.c, mm/shmem.c), and so does truncation,
+ * for every folio it zeroes in part or takes out (so destroying a
+ * region or file, too).  Each page read back through a small cache was
+ * otherwise written out again when next evicted.
  */
 #include <errno.h>
 #include <sched.h>

@@ -50,8 +50,9 @@ struct address_space;
  * has ->mapping == @mapping, ->index == the first index of its entry,
  * folio_order() == the entry's order (xas_get_order()), an index aligned
  * to its size and a refcount of at least its number of pages (the
- * cache's references); and the cached folios' pages add up to
- * @mapping->nrpages.
+ * cache's references), and keeps slots in swap (PG_swapslot) only in a
+ * mapping with AS_SWAP_KEEP, each of them in use on a live device; and
+ * the cached folios' pages add up to @mapping->nrpages.
  *
  * Context: Takes and releases the i_pages lock itself; the caller must
  * not hold it, and should exclude writers.  Never sleeps except to wait

@@ -127,7 +127,8 @@ enum mapping_flag_bit {
 				 * background (page_cache_sync_ra()) */
 	AS_SWAP_KEEP,		/* a page swapped in from a file may keep
 				 * its slots until written (PG_swapslot):
-				 * every write must free them first */
+				 * every write must free them first
+				 * (swap_drop_kept()) */
 };
 
 /**
