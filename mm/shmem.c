@@ -32,6 +32,15 @@
  * ends, split the large swap entries that reach across its edges, swap
  * in a page they cover only in part, take the folios out, then free the
  * swap entries wholly inside (shmem_undo_range()).
+ * A page swapped in from a swap file keeps its slots (AS_SWAP_KEEP, see
+ * mm/swap_state.c) until it is written or truncated, so that reclaim
+ * sends a page only read since back without writing it again: a write
+ * frees them (swap_drop_kept()) under the folio lock before it copies
+ * in, and truncation (punch, truncate, close) before it zeroes or takes
+ * out a folio.  Nothing else writes into a shmem folio: fallocate
+ * zeroes only folios not uptodate, which were never swapped, and spans
+ * are read-only.  (tmpfs frees the slots at once; the kernel keeps
+ * them only for anonymous pages.)
  *
  * Semantics, as tmpfs:
  *  - Sparse: a hole has no folio and reads as zeros.
@@ -245,7 +254,7 @@ static const struct address_space_operations shmem_aops = {
 int shmem_file_init(struct shmem_file *sf, struct upc_arena *arena,
 		    enum shmem_huge huge, bool advised)
 {
-	unsigned long flags = 1UL << AS_SWAPBACKED;
+	unsigned long flags = (1UL << AS_SWAPBACKED) | (1UL << AS_SWAP_KEEP);
 	pthread_rwlockattr_t attr;
 	int err;
 
@@ -1046,6 +1055,8 @@ static void write_adjacent(struct folio **folios, unsigned int nr,
 	char *addr = (char *)folio_address(first) + offset;
 	unsigned int i;
 
+	for (i = 0; i < nr; i++)
+		swap_drop_kept(folios[i]);
 	if (!folio_test_uptodate(first))
 		memset(folio_address(first), 0, offset);
 	if (!folio_test_uptodate(last))

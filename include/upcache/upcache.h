@@ -167,9 +167,10 @@ int upc_cache_destroy(struct upc_cache *cache);
  * @swap_used: Bytes of it in use: holding swapped-out pages, and the
  *	copies @swap_cached counts.
  * @swap_cached: Bytes of @swap_used that hold copies of pages also in
- *	memory: anonymous pages swapped in from a swap file and not written
- *	since keep their copy while the file is less than half in use, so
- *	that they go back without a write (the kernel's SwapCached).
+ *	memory: pages of anonymous regions and shmem files swapped in from a
+ *	swap file and not written since keep their copy while the file is
+ *	less than half in use, so that they go back without a write (the
+ *	kernel's SwapCached).
  * @swapins: Pages read back from swap.
  * @swapouts: Pages reclaim swapped out: written to swap and evicted (a
  *	page written but used again before it could go is not counted).

@@ -410,6 +410,108 @@ static void test_shmem_swap_out_batched_writes(void **state)
 	ss_unlink(&path);
 }
 
+/* Is the page at @pos in memory with the slots it came from (PG_swapslot)? */
+static bool ss_kept(struct upc_file *file, int64_t pos)
+{
+	void *entry = filemap_get_entry(upc_file_mapping(file),
+					(pgoff_t)pos >> UPC_PAGE_SHIFT);
+	bool kept;
+
+	if (!entry || xa_is_value(entry))
+		return false;
+	kept = folio_test_swapslot(entry);
+	folio_put(entry);
+	return kept;
+}
+
+/*
+ * Pages read back from a swap file keep their slots (swap_cached) while
+ * it is less than half in use, and reclaim sends them back without a
+ * write; a write to one, a punch over one, a truncation and closing the
+ * file free them.  Pages read back while it is half in use keep none.
+ */
+static void test_shmem_swap_keeps_clean_copy(void **state)
+{
+	const int64_t size = 256 * P;
+	struct io_counters *io = io_thread_counters();
+	struct upc_arena *arena;
+	struct upc_file *file;
+	struct ss_path path;
+	struct api_env env;
+	uint64_t syscalls, swapouts;
+	int64_t pos;
+
+	(void)state;
+	ss_tmpname(&path);
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, path.name);
+	arena = upc_file_mapping(file)->arena;
+	api_write_pattern(file, 0, (size_t)size, 21);
+	ss_push_out(&env, file, 0, size);
+	assert_int_equal(ss_count_swapped(file, 0, size), 256);
+	api_expect(file, 0, (size_t)size, 21);
+	assert_int_equal(ss_count_swapped(file, 0, size), 0);
+	assert_int_equal(ss_stats(&env).swap_cached, size);
+	assert_int_equal(ss_stats(&env).swap_used, size);
+	assert_true(ss_kept(file, 0) && ss_kept(file, size - P));
+	ss_check(&env, file);
+
+	/* Out again: no write, the same slots. */
+	lru_add_drain_all(arena);
+	syscalls = io->syscalls;
+	swapouts = ss_stats(&env).swapouts;
+	assert_int_equal(upc_reclaim_pages(arena, 256), 256);
+	assert_int_equal(io->syscalls, syscalls);
+	assert_int_equal(ss_stats(&env).swapouts - swapouts, 256);
+	assert_int_equal(ss_count_swapped(file, 0, size), 256);
+	assert_int_equal(ss_stats(&env).swap_cached, 0);
+	assert_int_equal(ss_stats(&env).swap_used, size);
+	ss_check(&env, file);
+	api_expect(file, 0, (size_t)size, 21);
+	assert_int_equal(ss_stats(&env).swap_cached, size);
+
+	/* A one-byte write frees the page's slot. */
+	api_write_pattern(file, 10 * P + 5, 1, 22);
+	assert_false(ss_kept(file, 10 * P));
+	assert_int_equal(ss_stats(&env).swap_cached, size - P);
+	assert_int_equal(ss_stats(&env).swap_used, size - P);
+	/* A punch over two pages and half of a third: all three. */
+	assert_int_equal(upc_fallocate(file, FALLOC_FL_PUNCH_HOLE |
+				       FALLOC_FL_KEEP_SIZE, 20 * P,
+				       2 * P + P / 2), 0);
+	assert_false(ss_kept(file, 22 * P));
+	assert_int_equal(ss_stats(&env).swap_used, size - 4 * P);
+	/* Truncation: the pages past the end, and the one cut in part. */
+	assert_int_equal(upc_truncate(file, 200 * P + 1), 0);
+	assert_int_equal(ss_stats(&env).swap_used, 200 * P - 4 * P);
+	assert_int_equal(ss_stats(&env).swap_cached, 200 * P - 4 * P);
+	ss_check(&env, file);
+	for (pos = 0; pos < 200 * P; pos += P)
+		if (pos != 10 * P && (pos < 20 * P || pos > 22 * P))
+			assert_true(ss_kept(file, pos));
+	ss_close(&env);		/* every slot back: the kept ones too */
+	api_fini(&env);
+	ss_unlink(&path);
+
+	/*
+	 * Swap half in use: a page read back keeps nothing.  Each such page
+	 * frees its slot, so the later ones come back once it is less.
+	 */
+	ss_tmpname(&path);
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, 2 * size, path.name);
+	api_write_pattern(file, 0, (size_t)size, 23);
+	ss_push_out(&env, file, 0, size);
+	assert_int_equal(ss_stats(&env).swap_used, size);
+	api_expect(file, 0, (size_t)size, 23);
+	assert_false(ss_kept(file, 0));
+	assert_true(ss_stats(&env).swap_cached < (uint64_t)size);
+	assert_true(2 * ss_stats(&env).swap_cached <= ss_stats(&env).swap_total);
+	assert_int_equal(ss_stats(&env).swap_used, ss_stats(&env).swap_cached);
+	ss_check(&env, file);
+	ss_close(&env);
+	api_fini(&env);
+	ss_unlink(&path);
+}
+
 /*
  * Rewriting pages that are in swap while other pages are active: the
  * write brings its pages back (a few dozen held at a time), so the
@@ -1877,6 +1979,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_swap_write_frees_what_it_holds),
 		cmocka_unit_test(test_shmem_swap_readv_writev),
 		cmocka_unit_test(test_shmem_swap_out_batched_writes),
+		cmocka_unit_test(test_shmem_swap_keeps_clean_copy),
 		cmocka_unit_test(test_shmem_swap_whole_page_write),
 		cmocka_unit_test(test_shmem_swap_whole_page_write_keeps_large),
 		cmocka_unit_test(test_shmem_swap_read_eio),

@@ -32,8 +32,9 @@
  * same holds for WITHIN_SIZE, whose large folios lie inside the size.
  *
  * Swap.  A fourth run uses policy NEVER in a small cache
- * (DIFF_SWAP_LIMIT) with swap in memory (DIFF_SWAP_SIZE) and a wider
- * window (DIFF_SWAP_WINDOW), so that the file holds more than the
+ * (DIFF_SWAP_LIMIT) with swap in memory (DIFF_SWAP_SIZE; a fifth, the
+ * same with a swap file, where pages read back keep their slots) and a
+ * wider window (DIFF_SWAP_WINDOW), so that the file holds more than the
  * cache's memory: reclaim keeps writing its pages to swap, and every
  * read, write, punch, truncation and fallocate that reaches one brings
  * it back (or frees its slot), while seeks take it for data where it
@@ -42,8 +43,9 @@
  * window keep its first half (truncations to 0 and far ones stay).
  * Everything must still match tmpfs exactly, and the memory check
  * counts a page in swap like one in memory: pages cached plus slots in
- * use (the file is the device's only user) must equal tmpfs's pages, so
- * no slot may leak or be freed early.  Pages fallocated and never
+ * use (the file is the device's only user), less the slots of pages in
+ * memory that kept them, must equal tmpfs's pages, so no slot may leak
+ * or be freed early.  Pages fallocated and never
  * written cannot go to swap (they hold no data), so they must not fill
  * the cache, which tmpfs, not short of memory, would not notice:
  * fallocate calls that allocate are cut to keep such pages within
@@ -398,7 +400,8 @@ static void compare_size(void)
 	DIFF_CHECK(ks == us, "size: tmpfs %" PRId64 ", upcache %" PRId64, ks, us);
 	assert_int_equal(fstat(d->fd, &kst), 0);
 	assert_int_equal(upc_cache_stats(d->cache, &st), 0);
-	held = st.pages_cached + st.swap_used / 4096;
+	/* A page swapped in that kept its slot counts once. */
+	held = st.pages_cached + (st.swap_used - st.swap_cached) / 4096;
 	DIFF_CHECK(d->relaxed ? held >= (uint64_t)kst.st_blocks / 8 :
 		   held == (uint64_t)kst.st_blocks / 8,
 		   "pages: tmpfs %" PRIu64 ", upcache %" PRIu64 " (%" PRIu64
@@ -757,9 +760,14 @@ static void swap_report(unsigned long ops)
 
 /* The swap runs' seeds differ from the other runs' (same policy). */
 #define DIFF_SWAP_SEED		0x5357415000000000ull	/* "SWAP" */
+#define DIFF_SWAP_FILE_SEED	0x46494c45ull		/* "FILE" */
 
-/* One run: policy @huge; with @swap, in a small cache with swap. */
-static void diff_run(void **state, enum upc_huge huge, bool swap)
+/*
+ * One run: policy @huge; with @swap, in a small cache with swap, in a
+ * file with @swap_file (else in memory).
+ */
+static void diff_run(void **state, enum upc_huge huge, bool swap,
+		     bool swap_file)
 {
 	struct upc_cache_config cfg = {
 		.memory_limit = swap ? DIFF_SWAP_LIMIT : DIFF_MEMORY,
@@ -767,6 +775,7 @@ static void diff_run(void **state, enum upc_huge huge, bool swap)
 	struct upc_swap_config swap_cfg = { .size = DIFF_SWAP_SIZE };
 	struct upc_shmem_options opts = { .huge = huge };
 	char path[] = "/dev/shm/upcache-diff-XXXXXX";
+	char swap_path[] = "/tmp/upcache-diff-swap-XXXXXX";
 	unsigned long i, ops = upc_test_diff_ops(!swap ? DIFF_DEFAULT_OPS :
 						 huge == UPC_HUGE_NEVER ?
 						 DIFF_SWAP_DEFAULT_OPS :
@@ -795,8 +804,9 @@ static void diff_run(void **state, enum upc_huge huge, bool swap)
 	snprintf(env.policy, sizeof(env.policy), "%s%s",
 		 huge == UPC_HUGE_NEVER ? "never" :
 		 huge == UPC_HUGE_ALWAYS ? "always" : "within_size",
-		 swap ? "+swap" : "");
-	diff_seed((uint64_t)huge ^ (swap ? DIFF_SWAP_SEED : 0));
+		 swap_file ? "+swapfile" : swap ? "+swap" : "");
+	diff_seed((uint64_t)huge ^ (swap ? DIFF_SWAP_SEED : 0) ^
+		  (swap_file ? DIFF_SWAP_FILE_SEED : 0));
 	env.pool = malloc(2 * DIFF_MAX_IO);
 	env.kbuf = malloc(DIFF_MAX_IO);
 	env.ubuf = malloc(DIFF_MAX_IO);
@@ -805,6 +815,13 @@ static void diff_run(void **state, enum upc_huge huge, bool swap)
 	assert_non_null(env.kbuf);
 	assert_non_null(env.ubuf);
 	assert_int_equal(upc_cache_create(&cfg, &env.cache), 0);
+	if (swap_file) {
+		int sfd = mkstemp(swap_path);
+
+		assert_true(sfd >= 0);
+		close(sfd);
+		swap_cfg.path = swap_path;
+	}
 	if (swap)
 		assert_int_equal(upc_swapon(env.cache, &swap_cfg), 0);
 	assert_int_equal(upc_shmem_create(env.cache, &opts, &env.file), 0);
@@ -837,6 +854,8 @@ static void diff_run(void **state, enum upc_huge huge, bool swap)
 	assert_int_equal(st.memory_used, 0);
 	assert_int_equal(st.swap_used, 0);
 	assert_int_equal(upc_cache_destroy(env.cache), 0);
+	if (swap_file)
+		unlink(swap_path);
 	close(env.fd);
 	free(env.pool);
 	free(env.kbuf);
@@ -846,28 +865,39 @@ static void diff_run(void **state, enum upc_huge huge, bool swap)
 
 static void test_shmem_tmpfs_diff_huge_never(void **state)
 {
-	diff_run(state, UPC_HUGE_NEVER, false);
+	diff_run(state, UPC_HUGE_NEVER, false, false);
 }
 
 static void test_shmem_tmpfs_diff_huge_always(void **state)
 {
-	diff_run(state, UPC_HUGE_ALWAYS, false);
+	diff_run(state, UPC_HUGE_ALWAYS, false, false);
 }
 
 static void test_shmem_tmpfs_diff_huge_within_size(void **state)
 {
-	diff_run(state, UPC_HUGE_WITHIN_SIZE, false);
+	diff_run(state, UPC_HUGE_WITHIN_SIZE, false, false);
 }
 
 static void test_shmem_tmpfs_diff_swap(void **state)
 {
-	diff_run(state, UPC_HUGE_NEVER, true);
+	diff_run(state, UPC_HUGE_NEVER, true, false);
+}
+
+/*
+ * Swap to a file: pages read back keep their slots until written or
+ * truncated (a write that forgot to free them would leave reclaim to
+ * send a page back to its stale copy), sequential swap-ins read ahead,
+ * and reclaim writes neighbours together.
+ */
+static void test_shmem_tmpfs_diff_swap_file(void **state)
+{
+	diff_run(state, UPC_HUGE_NEVER, true, true);
 }
 
 /* Large folios to swap and back, whole or split (the opening comment). */
 static void test_shmem_tmpfs_diff_swap_huge_always(void **state)
 {
-	diff_run(state, UPC_HUGE_ALWAYS, true);
+	diff_run(state, UPC_HUGE_ALWAYS, true, false);
 }
 
 int main(void)
@@ -877,6 +907,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_tmpfs_diff_huge_always),
 		cmocka_unit_test(test_shmem_tmpfs_diff_huge_within_size),
 		cmocka_unit_test(test_shmem_tmpfs_diff_swap),
+		cmocka_unit_test(test_shmem_tmpfs_diff_swap_file),
 		cmocka_unit_test(test_shmem_tmpfs_diff_swap_huge_always),
 	};
 
