@@ -1284,65 +1284,61 @@ static void test_shmem_swap_whole_page_write(void **state)
 }
 
 /*
- * A write of a whole page of a large swap entry swaps the whole folio in,
- * as any access does: cutting the page's entry out to replace it would
- * leave the file's large folios to come back in pieces.
+ * ss_write_in_huge_entry() - Write [@off, @off + @len) inside page 100 of
+ * an order-9 swap entry, the first allocation failing if @fail_first;
+ * then @swapins pages came back, page 100's folio has order @order, and
+ * @swapped pages of the entry's 512 are still in swap.
  */
-static void test_shmem_swap_whole_page_write_keeps_large(void **state)
+static void ss_write_in_huge_entry(size_t off, size_t len, bool fail_first,
+				   uint64_t swapins, int order,
+				   unsigned long swapped)
 {
 	unsigned char *model = calloc(1, API_HUGE);
 	struct upc_file *file;
 	struct api_env env;
-	uint64_t swapins;
+	uint64_t before;
 
-	(void)state;
 	assert_non_null(model);
-	file = ss_huge_in_swap(&env, model, 43);
-	swapins = ss_stats(&env).swapins;
-	api_write_pattern(file, 100 * P, P, 44);
-	ss_model_fill(model, 100 * P, P, 44);
-	assert_int_equal(ss_stats(&env).swapins - swapins, 512);
-	assert_int_equal(api_folio_order(file, 100 * P, NULL), UPC_MAX_ORDER);
-	assert_int_equal(ss_count_swapped(file, 0, API_HUGE), 0);
+	file = ss_huge_in_swap(&env, model, 41);
+	before = ss_stats(&env).swapins;
+	upc_fault_fail_nth(fail_first ? 1 : 0);
+	api_write_pattern(file, 100 * P + (int64_t)off, len, 42);
+	assert_int_equal(upc_fault_injected(), fail_first);
+	upc_fault_fail_nth(0);
+	ss_model_fill(model, 100 * P + (int64_t)off, (int64_t)len, 42);
+	assert_int_equal(ss_stats(&env).swapins - before, swapins);
+	assert_int_equal(api_folio_order(file, 100 * P, NULL), order);
+	assert_int_equal(ss_count_swapped(file, 0, API_HUGE), swapped);
 	ss_check(&env, file);
 	ss_expect_model(file, model, API_HUGE);
+	ss_check(&env, file);
 	ss_close(&env);
 	api_fini(&env);
 	free(model);
 }
 
 /*
+ * A write of a whole page of a large swap entry swaps the whole folio in,
+ * as any access does: cutting the page's entry out to replace it would
+ * leave the file's large folios to come back in pieces.
+ */
+static void test_shmem_swap_whole_page_write_keeps_large(void **state)
+{
+	(void)state;
+	ss_write_in_huge_entry(0, P, false, 512, UPC_MAX_ORDER, 0);
+}
+
+/*
  * A write inside one page of a large swap entry, when no folio of the
- * entry's order can be had, swaps in that page alone: the entry is split
- * at the page written, not at its first page.  (The write leaves a byte
- * of the page as it was, so the page must be read.)
+ * entry's order can be had (the first allocation, the order-9 folio's,
+ * fails), swaps in that page alone: the entry is split at the page
+ * written, not at its first page.  (The write leaves a byte of the page
+ * as it was, so the page must be read.)
  */
 static void test_shmem_swap_large_write_split(void **state)
 {
-	unsigned char *model = calloc(1, API_HUGE);
-	struct upc_file *file;
-	struct api_env env;
-	uint64_t swapins;
-
 	(void)state;
-	assert_non_null(model);
-	file = ss_huge_in_swap(&env, model, 41);
-	swapins = ss_stats(&env).swapins;
-	/* The first allocation, the order-9 folio's, fails. */
-	upc_fault_fail_nth(1);
-	api_write_pattern(file, 100 * P + 1, P - 1, 42);
-	assert_true(upc_fault_injected());
-	upc_fault_fail_nth(0);
-	ss_model_fill(model, 100 * P + 1, P - 1, 42);
-	assert_int_equal(ss_stats(&env).swapins - swapins, 1);
-	assert_int_equal(api_folio_order(file, 100 * P, NULL), 0);
-	assert_int_equal(ss_count_swapped(file, 0, API_HUGE), 511);
-	ss_check(&env, file);
-	ss_expect_model(file, model, API_HUGE);
-	ss_check(&env, file);
-	ss_close(&env);
-	api_fini(&env);
-	free(model);
+	ss_write_in_huge_entry(1, P - 1, true, 1, 0, 511);
 }
 
 /*
