@@ -29,7 +29,11 @@
  * and a read, punch or truncation may also fail with -ENOMEM having
  * changed nothing.  Fallocating more than the cache holds is always
  * -ENOSPC, with nothing changed.  At the end the device must pass
- * upc_check_swap() and, once the file is closed, hold nothing.
+ * upc_check_swap() and, once the file is closed, hold nothing.  With
+ * bit 3 too the device is a swap file (FZ_SWAP_FILE, made afresh each
+ * run and removed once open, named by the process): less than half of it is ever in use, so
+ * pages read back keep their slots until written or truncated, reads
+ * in order read ahead, and reclaim writes neighbours together.
  *
  * Format:
  *	byte 0		configuration: bit 0 huge=always (seeks are then
@@ -37,7 +41,8 @@
  *			zeroed pages as data), bit 1 a 2 MiB cache (writes
  *			run short, fallocate fails; seeks checked loosely),
  *			bit 2 a 2 MiB cache with FZ_SWAP bytes of swap in
- *			memory (bit 1 then changes nothing; see above)
+ *			memory (bit 1 then changes nothing; see above),
+ *			bit 3 with bit 2: the swap in a file
  *	then, per operation (at most FZ_MAX_OPS):
  *	  op byte	% 8: write, read, fallocate, punch, truncate,
  *			seek data, seek hole, writev
@@ -60,6 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <upcache/check.h>
 #include <upcache/upcache.h>
@@ -74,6 +80,7 @@
 #define FZ_MAX_OPS	48
 #define FZ_LIMIT_PAGES	512		/* the 2 MiB cache */
 #define FZ_SWAP		(8L << 20)	/* twice the model */
+#define FZ_SWAP_FILE	"/tmp/fuzz_upcache_swap.%d"	/* pid */
 /* With swap: what memory must hold at most for no call to fail. */
 #define FZ_SWAP_UNWRITTEN	(FZ_LIMIT_PAGES / 4)
 #define FZ_SWAP_STRICT_PAGES	(FZ_LIMIT_PAGES / 2)
@@ -86,6 +93,7 @@ struct fz {
 	bool huge;
 	bool small;
 	bool swap;
+	bool swap_file;
 	bool exact;		/* page states are known exactly */
 	unsigned char *bytes;
 	unsigned char *pages;	/* enum fz_page per page */
@@ -100,8 +108,8 @@ static void fz_fail(struct fz *z, const char *what, int64_t got, int64_t want)
 {
 	unsigned int i;
 
-	fprintf(stderr, "fuzz_upcache: huge=%d small=%d swap=%d; operations:\n",
-		z->huge, z->small, z->swap);
+	fprintf(stderr, "fuzz_upcache: huge=%d small=%d swap=%d swap_file=%d; "
+		"operations:\n", z->huge, z->small, z->swap, z->swap_file);
 	for (i = 0; i < z->nr_log; i++)
 		fprintf(stderr, "  %s\n", z->log[i]);
 	fprintf(stderr, "fuzz_upcache: %s: got %" PRId64 ", expected %"
@@ -482,6 +490,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.memory_limit = config & 6 ? FZ_LIMIT_PAGES * FZ_PAGE : 16UL << 20,
 	};
 	struct upc_swap_config scfg = { .size = FZ_SWAP };
+	char swap_path[64];
 	struct upc_shmem_options opts = {
 		.huge = config & 1 ? UPC_HUGE_ALWAYS : UPC_HUGE_NEVER,
 	};
@@ -493,6 +502,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz.huge = config & 1;
 	fz.small = config & 2;
 	fz.swap = config & 4;
+	fz.swap_file = fz.swap && (config & 8);
+	snprintf(swap_path, sizeof(swap_path), FZ_SWAP_FILE, (int)getpid());
+	scfg.path = fz.swap_file ? swap_path : NULL;
 	fz.exact = !fz.huge;
 	fz.size = 0;
 	fz.nr_log = 0;
@@ -502,8 +514,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    upc_shmem_create(fz.cache, &opts, &fz.file))
 		abort();
 	/* Swap on with the file open: it becomes evictable as it is. */
+	if (fz.swap_file)
+		unlink(swap_path);
 	if (fz.swap && upc_swapon(fz.cache, &scfg))
 		abort();
+	/* The device holds it open; a crash leaves nothing behind. */
+	if (fz.swap_file)
+		unlink(swap_path);
 	for (i = 0; i < FZ_MAX_OPS && in.n; i++)
 		fz_step(&fz, &in);
 	check_all(&fz);
