@@ -8,7 +8,8 @@
  * the allocating thread, and retries while it reports progress (see
  * mm/page_alloc.c).  The hook asks for the larger of the request,
  * UPC_RECLAIM_BATCH pages and what brings the free pages back to the
- * high watermark.
+ * high watermark, counting the charge past a limit lowered below what
+ * is cached (reclaim_deficit()).
  *
  * One round of upc_reclaim_pages(): apply the pending LRU batches; if
  * the inactive file list is smaller than the active one, move folios
@@ -1085,6 +1086,20 @@ static unsigned long arena_free_pages(const struct upc_arena *arena)
 	return charged < limit ? limit - charged : 0;
 }
 
+/*
+ * reclaim_deficit() - Pages to free for @goal pages to be free below the
+ * limit.  The charge past the limit counts too: a limit lowered below
+ * what is cached leaves all of that to free, not just @goal.
+ */
+static unsigned long reclaim_deficit(const struct upc_arena *arena,
+				     unsigned long goal)
+{
+	unsigned long limit = upc_arena_limit(arena);
+	unsigned long charged = upc_arena_charged(arena);
+
+	return charged + goal > limit ? charged + goal - limit : 0;
+}
+
 /* lruvec_wmark() - A watermark, as lruvec_set_watermarks() left it. */
 static unsigned long lruvec_wmark(const unsigned long *wmark)
 {
@@ -1101,15 +1116,12 @@ static unsigned long lruvec_wmark(const unsigned long *wmark)
 unsigned long upc_reclaim_balance(struct upc_arena *arena)
 {
 	struct lruvec *lruvec = arena_lruvec(arena);
-	unsigned long free, high;
 
-	if (!lruvec)
+	if (!lruvec ||
+	    arena_free_pages(arena) >= lruvec_wmark(&lruvec->wmark_low))
 		return 0;
-	free = arena_free_pages(arena);
-	if (free >= lruvec_wmark(&lruvec->wmark_low))
-		return 0;
-	high = lruvec_wmark(&lruvec->wmark_high);
-	return free < high ? upc_reclaim_pages(arena, high - free) : 0;
+	return upc_reclaim_pages(arena, reclaim_deficit(arena,
+				 lruvec_wmark(&lruvec->wmark_high)));
 }
 
 /* ---- waiting for others ------------------------------------------------- */
@@ -1206,15 +1218,15 @@ static unsigned long reclaim_hook(struct upc_arena *arena,
 {
 	struct lruvec *lruvec = priv;
 	unsigned long target = nr_pages > UPC_RECLAIM_BATCH ?
-			       nr_pages : UPC_RECLAIM_BATCH;
-	unsigned long free = arena_free_pages(arena), freed;
-	unsigned long high = lruvec_wmark(&lruvec->wmark_high);
+			       nr_pages : UPC_RECLAIM_BATCH, freed;
+	unsigned long want = reclaim_deficit(arena,
+					     lruvec_wmark(&lruvec->wmark_high));
 	uint64_t stolen = __atomic_load_n(&lruvec->pgsteal, __ATOMIC_RELAXED);
 	uint64_t stall_start = 0;	/* 0: a stall starts this round */
 	unsigned int rounds, waits = 0;
 
-	if (free < high && high - free > target)
-		target = high - free;
+	if (want > target)
+		target = want;
 	for (rounds = 0;; rounds++) {
 		uint64_t busy = __atomic_load_n(&lruvec->pgbusy,
 						__ATOMIC_RELAXED), now;

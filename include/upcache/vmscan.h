@@ -275,7 +275,9 @@ void upc_reclaim_destroy(struct upc_arena *arena);
  * @nr_pages: The new limit in pages.
  *
  * Sets the arena's charge limit and recomputes the watermarks.  A limit
- * below what is charged is reached by the next allocations' reclaim.
+ * below what is charged is reached by the next allocation's reclaim,
+ * which frees all of the excess (as much as can be freed) before it
+ * gives up.
  *
  * Context: Any thread.
  * Return: 0; -EINVAL if @arena has no lruvec, or @nr_pages is 0,

@@ -512,6 +512,37 @@ static void test_evict_hook_holds_no_other_folio(void **state)
 	vm_teardown(&f);
 }
 
+/*
+ * A limit lowered far below what is cached: the next allocation frees
+ * everything past the new limit, however much, and succeeds.  Each of its
+ * reclaim rounds used to bring back only the high watermark's worth, so
+ * 16 rounds fell short of 7,000 clean pages over the limit: -ENOMEM with
+ * everything evictable.
+ */
+static void test_lowered_limit_reclaims_the_excess(void **state)
+{
+	const unsigned long cached = 8000, limit = 1UL << UPC_MAX_ORDER;
+	struct vm_fixture f;
+	unsigned long i;
+	bool miss;
+
+	(void)state;
+	vm_setup(&f, 64, 8192, 0);
+	for (i = 0; i < cached; i++)
+		folio_put(vm_read(&f.mapping, i, &miss));
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_arena_charged(f.arena), cached);
+	assert_int_equal(upc_reclaim_set_limit(f.arena, limit), 0);
+	for (i = cached; i < cached + 4; i++) {
+		struct folio *folio = vm_read(&f.mapping, i, &miss);
+
+		assert_non_null(folio);
+		folio_put(folio);
+	}
+	assert_true(upc_arena_charged(f.arena) <= limit);
+	vm_teardown(&f);
+}
+
 static void test_bad_config(void **state)
 {
 	struct upc_arena *arena;
@@ -599,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_reclaim_stuck_large_folio),
 		cmocka_unit_test(test_evict_batch_lock_trips),
 		cmocka_unit_test(test_evict_hook_holds_no_other_folio),
+		cmocka_unit_test(test_lowered_limit_reclaims_the_excess),
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_fault_injection),
 	};
