@@ -456,17 +456,33 @@ static int swap_io(struct swap_info_struct *si, const struct iovec *iov,
 	return ret == (ssize_t)len ? 0 : -EIO;
 }
 
-/* The folio's memory as one buffer. */
-static struct iovec folio_iovec(struct folio *folio)
-{
-	return (struct iovec){ .iov_base = folio_address(folio),
-			       .iov_len = folio_size(folio) };
-}
+_Static_assert(SWAP_WRITE_RUN <= SWAP_RA_MAX,
+	       "a write run fits swap_io_folios()");
 
-/* Byte offset of @entry's first slot on its device. */
-static off_t swap_entry_pos(swp_entry_t entry)
+/*
+ * swap_io_folios() - Move @nr folios (at most SWAP_RA_MAX) whose slots
+ * follow each other from @entry's as one transfer, counted in pswpin or
+ * pswpout.  Return: 0 or -EIO.
+ */
+static int swap_io_folios(struct swap_info_struct *si, struct folio **folios,
+			  unsigned int nr, swp_entry_t entry, bool write)
 {
-	return (off_t)(swp_offset(entry) << UPC_PAGE_SHIFT);
+	struct iovec iov[SWAP_RA_MAX];
+	unsigned long pages = 0;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < nr; i++) {
+		iov[i].iov_base = folio_address(folios[i]);
+		iov[i].iov_len = folio_size(folios[i]);
+		pages += folio_nr_pages(folios[i]);
+	}
+	err = swap_io(si, iov, (int)nr,
+		      (off_t)(swp_offset(entry) << UPC_PAGE_SHIFT), write);
+	if (!err)
+		__atomic_fetch_add(write ? &si->pswpout : &si->pswpin, pages,
+				   __ATOMIC_RELAXED);
+	return err;
 }
 
 int swap_write_folio(struct swap_info_struct *si, struct folio *folio,
@@ -487,25 +503,19 @@ static void swap_write_run(struct swap_info_struct *si, struct folio **folios,
 			   const swp_entry_t *entries, int *errs,
 			   unsigned int first, unsigned int last)
 {
-	struct iovec iov[SWAP_WRITE_RUN];
-	unsigned long pages = 0;
-	unsigned int i;
-	int nr = 0, err;
+	struct folio *run[SWAP_WRITE_RUN];
+	unsigned int i, nr = 0;
+	int err;
 
-	for (i = first; i <= last; i++) {
-		if (errs[i])
-			continue;
-		iov[nr++] = folio_iovec(folios[i]);
-		pages += folio_nr_pages(folios[i]);
-	}
+	for (i = first; i <= last; i++)
+		if (!errs[i])
+			run[nr++] = folios[i];
 	if (!nr)
 		return;
-	err = swap_io(si, iov, nr, swap_entry_pos(entries[first]), true);
+	err = swap_io_folios(si, run, nr, entries[first], true);
 	for (i = first; i <= last; i++)
 		if (!errs[i])
 			errs[i] = err;
-	if (!err)
-		__atomic_fetch_add(&si->pswpout, pages, __ATOMIC_RELAXED);
 }
 
 void swap_write_folios(struct swap_info_struct *si, struct folio **folios,
@@ -536,21 +546,9 @@ void swap_write_folios(struct swap_info_struct *si, struct folio **folios,
 int swap_read_folios(struct swap_info_struct *si, struct folio **folios,
 		     unsigned int nr, swp_entry_t entry)
 {
-	struct iovec iov[SWAP_RA_MAX];
-	unsigned long pages = 0;
-	unsigned int i;
-	int err;
-
 	if (!nr || nr > SWAP_RA_MAX)
 		return -EINVAL;
-	for (i = 0; i < nr; i++) {
-		iov[i] = folio_iovec(folios[i]);
-		pages += folio_nr_pages(folios[i]);
-	}
-	err = swap_io(si, iov, (int)nr, swap_entry_pos(entry), false);
-	if (!err)
-		__atomic_fetch_add(&si->pswpin, pages, __ATOMIC_RELAXED);
-	return err;
+	return swap_io_folios(si, folios, nr, entry, false);
 }
 
 int swap_read_folio(struct swap_info_struct *si, struct folio *folio,
