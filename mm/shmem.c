@@ -307,21 +307,31 @@ void shmem_file_destroy(struct shmem_file *sf)
 /* ---- swap --------------------------------------------------------------- */
 
 /*
- * shmem_swapin_gfp() - Bring back page @index, swapped out to @value:
+ * shmem_swapin_ra() - Bring back page @index, swapped out to @value:
  * with the rest of its large folio if it went as one (swapin_folio()),
- * allocating with @gfp.  Return: the folio, in the file, with a
+ * allocating with @gfp, and reading ahead with @ra if not NULL
+ * (swapin_readahead()).  Return: the folio, in the file, with a
  * reference: while the caller holds it reclaim cannot swap the folio
  * out again (it must freeze the count); NULL if the entry has changed
  * meanwhile (look again); or an ERR_PTR: -ENOMEM (memory and swap full,
  * or no memory without waiting under __GFP_NORETRY), -EIO (the slot
  * could not be read; the entry stays), -EINVAL (it names no device).
  */
+static struct folio *shmem_swapin_ra(struct shmem_file *sf, pgoff_t index,
+				     void *value, gfp_t gfp,
+				     struct swap_ra_state *ra)
+{
+	struct folio *folio = swapin_readahead(&sf->mapping, index, value,
+					       gfp, ra);
+
+	return folio == ERR_PTR(-EAGAIN) ? NULL : folio;
+}
+
+/* shmem_swapin_ra() without readahead, allocating with @gfp. */
 static struct folio *shmem_swapin_gfp(struct shmem_file *sf, pgoff_t index,
 				      void *value, gfp_t gfp)
 {
-	struct folio *folio = swapin_folio(&sf->mapping, index, value, gfp);
-
-	return folio == ERR_PTR(-EAGAIN) ? NULL : folio;
+	return shmem_swapin_ra(sf, index, value, gfp, NULL);
 }
 
 /* shmem_swapin_gfp() for a caller that holds no folio of the file. */
@@ -329,21 +339,6 @@ static struct folio *shmem_swapin(struct shmem_file *sf, pgoff_t index,
 				  void *value)
 {
 	return shmem_swapin_gfp(sf, index, value, GFP_KERNEL);
-}
-
-/*
- * shmem_swapin() for a read: reading ahead when reads go through the
- * file in order (swapin_readahead()).  The pages read ahead go into the
- * file as a swap-in's page does, which a reader may do under the shared
- * file lock.
- */
-static struct folio *shmem_swapin_read(struct shmem_file *sf, pgoff_t index,
-				       void *value)
-{
-	struct folio *folio = swapin_readahead(&sf->mapping, index, value,
-					       GFP_KERNEL, &sf->ra);
-
-	return folio == ERR_PTR(-EAGAIN) ? NULL : folio;
 }
 
 /* ---- walking a range: the read path ------------------------------------- */
@@ -504,7 +499,7 @@ static void shmem_walk_locked(struct shmem_file *sf, struct piece_walk *w,
  * stays as it was read), while reclaim, the swap-in's own allocation
  * included, can still evict this file's folios.  The folio swapped in
  * is held until the walk has gone past it, so it cannot go back to
- * swap first.  Return: 0; or the swap-in's error (shmem_swapin()), the
+ * swap first.  Return: 0; or the swap-in's error (shmem_swapin_ra()), the
  * pieces before the page that failed reported.
  */
 static int shmem_walk(struct shmem_file *sf, int64_t pos, size_t len,
@@ -536,8 +531,13 @@ static int shmem_walk(struct shmem_file *sf, int64_t pos, size_t len,
 		 */
 		if (evict)
 			pthread_rwlock_unlock(&sf->evict_lock);
-		held = shmem_swapin_read(sf, (pgoff_t)pos >> UPC_PAGE_SHIFT,
-					 w->swapped);
+		/*
+		 * Reading ahead when reads go through the file in order:
+		 * the pages read ahead go into the file as a swap-in's page
+		 * does, which a reader may do under the shared file lock.
+		 */
+		held = shmem_swapin_ra(sf, (pgoff_t)pos >> UPC_PAGE_SHIFT,
+				       w->swapped, GFP_KERNEL, &sf->ra);
 		if (evict)
 			pthread_rwlock_rdlock(&sf->evict_lock);
 		w->swapped = NULL;
