@@ -102,6 +102,22 @@ static struct upc_file *ss_init(struct api_env *env, size_t limit,
 	return file;
 }
 
+/*
+ * ss_init_swap_file() - ss_init() with @swap bytes of swap in a new
+ * temporary file, removed at once: the device keeps it open.
+ */
+static struct upc_file *ss_init_swap_file(struct api_env *env, size_t limit,
+					  enum upc_huge huge, uint64_t swap)
+{
+	struct upc_file *file;
+	struct ss_path path;
+
+	ss_tmpname(&path);
+	file = ss_init(env, limit, huge, swap, path.name);
+	ss_unlink(&path);
+	return file;
+}
+
 static struct upc_cache_stats ss_stats(struct api_env *env)
 {
 	struct upc_cache_stats st;
@@ -342,13 +358,11 @@ static void test_shmem_swap_readahead(void **state)
 	struct upc_cache_stats st;
 	struct upc_file *file;
 	uint64_t syscalls, swapins;
-	struct ss_path path;
 	struct api_env env;
 	int64_t pos;
 
 	(void)state;
-	ss_tmpname(&path);
-	file = ss_init(&env, 1024 * P, UPC_HUGE_NEVER, 8 * 512 * P, path.name);
+	file = ss_init_swap_file(&env, 1024 * P, UPC_HUGE_NEVER, 8 * 512 * P);
 	api_write_pattern(file, 0, (size_t)(2 * half), 3);
 	ss_push_out(&env, file, 0, 2 * half);
 	assert_int_equal(ss_count_swapped(file, 0, 2 * half), 512);
@@ -373,7 +387,6 @@ static void test_shmem_swap_readahead(void **state)
 	assert_int_equal(ss_count_swapped(file, 0, 2 * half), 0);
 	ss_check(&env, file);
 	api_fini(&env);
-	ss_unlink(&path);
 }
 
 /*
@@ -387,13 +400,11 @@ static void test_shmem_swap_out_batched_writes(void **state)
 	struct io_counters *io = io_thread_counters();
 	struct upc_arena *arena;
 	struct upc_file *file;
-	struct ss_path path;
 	struct api_env env;
 	uint64_t syscalls, swapouts;
 
 	(void)state;
-	ss_tmpname(&path);
-	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, path.name);
+	file = ss_init_swap_file(&env, LIMIT, UPC_HUGE_NEVER, SWAP);
 	arena = upc_file_mapping(file)->arena;
 	api_write_pattern(file, 0, 128 * P, 13);
 	lru_add_drain_all(arena);
@@ -407,7 +418,6 @@ static void test_shmem_swap_out_batched_writes(void **state)
 	api_expect(file, 0, 128 * P, 13);
 	ss_check(&env, file);
 	api_fini(&env);
-	ss_unlink(&path);
 }
 
 /* Is the page at @pos in memory with the slots it came from (PG_swapslot)? */
@@ -436,14 +446,12 @@ static void test_shmem_swap_keeps_clean_copy(void **state)
 	struct io_counters *io = io_thread_counters();
 	struct upc_arena *arena;
 	struct upc_file *file;
-	struct ss_path path;
 	struct api_env env;
 	uint64_t syscalls, swapouts;
 	int64_t pos;
 
 	(void)state;
-	ss_tmpname(&path);
-	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, path.name);
+	file = ss_init_swap_file(&env, LIMIT, UPC_HUGE_NEVER, SWAP);
 	arena = upc_file_mapping(file)->arena;
 	api_write_pattern(file, 0, (size_t)size, 21);
 	ss_push_out(&env, file, 0, size);
@@ -490,14 +498,12 @@ static void test_shmem_swap_keeps_clean_copy(void **state)
 			assert_true(ss_kept(file, pos));
 	ss_close(&env);		/* every slot back: the kept ones too */
 	api_fini(&env);
-	ss_unlink(&path);
 
 	/*
 	 * Swap half in use: a page read back keeps nothing.  Each such page
 	 * frees its slot, so the later ones come back once it is less.
 	 */
-	ss_tmpname(&path);
-	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, 2 * size, path.name);
+	file = ss_init_swap_file(&env, LIMIT, UPC_HUGE_NEVER, 2 * size);
 	api_write_pattern(file, 0, (size_t)size, 23);
 	ss_push_out(&env, file, 0, size);
 	assert_int_equal(ss_stats(&env).swap_used, size);
@@ -509,7 +515,6 @@ static void test_shmem_swap_keeps_clean_copy(void **state)
 	ss_check(&env, file);
 	ss_close(&env);
 	api_fini(&env);
-	ss_unlink(&path);
 }
 
 /*
