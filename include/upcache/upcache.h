@@ -652,12 +652,14 @@ int upc_fallocate(struct upc_file *file, int mode, int64_t offset,
  *	FALLOC_FL_KEEP_SIZE allocated past the end.
  *
  * Context: Any thread.
- * Return: 0; -EBADF; -EINVAL if @size is negative; -EFBIG if @size is
- * above UPC_MAX_FILE_SIZE; -ENOMEM or -EIO if the page @size falls in
- * is in swap and could not be brought back to zero its tail (nothing
- * changed).  For a file from upc_file_open(), the file is cut or grown
- * too: -EINVAL if it is open read-only (as ftruncate() answers);
- * ftruncate()'s error, with nothing changed (or, if the file system
+ * Return: 0; -EBADF; -EINVAL if @size is negative; -ENOMEM or -EIO if
+ * the page @size falls in is in swap and could not be brought back to
+ * zero its tail (nothing changed).  No int64_t is above
+ * UPC_MAX_FILE_SIZE, so an in-memory file takes any other size.  For a
+ * file from upc_file_open(), the file is cut or grown too: -EINVAL if
+ * it is open read-only (as ftruncate() answers); ftruncate()'s error
+ * (-EFBIG past the file system's largest file size or RLIMIT_FSIZE,
+ * -EPERM for a seal, ...), with nothing changed (or, if the file system
  * refuses a second cut made after writebacks past the new size, with
  * the cache truncated and the file perhaps still longer).
  */

@@ -966,6 +966,29 @@ static void test_fsync_error_keeps_data(void **state)
 }
 
 /*
+ * Growing a file past what it may reach (RLIMIT_FSIZE here, a file
+ * system's largest file size elsewhere) is ftruncate()'s -EFBIG, far
+ * below UPC_MAX_FILE_SIZE, with nothing changed; an in-memory file
+ * takes any size an int64_t holds.
+ */
+static void test_truncate_efbig(void **state)
+{
+	struct fenv e;
+
+	(void)state;
+	fenv_init(&e, MEM, 4096);
+	fsize_limit(8 * 4096);
+	assert_int_equal(upc_truncate(e.file, 16 * 4096), -EFBIG);
+	fsize_unlimit();
+	assert_int_equal(upc_size(e.file), 4096);
+	assert_int_equal(fd_size(e.fd), 4096);
+	assert_true(file_has_pattern(e.file, 0, 4096, 1));
+	assert_int_equal(upc_truncate(e.file, 16 * 4096), 0);
+	assert_int_equal(fd_size(e.fd), 16 * 4096);
+	fenv_fini(&e);
+}
+
+/*
  * A cache full of dirty pages that writeback cannot write (past
  * RLIMIT_FSIZE) is a full file system to a write, -ENOSPC as on a full
  * tmpfs, and leaves a read of a page not cached no memory, -ENOMEM.
@@ -1596,6 +1619,7 @@ int main(void)
 		cmocka_unit_test(test_seek_at_end_writes_nothing),
 		cmocka_unit_test(test_spans),
 		cmocka_unit_test(test_fsync_error_keeps_data),
+		cmocka_unit_test(test_truncate_efbig),
 		cmocka_unit_test(test_full_of_unwritable_pages),
 		cmocka_unit_test(test_full_of_unwritable_pages_fails_fast),
 		cmocka_unit_test(test_write_frees_the_pages_it_holds),
