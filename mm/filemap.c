@@ -828,12 +828,58 @@ unsigned long invalidate_mapping_pages(struct address_space *mapping,
 
 /* ---- state ----------------------------------------------------------------- */
 
-/* The bit for @tag in the masks folio_retag() takes. */
+/* The bit for @tag in the masks folios_retag() takes. */
 #define TAG(tag)	(1U << (tag))
 
 /*
- * Set the tags in mask @set and clear those in @clear on a cached
- * folio's slot: one walk and one lock round trip for all of them.
+ * Point @xas, under @mapping's i_pages lock, at @folio's slot: a step
+ * sideways when @next is true (the cursor is on the folio before it in
+ * this hold, an order-0 folio at the index just below), a walk
+ * otherwise.  Return: whether the slot holds @folio, which is still in
+ * @mapping (and so the cursor is on it).
+ */
+static bool retag_seek(struct xa_state *xas, struct address_space *mapping,
+		       struct folio *folio, bool next)
+{
+	void *entry;
+
+	if (next) {
+		entry = xas_next(xas);
+	} else {
+		xas_set(xas, folio->index);
+		entry = xas_load(xas);
+	}
+	return entry == folio && folio->mapping == mapping;
+}
+
+/* Set the tags in @set, then clear those in @clear, at @xas's slot. */
+static void retag_slot(struct xa_state *xas, struct folio *folio,
+		       unsigned int set, unsigned int clear)
+{
+	xa_mark_t tag;
+
+	/*
+	 * A dirtier may have set the bit again since the caller cleared it,
+	 * and tagged the folio before this: the tag stays with the bit
+	 * (under the lock, the bit says who came last).
+	 */
+	if (folio_test_dirty(folio))
+		clear &= ~TAG(PAGECACHE_TAG_DIRTY);
+	for (tag = 0; tag <= XA_MARK_MAX; tag++)
+		if (set & TAG(tag))
+			xas_set_mark(xas, tag);
+	cmm_smp_wmb();
+	for (tag = 0; tag <= XA_MARK_MAX; tag++)
+		if (clear & TAG(tag))
+			xas_clear_mark(xas, tag);
+}
+
+/*
+ * Set the tags in mask @set and clear those in @clear on the slots of
+ * @nr cached folios: one lock round trip for each mapping they belong
+ * to in a row (callers pass one mapping's), and one walk for each
+ * folio but an order-0 folio's successor in the file, which is a step
+ * sideways.  A folio no longer in its mapping is passed over.
  *
  * Every set comes before any clear, with a write barrier between
  * (liburcu's cmm_smp_wmb(), a compiler barrier where stores are not
@@ -845,34 +891,42 @@ unsigned long invalidate_mapping_pages(struct address_space *mapping,
  * kernel's __folio_start_writeback() sets the one before it clears the
  * other for the same reason.
  */
+static void folios_retag(struct folio **folios, unsigned int nr,
+			 unsigned int set, unsigned int clear)
+{
+	struct address_space *locked = NULL;
+	XA_STATE(xas, NULL, 0);
+	bool next = false;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		struct folio *folio = folios[i];
+		struct address_space *mapping = folio->mapping;
+
+		if (!mapping)
+			continue;
+		if (mapping != locked) {
+			if (locked)
+				xas_unlock(&xas);
+			locked = mapping;
+			xas.xa = &mapping->i_pages;
+			xas_lock(&xas);
+			next = false;
+		}
+		/* After a large folio the next one's index is further on. */
+		next = next && folio->index == xas.xa_index + 1;
+		next = retag_seek(&xas, mapping, folio, next);
+		if (next)
+			retag_slot(&xas, folio, set, clear);
+	}
+	if (locked)
+		xas_unlock(&xas);
+}
+
 static void folio_retag(struct folio *folio, unsigned int set,
 			unsigned int clear)
 {
-	struct address_space *mapping = folio->mapping;
-	XA_STATE(xas, NULL, folio->index);
-	xa_mark_t tag;
-
-	if (!mapping)
-		return;
-	xas.xa = &mapping->i_pages;
-	xas_lock(&xas);
-	/*
-	 * A dirtier may have set the bit again since the caller cleared it,
-	 * and tagged the folio before this: the tag stays with the bit
-	 * (under the lock, the bit says who came last).
-	 */
-	if (folio_test_dirty(folio))
-		clear &= ~TAG(PAGECACHE_TAG_DIRTY);
-	if (folio->mapping == mapping && xas_load(&xas) == folio) {
-		for (tag = 0; tag <= XA_MARK_MAX; tag++)
-			if (set & TAG(tag))
-				xas_set_mark(&xas, tag);
-		cmm_smp_wmb();
-		for (tag = 0; tag <= XA_MARK_MAX; tag++)
-			if (clear & TAG(tag))
-				xas_clear_mark(&xas, tag);
-	}
-	xas_unlock(&xas);
+	folios_retag(&folio, 1, set, clear);
 }
 
 bool filemap_dirty_folio(struct address_space *mapping, struct folio *folio)
@@ -882,6 +936,28 @@ bool filemap_dirty_folio(struct address_space *mapping, struct folio *folio)
 		return false;
 	folio_retag(folio, TAG(PAGECACHE_TAG_DIRTY), 0);
 	return true;
+}
+
+unsigned long filemap_dirty_folios(struct address_space *mapping,
+				   struct folio **folios, unsigned int nr)
+{
+	unsigned int i, first = nr, last = 0;
+	unsigned long pages = 0;
+
+	(void)mapping;	/* folios_retag() rechecks the folios' own */
+	for (i = 0; i < nr; i++) {
+		if (folio_test_set_dirty(folios[i]))
+			continue;
+		pages += folio_nr_pages(folios[i]);
+		if (first == nr)
+			first = i;
+		last = i;
+	}
+	/* Tagging a folio that was dirty already changes nothing. */
+	if (pages)
+		folios_retag(folios + first, last - first + 1,
+			     TAG(PAGECACHE_TAG_DIRTY), 0);
+	return pages;
 }
 
 bool noop_dirty_folio(struct address_space *mapping, struct folio *folio)
@@ -955,30 +1031,52 @@ void folio_wait_writeback(struct folio *folio)
 	}
 }
 
+void folios_tag_writeback(struct folio **folios, unsigned int nr)
+{
+	/* folios_retag() keeps the dirty tag of a folio dirty again. */
+	folios_retag(folios, nr, TAG(PAGECACHE_TAG_WRITEBACK),
+		     TAG(PAGECACHE_TAG_TOWRITE) | TAG(PAGECACHE_TAG_DIRTY));
+}
+
 void folio_start_writeback(struct folio *folio)
 {
 	folio_set_writeback(folio);
-	/* folio_retag() keeps the dirty tag of a folio dirty again. */
-	folio_retag(folio, TAG(PAGECACHE_TAG_WRITEBACK),
-		    TAG(PAGECACHE_TAG_TOWRITE) | TAG(PAGECACHE_TAG_DIRTY));
+	folios_tag_writeback(&folio, 1);
+}
+
+bool folio_clear_dirty_set_writeback(struct folio *folio)
+{
+	if (!folio_test_clear_dirty(folio))
+		return false;
+	folio_set_writeback(folio);
+	return true;
 }
 
 bool folio_clear_dirty_start_writeback(struct folio *folio)
 {
-	if (!folio_test_clear_dirty(folio))
+	if (!folio_clear_dirty_set_writeback(folio))
 		return false;
-	folio_start_writeback(folio);
+	folios_tag_writeback(&folio, 1);
 	return true;
+}
+
+void folios_end_writeback(struct folio **folios, unsigned int nr)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	folios_retag(folios, nr, 0, TAG(PAGECACHE_TAG_WRITEBACK));
+	for (i = 0; i < nr; i++) {
+		flags = __atomic_fetch_and(&folios[i]->flags,
+					   ~(1UL << PG_writeback),
+					   __ATOMIC_ACQ_REL);
+		if (flags & (1UL << PG_waiters) &&
+		    folio_test_clear_flag(folios[i], PG_waiters))
+			upc_futex_wake(&folios[i]->flags, INT32_MAX);
+	}
 }
 
 void folio_end_writeback(struct folio *folio)
 {
-	unsigned long flags;
-
-	folio_retag(folio, 0, TAG(PAGECACHE_TAG_WRITEBACK));
-	flags = __atomic_fetch_and(&folio->flags, ~(1UL << PG_writeback),
-				   __ATOMIC_ACQ_REL);
-	if (flags & (1UL << PG_waiters) &&
-	    folio_test_clear_flag(folio, PG_waiters))
-		upc_futex_wake(&folio->flags, INT32_MAX);
+	folios_end_writeback(&folio, 1);
 }

@@ -679,6 +679,24 @@ bool folio_mark_dirty(struct folio *folio);
 bool filemap_dirty_folio(struct address_space *mapping, struct folio *folio);
 
 /**
+ * filemap_dirty_folios() - filemap_dirty_folio() for @nr folios at once:
+ * one i_pages lock round trip for all those that were clean (none if
+ * none was), and one walk for each but an order-0 folio's successor.
+ * @mapping: The folios' mapping.
+ * @folios: The folios, each held as for folio_mark_dirty(); in index
+ *	order for the fewest walks.
+ * @nr: How many.
+ *
+ * A folio that was clean has PG_dirty before its tag, as with
+ * filemap_dirty_folio(); both are set when this returns.
+ *
+ * Context: Takes the i_pages lock when a folio was clean.
+ * Return: The pages of the folios that were clean.
+ */
+unsigned long filemap_dirty_folios(struct address_space *mapping,
+				   struct folio **folios, unsigned int nr);
+
+/**
  * noop_dirty_folio() - Set PG_dirty only: no tag, no lock.  For mappings
  * that nothing writes back by tag (shmem: its data leaves only by swap).
  * @mapping: The folio's mapping (unused).
@@ -980,12 +998,56 @@ void folio_start_writeback(struct folio *folio);
 bool folio_clear_dirty_start_writeback(struct folio *folio);
 
 /**
+ * folio_clear_dirty_set_writeback() - The bits of
+ * folio_clear_dirty_start_writeback() only: if the folio is dirty, clear
+ * its dirty bit and set PG_writeback, and leave its tags to
+ * folios_tag_writeback(), which a writeback pass calls once for the
+ * folios it is about to write.
+ * @folio: A locked folio in a mapping.
+ *
+ * Until then the folio keeps its dirty tag and must stay locked: an
+ * fsync's pass that finds it by that tag waits for its lock, and so for
+ * its write, as it would wait for the writeback tag.
+ *
+ * Context: Any; takes no lock.
+ * Return: true if the folio was dirty and is now under writeback.
+ */
+bool folio_clear_dirty_set_writeback(struct folio *folio);
+
+/**
+ * folios_tag_writeback() - The tags of folio_start_writeback() for @nr
+ * folios of one mapping: set the writeback tag, then clear the towrite
+ * and dirty tags (the dirty one only of a folio not dirty again), all
+ * under one hold of the i_pages lock, with one walk for each folio but
+ * an order-0 folio's successor.
+ * @folios: Locked folios under writeback (folio_clear_dirty_set_writeback()),
+ *	in index order for the fewest walks.
+ * @nr: How many.
+ *
+ * Context: Takes the i_pages lock.
+ */
+void folios_tag_writeback(struct folio **folios, unsigned int nr);
+
+/**
  * folio_end_writeback() - Writeback finished: clear it and wake waiters.
  * @folio: A folio under writeback.
  *
  * Context: Takes the i_pages lock.
  */
 void folio_end_writeback(struct folio *folio);
+
+/**
+ * folios_end_writeback() - folio_end_writeback() for @nr folios of one
+ * mapping: their writeback tags cleared under one hold of the i_pages
+ * lock (one walk for each but an order-0 folio's successor), then each
+ * folio's PG_writeback, waking its waiters.
+ * @folios: Folios under writeback whose writes have ended (a failed
+ *	one dirtied again first), in index order for the fewest walks.
+ * @nr: How many.
+ *
+ * Context: Takes the i_pages lock.
+ */
+void folios_end_writeback(struct folio **folios, unsigned int nr);
 
 /**
  * folio_wait_writeback() - Wait until the folio is not under writeback.

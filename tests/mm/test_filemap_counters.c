@@ -502,6 +502,99 @@ static void test_start_writeback_one_round_trip(void **state)
 	fm_fini(&env);
 }
 
+/* The tag @tag of every folio of @folios is @set. */
+static void assert_tags(struct fm_env *env, struct folio **folios,
+			unsigned int nr, xa_mark_t tag, bool set)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		assert_int_equal(xa_get_mark(&env->mapping.i_pages,
+					     folios[i]->index, tag), set);
+}
+
+/*
+ * The batched state changes of writeback (filemap_dirty_folios(),
+ * folios_tag_writeback(), folios_end_writeback()): one i_pages round
+ * trip for a run of folios, however long, and one walk for each folio
+ * that does not follow an order-0 folio before it (a leaf's end crossed
+ * sideways is no walk).  The run: 64 order-0 folios at 40-103 (across
+ * the first leaf's end at 64), an order-2 folio at 128, order-0 ones at
+ * 132-135 and 200-203: four walks (40, 128, 132, 200).  Bits change
+ * first; tags follow, the dirty tag kept for a folio dirty again.
+ */
+static void test_writeback_state_batched(void **state)
+{
+	struct folio *folios[76];
+	unsigned int i, nr = 0;
+	struct fm_env env;
+
+	(void)state;
+	fm_init(&env, 0);
+	for (i = 40; i <= 103; i++)
+		folios[nr++] = fm_add(&env, i, 0);
+	folios[nr++] = fm_add(&env, 128, 2);
+	for (i = 132; i <= 135; i++)
+		folios[nr++] = fm_add(&env, i, 0);
+	for (i = 200; i <= 203; i++)
+		folios[nr++] = fm_add(&env, i, 0);
+	for (i = 0; i < nr; i++)
+		folio_lock(folios[i]);
+
+	count_start();
+	assert_int_equal(filemap_dirty_folios(&env.mapping, folios, nr),
+			 nr + 3);
+	count_stop();
+	assert_int_equal(counted.lock_acquires, 1);
+	assert_int_equal(counted.xa_walks, 4);
+	assert_tags(&env, folios, nr, PAGECACHE_TAG_DIRTY, true);
+	/* All dirty already: no lock, no walk. */
+	count_start();
+	assert_int_equal(filemap_dirty_folios(&env.mapping, folios, nr), 0);
+	count_stop();
+	assert_int_equal(counted.lock_acquires, 0);
+	assert_int_equal(counted.xa_walks, 0);
+
+	count_start();
+	for (i = 0; i < nr; i++)
+		assert_true(folio_clear_dirty_set_writeback(folios[i]));
+	count_stop();
+	assert_int_equal(counted.lock_acquires, 0);
+	/* Until the tags move, every folio keeps its dirty tag. */
+	assert_tags(&env, folios, nr, PAGECACHE_TAG_DIRTY, true);
+	assert_tags(&env, folios, nr, PAGECACHE_TAG_WRITEBACK, false);
+	assert_true(folio_mark_dirty(folios[10]));
+
+	count_start();
+	folios_tag_writeback(folios, nr);
+	count_stop();
+	assert_int_equal(counted.lock_acquires, 1);
+	assert_int_equal(counted.xa_walks, 4);
+	assert_tags(&env, folios, nr, PAGECACHE_TAG_WRITEBACK, true);
+	assert_true(xa_get_mark(&env.mapping.i_pages, folios[10]->index,
+				PAGECACHE_TAG_DIRTY));
+	for (i = 0; i < nr; i++)
+		assert_int_equal(xa_get_mark(&env.mapping.i_pages,
+					     folios[i]->index,
+					     PAGECACHE_TAG_DIRTY), i == 10);
+
+	count_start();
+	folios_end_writeback(folios, nr);
+	count_stop();
+	assert_int_equal(counted.lock_acquires, 1);
+	assert_int_equal(counted.xa_walks, 4);
+	assert_tags(&env, folios, nr, PAGECACHE_TAG_WRITEBACK, false);
+	for (i = 0; i < nr; i++) {
+		assert_false(folio_test_writeback(folios[i]));
+		assert_int_equal(folio_test_dirty(folios[i]), i == 10);
+	}
+	assert_true(folio_clear_dirty_for_io(folios[10]));
+	assert_mapping_ok(&env.mapping);
+	for (i = 0; i < nr; i++)
+		folio_unlock(folios[i]);
+	fm_fini(&env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -516,6 +609,7 @@ int main(void)
 		cmocka_unit_test(test_grab_folios_counts_cached),
 		cmocka_unit_test(test_delete_batch_one_walk),
 		cmocka_unit_test(test_start_writeback_one_round_trip),
+		cmocka_unit_test(test_writeback_state_batched),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
