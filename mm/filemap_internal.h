@@ -113,16 +113,19 @@ void filemap_folio_added(struct folio *folio, void *shadow);
  * writeback_write_folios() - Write @nr folios under writeback and end it.
  * @mapping: Their mapping, which can write back (a writeback_folio hook).
  * @folios: Locked folios of @mapping in index order, dirty bit cleared
- *	and PG_writeback set (folio_clear_dirty_start_writeback()); at
- *	most WRITEBACK_MAX_RUN.
+ *	and PG_writeback set (folio_clear_dirty_set_writeback()), tags
+ *	not yet moved; at most WRITEBACK_MAX_RUN.
  * @nr: How many.
  * @errs: Receives 0 or -errno per folio.
  *
- * One call of the writeback_folios hook if the mapping has one, else one
- * writeback_folio call each.  A folio whose write failed is dirtied
- * again and the error recorded on the mapping (mapping_set_error())
- * before PG_writeback is cleared, so that its data is never clean
- * unwritten and an fsync waiting for the writeback hears of it.  The
+ * Moves their tags from dirty to writeback (folios_tag_writeback()),
+ * then one call of the writeback_folios hook if the mapping has one,
+ * else one writeback_folio call each.  A folio whose write failed is
+ * dirtied again and the error recorded on the mapping
+ * (mapping_set_error()) before its writeback tag and PG_writeback are
+ * cleared (folios_end_writeback()), so that its data is never clean
+ * unwritten and an fsync waiting for the writeback hears of it.  Two
+ * i_pages lock round trips for all the folios, not two each.  The
  * folios stay locked.  Shared by sync (mm/page_writeback.c) and reclaim
  * (mm/vmscan.c).
  *

@@ -16,12 +16,15 @@
  * then wait for PG_writeback in the range, then check the error".
  * All writers follow the same protocol on a locked folio:
  *
- *  1. folio_clear_dirty_start_writeback(): the dirty bit goes first, so
+ *  1. folio_clear_dirty_set_writeback(): the dirty bit goes first, so
  *     a write landing while the folio is written dirties it again and is
- *     written by the next pass, never lost; then PG_writeback, the
- *     writeback tag set and only then the dirty tag cleared, so that a
- *     pass always finds the folio by one tag or the other;
- *  2. the hook, folio_end_writeback();
+ *     written by the next pass, never lost; then PG_writeback; then, for
+ *     all the folios written together under one i_pages lock round trip
+ *     (folios_tag_writeback()), the writeback tag set and only then the
+ *     dirty tag cleared, so that a pass always finds the folio by one
+ *     tag or the other (until then it has its dirty tag, and its lock
+ *     keeps a sync pass that finds it by that tag waiting);
+ *  2. the hook, then folios_end_writeback() for all of them;
  *     a pass hands the dirty folios it has locked to the hook together
  *     (writeback_folios), up to WRITEBACK_MAX_RUN of them across lookup
  *     batches, so that a backing store can send them as a few large
@@ -44,22 +47,24 @@
 #include "fault.h"
 
 /*
- * Step 1 and the start of step 2 on a locked folio of @mapping.
+ * Step 1's bits on a locked folio of @mapping; its tags follow for all
+ * the folios written together (writeback_write_folios()).
  * Return: true if it was dirty and is now under writeback.
  */
 static bool writeback_begin(struct folio *folio)
 {
 	/* Reclaim writes with the folio locked: no writeback is running. */
-	return folio_clear_dirty_start_writeback(folio);
+	return folio_clear_dirty_set_writeback(folio);
 }
 
-/* The rest of step 2, and step 3 on a failure: see filemap_internal.h. */
+/* Step 1's tags, step 2, and step 3 on a failure: see filemap_internal.h. */
 void writeback_write_folios(struct address_space *mapping,
 			    struct folio **folios, unsigned int nr, int *errs)
 {
 	const struct address_space_operations *a_ops = mapping->a_ops;
 	unsigned int i;
 
+	folios_tag_writeback(folios, nr);
 	if (a_ops->writeback_folios)
 		a_ops->writeback_folios(mapping, folios, nr, errs);
 	else
@@ -70,8 +75,8 @@ void writeback_write_folios(struct address_space *mapping,
 			folio_mark_dirty(folios[i]);
 			mapping_set_error(mapping, errs[i]);
 		}
-		folio_end_writeback(folios[i]);
 	}
+	folios_end_writeback(folios, nr);
 }
 
 /*

@@ -55,7 +55,8 @@
  * cache for the next writeback, which can report the error.  A mapping
  * that also has a writeback_folios hook (fd files) gets the dirty
  * folios of a batch together (shrink_pageout_queue(), all of a batch's
- * of one mapping): they wait locked, cleaned and under writeback
+ * of one mapping): they wait locked, cleaned and under writeback (their
+ * tags still dirty: writeback_write_folios() moves them all at once)
  * while the batch goes on, then one call writes them (neighbours as one
  * transfer, the rest in one io_uring submission where the file asks
  * for it), with the dirty folios that follow the last of them in the
@@ -207,7 +208,7 @@ static enum folio_verdict pageout_folio(struct lruvec *lruvec,
 	if (!a_ops || !a_ops->writeback_folio)
 		return FOLIO_KEEP;
 	/* Cleaned by someone else since we looked: evict as it is. */
-	if (folio_clear_dirty_start_writeback(folio)) {
+	if (folio_clear_dirty_set_writeback(folio)) {
 		/* A failure leaves it dirty, the error recorded. */
 		writeback_write_folios(mapping, &folio, 1, &err);
 		if (err) {
@@ -440,7 +441,7 @@ static unsigned int shrink_pageout_cluster(struct shrink_batch *sb,
 		/* Truncated or moved since the lookup, or clean by now. */
 		if (folio->mapping != mapping || folio->index != index ||
 		    folio_test_writeback(folio) ||
-		    !folio_clear_dirty_start_writeback(folio)) {
+		    !folio_clear_dirty_set_writeback(folio)) {
 			folio_unlock(folio);
 			folio_put(folio);
 			break;
@@ -718,7 +719,7 @@ static enum folio_verdict shrink_pageout_queue(struct shrink_batch *sb,
 	    (sb->pageout[0]->mapping != folio->mapping ||
 	     sb->nr_pageout == UPC_RECLAIM_BATCH))
 		shrink_pageout_flush(sb);
-	if (!folio_clear_dirty_start_writeback(folio)) {
+	if (!folio_clear_dirty_set_writeback(folio)) {
 		sb->pending[sb->nr_pending++] = folio;
 		return FOLIO_PENDING;
 	}
