@@ -799,14 +799,20 @@ static unsigned int fd_file_write_prepare(struct fd_file *ff,
  * @iter (which is at @pos), one copy for each run of folios that follow
  * each other in the arena (folios_adjacent()): a copy of many pages
  * into memory not in the CPU's caches beats a copy per page (a 256 MiB
- * file written in 64 KiB and 1 MiB blocks: 10% to 16% faster).
- * Return: the new position; *@dirtied counts the folios that were clean.
+ * file written in 64 KiB and 1 MiB blocks: 10% to 16% faster).  Then
+ * all of them are dirtied with one i_pages lock round trip (none if
+ * none was clean), not one each (the file's a_ops leave dirtying to
+ * filemap_dirty_folio(), which filemap_dirty_folios() does in bulk).
+ * Return: the new position; *@dirtied counts the pages that were clean.
  */
 static int64_t fd_file_write_folios(struct fd_file *ff, struct folio **folios,
 				    unsigned int nr, struct iov_iter *iter,
 				    int64_t pos, int64_t end,
 				    unsigned long *dirtied)
 {
+	struct folio **written = folios;
+	unsigned int nr_written = nr;
+
 	while (nr) {
 		unsigned int i, n = folios_adjacent(folios, nr);
 		int64_t to = folio_end_before(folios[n - 1], end);
@@ -815,16 +821,14 @@ static int64_t fd_file_write_folios(struct fd_file *ff, struct folio **folios,
 			       (pos - folio_pos(folios[0])),
 			       (size_t)(to - pos), iter);
 		/* Uptodate once the bytes are in: lockless readers trust it. */
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n; i++)
 			folio_set_uptodate(folios[i]);
-			if (folio_mark_dirty(folios[i]))
-				*dirtied += folio_nr_pages(folios[i]);
-		}
 		fd_file_size_extend(ff, to);
 		folios += n;
 		nr -= n;
 		pos = to;
 	}
+	*dirtied += filemap_dirty_folios(&ff->mapping, written, nr_written);
 	return pos;
 }
 
