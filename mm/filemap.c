@@ -832,24 +832,16 @@ unsigned long invalidate_mapping_pages(struct address_space *mapping,
 #define TAG(tag)	(1U << (tag))
 
 /*
- * Point @xas, under @mapping's i_pages lock, at @folio's slot: a step
- * sideways when @next is true (the cursor is on the folio before it in
- * this hold, an order-0 folio at the index just below), a walk
- * otherwise.  Return: whether the slot holds @folio, which is still in
- * @mapping (and so the cursor is on it).
+ * Point @xas, under @mapping's i_pages lock (held since the cursor was
+ * last used, if it was), at @folio's slot, moving sideways from where
+ * the cursor is (filemap_cursor_move()).  Return: whether the slot
+ * holds @folio, which is still in @mapping.
  */
 static bool retag_seek(struct xa_state *xas, struct address_space *mapping,
-		       struct folio *folio, bool next)
+		       struct folio *folio)
 {
-	void *entry;
-
-	if (next) {
-		entry = xas_next(xas);
-	} else {
-		xas_set(xas, folio->index);
-		entry = xas_load(xas);
-	}
-	return entry == folio && folio->mapping == mapping;
+	filemap_cursor_move(xas, folio->index);
+	return xas_load(xas) == folio && folio->mapping == mapping;
 }
 
 /* Set the tags in @set, then clear those in @clear, at @xas's slot. */
@@ -876,10 +868,10 @@ static void retag_slot(struct xa_state *xas, struct folio *folio,
 
 /*
  * Set the tags in mask @set and clear those in @clear on the slots of
- * @nr cached folios: one lock round trip for each mapping they belong
- * to in a row (callers pass one mapping's), and one walk for each
- * folio but an order-0 folio's successor in the file, which is a step
- * sideways.  A folio no longer in its mapping is passed over.
+ * @nr cached folios: one lock round trip and one walk for each mapping
+ * they belong to in a row (callers pass one mapping's); from one folio
+ * to the next the cursor climbs only to the node they share.  A folio
+ * no longer in its mapping is passed over.
  *
  * Every set comes before any clear, with a write barrier between
  * (liburcu's cmm_smp_wmb(), a compiler barrier where stores are not
@@ -896,7 +888,6 @@ static void folios_retag(struct folio **folios, unsigned int nr,
 {
 	struct address_space *locked = NULL;
 	XA_STATE(xas, NULL, 0);
-	bool next = false;
 	unsigned int i;
 
 	for (i = 0; i < nr; i++) {
@@ -910,13 +901,10 @@ static void folios_retag(struct folio **folios, unsigned int nr,
 				xas_unlock(&xas);
 			locked = mapping;
 			xas.xa = &mapping->i_pages;
+			xas_set(&xas, folio->index);	/* another tree */
 			xas_lock(&xas);
-			next = false;
 		}
-		/* After a large folio the next one's index is further on. */
-		next = next && folio->index == xas.xa_index + 1;
-		next = retag_seek(&xas, mapping, folio, next);
-		if (next)
+		if (retag_seek(&xas, mapping, folio))
 			retag_slot(&xas, folio, set, clear);
 	}
 	if (locked)

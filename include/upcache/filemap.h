@@ -680,8 +680,9 @@ bool filemap_dirty_folio(struct address_space *mapping, struct folio *folio);
 
 /**
  * filemap_dirty_folios() - filemap_dirty_folio() for @nr folios at once:
- * one i_pages lock round trip for all those that were clean (none if
- * none was), and one walk for each but an order-0 folio's successor.
+ * one i_pages lock round trip and one walk for all those that were clean
+ * (none if none was); from one folio to the next the cursor climbs only
+ * to the XArray node they share.
  * @mapping: The folios' mapping.
  * @folios: The folios, each held as for folio_mark_dirty(); in index
  *	order for the fewest walks.
@@ -1018,8 +1019,8 @@ bool folio_clear_dirty_set_writeback(struct folio *folio);
  * folios_tag_writeback() - The tags of folio_start_writeback() for @nr
  * folios of one mapping: set the writeback tag, then clear the towrite
  * and dirty tags (the dirty one only of a folio not dirty again), all
- * under one hold of the i_pages lock, with one walk for each folio but
- * an order-0 folio's successor.
+ * under one hold of the i_pages lock, with one walk (as
+ * filemap_dirty_folios()).
  * @folios: Locked folios under writeback (folio_clear_dirty_set_writeback()),
  *	in index order for the fewest walks.
  * @nr: How many.
@@ -1039,8 +1040,8 @@ void folio_end_writeback(struct folio *folio);
 /**
  * folios_end_writeback() - folio_end_writeback() for @nr folios of one
  * mapping: their writeback tags cleared under one hold of the i_pages
- * lock (one walk for each but an order-0 folio's successor), then each
- * folio's PG_writeback, waking its waiters.
+ * lock, with one walk (as filemap_dirty_folios()), then each folio's
+ * PG_writeback, waking its waiters.
  * @folios: Folios under writeback whose writes have ended (a failed
  *	one dirtied again first), in index order for the fewest walks.
  * @nr: How many.
