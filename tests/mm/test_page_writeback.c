@@ -190,6 +190,160 @@ static void test_fdatawrite_range_errors(void **state)
 	vm_store_teardown(&f, &st);
 }
 
+/*
+ * A range's last byte decides its last page: a range ending on the first
+ * byte of page 16 writes page 16, and a range of one byte, the last of
+ * page 19, writes page 19 alone.
+ */
+static void test_fdatawrite_range_last_byte(void **state)
+{
+	struct vm_fixture f;
+	struct vm_store st;
+	pgoff_t i;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	for (i = 0; i < 32; i++)
+		vm_write_stamp(&f.mapping, i, ~i);
+	assert_int_equal(filemap_fdatawrite_range(&f.mapping,
+						  8 * UPC_PAGE_SIZE,
+						  16 * UPC_PAGE_SIZE), 0);
+	assert_int_equal(st.writes, 9);
+	assert_false(page_dirty(&f.mapping, 16));
+	assert_true(store_word(&st, 16) == ~(pgoff_t)16);
+	assert_true(page_dirty(&f.mapping, 17));
+	assert_int_equal(filemap_fdatawrite_range(&f.mapping,
+						  20 * UPC_PAGE_SIZE - 1,
+						  20 * UPC_PAGE_SIZE - 1), 0);
+	assert_int_equal(st.writes, 10);
+	assert_false(page_dirty(&f.mapping, 19));
+	assert_true(store_word(&st, 19) == ~(pgoff_t)19);
+	assert_true(page_dirty(&f.mapping, 18));
+	assert_true(page_dirty(&f.mapping, 20));
+	vm_store_teardown(&f, &st);
+}
+
+/*
+ * The pass returns the hook's error whichever hand-over met it: 300
+ * dirty folios go to the hook as a full run of WRITEBACK_MAX_RUN, then
+ * the rest at the end; a failure in the first run, then one in the
+ * last, is the pass's answer each time (and not only the mapping's,
+ * which the pass's caller may not look at).
+ */
+static void test_fdatawrite_range_returns_error(void **state)
+{
+	static const long fail_at[] = { 5, 290 };
+	struct vm_fixture f;
+	struct vm_store st;
+	unsigned int k;
+	pgoff_t i;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, 2 * WRITEBACK_MAX_RUN, true);
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < 300; i++)
+			vm_write_stamp(&f.mapping, i, ~i + k);
+		st.fail_write_index = fail_at[k];
+		assert_int_equal(filemap_fdatawrite_range(&f.mapping, 0,
+							  INT64_MAX), -EIO);
+		for (i = 0; i < 300; i++)
+			assert_int_equal(page_dirty(&f.mapping, i),
+					 (long)i == fail_at[k]);
+		st.fail_write_index = -1;
+		assert_int_equal(filemap_fdatawrite_range(&f.mapping, 0,
+							  INT64_MAX), 0);
+		assert_true(store_word(&st, (pgoff_t)fail_at[k]) ==
+			    ~(pgoff_t)fail_at[k] + k);
+	}
+	vm_store_teardown(&f, &st);
+}
+
+struct range_pass {
+	struct address_space *mapping;
+	int ret;
+};
+
+static void *range_pass(void *arg)
+{
+	struct range_pass *rp = arg;
+
+	rp->ret = filemap_fdatawrite_range(rp->mapping, 0, INT64_MAX);
+	return NULL;
+}
+
+/*
+ * A sync pass that meets a folio another thread holds locked first
+ * writes the folios it holds (so as not to sleep holding them), and a
+ * failure among those is still the pass's answer.  Pages 0-20 dirty,
+ * page 5 failing, page 10 locked by the test until the pass sleeps on it
+ * (PG_waiters: nobody else waits for it): pages 0-9 go before the wait,
+ * 10-20 after, and the pass returns page 5's -EIO.
+ */
+static void test_sync_pass_error_before_locked_folio(void **state)
+{
+	struct timespec tick = { 0, 1000000 };
+	struct range_pass rp = { 0 };
+	struct folio *held;
+	struct vm_fixture f;
+	struct vm_store st;
+	pthread_t tid;
+	pgoff_t i;
+	int n;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	for (i = 0; i <= 20; i++)
+		vm_write_stamp(&f.mapping, i, ~i);
+	held = filemap_get_folio(&f.mapping, 10);
+	assert_false(IS_ERR(held));
+	folio_lock(held);
+	st.fail_write_index = 5;
+	rp.mapping = &f.mapping;
+	assert_int_equal(pthread_create(&tid, NULL, range_pass, &rp), 0);
+	for (n = 0; n < 10000 && !folio_test_flag(held, PG_waiters); n++)
+		nanosleep(&tick, NULL);
+	assert_true(folio_test_flag(held, PG_waiters));
+	/* The pass wrote what it held before it slept. */
+	assert_int_equal(__atomic_load_n(&st.writes, __ATOMIC_RELAXED), 9);
+	folio_unlock(held);
+	folio_put(held);
+	assert_int_equal(pthread_join(tid, NULL), 0);
+	assert_int_equal(rp.ret, -EIO);
+	assert_int_equal(st.writes, 20);
+	for (i = 0; i <= 20; i++)
+		assert_int_equal(page_dirty(&f.mapping, i), i == 5);
+	st.fail_write_index = -1;
+	assert_int_equal(filemap_fdatawrite_range(&f.mapping, 0, INT64_MAX), 0);
+	assert_true(store_word(&st, 5) == ~(pgoff_t)5);
+	vm_store_teardown(&f, &st);
+}
+
+/*
+ * filemap_flush() writes a stretch when the next dirty folio does not
+ * follow it; a failure in that stretch is the pass's answer, as one in
+ * the last stretch is.  Pages 0-4 and 10 dirty, page 2 failing.
+ */
+static void test_flush_reports_stretch_error(void **state)
+{
+	unsigned long budget = FILE_PAGES;
+	struct vm_fixture f;
+	struct vm_store st;
+	pgoff_t i, index = 0;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	for (i = 0; i < 5; i++)
+		vm_write_stamp(&f.mapping, i, ~i);
+	vm_write_stamp(&f.mapping, 10, ~(pgoff_t)10);
+	st.fail_write_index = 2;
+	assert_int_equal(filemap_flush(&f.mapping, &index, &budget), -EIO);
+	assert_int_equal(st.writes, 5);
+	assert_true(page_dirty(&f.mapping, 2));
+	assert_false(page_dirty(&f.mapping, 10));
+	st.fail_write_index = -1;
+	vm_store_teardown(&f, &st);
+}
+
 /* One failing folio: it stays dirty, the others are written, -EIO once. */
 static void test_fdatawrite_range_failure_keeps_data(void **state)
 {
@@ -448,6 +602,10 @@ int main(void)
 		cmocka_unit_test(test_flush_stretches_skips_locked),
 		cmocka_unit_test(test_flush_budget),
 		cmocka_unit_test(test_fdatawrite_range_errors),
+		cmocka_unit_test(test_fdatawrite_range_last_byte),
+		cmocka_unit_test(test_fdatawrite_range_returns_error),
+		cmocka_unit_test(test_sync_pass_error_before_locked_folio),
+		cmocka_unit_test(test_flush_reports_stretch_error),
 		cmocka_unit_test(test_fdatawrite_range_failure_keeps_data),
 		cmocka_unit_test(test_reclaim_error_reported_once),
 		cmocka_unit_test(test_fsync_waits_for_reclaim_writeback),
