@@ -1221,6 +1221,31 @@ static void test_punch_writeback_error(void **state)
 	fenv_fini(&e);
 }
 
+/*
+ * A seek inside the file asks the file, so it writes back first; when
+ * that fails, the seek fails with the writeback's error rather than
+ * answering for a file without the data, the pages stay dirty, and
+ * fsync still reports the failure once.
+ */
+static void test_seek_writeback_error(void **state)
+{
+	struct fenv e;
+
+	(void)state;
+	fenv_init(&e, MEM, 2 * 4096);
+	file_write_pattern(e.file, 2 * 4096, 2 * 4096, 14);
+	fsize_limit(2 * 4096);
+	assert_int_equal(upc_seek_data(e.file, 0), -EFBIG);
+	assert_int_equal(upc_seek_hole(e.file, 0), -EFBIG);
+	fsize_unlimit();
+	assert_true(file_has_pattern(e.file, 2 * 4096, 2 * 4096, 14));
+	assert_int_equal(upc_seek_hole(e.file, 0), 4 * 4096);
+	assert_int_equal(upc_fsync(e.file), -EFBIG);
+	assert_int_equal(upc_fsync(e.file), 0);
+	assert_true(fd_has_pattern(e.fd, 2 * 4096, 2 * 4096, 14));
+	fenv_fini(&e);
+}
+
 /* upc_close() reports what it could not write; the file is closed. */
 static void test_close_error(void **state)
 {
@@ -1626,6 +1651,7 @@ int main(void)
 		cmocka_unit_test(test_pinned_cache_fails_fast),
 		cmocka_unit_test(test_reclaim_error_reaches_fsync),
 		cmocka_unit_test(test_punch_writeback_error),
+		cmocka_unit_test(test_seek_writeback_error),
 		cmocka_unit_test(test_close_error),
 		cmocka_unit_test(test_direct_fsize_limit),
 		cmocka_unit_test(test_fsync_batches_sync),
