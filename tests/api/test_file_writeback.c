@@ -90,6 +90,21 @@ static bool wait_for_passes(struct upc_file *file, unsigned long passes)
 	return false;
 }
 
+/* Wait, as above, until no pass of @file's flusher is queued or running. */
+static bool wait_for_idle(struct upc_file *file)
+{
+	long waited;
+
+	for (waited = 0; waited < WAIT_MS; waited += 5) {
+		/* WB_IDLE (mm/page_writeback.c): 0 in the low two bits. */
+		if (!(__atomic_load_n(&file_wb(file)->state,
+				      __ATOMIC_ACQUIRE) & 3u))
+			return true;
+		sleep_ms(5);
+	}
+	return false;
+}
+
 /*
  * Twice the threshold written in 64 KiB pieces: the pages dirtied
  * before the threshold was reached reach the file with no fsync, and
@@ -140,6 +155,40 @@ static void test_background_threshold(void **state)
 	file_write_pattern(e.file, (int64_t)(len - API_PAGE), API_PAGE, 63);
 	assert_true(wait_for_pattern(e.fd, 0, len, 63));
 	assert_true(wait_for_passes(e.file, 1));
+	fenv_fini(&e);
+}
+
+/*
+ * The count of pages dirtied starts over with each pass: after a pass
+ * that a threshold's worth started has ended, one page short of the
+ * threshold dirtied again starts nothing.  The flusher's state is read
+ * before its pass count, so a pass queued by the writes shows either as
+ * a state that is not idle (queued or running) or, once it ended
+ * (passes counted before the state goes idle), as a second pass.
+ */
+static void test_background_count_starts_over(void **state)
+{
+	const size_t len = THRESH_PAGES * API_PAGE;
+	struct background_writeback *wb;
+	uint32_t word;
+	struct fenv e;
+
+	(void)state;
+	fenv_init_flags(&e, MEM, FILE_SIZE, UPC_FILE_WRITEBACK_BACKGROUND);
+	wb = file_wb(e.file);
+	fill_cache(e.file);
+	file_write_pattern(e.file, 0, len, 71);
+	assert_true(wait_for_passes(e.file, 1));
+	assert_true(wait_for_idle(e.file));
+	assert_int_equal(background_writeback_passes(wb), 1);
+	file_write_pattern(e.file, (int64_t)len, len - API_PAGE, 72);
+	word = __atomic_load_n(&wb->state, __ATOMIC_ACQUIRE);
+	/* WB_IDLE (mm/page_writeback.c): 0 in the low two bits. */
+	assert_int_equal(word & 3u, 0);
+	assert_int_equal(background_writeback_passes(wb), 1);
+	assert_int_equal(upc_fsync(e.file), 0);
+	assert_true(fd_has_pattern(e.fd, 0, len, 71));
+	assert_true(fd_has_pattern(e.fd, (int64_t)len, len - API_PAGE, 72));
 	fenv_fini(&e);
 }
 
@@ -386,6 +435,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_background_writes_back),
 		cmocka_unit_test(test_background_threshold),
+		cmocka_unit_test(test_background_count_starts_over),
 		cmocka_unit_test(test_background_waits_for_tight_cache),
 		cmocka_unit_test(test_no_background_without_flag),
 		cmocka_unit_test(test_background_read_only),
