@@ -28,6 +28,12 @@
  *
  * The writer never calls cmocka; the main thread asserts once it has
  * joined it.
+ *
+ * The second test runs the same cycle through the batched calls a
+ * writeback pass makes, on the folio and its two neighbours together:
+ * filemap_dirty_folios(), folio_clear_dirty_set_writeback() on each
+ * (the dirty tag stays meanwhile), folios_tag_writeback() and
+ * folios_end_writeback().
  */
 #include <pthread.h>
 
@@ -52,28 +58,60 @@
  */
 #define TAGS_MAX_CYCLES	200000000UL
 
+/* The folios the batched writer cycles: TAGS_INDEX and its neighbours. */
+#define TAGS_RUN	3
+
 struct tags_writer {
-	struct folio *folio;
+	struct folio *run[TAGS_RUN];	/* run[1] is at TAGS_INDEX */
+	bool batched;
 	unsigned long gen;	/* atomic: odd while dirty or under writeback */
 	int stop;		/* atomic: the reader has its samples */
 	int done;		/* atomic */
 };
 
+/* One cycle of the one folio at TAGS_INDEX, a folio at a time. */
+static void tags_cycle_one(struct tags_writer *w, unsigned long i)
+{
+	struct folio *folio = w->run[1];
+
+	folio_mark_dirty(folio);
+	__atomic_store_n(&w->gen, 2 * i + 1, __ATOMIC_RELEASE);
+	folio_clear_dirty_start_writeback(folio);
+	__atomic_store_n(&w->gen, 2 * i + 2, __ATOMIC_RELEASE);
+	folio_end_writeback(folio);
+}
+
+/* One cycle of the run, as a writer and then a writeback pass make it. */
+static void tags_cycle_batched(struct tags_writer *w, unsigned long i)
+{
+	unsigned int k;
+
+	filemap_dirty_folios(w->run[0]->mapping, w->run, TAGS_RUN);
+	__atomic_store_n(&w->gen, 2 * i + 1, __ATOMIC_RELEASE);
+	for (k = 0; k < TAGS_RUN; k++)
+		folio_clear_dirty_set_writeback(w->run[k]);
+	folios_tag_writeback(w->run, TAGS_RUN);
+	__atomic_store_n(&w->gen, 2 * i + 2, __ATOMIC_RELEASE);
+	folios_end_writeback(w->run, TAGS_RUN);
+}
+
 static void *tags_writer_fn(void *arg)
 {
 	struct tags_writer *w = arg;
 	unsigned long i;
+	unsigned int k;
 
-	folio_lock(w->folio);
+	for (k = 0; k < TAGS_RUN; k++)
+		folio_lock(w->run[k]);
 	for (i = 0; i < TAGS_MAX_CYCLES &&
 		    !__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE); i++) {
-		folio_mark_dirty(w->folio);
-		__atomic_store_n(&w->gen, 2 * i + 1, __ATOMIC_RELEASE);
-		folio_clear_dirty_start_writeback(w->folio);
-		__atomic_store_n(&w->gen, 2 * i + 2, __ATOMIC_RELEASE);
-		folio_end_writeback(w->folio);
+		if (w->batched)
+			tags_cycle_batched(w, i);
+		else
+			tags_cycle_one(w, i);
 	}
-	folio_unlock(w->folio);
+	for (k = 0; k < TAGS_RUN; k++)
+		folio_unlock(w->run[k]);
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -91,18 +129,23 @@ static bool tags_found(struct address_space *mapping, xa_mark_t tag)
 	return n != 0;
 }
 
-static void test_start_writeback_always_tagged(void **state)
+/*
+ * Sample the folio at TAGS_INDEX as an fsync looks for it while a writer
+ * cycles it (@batched: with its neighbours, through the batched calls).
+ */
+static void tags_sample(bool batched)
 {
 	unsigned long want = upc_test_env_ulong("UPC_STRESS_OPS", TAGS_SAMPLES);
-	struct tags_writer w = { 0 };
+	struct tags_writer w = { .batched = batched };
 	unsigned long samples = 0, neither = 0, last = 0;
 	struct fm_env env;
+	unsigned int k;
 	pthread_t t;
 
-	(void)state;
 	fm_init(&env, 0);
 	fm_add_range(&env, 0, 299);	/* a tree of a few nodes */
-	w.folio = xa_load(&env.mapping.i_pages, TAGS_INDEX);
+	for (k = 0; k < TAGS_RUN; k++)
+		w.run[k] = xa_load(&env.mapping.i_pages, TAGS_INDEX - 1 + k);
 	assert_int_equal(pthread_create(&t, NULL, tags_writer_fn, &w), 0);
 	while (samples < want && !__atomic_load_n(&w.done, __ATOMIC_ACQUIRE)) {
 		unsigned long g1 = __atomic_load_n(&w.gen, __ATOMIC_ACQUIRE);
@@ -130,10 +173,23 @@ static void test_start_writeback_always_tagged(void **state)
 	fm_fini(&env);
 }
 
+static void test_start_writeback_always_tagged(void **state)
+{
+	(void)state;
+	tags_sample(false);
+}
+
+static void test_batched_writeback_always_tagged(void **state)
+{
+	(void)state;
+	tags_sample(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_start_writeback_always_tagged),
+		cmocka_unit_test(test_batched_writeback_always_tagged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
