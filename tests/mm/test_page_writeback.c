@@ -258,17 +258,44 @@ static void test_fdatawrite_range_returns_error(void **state)
 	vm_store_teardown(&f, &st);
 }
 
-struct range_pass {
+/*
+ * A sync pass over the whole of @mapping on a thread of its own:
+ * filemap_write_and_wait_range() with @wait, else
+ * filemap_fdatawrite_range(); @ret gets its answer.
+ */
+struct pass_thread {
 	struct address_space *mapping;
+	bool wait;
 	int ret;
+	pthread_t tid;
 };
 
-static void *range_pass(void *arg)
+static void *pass_thread_fn(void *arg)
 {
-	struct range_pass *rp = arg;
+	struct pass_thread *pt = arg;
 
-	rp->ret = filemap_fdatawrite_range(rp->mapping, 0, INT64_MAX);
+	pt->ret = pt->wait ?
+		  filemap_write_and_wait_range(pt->mapping, 0, INT64_MAX) :
+		  filemap_fdatawrite_range(pt->mapping, 0, INT64_MAX);
 	return NULL;
+}
+
+/*
+ * Start the pass, then wait until it sleeps on @folio, which the test
+ * holds locked or under writeback: PG_waiters set (nobody else waits on
+ * it), ten seconds at most.
+ */
+static void pass_start_until_asleep(struct pass_thread *pt,
+				    struct folio *folio)
+{
+	struct timespec tick = { 0, 1000000 };
+	int n;
+
+	assert_int_equal(pthread_create(&pt->tid, NULL, pass_thread_fn, pt),
+			 0);
+	for (n = 0; n < 10000 && !folio_test_flag(folio, PG_waiters); n++)
+		nanosleep(&tick, NULL);
+	assert_true(folio_test_flag(folio, PG_waiters));
 }
 
 /*
@@ -281,14 +308,11 @@ static void *range_pass(void *arg)
  */
 static void test_sync_pass_error_before_locked_folio(void **state)
 {
-	struct timespec tick = { 0, 1000000 };
-	struct range_pass rp = { 0 };
+	struct pass_thread pt = { 0 };
 	struct folio *held;
 	struct vm_fixture f;
 	struct vm_store st;
-	pthread_t tid;
 	pgoff_t i;
-	int n;
 
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
@@ -298,17 +322,14 @@ static void test_sync_pass_error_before_locked_folio(void **state)
 	assert_false(IS_ERR(held));
 	folio_lock(held);
 	st.fail_write_index = 5;
-	rp.mapping = &f.mapping;
-	assert_int_equal(pthread_create(&tid, NULL, range_pass, &rp), 0);
-	for (n = 0; n < 10000 && !folio_test_flag(held, PG_waiters); n++)
-		nanosleep(&tick, NULL);
-	assert_true(folio_test_flag(held, PG_waiters));
+	pt.mapping = &f.mapping;
+	pass_start_until_asleep(&pt, held);
 	/* The pass wrote what it held before it slept. */
 	assert_int_equal(__atomic_load_n(&st.writes, __ATOMIC_RELAXED), 9);
 	folio_unlock(held);
 	folio_put(held);
-	assert_int_equal(pthread_join(tid, NULL), 0);
-	assert_int_equal(rp.ret, -EIO);
+	assert_int_equal(pthread_join(pt.tid, NULL), 0);
+	assert_int_equal(pt.ret, -EIO);
 	assert_int_equal(st.writes, 20);
 	for (i = 0; i <= 20; i++)
 		assert_int_equal(page_dirty(&f.mapping, i), i == 5);
@@ -533,19 +554,6 @@ static const struct address_space_operations refusing_aops = {
 	.writeback_folio = refusing_writeback,
 };
 
-struct wait_pass {
-	struct address_space *mapping;
-	int ret;
-};
-
-static void *wait_pass(void *arg)
-{
-	struct wait_pass *wp = arg;
-
-	wp->ret = filemap_write_and_wait_range(wp->mapping, 0, INT64_MAX);
-	return NULL;
-}
-
 /*
  * The pass that punch and seek make (filemap_write_and_wait_range())
  * while reclaim writes a page back, and that write fails with the errno
@@ -558,13 +566,10 @@ static void *wait_pass(void *arg)
  */
 static void test_wait_reports_repeated_error(void **state)
 {
-	struct timespec tick = { 0, 1000000 };
-	struct wait_pass wp = { 0 };
-	int i;
+	struct pass_thread pt = { .wait = true };
 	struct folio *folio;
 	struct vm_fixture f;
 	struct vm_store st;
-	pthread_t tid;
 
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
@@ -575,18 +580,15 @@ static void test_wait_reports_repeated_error(void **state)
 	folio = __filemap_get_folio(&f.mapping, GATE_INDEX, FGP_LOCK, 0);
 	assert_false(IS_ERR(folio));
 	assert_true(folio_clear_dirty_start_writeback(folio));
-	wp.mapping = &f.mapping;
-	assert_int_equal(pthread_create(&tid, NULL, wait_pass, &wp), 0);
-	for (i = 0; i < 10000 && !folio_test_flag(folio, PG_waiters); i++)
-		nanosleep(&tick, NULL);
-	assert_true(folio_test_flag(folio, PG_waiters));
+	pt.mapping = &f.mapping;
+	pass_start_until_asleep(&pt, folio);
 	folio_mark_dirty(folio);
 	mapping_set_error(&f.mapping, -ENOSPC);
 	folio_end_writeback(folio);
 	folio_unlock(folio);
 	folio_put(folio);
-	assert_int_equal(pthread_join(tid, NULL), 0);
-	assert_int_equal(wp.ret, -ENOSPC);
+	assert_int_equal(pthread_join(pt.tid, NULL), 0);
+	assert_int_equal(pt.ret, -ENOSPC);
 	assert_true(page_dirty(&f.mapping, GATE_INDEX));
 	__atomic_store_n(&refuse, 0, __ATOMIC_RELEASE);
 	assert_int_equal(filemap_write_and_wait_range(&f.mapping, 0,
