@@ -1471,6 +1471,70 @@ static void test_swap_slot_pin_range(void **state)
 	sw_fini(&env);
 }
 
+/* ---- the reclaim hook ------------------------------------------------------ */
+
+/*
+ * struct upc_swap_ops.swap_out, the hook for one folio (reclaim's path
+ * for a hook without a batch call, which swap_reclaim_ops also serves):
+ * a locked uptodate folio is written to the slot handed out for it and
+ * leaves the swap cache with its shadow, and its entry comes back; one
+ * that kept its slots (PG_swapslot) goes back to them with no write;
+ * one not uptodate, which holds no data, is refused and holds nothing.
+ */
+static void test_swap_reclaim_out_one(void **state)
+{
+	struct folio *folio, *back;
+	void *value = NULL;
+	swp_entry_t entry;
+	struct sw_env env;
+	int fd = sw_tmpfile();
+
+	(void)state;
+	sw_init_fd(&env, fd, 2 * CLUSTER_BYTES, 0);
+	folio = sw_folio(&env, 0);
+	sw_fill(folio, 9);
+	assert_int_equal(swap_reclaim_ops.swap_out(folio, &value, env.si),
+			 -EINVAL);
+	assert_null(value);
+	assert_int_equal(env.si->inuse_pages, 0);
+
+	folio_set_uptodate(folio);
+	assert_int_equal(swap_reclaim_ops.swap_out(folio, &value, env.si), 0);
+	assert_true(xa_is_value(value));
+	entry = radix_to_swp_entry(value);
+	assert_int_equal(swp_type(entry), env.si->type);
+	assert_int_equal(env.si->pswpout, 1);
+	assert_int_equal(env.si->inuse_pages, 1);
+	assert_false(folio_test_swapcache(folio));
+	assert_null(folio->private);
+	assert_int_equal(folio_ref_count(folio), 1);
+	assert_true(xa_is_value(sw_cache_load(&env, swp_offset(entry))));
+	assert_int_equal(upc_check_swap(env.si), 0);
+	/* The slot holds the folio's bytes. */
+	back = sw_folio(&env, 0);
+	assert_int_equal(swap_read_folio(env.si, back, entry), 0);
+	assert_true(sw_matches(back, 9));
+
+	/* Kept (as swapin_release_slots() leaves it): the same slot, no write. */
+	folio->private = (void *)entry.val;
+	folio_set_swapslot(folio);
+	env.si->nr_kept = 1;
+	value = NULL;
+	assert_int_equal(swap_reclaim_ops.swap_out(folio, &value, env.si), 0);
+	assert_ptr_equal(value, swp_to_radix_entry(entry));
+	assert_false(folio_test_swapslot(folio));
+	assert_int_equal(env.si->nr_kept, 0);
+	assert_int_equal(env.si->pswpout, 1);
+	assert_int_equal(env.si->inuse_pages, 1);
+	assert_int_equal(upc_check_swap(env.si), 0);
+
+	sw_unlock_put(back);
+	sw_unlock_put(folio);
+	swap_free_nr(entry, 1);
+	sw_fini(&env);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1501,6 +1565,7 @@ int main(void)
 		cmocka_unit_test(test_swap_free_clears_shadows_full_index),
 		cmocka_unit_test(test_swap_cache_folio_vs_chunk),
 		cmocka_unit_test(test_swap_cache_add_enomem),
+		cmocka_unit_test(test_swap_reclaim_out_one),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
