@@ -943,6 +943,134 @@ static void test_anon_swap_in_enomem(void **state)
 }
 
 /*
+ * A page that kept its slots goes back to them with no write, through
+ * the swap cache; when it cannot even enter the swap cache (no node for
+ * its slot: every allocation fails), it stays in memory and the slots it
+ * kept are freed, not left in use with no page to name them.
+ */
+static void test_anon_swap_out_kept_enomem(void **state)
+{
+	unsigned long resident, swapped, kept;
+	uint64_t reads, pages;
+	int fd = an_tmpfile();
+	struct an_env env;
+
+	(void)state;
+	an_init_fd(&env, 2 * LIMIT * PAGE, 8 * CLUSTER_BYTES, fd);
+	an_write_all(&env, 18);
+	assert_int_equal(upc_reclaim_set_limit(env.f.arena, 4 * LIMIT), 0);
+	an_read_pass(&env, true, &reads, &pages);
+	an_count(&env, &resident, &swapped);
+	assert_int_equal(swapped, 0);
+	kept = env.si->nr_kept;
+	assert_int_equal(kept, pages);
+	assert_true(kept >= LIMIT / 2);
+	assert_int_equal(env.si->inuse_pages, kept);
+
+	/* Every swap-in took its slot's shadow: the swap cache is empty. */
+	assert_int_equal(upc_reclaim_set_limit(env.f.arena, LIMIT), 0);
+	lru_add_drain_all(env.f.arena);
+	upc_fault_fail_from(1);
+	upc_reclaim_pages(env.f.arena, LIMIT);
+	upc_fault_fail_from(0);
+	an_count(&env, &resident, &swapped);
+	/* At most the one at slot 0, the tree's head, needed no node. */
+	assert_true(swapped <= 1);
+	assert_true(env.si->nr_kept < kept - 1);
+	assert_int_equal(env.si->inuse_pages, swapped + env.si->nr_kept);
+	an_check(&env);
+	assert_int_equal(upc_reclaim_set_limit(env.f.arena, 4 * LIMIT), 0);
+	an_verify(&env);
+	an_fini(&env);
+	close(fd);
+}
+
+/*
+ * A page in an order-0 swap entry whose slot is the last of a swap cache
+ * node, the next page in the next slot (the first of the next node).
+ * Return: its index, its slot in *@off; ULONG_MAX if there is none.
+ */
+static unsigned long an_page_ending_node(struct an_env *env,
+					 unsigned long *off)
+{
+	struct xarray *xa = &env->region.mapping.i_pages;
+	unsigned long i;
+
+	for (i = 0; i + 1 < env->region.size / PAGE; i++) {
+		void *a = xa_load(xa, i), *b = xa_load(xa, i + 1);
+
+		if (!xa_is_value(a) || !xa_is_value(b) ||
+		    xa_get_order(xa, i) || xa_get_order(xa, i + 1))
+			continue;
+		*off = swp_offset(radix_to_swp_entry(a));
+		if ((*off & (XA_CHUNK_SIZE - 1)) == XA_CHUNK_SIZE - 1 &&
+		    swp_offset(radix_to_swp_entry(b)) == *off + 1)
+			return i;
+	}
+	return ULONG_MAX;
+}
+
+/*
+ * Readahead that cannot put a page in the swap cache (no node for its
+ * slot, the first of a node the tree does not have) stops there and lets
+ * the slot go: the page stays in swap, its slot no longer pinned
+ * (SWAP_HAS_CACHE), and it reads back later.  The allocations of a
+ * swap-in that reads ahead across a node's edge fail from each in turn.
+ */
+static void test_anon_swap_readahead_enomem(void **state)
+{
+	unsigned long n, p, off = 0, stopped = 0;
+	struct an_env env;
+	unsigned char buf[16];
+
+	(void)state;
+	for (n = 1;; n++) {
+		int fd = an_tmpfile();
+		bool injected;
+		ssize_t ret;
+
+		an_init_fd(&env, 2 * LIMIT * PAGE, 8 * CLUSTER_BYTES, fd);
+		an_write_all(&env, 19);
+		assert_int_equal(upc_reclaim_set_limit(env.f.arena, 4 * LIMIT),
+				 0);
+		p = an_page_ending_node(&env, &off);
+		assert_true(p != ULONG_MAX);
+		/* No shadows, so no nodes: each add allocates its own. */
+		swap_cache_clear_shadows(env.si, swp_entry(env.si->type, 0),
+					 env.si->max);
+		/* The swap-in of page p follows one: a window of pages. */
+		env.region.ra.next = p;
+		env.region.ra.window = SWAP_RA_MAX;
+		/* From the n-th on: a lone failure, retried, is absorbed. */
+		upc_fault_fail_from(n);
+		ret = anon_region_read(&env.region, buf, sizeof(buf), p * PAGE);
+		injected = upc_fault_injected();
+		upc_fault_fail_from(0);
+		assert_int_equal(env.si->swap_map[off] & SWAP_HAS_CACHE, 0);
+		assert_int_equal(env.si->swap_map[off + 1] & SWAP_HAS_CACHE, 0);
+		if (ret < 0) {
+			assert_int_equal(ret, -ENOMEM);
+			assert_true(injected);
+		} else {
+			assert_int_equal(ret, sizeof(buf));
+			assert_memory_equal(buf, env.model + p * PAGE,
+					    sizeof(buf));
+			if (injected && xa_is_value(xa_load(
+				    &env.region.mapping.i_pages, p + 1)))
+				stopped++;
+		}
+		an_check(&env);
+		an_verify(&env);
+		an_fini(&env);
+		close(fd);
+		if (!injected)
+			break;
+	}
+	/* The window was cut at least once after the page asked for. */
+	assert_true(stopped > 0);
+}
+
+/*
  * A large folio in a region (only the kernel-layer API can put one
  * there; its index must be aligned) at page @index, filled with pattern
  * @seed and recorded in the model.  Return: the folio (no reference).
@@ -1309,6 +1437,8 @@ int main(void)
 		cmocka_unit_test(test_anon_short_read_on_error),
 		cmocka_unit_test(test_anon_destroy_frees_all),
 		cmocka_unit_test(test_anon_swap_in_enomem),
+		cmocka_unit_test(test_anon_swap_out_kept_enomem),
+		cmocka_unit_test(test_anon_swap_readahead_enomem),
 		cmocka_unit_test(test_anon_large_folio_swaps_whole),
 		cmocka_unit_test(test_anon_large_swapin_splits),
 		cmocka_unit_test(test_anon_whole_page_write_skips_swapin),
