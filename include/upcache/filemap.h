@@ -58,12 +58,12 @@ struct address_space;
  *	Return 0 or -errno.  NULL: the mapping cannot write back.
  * @writeback_folios: Optional, with @writeback_folio.  Write @nr folios
  *	back at once (sync: filemap_fdatawrite_range() hands it the dirty
- *	folios it has locked, at most WRITEBACK_MAX_RUN; reclaim those of
- *	one batch, at most FOLIO_BATCH_SIZE), each as
- *	@writeback_folio would be given it, in increasing index order but
- *	not always consecutive; set @errs[i] to 0 or -errno for each.  It
- *	lets a backing store merge neighbours and send the rest together
- *	(as the kernel's writepages builds bios).
+ *	folios it has locked; reclaim a batch's with the dirty folios that
+ *	follow them in the file: at most WRITEBACK_MAX_RUN either way),
+ *	each as @writeback_folio would be given it, in increasing index
+ *	order but not always consecutive; set @errs[i] to 0 or -errno for
+ *	each.  It lets a backing store merge neighbours and send the rest
+ *	together (as the kernel's writepages builds bios).
  * @evict_lock: Optional.  Reclaim calls it, with the folio it is about to
  *	take out of the mapping locked, before it takes the i_pages lock,
  *	and @evict_unlock once the folio is out (or stayed).  Reclaim holds
