@@ -685,7 +685,7 @@ bool filemap_dirty_folio(struct address_space *mapping, struct folio *folio);
  * to the XArray node they share.
  * @mapping: The folios' mapping.
  * @folios: The folios, each held as for folio_mark_dirty(); in index
- *	order for the fewest walks.
+ *	order, so that the cursor moves least.
  * @nr: How many.
  *
  * A folio that was clean has PG_dirty before its tag, as with
@@ -1022,7 +1022,7 @@ bool folio_clear_dirty_set_writeback(struct folio *folio);
  * under one hold of the i_pages lock, with one walk (as
  * filemap_dirty_folios()).
  * @folios: Locked folios under writeback (folio_clear_dirty_set_writeback()),
- *	in index order for the fewest walks.
+ *	in index order, so that the cursor moves least.
  * @nr: How many.
  *
  * Context: Takes the i_pages lock.
@@ -1043,7 +1043,8 @@ void folio_end_writeback(struct folio *folio);
  * lock, with one walk (as filemap_dirty_folios()), then each folio's
  * PG_writeback, waking its waiters.
  * @folios: Folios under writeback whose writes have ended (a failed
- *	one dirtied again first), in index order for the fewest walks.
+ *	one dirtied again first), in index order, so that the cursor
+ *	moves least.
  * @nr: How many.
  *
  * Context: Takes the i_pages lock.
