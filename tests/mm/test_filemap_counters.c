@@ -502,6 +502,13 @@ static void test_start_writeback_one_round_trip(void **state)
 	fm_fini(&env);
 }
 
+/* The operation just counted took @locks round trips and @walks walks. */
+static void assert_counted(uint64_t locks, uint64_t walks)
+{
+	assert_int_equal(counted.lock_acquires, locks);
+	assert_int_equal(counted.xa_walks, walks);
+}
+
 /* The tag @tag of every folio of @folios is @set. */
 static void assert_tags(struct fm_env *env, struct folio **folios,
 			unsigned int nr, xa_mark_t tag, bool set)
@@ -545,15 +552,13 @@ static void test_writeback_state_batched(void **state)
 	assert_int_equal(filemap_dirty_folios(&env.mapping, folios, nr),
 			 nr + 3);
 	count_stop();
-	assert_int_equal(counted.lock_acquires, 1);
-	assert_int_equal(counted.xa_walks, 1);
+	assert_counted(1, 1);
 	assert_tags(&env, folios, nr, PAGECACHE_TAG_DIRTY, true);
 	/* All dirty already: no lock, no walk. */
 	count_start();
 	assert_int_equal(filemap_dirty_folios(&env.mapping, folios, nr), 0);
 	count_stop();
-	assert_int_equal(counted.lock_acquires, 0);
-	assert_int_equal(counted.xa_walks, 0);
+	assert_counted(0, 0);
 
 	count_start();
 	for (i = 0; i < nr; i++)
@@ -568,8 +573,7 @@ static void test_writeback_state_batched(void **state)
 	count_start();
 	folios_tag_writeback(folios, nr);
 	count_stop();
-	assert_int_equal(counted.lock_acquires, 1);
-	assert_int_equal(counted.xa_walks, 1);
+	assert_counted(1, 1);
 	assert_tags(&env, folios, nr, PAGECACHE_TAG_WRITEBACK, true);
 	assert_true(xa_get_mark(&env.mapping.i_pages, folios[10]->index,
 				PAGECACHE_TAG_DIRTY));
@@ -581,8 +585,7 @@ static void test_writeback_state_batched(void **state)
 	count_start();
 	folios_end_writeback(folios, nr);
 	count_stop();
-	assert_int_equal(counted.lock_acquires, 1);
-	assert_int_equal(counted.xa_walks, 1);
+	assert_counted(1, 1);
 	assert_tags(&env, folios, nr, PAGECACHE_TAG_WRITEBACK, false);
 	for (i = 0; i < nr; i++) {
 		assert_false(folio_test_writeback(folios[i]));
