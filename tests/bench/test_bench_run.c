@@ -864,6 +864,43 @@ static void setup_error(const char *want, char *err, size_t errlen,
 }
 
 /*
+ * Every engine on real files refuses a directory= that is missing or
+ * is not a directory, naming it, before it creates anything; an
+ * absolute filename= needs no directory.
+ */
+static void test_run_file_directory_refused(void **state)
+{
+	static const char *const engines[] = {
+		"--ioengine=kernel-sync", "--ioengine=kernel-psync",
+		"--ioengine=kernel-mmap", "--ioengine=upcache-file",
+	};
+	char notdir[128], dirarg[160], file[160], err[400];
+	unsigned int i;
+	int fd;
+
+	(void)state;
+	snprintf(notdir, sizeof(notdir), "%s/plain", bt_tmpdir);
+	fd = open(notdir, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(dirarg, sizeof(dirarg), "--directory=%s", notdir);
+	snprintf(file, sizeof(file), "--filename=%s/abs.img", bt_tmpdir);
+	for (i = 0; i < sizeof(engines) / sizeof(engines[0]); i++) {
+		setup_error("directory '/nonexistent/dir': No such file",
+			    err, sizeof(err), "--name=d", engines[i],
+			    "--size=1m", "--directory=/nonexistent/dir", NULL);
+		setup_error("': not a directory", err, sizeof(err),
+			    "--name=d", engines[i], "--size=1m", dirarg, NULL);
+		assert_non_null(strstr(err, notdir));
+		assert_int_equal(run_status("--name=d", engines[i],
+					    "--size=1m", "--unlink=1",
+					    "--directory=/nonexistent/dir",
+					    file, NULL), 0);
+	}
+	unlink(notdir);
+}
+
+/*
  * upcache-shmem refuses a limit below its files that they cannot live
  * with, before creating anything, saying why: fallocated pages never go
  * to swap, and swap must hold what memory cannot with 2 MiB to spare.
@@ -1897,6 +1934,7 @@ int main(void)
 		cmocka_unit_test(test_run_anon_over_memory_limit),
 		cmocka_unit_test(test_run_swap_file_existing_kept),
 		cmocka_unit_test(test_run_shmem_over_memory_limit),
+		cmocka_unit_test(test_run_file_directory_refused),
 		cmocka_unit_test(test_run_shmem_swap_refused),
 		cmocka_unit_test(test_run_write_job),
 		cmocka_unit_test(test_run_file_moves_size),

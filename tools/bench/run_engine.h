@@ -122,6 +122,19 @@ int run_layout_pattern(ssize_t (*write)(void *h, const void *buf, size_t len,
 		       void *h, uint64_t size);
 
 /**
+ * run_file_check_directory() - Check that @job's files have a directory:
+ * directory= must be one unless filename= is an absolute path.
+ * @job: The job.
+ * @err: Where a message goes on error.
+ * @errlen: Its size.
+ *
+ * Return: 0; -ENOENT, with a message naming directory=, if it is missing
+ * or not a directory.
+ */
+int run_file_check_directory(const struct run_job *job, char *err,
+			     size_t errlen);
+
+/**
  * run_file_path() - The path of file @i of @job (run_file.c).
  * @job: The job.
  * @i: The clone, for jobs without filename=.

@@ -73,7 +73,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -315,17 +314,12 @@ static int uf_setup(const struct run_job *job, void **out, char *err,
 		    size_t errlen)
 {
 	struct uf_ctx *ctx;
-	struct stat st;
 	unsigned int i;
 	int ret;
 
-	errno = 0;
-	if ((!job->filename || job->filename[0] != '/') &&
-	    (stat(job->directory, &st) || !S_ISDIR(st.st_mode))) {
-		snprintf(err, errlen, "directory '%s': %s", job->directory,
-			 errno ? strerror(errno) : "not a directory");
-		return -ENOENT;
-	}
+	ret = run_file_check_directory(job, err, errlen);
+	if (ret)
+		return ret;
 	ctx = bench_xcalloc(1, sizeof(*ctx));
 	ctx->job = job;
 	ctx->nr_files = job->filename ? 1 : job->numjobs;

@@ -240,17 +240,12 @@ static int kern_setup(const struct run_job *job, enum kern_kind kind,
 		      void **out, char *err, size_t errlen)
 {
 	struct kern_ctx *ctx;
-	struct stat st;
 	unsigned int i;
 	int ret;
 
-	errno = 0;
-	if ((!job->filename || job->filename[0] != '/') &&
-	    (stat(job->directory, &st) || !S_ISDIR(st.st_mode))) {
-		snprintf(err, errlen, "directory '%s': %s", job->directory,
-			 errno ? strerror(errno) : "not a directory");
-		return -ENOENT;
-	}
+	ret = run_file_check_directory(job, err, errlen);
+	if (ret)
+		return ret;
 	ctx = bench_xcalloc(1, sizeof(*ctx));
 	ctx->kind = kind;
 	ctx->job = job;

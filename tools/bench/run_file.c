@@ -31,6 +31,21 @@
 #include "run_engine.h"
 #include "util.h"
 
+int run_file_check_directory(const struct run_job *job, char *err,
+			     size_t errlen)
+{
+	struct stat st;
+
+	if (job->filename && job->filename[0] == '/')
+		return 0;
+	errno = 0;
+	if (!stat(job->directory, &st) && S_ISDIR(st.st_mode))
+		return 0;
+	snprintf(err, errlen, "directory '%s': %s", job->directory,
+		 errno ? strerror(errno) : "not a directory");
+	return -ENOENT;
+}
+
 char *run_file_path(const struct run_job *job, unsigned int i)
 {
 	char buf[4096];
