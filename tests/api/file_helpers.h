@@ -14,6 +14,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api_helpers.h"
@@ -155,6 +156,36 @@ static API_UNUSED void file_write_pattern(struct upc_file *file, int64_t pos, si
 		buf[i] = api_byte(pos + (int64_t)i, seed);
 	assert_int_equal(upc_write(file, buf, len, pos), (ssize_t)len);
 	free(buf);
+}
+
+/* How long a background pass may take to show: far longer than one does. */
+#define FILE_WAIT_MS	20000
+
+static API_UNUSED void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+/*
+ * Wait until @file's flusher has counted @passes passes, for
+ * FILE_WAIT_MS at most.  A pass is counted when it ends, after its
+ * writes: what it wrote can be in the file before it counts.
+ * Return: whether it did.
+ */
+static API_UNUSED bool file_wait_for_passes(struct upc_file *file,
+					    unsigned long passes)
+{
+	long waited;
+
+	for (waited = 0; waited < FILE_WAIT_MS; waited += 5) {
+		if (background_writeback_passes(&file->fdf.wb) >= passes)
+			return true;
+		sleep_ms(5);
+	}
+	return false;
 }
 
 static API_UNUSED bool all_zero(const unsigned char *p, size_t len)

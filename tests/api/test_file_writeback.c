@@ -32,20 +32,10 @@
 #define FILE_SIZE	(2 * (int64_t)MEM)
 /* Pages dirtied that start a pass: an eighth of MEM (1 MiB). */
 #define THRESH_PAGES	(MEM / 8 / API_PAGE)
-/* How long a pass may take to show: far longer than one ever does. */
-#define WAIT_MS		20000
 
 static struct background_writeback *file_wb(struct upc_file *file)
 {
 	return &file->fdf.wb;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts))
-		;
 }
 
 /* Fill the cache with clean pages: read the far half of the file. */
@@ -62,28 +52,15 @@ static void fill_cache(struct upc_file *file)
 
 /*
  * Wait until @fd reads as api_byte(., @seed) over [@pos, +@len), for
- * WAIT_MS at most.  Return: whether it did.
+ * FILE_WAIT_MS at most.  Return: whether it did.
  */
 static bool wait_for_pattern(int fd, int64_t pos, size_t len,
 			     unsigned int seed)
 {
 	long waited;
 
-	for (waited = 0; waited < WAIT_MS; waited += 5) {
+	for (waited = 0; waited < FILE_WAIT_MS; waited += 5) {
 		if (fd_has_pattern(fd, pos, len, seed))
-			return true;
-		sleep_ms(5);
-	}
-	return false;
-}
-
-/* Wait, as above, until @file's flusher has run @passes passes. */
-static bool wait_for_passes(struct upc_file *file, unsigned long passes)
-{
-	long waited;
-
-	for (waited = 0; waited < WAIT_MS; waited += 5) {
-		if (background_writeback_passes(file_wb(file)) >= passes)
 			return true;
 		sleep_ms(5);
 	}
@@ -95,7 +72,7 @@ static bool wait_for_idle(struct upc_file *file)
 {
 	long waited;
 
-	for (waited = 0; waited < WAIT_MS; waited += 5) {
+	for (waited = 0; waited < FILE_WAIT_MS; waited += 5) {
 		/* WB_IDLE (mm/page_writeback.c): 0 in the low two bits. */
 		if (!(__atomic_load_n(&file_wb(file)->state,
 				      __ATOMIC_ACQUIRE) & 3u))
@@ -128,7 +105,7 @@ static void test_background_writes_back(void **state)
 		file_write_pattern(e.file, (int64_t)pos, 64 << 10, 61);
 	assert_true(wait_for_pattern(e.fd, 0, len / 2, 61));
 	assert_int_equal(c->transfers, 0);
-	assert_true(background_writeback_passes(file_wb(e.file)) >= 1);
+	assert_true(file_wait_for_passes(e.file, 1));
 	assert_int_equal(upc_fsync(e.file), 0);
 	assert_true(fd_has_pattern(e.fd, 0, len, 61));
 	fenv_fini(&e);
@@ -154,7 +131,7 @@ static void test_background_threshold(void **state)
 	assert_true(fd_has_pattern(e.fd, 0, len, 1));
 	file_write_pattern(e.file, (int64_t)(len - API_PAGE), API_PAGE, 63);
 	assert_true(wait_for_pattern(e.fd, 0, len, 63));
-	assert_true(wait_for_passes(e.file, 1));
+	assert_true(file_wait_for_passes(e.file, 1));
 	fenv_fini(&e);
 }
 
@@ -178,7 +155,7 @@ static void test_background_count_starts_over(void **state)
 	wb = file_wb(e.file);
 	fill_cache(e.file);
 	file_write_pattern(e.file, 0, len, 71);
-	assert_true(wait_for_passes(e.file, 1));
+	assert_true(file_wait_for_passes(e.file, 1));
 	assert_true(wait_for_idle(e.file));
 	assert_int_equal(background_writeback_passes(wb), 1);
 	file_write_pattern(e.file, (int64_t)len, len - API_PAGE, 72);
@@ -211,7 +188,7 @@ static void test_background_waits_for_tight_cache(void **state)
 	assert_true(fd_has_pattern(e.fd, 0, len, 1));
 	fill_cache(e.file);
 	file_write_pattern(e.file, (int64_t)len, API_PAGE, 68);
-	assert_true(wait_for_passes(e.file, 1));
+	assert_true(file_wait_for_passes(e.file, 1));
 	assert_int_equal(upc_fsync(e.file), 0);
 	assert_true(fd_has_pattern(e.fd, 0, len + API_PAGE, 68));
 	fenv_fini(&e);
@@ -275,7 +252,7 @@ static void test_background_error_reaches_fsync(void **state)
 	lim.rlim_cur = FILE_SIZE;
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
 	file_write_pattern(e.file, FILE_SIZE, len, 65);
-	assert_true(wait_for_passes(e.file, 1));
+	assert_true(file_wait_for_passes(e.file, 1));
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
 	assert_int_equal(fd_size(e.fd), FILE_SIZE);
 	assert_int_equal(upc_fsync(e.file), -EFBIG);
@@ -303,7 +280,7 @@ static void test_background_passes_bounded(void **state)
 	wb = file_wb(e.file);
 	fill_cache(e.file);
 	file_write_pattern(e.file, 0, len, 69);
-	assert_true(wait_for_passes(e.file, 1));
+	assert_true(file_wait_for_passes(e.file, 1));
 	assert_int_equal(upc_fsync(e.file), 0);
 	assert_true(fd_has_pattern(e.fd, 0, len, 69));
 	pages = background_writeback_pages(wb);
