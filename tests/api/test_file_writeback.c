@@ -253,6 +253,8 @@ static void test_background_error_reaches_fsync(void **state)
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
 	file_write_pattern(e.file, FILE_SIZE, len, 65);
 	assert_true(file_wait_for_passes(e.file, 1));
+	/* A pass the writes queued meanwhile fails too, before the lift. */
+	assert_true(wait_for_idle(e.file));
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
 	assert_int_equal(fd_size(e.fd), FILE_SIZE);
 	assert_int_equal(upc_fsync(e.file), -EFBIG);
