@@ -14,8 +14,8 @@
 #   make install    install build-release/ into PREFIX (DESTDIR honoured)
 #   make clean      remove every build directory
 #
-# Variables: CC (gcc), CXX, ASAN_CC (clang), TSAN_CC (gcc; clang lacks
-# __SANITIZE_THREAD__), FUZZ_CC (clang), CTEST_JOBS (2), FUZZ_TIME (20),
+# Variables: CC (gcc), CXX, ASAN_CC (clang), TSAN_CC (gcc), FUZZ_CC
+# (clang), CTEST_JOBS (2), FUZZ_TIME (20),
 # STRESS_FUZZ_TIME (600), UPC_DIFF_OPS, UPC_SEED, PREFIX (/usr/local),
 # UPC_SKIP_DEPS=1 (do not run scripts/install-deps.sh).
 
