@@ -40,8 +40,8 @@
  *  - Input the kernel answers with BUG(), a warning or undefined
  *    behaviour gets an error here, and nothing is printed: an internal
  *    entry given to a store is -EINVAL, an order above BITS_PER_LONG puts
- *    the cursor in -EINVAL, xas_split() without its preallocation is
- *    -ENOMEM and on the wrong entry -EINVAL.
+ *    the cursor in -EINVAL, xas_split() is -ENOMEM when the nodes it
+ *    needs cannot be had without waiting and on the wrong entry -EINVAL.
  *  - Multi-index entries are always available, up to order BITS_PER_LONG
  *    (one entry for the whole index space), and splits may cross any
  *    number of tree levels.
