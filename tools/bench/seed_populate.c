@@ -26,10 +26,11 @@
  * bytes depend on its position, so a misplaced folio is caught.
  *
  * Figures per row: each side's median milliseconds per population over
- * rounds (min..max), the improvement (before - after) / before, the
- * kernel-over-upcache ratio, both medians of per-round ratios, and the
- * tree walks and i_pages lock round trips per write of each upcache side
- * (upcache's per-thread counters).
+ * rounds (min..max); the time change (after - before) / before, whose
+ * negative is the JSON's improvement_pct, and the kernel-over-upcache
+ * ratio, both from medians of per-round ratios; and the tree walks and
+ * i_pages lock round trips per write of each upcache side (upcache's
+ * per-thread counters).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -490,7 +491,8 @@ int seed_populate_run(const struct bench_options *opts,
 		"path seed 004 replaced); after: shmem_write_iter(),\n"
 		"    one filemap_grab_folios() per write, and one copy per "
 		"stretch of folios adjacent in the arena;\n"
-		"    improvement: (before - after) / before, median of rounds\n"
+		"    time change: (after - before) / before, from the median "
+		"of per-round ratios (negative: after is faster)\n"
 		"  kernel: pwrite() into a file on " SP_KERNEL_DIR
 		" (its files get huge=%s)%s%s\n",
 		env.kern.effective, env.kernel_skip ? "; skipped: " : "",
