@@ -308,18 +308,8 @@ static void test_reclaim_batch_counts_pages(void **state)
 
 	(void)state;
 	vm_setup(&f, 8, LIMIT, 1UL << AS_LARGE_FOLIOS);
-	for (i = 0; i < 10; i++) {
-		struct folio *folio = filemap_alloc_folio(&f.mapping,
-							  GFP_KERNEL, 5);
-
-		assert_non_null(folio);
-		assert_true(folio_trylock(folio));
-		assert_int_equal(filemap_add_folio(&f.mapping, folio, i * 32,
-						   GFP_KERNEL), 0);
-		folio_set_uptodate(folio);
-		folio_unlock(folio);
-		folio_put(folio);
-	}
+	for (i = 0; i < 10; i++)
+		folio_put(vm_add_folio(&f.mapping, i * 32, 5));
 	lru_add_drain_all(f.arena);
 	assert_int_equal(upc_reclaim_pages(f.arena, 32), 32);
 	assert_int_equal(f.mapping.nrpages, 9 * 32);
@@ -345,18 +335,10 @@ static void test_reclaim_batch_counts_pages(void **state)
 static void test_pgsteal_counts_pages(void **state)
 {
 	struct vm_fixture f;
-	struct folio *folio;
 
 	(void)state;
 	vm_setup(&f, 8, LIMIT, 1UL << AS_LARGE_FOLIOS);
-	folio = filemap_alloc_folio(&f.mapping, GFP_KERNEL, UPC_MAX_ORDER);
-	assert_non_null(folio);
-	assert_true(folio_trylock(folio));
-	assert_int_equal(filemap_add_folio(&f.mapping, folio, 0, GFP_KERNEL),
-			 0);
-	folio_set_uptodate(folio);
-	folio_unlock(folio);
-	folio_put(folio);
+	folio_put(vm_add_folio(&f.mapping, 0, UPC_MAX_ORDER));
 	lru_add_drain_all(f.arena);
 	assert_int_equal(vm_stats(f.arena).pgsteal, 0);
 	assert_int_equal(upc_reclaim_pages(f.arena, 512), 512);

@@ -38,20 +38,6 @@ static void *entry_at(struct address_space *mapping, pgoff_t index,
 	return entry;
 }
 
-static struct folio *add_huge(struct vm_fixture *f, pgoff_t index)
-{
-	struct folio *folio = upc_arena_alloc_folio(f->arena, GFP_KERNEL,
-						    UPC_MAX_ORDER);
-
-	assert_non_null(folio);
-	folio_trylock(folio);
-	assert_int_equal(filemap_add_folio(&f->mapping, folio, index,
-					   GFP_KERNEL), 0);
-	folio_set_uptodate(folio);
-	folio_unlock(folio);
-	return folio;
-}
-
 /* Read [@first, @first + @nr) and move it to the active list. */
 static void activate_range(struct vm_fixture *f, pgoff_t first,
 			   unsigned long nr)
@@ -173,39 +159,18 @@ static void test_huge_refault_own_distance(void **state)
 	(void)state;
 	vm_setup(&f, 8, 1024, 1UL << AS_LARGE_FOLIOS);
 	activate_range(&f, 2048, 100);
-	folio_put(add_huge(&f, 0));
+	folio_put(vm_add_folio(&f.mapping, 0, UPC_MAX_ORDER));
 	lru_add_drain_all(f.arena);
 	before = vm_stats(f.arena).workingset_activate;
 	assert_int_equal(upc_reclaim_pages(f.arena, 512), 512);
 	assert_int_equal(vm_stats(f.arena).nr_active_file, 100);
-	folio = add_huge(&f, 0);
+	folio = vm_add_folio(&f.mapping, 0, UPC_MAX_ORDER);
 	assert_false(folio_test_active(folio));
 	folio_put(folio);
 	assert_int_equal(vm_stats(f.arena).workingset_refault, 512);
 	assert_int_equal(vm_stats(f.arena).workingset_activate, before);
 	vm_teardown(&f);
 }
-
-/* A swap hook that takes nothing: only its being there matters here. */
-static int refuse_swap_out(struct folio *folio, void **entryp, void *priv)
-{
-	(void)folio;
-	(void)entryp;
-	(void)priv;
-	return -ENOSPC;
-}
-
-static void refuse_swap_free(struct folio *folio, void *entry, void *priv)
-{
-	(void)folio;
-	(void)entry;
-	(void)priv;
-}
-
-static const struct upc_swap_ops refuse_swap_ops = {
-	.swap_out = refuse_swap_out,
-	.swap_free = refuse_swap_free,
-};
 
 /*
  * evict_page9_then_32() - Read page 9 and evict it, then read pages
@@ -242,8 +207,9 @@ static bool file_refault_activated(bool swap)
 	assert_int_equal(vm_stats(f.arena).nr_inactive_anon, 64);
 	assert_int_equal(vm_stats(f.arena).nr_active_file, 0);
 	if (swap)
-		assert_int_equal(upc_reclaim_set_swap(f.arena, &refuse_swap_ops,
-						      NULL), 0);
+		assert_int_equal(upc_reclaim_set_swap(f.arena,
+						      vm_refusing_swap(), NULL),
+				 0);
 	folio = vm_read(&f.mapping, 9, &miss);
 	assert_true(miss);
 	active = folio_test_active(folio);
@@ -345,8 +311,8 @@ static void test_huge_shadow_split(void **state)
 
 	(void)state;
 	vm_setup(&f, 8, 1024, 1UL << AS_LARGE_FOLIOS);
-	folio_put(add_huge(&f, 0));
-	folio_put(add_huge(&f, 512));
+	folio_put(vm_add_folio(&f.mapping, 0, UPC_MAX_ORDER));
+	folio_put(vm_add_folio(&f.mapping, 512, UPC_MAX_ORDER));
 	assert_int_equal(upc_reclaim_pages(f.arena, 1024), 1024);
 	assert_int_equal(f.mapping.nrpages, 0);
 	entry = entry_at(&f.mapping, 0, &order);

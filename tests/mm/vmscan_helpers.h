@@ -118,6 +118,53 @@ static inline unsigned long vm_read_range(struct address_space *mapping,
 	return misses;
 }
 
+/*
+ * vm_add_folio() - Add an uptodate order-@order folio at @index of
+ * @mapping, as a read of it would.  Return: it, with a reference.
+ */
+static inline struct folio *vm_add_folio(struct address_space *mapping,
+					 pgoff_t index, unsigned int order)
+{
+	struct folio *folio = filemap_alloc_folio(mapping, GFP_KERNEL, order);
+
+	assert_non_null(folio);
+	assert_true(folio_trylock(folio));
+	assert_int_equal(filemap_add_folio(mapping, folio, index, GFP_KERNEL),
+			 0);
+	folio_set_uptodate(folio);
+	folio_unlock(folio);
+	return folio;
+}
+
+/* Swap hooks that take nothing: only their being there matters. */
+static inline int vm_refuse_swap_out(struct folio *folio, void **entryp,
+				     void *priv)
+{
+	(void)folio;
+	(void)entryp;
+	(void)priv;
+	return -ENOSPC;
+}
+
+static inline void vm_refuse_swap_free(struct folio *folio, void *entry,
+				       void *priv)
+{
+	(void)folio;
+	(void)entry;
+	(void)priv;
+}
+
+/* vm_refusing_swap() - Those hooks, for upc_reclaim_set_swap(). */
+static inline const struct upc_swap_ops *vm_refusing_swap(void)
+{
+	static const struct upc_swap_ops ops = {
+		.swap_out = vm_refuse_swap_out,
+		.swap_free = vm_refuse_swap_free,
+	};
+
+	return &ops;
+}
+
 static inline struct upc_reclaim_stats vm_stats(struct upc_arena *arena)
 {
 	struct upc_reclaim_stats st;
