@@ -88,16 +88,18 @@ struct upc_swap_ops;
  * @shadow_lock: Protects @shadow_nodes and @nr_shadow_nodes.
  * @shadow_nodes: Mapping tree nodes holding only shadows, oldest last.
  * @nr_shadow_nodes: Nodes on @shadow_nodes.
- * @workingset_refault: Folios added over a shadow of this lruvec.
- * @workingset_activate: Refaults activated (distance within the active
- *	list).
- * @workingset_restore: Activated refaults that were working set when
- *	evicted.
+ * @workingset_refault: Pages of the folios added over a shadow of this
+ *	lruvec.
+ * @workingset_activate: Refaulted pages activated (distance within the
+ *	active list).
+ * @workingset_restore: Activated refaulted pages that were working set
+ *	when evicted.
  * @workingset_nodereclaim: Shadow-only nodes reclaimed.
  * @pgscan: Folios isolated from the inactive lists for reclaim.
  * @pgsteal: Pages evicted (a large folio counts its pages).
- * @pgactivate: Folios moved to an active list.
- * @pgdeactivate: Folios moved from an active list to an inactive one.
+ * @pgactivate: Pages moved to an active list (a large folio counts its
+ *	pages).
+ * @pgdeactivate: Pages moved from an active list to an inactive one.
  * @nr_vmscan_write: Pages reclaim wrote back: before evicting them, and
  *	the dirty pages that follow those in their file, written with
  *	them and left cached, clean.
