@@ -140,6 +140,28 @@ static void test_reclaim_skips_busy(void **state)
 }
 
 /*
+ * hold_inactive_beside_active() - Set @f up with 100 folios on the active
+ * list, and the 200 of @held on the inactive one, referenced.
+ */
+static void hold_inactive_beside_active(struct vm_fixture *f,
+					struct folio **held)
+{
+	unsigned int i;
+	bool miss;
+
+	vm_setup(f, 8, LIMIT, 0);
+	vm_read_range(&f->mapping, 0, 100);
+	assert_int_equal(vm_read_range(&f->mapping, 0, 100), 0);
+	for (i = 0; i < 200; i++) {
+		held[i] = vm_read(&f->mapping, 1000 + i, &miss);
+		assert_non_null(held[i]);
+	}
+	lru_add_drain_all(f->arena);
+	assert_int_equal(vm_stats(f->arena).nr_active_file, 100);
+	assert_int_equal(vm_stats(f->arena).nr_inactive_file, 200);
+}
+
+/*
  * An inactive list that yields nothing (every folio on it held) beside a
  * smaller active list of folios that could go: balancing alone never
  * moves them, since the inactive list is the larger, so reclaim must
@@ -152,21 +174,11 @@ static void test_reclaim_deactivates_past_busy(void **state)
 	struct upc_reclaim_stats before, after;
 	struct folio *held[200];
 	unsigned long freed;
-	bool miss;
 	unsigned int i;
 
 	(void)state;
-	vm_setup(&f, 8, LIMIT, 0);
-	vm_read_range(&f.mapping, 0, 100);
-	assert_int_equal(vm_read_range(&f.mapping, 0, 100), 0);
-	for (i = 0; i < 200; i++) {
-		held[i] = vm_read(&f.mapping, 1000 + i, &miss);
-		assert_non_null(held[i]);
-	}
-	lru_add_drain_all(f.arena);
+	hold_inactive_beside_active(&f, held);
 	before = vm_stats(f.arena);
-	assert_int_equal(before.nr_active_file, 100);
-	assert_int_equal(before.nr_inactive_file, 200);
 
 	freed = upc_reclaim_pages(f.arena, 50);
 	after = vm_stats(f.arena);
@@ -249,25 +261,39 @@ static void test_nowait_create_does_not_reclaim(void **state)
 	vm_teardown(&f);
 }
 
-/* Truncating folios on the LRU takes them off it when they are freed. */
+/*
+ * Truncating folios on the LRU takes them off it when they are freed.
+ * One still referenced stays listed until then, unless reclaim finds
+ * it first: without a mapping, it is taken off, not put back (put back,
+ * it sat on the list, counted as cache, until its holder let go).
+ */
 static void test_truncate_leaves_lru(void **state)
 {
 	struct vm_fixture f;
 	struct upc_reclaim_stats st;
-	struct folio *kept;
+	struct folio *kept, *stray;
 	bool miss;
 
 	(void)state;
 	vm_setup(&f, 8, LIMIT, 0);
 	vm_read_range(&f.mapping, 0, 100);
 	kept = vm_read(&f.mapping, 7, &miss);
+	stray = vm_read(&f.mapping, 200, &miss);
 	lru_add_drain_all(f.arena);
 	truncate_inode_pages(&f.mapping, 0);
 	st = vm_stats(f.arena);
-	assert_int_equal(st.nr_inactive_file + st.nr_active_file, 1);
+	assert_int_equal(st.nr_inactive_file + st.nr_active_file, 2);
 	folio_put(kept);
 	st = vm_stats(f.arena);
+	assert_int_equal(st.nr_inactive_file + st.nr_active_file, 1);
+
+	assert_null(stray->mapping);
+	assert_int_equal(upc_reclaim_pages(f.arena, 1), 0);
+	st = vm_stats(f.arena);
+	assert_int_equal(st.pgscan, 1);
 	assert_int_equal(st.nr_inactive_file + st.nr_active_file, 0);
+	assert_false(folio_test_lru(stray));
+	folio_put(stray);
 	vm_teardown(&f);
 }
 
@@ -321,6 +347,15 @@ static void test_reclaim_batch_counts_pages(void **state)
 		assert_false(IS_ERR(folio));
 		folio_put(folio);
 	}
+	/*
+	 * shrink_inactive_list() counts its budget in pages too: asked for
+	 * 64, it evicts two more (counted as folios, the budget outlasted
+	 * the list).  pgscan counts the folios isolated, as documented.
+	 */
+	assert_int_equal(shrink_inactive_list(f.arena->lruvec, 64,
+					      LRU_INACTIVE_FILE), 64);
+	assert_int_equal(f.mapping.nrpages, 7 * 32);
+	assert_int_equal(vm_stats(f.arena).pgscan, 3);
 	vm_assert_lru_consistent(&f);
 	vm_teardown(&f);
 }
@@ -525,6 +560,253 @@ static void test_lowered_limit_reclaims_the_excess(void **state)
 	vm_teardown(&f);
 }
 
+/*
+ * Reclaim resets the two-touch state of what it looks at: a folio it
+ * scans and keeps (held here) loses PG_referenced, and so does one it
+ * deactivates.  The next use of either only marks it referenced again;
+ * a second one is needed to activate it.  Left referenced, one use after
+ * a reclaim pass would promote a folio used once in a long while.
+ */
+static void test_reclaim_clears_referenced(void **state)
+{
+	struct vm_fixture f;
+	struct folio *held, *active;
+	bool miss;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	held = vm_read(&f.mapping, 1, &miss);
+	assert_true(folio_test_referenced(held));
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_reclaim_pages(f.arena, 1), 0);
+	assert_false(folio_test_referenced(held));
+	folio_mark_accessed(held);
+	lru_add_drain_all(f.arena);
+	assert_false(folio_test_active(held));
+	assert_true(folio_test_referenced(held));
+
+	/* Read three times: active, and referenced again. */
+	vm_read_range(&f.mapping, 2, 1);
+	vm_read_range(&f.mapping, 2, 1);
+	active = vm_read(&f.mapping, 2, &miss);
+	lru_add_drain_all(f.arena);
+	assert_true(folio_test_active(active));
+	assert_true(folio_test_referenced(active));
+	assert_int_equal(shrink_active_list(f.arena->lruvec, 1,
+					    LRU_ACTIVE_FILE), 1);
+	assert_false(folio_test_active(active));
+	assert_false(folio_test_referenced(active));
+	folio_mark_accessed(active);
+	lru_add_drain_all(f.arena);
+	assert_false(folio_test_active(active));
+	folio_put(active);
+	folio_put(held);
+	vm_assert_lru_consistent(&f);
+	vm_teardown(&f);
+}
+
+/*
+ * Deactivating an order-5 folio counts its 32 pages in pgdeactivate, as
+ * pgsteal and pgactivate count pages.
+ */
+static void test_deactivate_counts_pages(void **state)
+{
+	struct vm_fixture f;
+	struct folio *big;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 1UL << AS_LARGE_FOLIOS);
+	big = vm_add_folio(&f.mapping, 0, 5);
+	folio_activate(big);
+	folio_put(big);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(vm_stats(f.arena).nr_active_file, 32);
+	assert_int_equal(shrink_active_list(f.arena->lruvec, 1,
+					    LRU_ACTIVE_FILE), 1);
+	assert_int_equal(vm_stats(f.arena).nr_inactive_file, 32);
+	assert_int_equal(vm_stats(f.arena).pgdeactivate, 32);
+	vm_teardown(&f);
+}
+
+/*
+ * Balancing moves half the difference between the lists, rounded up,
+ * and a batch at most per round: a cache holding one active page and
+ * nothing inactive still gives it up (rounded down, nothing moved and
+ * nothing could go); with 100 active pages, a round that needs one page
+ * moves 32 down, evicts them, and leaves 68 active.
+ */
+static void test_balance_moves_half_up_to_a_batch(void **state)
+{
+	struct vm_fixture f;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	vm_read_range(&f.mapping, 0, 1);
+	vm_read_range(&f.mapping, 0, 1);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(vm_stats(f.arena).nr_active_file, 1);
+	assert_int_equal(upc_reclaim_pages(f.arena, 1), 1);
+	assert_int_equal(f.mapping.nrpages, 0);
+
+	vm_read_range(&f.mapping, 100, 100);
+	vm_read_range(&f.mapping, 100, 100);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(vm_stats(f.arena).nr_active_file, 100);
+	assert_int_equal(upc_reclaim_pages(f.arena, 1), UPC_RECLAIM_BATCH);
+	assert_int_equal(vm_stats(f.arena).nr_active_file,
+			 100 - UPC_RECLAIM_BATCH);
+	assert_int_equal(vm_stats(f.arena).pgdeactivate, 1 + UPC_RECLAIM_BATCH);
+	vm_teardown(&f);
+}
+
+/* Read pages from @next on until @free pages are left below the limit. */
+static pgoff_t fill_to_free(struct vm_fixture *f, pgoff_t next,
+			    unsigned long free)
+{
+	unsigned long limit = upc_arena_limit(f->arena);
+
+	while (upc_arena_charged(f->arena) < limit - free)
+		vm_read_range(&f->mapping, next++, 1);
+	assert_int_equal(upc_arena_charged(f->arena), limit - free);
+	return next;
+}
+
+/*
+ * The watermarks, as upc_reclaim_balance() sees them: low 1/128 of the
+ * limit and high 1/64, at least half a batch and a batch.  With 1024
+ * pages (low 16, high 32) 20 free pages are enough and 12 are not; with
+ * 8192 (low 64, high 128), from 10 free pages it frees 118 and rounds
+ * up to whole batches: 128.
+ */
+static void test_balance_watermarks(void **state)
+{
+	struct vm_fixture f;
+	pgoff_t next;
+
+	(void)state;
+	vm_setup(&f, 64, LIMIT, 0);
+	next = fill_to_free(&f, 0, 20);
+	assert_int_equal(upc_reclaim_balance(f.arena), 0);
+	next = fill_to_free(&f, next, 12);
+	assert_int_equal(upc_reclaim_balance(f.arena), UPC_RECLAIM_BATCH);
+
+	assert_int_equal(upc_reclaim_set_limit(f.arena, 8 * LIMIT), 0);
+	next = fill_to_free(&f, next, 100);
+	assert_int_equal(upc_reclaim_balance(f.arena), 0);
+	fill_to_free(&f, next, 10);
+	assert_int_equal(upc_reclaim_balance(f.arena), 4 * UPC_RECLAIM_BATCH);
+	assert_int_equal(upc_arena_charged(f.arena), 8 * LIMIT - 138);
+	vm_teardown(&f);
+}
+
+/*
+ * The LRU locks' round trips in a reclaim of one batch of clean folios,
+ * swap installed: one to isolate from each list per round, none to
+ * balance lists already balanced (the empty ones), none to put back a
+ * batch that kept nothing, none to deactivate after a batch that
+ * isolated nothing.  Two rounds (the second finds the lists empty):
+ * four, and one of the shadow node list for the node the batch left
+ * holding shadows only.
+ */
+static void test_reclaim_lru_lock_trips(void **state)
+{
+	struct upc_thread_stats before, after;
+	struct vm_fixture f;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	assert_int_equal(upc_reclaim_set_swap(f.arena, vm_refusing_swap(),
+					      NULL), 0);
+	vm_read_range(&f.mapping, 0, UPC_RECLAIM_BATCH);
+	lru_add_drain_all(f.arena);
+	upc_stats_thread(&before);
+	assert_int_equal(upc_reclaim_pages(f.arena, UPC_RECLAIM_BATCH + 1),
+			 UPC_RECLAIM_BATCH);
+	upc_stats_thread(&after);
+	assert_int_equal(after.lru_lock_acquires - before.lru_lock_acquires, 5);
+	vm_teardown(&f);
+}
+
+/*
+ * Direct reclaim frees at least a batch, even when fewer pages bring
+ * the free ones back to the high watermark: 4 pages free of 1024 (high
+ * 32), an order-3 allocation needs 28 more, and the first batch, two of
+ * its folios held, frees 30.  Reclaim goes on for a batch's worth, so
+ * that the next allocations do not each reclaim a few pages.
+ */
+static void test_direct_reclaim_frees_a_batch(void **state)
+{
+	struct folio *held[2], *folio;
+	struct vm_fixture f;
+	bool miss;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	held[0] = vm_read(&f.mapping, 0, &miss);
+	held[1] = vm_read(&f.mapping, 1, &miss);
+	vm_read_range(&f.mapping, 2, LIMIT - 6);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_arena_charged(f.arena), LIMIT - 4);
+	folio = filemap_alloc_folio(&f.mapping, GFP_KERNEL, 3);
+	assert_non_null(folio);
+	assert_true(vm_stats(f.arena).pgsteal >= UPC_RECLAIM_BATCH);
+	folio_put(folio);
+	folio_put(held[0]);
+	folio_put(held[1]);
+	vm_teardown(&f);
+}
+
+/*
+ * Reclaim may scan the lists twice over before it gives up: 200 held
+ * folios on the inactive list, 100 that could go on the active one, and
+ * a request for all 100.  The held ones come round again and again while
+ * the active ones move down a batch at a time; one pass over the lists
+ * found only some of them.
+ */
+static void test_reclaim_scans_twice_over(void **state)
+{
+	struct vm_fixture f;
+	struct folio *held[200];
+	unsigned int i;
+
+	(void)state;
+	hold_inactive_beside_active(&f, held);
+	assert_int_equal(upc_reclaim_pages(f.arena, 100), 100);
+	assert_int_equal(f.mapping.nrpages, 200);
+	for (i = 0; i < 200; i++)
+		folio_put(held[i]);
+	vm_teardown(&f);
+}
+
+/*
+ * An allocation with __GFP_NORETRY that finds every folio held makes one
+ * reclaim pass and fails: it scans the lists twice over (the pass's
+ * budget) and no more, where one without the flag waits for the holders
+ * and rescans again and again.
+ */
+static void test_noretry_reclaims_one_pass(void **state)
+{
+	struct folio *held[512];
+	struct vm_fixture f;
+	uint64_t scanned;
+	unsigned int i;
+	bool miss;
+
+	(void)state;
+	vm_setup(&f, 8, 512, 0);
+	for (i = 0; i < 512; i++)
+		held[i] = vm_read(&f.mapping, i, &miss);
+	lru_add_drain_all(f.arena);
+	scanned = vm_stats(f.arena).pgscan;
+	assert_null(filemap_alloc_folio(&f.mapping,
+					GFP_KERNEL | __GFP_NORETRY, 0));
+	assert_int_equal(vm_stats(f.arena).pgscan - scanned,
+			 2 * 512 + UPC_RECLAIM_BATCH);
+	for (i = 0; i < 512; i++)
+		folio_put(held[i]);
+	vm_teardown(&f);
+}
+
 static void test_bad_config(void **state)
 {
 	struct upc_arena *arena;
@@ -613,6 +895,14 @@ int main(void)
 		cmocka_unit_test(test_evict_batch_lock_trips),
 		cmocka_unit_test(test_evict_hook_holds_no_other_folio),
 		cmocka_unit_test(test_lowered_limit_reclaims_the_excess),
+		cmocka_unit_test(test_reclaim_clears_referenced),
+		cmocka_unit_test(test_deactivate_counts_pages),
+		cmocka_unit_test(test_balance_moves_half_up_to_a_batch),
+		cmocka_unit_test(test_balance_watermarks),
+		cmocka_unit_test(test_reclaim_lru_lock_trips),
+		cmocka_unit_test(test_direct_reclaim_frees_a_batch),
+		cmocka_unit_test(test_reclaim_scans_twice_over),
+		cmocka_unit_test(test_noretry_reclaims_one_pass),
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_fault_injection),
 	};
