@@ -193,6 +193,184 @@ static void test_vmscan_redirtied_in_writeback_stays(void **state)
 	vm_store_teardown(&f, &st);
 }
 
+/*
+ * A folio under writeback (a writer's, not reclaim's) is kept and counts
+ * as held in pgbusy: direct reclaim that frees nothing waits for such
+ * folios instead of failing at once.  Once the write ends it goes.
+ */
+static void test_vmscan_writeback_folio_is_busy(void **state)
+{
+	struct vm_fixture f;
+	struct folio *folio;
+	bool miss;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	folio = vm_read(&f.mapping, 4, &miss);
+	folio_lock(folio);
+	folio_mark_dirty(folio);
+	assert_true(folio_clear_dirty_start_writeback(folio));
+	folio_unlock(folio);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(shrink_inactive_list(f.arena->lruvec, 1,
+					      LRU_INACTIVE_FILE), 0);
+	assert_int_equal(vm_stats(f.arena).pgbusy, 1);
+	assert_true(filemap_get_entry(&f.mapping, 4) == folio);
+	folio_put(folio);
+	folio_end_writeback(folio);
+	folio_put(folio);
+	assert_int_equal(upc_reclaim_pages(f.arena, 1), 1);
+	vm_teardown(&f);
+}
+
+/* What the writeback_folios hook below was handed. */
+static unsigned int wbf_calls, wbf_mixed, wbf_unsorted, wbf_nr;
+static pgoff_t wbf_first;
+
+/* a_ops->writeback_folios: note the call, then write each folio. */
+static void wbf_hook(struct address_space *mapping, struct folio **folios,
+		     unsigned int nr, int *errs)
+{
+	unsigned int i;
+
+	wbf_calls++;
+	wbf_nr = nr;
+	wbf_first = folios[0]->index;
+	for (i = 0; i < nr; i++) {
+		wbf_mixed += folios[i]->mapping != mapping;
+		wbf_unsorted += i && folios[i]->index <= folios[i - 1]->index;
+		errs[i] = vm_store_writeback_folio(mapping, folios[i]);
+	}
+}
+
+/* vm_store_setup() of a file whose a_ops (in @aops) have wbf_hook(). */
+static void wbf_setup(struct vm_fixture *f, struct vm_store *st,
+		      struct address_space_operations *aops)
+{
+	vm_store_setup(f, st, 8, LIMIT, FILE_PAGES, true);
+	*aops = *f->mapping.a_ops;
+	aops->writeback_folios = wbf_hook;
+	f->mapping.a_ops = aops;
+	wbf_calls = wbf_mixed = wbf_unsorted = 0;
+}
+
+/*
+ * A batch's dirty folios of a file that writes many at once go to its
+ * writeback_folios hook in one call, in index order, with the dirty
+ * folios that follow the last of them: WRITEBACK_MAX_RUN in all.  The
+ * batch's are evicted, those that followed stay cached, clean, and all
+ * of those written count in nr_vmscan_write; a write that failed (page 100)
+ * counts as an error and leaves its page dirty.  The batch here is
+ * pages 31 down to 0, dirtied in that order, then pages 32-299.
+ */
+static void test_vmscan_pageout_cluster(void **state)
+{
+	struct address_space_operations aops;
+	struct upc_reclaim_stats rs;
+	struct vm_fixture f;
+	struct vm_store st;
+	pgoff_t i;
+
+	(void)state;
+	wbf_setup(&f, &st, &aops);
+	for (i = UPC_RECLAIM_BATCH; i-- > 0;)
+		vm_write_stamp(&f.mapping, i, stamp_of(i));
+	for (i = UPC_RECLAIM_BATCH; i < 300; i++)
+		vm_write_stamp(&f.mapping, i, stamp_of(i));
+	lru_add_drain_all(f.arena);
+	st.fail_write_index = 100;
+	assert_int_equal(shrink_inactive_list(f.arena->lruvec,
+					      UPC_RECLAIM_BATCH,
+					      LRU_INACTIVE_FILE),
+			 UPC_RECLAIM_BATCH);
+	assert_int_equal(wbf_calls, 1);
+	assert_int_equal(wbf_nr, WRITEBACK_MAX_RUN);
+	assert_int_equal(wbf_first, 0);
+	assert_int_equal(wbf_unsorted, 0);
+	rs = vm_stats(f.arena);
+	assert_int_equal(rs.nr_vmscan_write, WRITEBACK_MAX_RUN - 1);
+	assert_int_equal(rs.nr_vmscan_write_errors, 1);
+	assert_int_equal(f.mapping.nrpages, 300 - UPC_RECLAIM_BATCH);
+	for (i = UPC_RECLAIM_BATCH; i < 300; i++)
+		assert_int_equal(xa_get_mark(&f.mapping.i_pages, i,
+					     PAGECACHE_TAG_DIRTY),
+				 i == 100 || i >= WRITEBACK_MAX_RUN);
+	st.fail_write_index = -1;
+	vm_store_teardown(&f, &st);
+}
+
+/*
+ * The stretch written after a batch's dirty folios stops at a folio
+ * under writeback, dirty again or not: another writer is writing it,
+ * and it is not to be written twice at once.  Batch 0-31, page 32
+ * dirty, page 33 dirty but under another write: 33 folios go.
+ */
+static void test_vmscan_pageout_stops_at_writeback(void **state)
+{
+	struct address_space_operations aops;
+	struct vm_fixture f;
+	struct vm_store st;
+	struct folio *busy;
+	pgoff_t i;
+
+	(void)state;
+	wbf_setup(&f, &st, &aops);
+	for (i = 0; i < 40; i++)
+		vm_write_stamp(&f.mapping, i, stamp_of(i));
+	busy = filemap_get_folio(&f.mapping, 33);
+	assert_false(IS_ERR(busy));
+	folio_lock(busy);
+	assert_true(folio_clear_dirty_start_writeback(busy));
+	folio_mark_dirty(busy);
+	folio_unlock(busy);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(shrink_inactive_list(f.arena->lruvec,
+					      UPC_RECLAIM_BATCH,
+					      LRU_INACTIVE_FILE),
+			 UPC_RECLAIM_BATCH);
+	assert_int_equal(wbf_calls, 1);
+	assert_int_equal(wbf_nr, UPC_RECLAIM_BATCH + 1);
+	assert_true(folio_test_writeback(busy));
+	folio_end_writeback(busy);
+	folio_put(busy);
+	vm_store_teardown(&f, &st);
+}
+
+/*
+ * Dirty folios of two such files, alternating on the list: each call of
+ * a file's hook gets its own folios only (the queue is written before a
+ * folio of another file joins it), and the whole batch goes.
+ */
+static void test_vmscan_pageout_queue_one_file(void **state)
+{
+	struct address_space_operations aops;
+	struct address_space other;
+	struct vm_fixture f;
+	struct vm_store st;
+	pgoff_t i;
+
+	(void)state;
+	wbf_setup(&f, &st, &aops);
+	address_space_init(&other, f.arena, &aops, 0);
+	other.host = &st;
+	for (i = 0; i < 4; i++) {
+		vm_write_stamp(&f.mapping, i, stamp_of(i));
+		vm_write_stamp(&other, 1000 + i, stamp_of(1000 + i));
+	}
+	lru_add_drain_all(f.arena);
+	assert_int_equal(shrink_inactive_list(f.arena->lruvec, 8,
+					      LRU_INACTIVE_FILE), 8);
+	assert_true(wbf_calls >= 2);
+	assert_int_equal(wbf_mixed, 0);
+	assert_int_equal(f.mapping.nrpages + other.nrpages, 0);
+	for (i = 0; i < 4; i++)
+		assert_true(vm_read_word(&other, 1000 + i) ==
+			    stamp_of(1000 + i));
+	truncate_inode_pages(&other, 0);
+	xa_destroy(&other.i_pages);
+	vm_store_teardown(&f, &st);
+}
+
 /* ---- swap-backed folios ---------------------------------------------- */
 
 /* A pretend swap device: one slot per index, entries xa_mk_value(slot). */
@@ -392,6 +570,7 @@ struct fake_batch_swap {
 	unsigned long outs;
 	unsigned int calls;
 	unsigned int mixed;	/* batches mixing a hooked mapping with another */
+	unsigned int frees;
 };
 
 static void fake_swap_out_folios(struct folio **folios, unsigned int nr,
@@ -424,9 +603,11 @@ static int fake_batch_swap_out(struct folio *folio, void **entryp, void *priv)
 
 static void fake_batch_swap_free(struct folio *folio, void *entry, void *priv)
 {
+	struct fake_batch_swap *sw = priv;
+
 	(void)folio;
 	(void)entry;
-	(void)priv;
+	sw->frees++;
 }
 
 static const struct upc_swap_ops fake_batch_swap_ops = {
@@ -489,6 +670,275 @@ static void test_vmscan_swapout_batch_and_hook(void **state)
 	vm_teardown(&f);
 }
 
+/*
+ * Add a dirty swap-backed order-@order folio at @index of @mapping.
+ * Return: it, with a reference.
+ */
+static struct folio *add_swapbacked_large(struct address_space *mapping,
+					  pgoff_t index, unsigned int order)
+{
+	struct folio *folio = vm_add_folio(mapping, index, order);
+
+	assert_true(folio_test_swapbacked(folio));
+	folio_lock(folio);
+	folio_mark_dirty(folio);
+	folio_unlock(folio);
+	return folio;
+}
+
+/*
+ * Writeback and swap-out count pages: an order-2 dirty file folio
+ * written and evicted adds 4 to nr_vmscan_write, an order-2 swap-backed
+ * one swapped out whole 4 to pswpout, through @swap_out and through
+ * @swap_out_folios alike (counted per folio, a cache of large folios
+ * would seem to write and swap almost nothing).
+ */
+static void test_vmscan_large_folio_writes_count_pages(void **state)
+{
+	struct fake_batch_swap bsw = { .outs = 0 };
+	struct fake_swap sw = { .fail = 0 };
+	struct address_space anon;
+	struct vm_fixture f;
+	struct vm_store st;
+	struct folio *folio;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	f.mapping.flags |= 1UL << AS_LARGE_FOLIOS;
+	folio = vm_add_folio(&f.mapping, 0, 2);
+	folio_lock(folio);
+	folio_mark_dirty(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_reclaim_pages(f.arena, 4), 4);
+	assert_int_equal(st.writes, 1);
+	assert_int_equal(vm_stats(f.arena).nr_vmscan_write, 4);
+
+	address_space_init(&anon, f.arena, NULL, (1UL << AS_SWAPBACKED) |
+			   (1UL << AS_LARGE_FOLIOS));
+	folio_put(add_swapbacked_large(&anon, 0, 2));
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_reclaim_set_swap(f.arena, &fake_swap_ops, &sw),
+			 0);
+	assert_int_equal(upc_reclaim_pages(f.arena, 4), 4);
+	assert_int_equal(sw.outs, 1);
+	assert_int_equal(vm_stats(f.arena).pswpout, 4);
+
+	folio_put(add_swapbacked_large(&anon, 8, 2));
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_reclaim_set_swap(f.arena, &fake_batch_swap_ops,
+					      &bsw), 0);
+	assert_int_equal(upc_reclaim_pages(f.arena, 4), 4);
+	assert_int_equal(bsw.calls, 1);
+	assert_int_equal(vm_stats(f.arena).pswpout, 8);
+
+	assert_int_equal(upc_reclaim_set_swap(f.arena, NULL, NULL), 0);
+	drop_swapbacked(&anon);
+	vm_store_teardown(&f, &st);
+}
+
+/* The folio a swap hook below took a reference on, as a user would. */
+static struct folio *swap_user_ref;
+
+static int swap_out_then_use(struct folio *folio, void **entryp, void *priv)
+{
+	int err = fake_swap_out(folio, entryp, priv);
+
+	folio_get(folio);
+	swap_user_ref = folio;
+	return err;
+}
+
+static void swap_out_folios_then_use(struct folio **folios, unsigned int nr,
+				     void **entries, int *errs, void *priv)
+{
+	fake_swap_out_folios(folios, nr, entries, errs, priv);
+	folio_get(folios[0]);
+	swap_user_ref = folios[0];
+}
+
+/*
+ * A swap-backed folio referenced again while the swap hook wrote it
+ * cannot leave its mapping: reclaim gives the entry it got back through
+ * @swap_free (or the swap slot leaks) and keeps the folio, dirty, on
+ * both the single and the batched way out.
+ */
+static void test_vmscan_swap_entry_freed_when_kept(void **state)
+{
+	static const struct upc_swap_ops single_ops = {
+		.swap_out = swap_out_then_use,
+		.swap_free = fake_swap_free,
+	};
+	static const struct upc_swap_ops batch_ops = {
+		.swap_out = fake_batch_swap_out,
+		.swap_out_folios = swap_out_folios_then_use,
+		.swap_free = fake_batch_swap_free,
+	};
+	struct fake_batch_swap bsw = { .outs = 0 };
+	struct fake_swap sw = { .fail = 0 };
+	struct address_space anon;
+	struct vm_fixture f;
+	struct folio *folio;
+	int round;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	address_space_init(&anon, f.arena, NULL, 1UL << AS_SWAPBACKED);
+	add_swapbacked(&anon, 1);
+	lru_add_drain_all(f.arena);
+	for (round = 0; round < 2; round++) {
+		if (!round)
+			assert_int_equal(upc_reclaim_set_swap(f.arena,
+					 &single_ops, &sw), 0);
+		else
+			assert_int_equal(upc_reclaim_set_swap(f.arena,
+					 &batch_ops, &bsw), 0);
+		swap_user_ref = NULL;
+		assert_int_equal(shrink_inactive_list(f.arena->lruvec, 1,
+						      LRU_INACTIVE_ANON), 0);
+		assert_non_null(swap_user_ref);
+		folio = filemap_get_entry(&anon, 0);
+		assert_ptr_equal(folio, swap_user_ref);
+		assert_true(folio_test_dirty(folio));
+		folio_put(folio);
+		folio_put(swap_user_ref);
+	}
+	assert_int_equal(sw.frees, 1);
+	assert_int_equal(bsw.frees, 1);
+	assert_int_equal(vm_stats(f.arena).pswpout, 0);
+	assert_int_equal(upc_reclaim_set_swap(f.arena, NULL, NULL), 0);
+	drop_swapbacked(&anon);
+	vm_teardown(&f);
+}
+
+/* Swap hooks that find large folios too large; the others go. */
+static int swap_out_small(struct folio *folio, void **entryp, void *priv)
+{
+	if (folio_order(folio))
+		return -EFBIG;
+	return fake_swap_out(folio, entryp, priv);
+}
+
+static void swap_out_folios_small(struct folio **folios, unsigned int nr,
+				  void **entries, int *errs, void *priv)
+{
+	unsigned int i;
+
+	fake_swap_out_folios(folios, nr, entries, errs, priv);
+	for (i = 0; i < nr; i++) {
+		assert_false(folio_test_dirty(folios[i]));
+		if (folio_order(folios[i]))
+			errs[i] = -EFBIG;
+	}
+}
+
+/*
+ * A large folio the swap hook refuses with -EFBIG is split and its first
+ * page offered again, clean as every folio offered is; the pages left
+ * keep the dirty bit the folio had (their data is nowhere else), and the
+ * split counts in thp_split.  Both ways out, single and batched.
+ */
+static void test_vmscan_swap_split_keeps_dirty(void **state)
+{
+	static const struct upc_swap_ops single_ops = {
+		.swap_out = swap_out_small,
+		.swap_free = fake_swap_free,
+	};
+	static const struct upc_swap_ops batch_ops = {
+		.swap_out = fake_batch_swap_out,
+		.swap_out_folios = swap_out_folios_small,
+		.swap_free = fake_batch_swap_free,
+	};
+	struct fake_batch_swap bsw = { .outs = 0 };
+	struct fake_swap sw = { .fail = 0 };
+	struct address_space anon;
+	struct vm_fixture f;
+	unsigned int round;
+	pgoff_t i;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	for (round = 1; round <= 2; round++) {
+		address_space_init(&anon, f.arena, NULL,
+				   (1UL << AS_SWAPBACKED) |
+				   (1UL << AS_LARGE_FOLIOS));
+		folio_put(add_swapbacked_large(&anon, 0, 2));
+		lru_add_drain_all(f.arena);
+		assert_int_equal(upc_reclaim_set_swap(f.arena, round == 1 ?
+						      &single_ops : &batch_ops,
+						      round == 1 ? (void *)&sw :
+						      (void *)&bsw), 0);
+		assert_int_equal(upc_reclaim_pages(f.arena, 1), 1);
+		assert_int_equal(vm_stats(f.arena).thp_split, round);
+		assert_int_equal(vm_stats(f.arena).pswpout, round);
+		assert_true(xa_is_value(filemap_get_entry(&anon, 0)));
+		for (i = 1; i < 4; i++) {
+			struct folio *folio = filemap_get_entry(&anon, i);
+
+			assert_false(xa_is_value(folio));
+			assert_int_equal(folio_order(folio), 0);
+			assert_true(folio_test_dirty(folio));
+			folio_put(folio);
+		}
+		assert_int_equal(upc_reclaim_set_swap(f.arena, NULL, NULL), 0);
+		drop_swapbacked(&anon);
+	}
+	vm_teardown(&f);
+}
+
+/*
+ * Reclaim turns to the anon lists only while the file lists have not
+ * freed what was asked: 32 clean file pages meet a request for 32, and
+ * the dirty anonymous pages beside them are not written to swap.
+ */
+static void test_vmscan_anon_spared_once_goal_met(void **state)
+{
+	struct fake_swap sw = { .fail = 0 };
+	struct address_space anon;
+	struct vm_fixture f;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	address_space_init(&anon, f.arena, NULL, 1UL << AS_SWAPBACKED);
+	add_swapbacked(&anon, 8);
+	vm_read_range(&f.mapping, 0, UPC_RECLAIM_BATCH);
+	lru_add_drain_all(f.arena);
+	assert_int_equal(upc_reclaim_set_swap(f.arena, &fake_swap_ops, &sw),
+			 0);
+	assert_int_equal(upc_reclaim_pages(f.arena, UPC_RECLAIM_BATCH),
+			 UPC_RECLAIM_BATCH);
+	assert_int_equal(sw.outs, 0);
+	assert_int_equal(anon.nrpages, 8);
+	assert_int_equal(upc_reclaim_set_swap(f.arena, NULL, NULL), 0);
+	drop_swapbacked(&anon);
+	vm_teardown(&f);
+}
+
+/* Swap hooks are installed whole: @swap_out and @swap_free both. */
+static void test_vmscan_swap_ops_need_both_hooks(void **state)
+{
+	static const struct upc_swap_ops no_free = {
+		.swap_out = fake_swap_out,
+	};
+	static const struct upc_swap_ops no_out = {
+		.swap_free = fake_swap_free,
+	};
+	struct fake_swap sw = { .fail = 0 };
+	struct vm_fixture f;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	assert_int_equal(upc_reclaim_set_swap(f.arena, &no_free, &sw),
+			 -EINVAL);
+	assert_int_equal(upc_reclaim_set_swap(f.arena, &no_out, &sw),
+			 -EINVAL);
+	assert_int_equal(upc_reclaim_set_swap(f.arena, &fake_swap_ops, &sw),
+			 0);
+	assert_int_equal(upc_reclaim_set_swap(f.arena, NULL, NULL), 0);
+	vm_teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -499,6 +949,15 @@ int main(void)
 		cmocka_unit_test(test_vmscan_redirtied_in_writeback_stays),
 		cmocka_unit_test(test_vmscan_swapbacked_needs_swap_hook),
 		cmocka_unit_test(test_vmscan_swapout_batch_and_hook),
+		cmocka_unit_test(test_vmscan_writeback_folio_is_busy),
+		cmocka_unit_test(test_vmscan_pageout_cluster),
+		cmocka_unit_test(test_vmscan_pageout_stops_at_writeback),
+		cmocka_unit_test(test_vmscan_pageout_queue_one_file),
+		cmocka_unit_test(test_vmscan_large_folio_writes_count_pages),
+		cmocka_unit_test(test_vmscan_swap_entry_freed_when_kept),
+		cmocka_unit_test(test_vmscan_swap_split_keeps_dirty),
+		cmocka_unit_test(test_vmscan_anon_spared_once_goal_met),
+		cmocka_unit_test(test_vmscan_swap_ops_need_both_hooks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
