@@ -22,6 +22,7 @@
 
 #include "vmscan_helpers.h"
 
+#include "../../mm/lru_internal.h"
 #include "rand.h"
 
 /* The entry at @index and its order, under the lock. */
@@ -249,6 +250,8 @@ static void test_file_refault_ignores_inactive_file(void **state)
 {
 	struct vm_fixture f;
 	struct folio *folio;
+	unsigned int order;
+	void *shadow;
 	bool miss;
 
 	(void)state;
@@ -258,12 +261,29 @@ static void test_file_refault_ignores_inactive_file(void **state)
 	lru_add_drain_all(f.arena);
 	assert_int_equal(vm_stats(f.arena).nr_active_file, 0);
 	assert_int_equal(vm_stats(f.arena).nr_inactive_file, 64);
+	shadow = entry_at(&f.mapping, 9, &order);
+	assert_true(xa_is_value(shadow));
 	folio = vm_read(&f.mapping, 9, &miss);
 	assert_true(miss);
 	assert_false(folio_test_active(folio));
 	folio_put(folio);
 	assert_int_equal(vm_stats(f.arena).workingset_refault, 1);
 	assert_int_equal(vm_stats(f.arena).workingset_activate, 0);
+
+	/*
+	 * An anonymous refault with the same shadow is measured against
+	 * the file lists, the inactive one too: the room it lacked could
+	 * have come from there.  It is recent.
+	 */
+	folio = upc_arena_alloc_folio(f.arena, GFP_KERNEL, 0);
+	assert_non_null(folio);
+	folio_set_swapbacked(folio);
+	workingset_refault(folio, shadow);
+	assert_true(folio_test_active(folio));
+	assert_int_equal(vm_stats(f.arena).workingset_activate, 1);
+	folio_clear_active(folio);
+	folio_clear_swapbacked(folio);
+	folio_put(folio);
 	vm_teardown(&f);
 }
 
@@ -446,6 +466,107 @@ static void test_shadow_nodes_bounded(void **state)
 	vm_teardown(&f);
 }
 
+/*
+ * An order-9 folio that refaults into the working set counts its 512
+ * pages in workingset_activate and, deactivated before it went,
+ * workingset_restore too, as workingset_refault counts them.
+ */
+static void test_huge_activation_counts_pages(void **state)
+{
+	struct vm_fixture f;
+	struct upc_reclaim_stats st;
+	struct folio *folio;
+
+	(void)state;
+	vm_setup(&f, 16, 2048, 1UL << AS_LARGE_FOLIOS);
+	folio = vm_add_folio(&f.mapping, 0, UPC_MAX_ORDER);
+	folio_activate(folio);
+	folio_put(folio);
+	activate_range(&f, 4096, 600);
+	/* The oldest active folio, the huge one, goes down first. */
+	assert_int_equal(shrink_active_list(f.arena->lruvec, 1,
+					    LRU_ACTIVE_FILE), 1);
+	assert_int_equal(upc_reclaim_pages(f.arena, 512), 512);
+	assert_true(xa_is_value(xa_load(&f.mapping.i_pages, 0)));
+	assert_true(vm_stats(f.arena).nr_active_file >= 512);
+	folio = vm_add_folio(&f.mapping, 0, UPC_MAX_ORDER);
+	assert_true(folio_test_active(folio));
+	assert_true(folio_test_workingset(folio));
+	folio_put(folio);
+	st = vm_stats(f.arena);
+	assert_int_equal(st.workingset_refault, 512);
+	assert_int_equal(st.workingset_activate, 512);
+	assert_int_equal(st.workingset_restore, 512);
+	vm_teardown(&f);
+}
+
+/* Read a page in each of @nr leaf nodes of @mapping, from @first on. */
+static void read_sparse(struct vm_fixture *f, struct address_space *mapping,
+			pgoff_t first, unsigned long nr)
+{
+	unsigned long i;
+
+	for (i = 0; i < nr; i++)
+		vm_read_range(mapping, first + i * XA_CHUNK_SIZE, 1);
+	lru_add_drain_all(f->arena);
+}
+
+/*
+ * After reclaim, the shadow-only nodes are trimmed to exactly their
+ * bound, an eighth of the limit's pages: 200 pages evicted from 200 leaf
+ * nodes leave 64 of them with 512 pages, and 136 counted as reclaimed.
+ */
+static void test_shadow_nodes_trimmed_to_bound(void **state)
+{
+	struct vm_fixture f;
+	struct upc_reclaim_stats st;
+
+	(void)state;
+	vm_setup(&f, 4, 512, 0);
+	read_sparse(&f, &f.mapping, 0, 200);
+	assert_int_equal(upc_reclaim_pages(f.arena, 200), 200);
+	st = vm_stats(f.arena);
+	assert_int_equal(st.nr_shadow_nodes, 512 / 8);
+	assert_int_equal(st.workingset_nodereclaim, 200 - 512 / 8);
+	assert_int_equal(count_shadow_nodes(&f.mapping), 512 / 8);
+	vm_teardown(&f);
+}
+
+/*
+ * The shadow node shrinker passes over the nodes of a tree whose lock
+ * is taken (trylock) and frees the next ones: with the older file's
+ * tree locked, the newer file's 100 nodes go, and the older ones once
+ * its lock is free.  Retrying the same busy node, it freed nothing.
+ */
+static void test_shadow_shrink_passes_busy_tree(void **state)
+{
+	struct address_space newer;
+	struct vm_fixture f;
+	struct lruvec *lruvec;
+
+	(void)state;
+	vm_setup(&f, 16, 4096, 0);
+	lruvec = f.arena->lruvec;
+	address_space_init(&newer, f.arena, NULL, 0);
+	read_sparse(&f, &f.mapping, 0, 100);
+	assert_int_equal(upc_reclaim_pages(f.arena, 100), 100);
+	read_sparse(&f, &newer, 0, 100);
+	assert_int_equal(upc_reclaim_pages(f.arena, 100), 100);
+	assert_int_equal(vm_stats(f.arena).nr_shadow_nodes, 200);
+
+	assert_int_equal(upc_reclaim_set_limit(f.arena, 512), 0);
+	xa_lock(&f.mapping.i_pages);
+	assert_int_equal(workingset_shrink_shadows(lruvec), 100);
+	xa_unlock(&f.mapping.i_pages);
+	assert_int_equal(count_shadow_nodes(&newer), 0);
+	assert_int_equal(workingset_shrink_shadows(lruvec), 100 - 512 / 8);
+	assert_int_equal(count_shadow_nodes(&f.mapping), 512 / 8);
+	assert_int_equal(upc_check_mapping(&newer), 0);
+	truncate_inode_pages(&newer, 0);
+	xa_destroy(&newer.i_pages);
+	vm_teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +578,9 @@ int main(void)
 		cmocka_unit_test(test_grab_small_refaults),
 		cmocka_unit_test(test_huge_refault_own_distance),
 		cmocka_unit_test(test_shadow_nodes_bounded),
+		cmocka_unit_test(test_huge_activation_counts_pages),
+		cmocka_unit_test(test_shadow_nodes_trimmed_to_bound),
+		cmocka_unit_test(test_shadow_shrink_passes_busy_tree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
