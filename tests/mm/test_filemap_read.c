@@ -165,6 +165,106 @@ static void test_filemap_read_einval_efbig_eio(void **state)
 	vm_store_teardown(&f, &st);
 }
 
+/* A read_folio that fails with an errno of its own, leaving no data. */
+static int read_folio_enodata(struct address_space *mapping,
+			      struct folio *folio)
+{
+	struct vm_store *st = mapping->host;
+
+	__atomic_fetch_add(&st->reads, 1, __ATOMIC_RELAXED);
+	folio_unlock(folio);
+	return -ENODATA;
+}
+
+/*
+ * read_folio's own error comes back as it is, whether the read missed
+ * (a new folio) or found the folio a failed read left behind: not
+ * turned into -EIO, which only stands for a read that claimed success
+ * and left the folio not uptodate.
+ */
+static void test_filemap_read_passes_read_error(void **state)
+{
+	static const struct address_space_operations enodata = {
+		.read_folio = read_folio_enodata,
+	};
+	struct vm_fixture f;
+	struct vm_store st;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, false);
+	f.mapping.a_ops = &enodata;
+	assert_ptr_equal(read_mapping_folio(&f.mapping, 3),
+			 ERR_PTR(-ENODATA));
+	assert_int_equal(f.mapping.nrpages, 1);
+	assert_ptr_equal(read_mapping_folio(&f.mapping, 3),
+			 ERR_PTR(-ENODATA));
+	assert_int_equal(st.reads, 2);
+	vm_store_teardown(&f, &st);
+}
+
+/* The cache's own reclaim hook, and where a racing read goes. */
+static upc_reclaim_fn race_saved_fn;
+static void *race_saved_priv;
+static struct address_space *race_mapping;
+static pgoff_t race_index;
+static unsigned int race_calls;
+
+/*
+ * A reclaim hook that, before reclaiming as the cache does, reads
+ * race_index itself: the read whose allocation it serves missed, and
+ * finds the page cached when it comes to add its own folio, as it
+ * would after another thread's read won the race.  Once only: it puts
+ * the cache's hook back first.
+ */
+static unsigned long race_reclaim(struct upc_arena *arena,
+				  unsigned long nr_pages, gfp_t gfp,
+				  void *priv)
+{
+	struct folio *folio;
+
+	(void)priv;
+	race_calls++;
+	upc_arena_set_reclaim(arena, race_saved_fn, race_saved_priv);
+	folio = read_mapping_folio(race_mapping, race_index);
+	assert_false(IS_ERR(folio));
+	folio_put(folio);
+	return race_saved_fn(arena, nr_pages, gfp, race_saved_priv);
+}
+
+/*
+ * A read that loses the add of a missing page to another reader
+ * (filemap_add_folio()'s -EEXIST) looks the page up again and returns
+ * the winner's folio, read once: the loss is no error of the caller's.
+ */
+static void test_filemap_read_lost_add_uses_winner(void **state)
+{
+	struct vm_fixture f;
+	struct vm_store st;
+	struct folio *folio, *cached;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, 512, FILE_PAGES, false);
+	while (upc_arena_charged(f.arena) < 512)
+		folio_put(read_mapping_folio(&f.mapping, f.mapping.nrpages));
+	race_saved_fn = f.arena->reclaim;
+	race_saved_priv = f.arena->reclaim_priv;
+	race_mapping = &f.mapping;
+	race_index = 1000;
+	race_calls = 0;
+	upc_arena_set_reclaim(f.arena, race_reclaim, NULL);
+	st.reads = 0;
+	folio = read_mapping_folio(&f.mapping, 1000);
+	assert_false(IS_ERR(folio));
+	assert_int_equal(race_calls, 1);
+	assert_int_equal(st.reads, 1);
+	cached = filemap_get_entry(&f.mapping, 1000);
+	assert_ptr_equal(cached, folio);
+	folio_put(cached);
+	assert_true(*(uint64_t *)folio_address(folio) == vm_pattern(1000));
+	folio_put(folio);
+	vm_store_teardown(&f, &st);
+}
+
 /* Every page of the limit pinned: nothing to reclaim, -ENOMEM. */
 static void test_filemap_read_enomem(void **state)
 {
@@ -226,6 +326,8 @@ int main(void)
 		cmocka_unit_test(test_filemap_read_walks),
 		cmocka_unit_test(test_filemap_read_error_retries),
 		cmocka_unit_test(test_filemap_read_einval_efbig_eio),
+		cmocka_unit_test(test_filemap_read_passes_read_error),
+		cmocka_unit_test(test_filemap_read_lost_add_uses_winner),
 		cmocka_unit_test(test_filemap_read_enomem),
 		cmocka_unit_test(test_filemap_read_large_folio_hit),
 	};
