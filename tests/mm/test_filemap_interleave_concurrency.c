@@ -21,6 +21,10 @@
  *    must start again and create a new one, not fail with -ENOMEM while
  *    memory is free; also when, with memory short meanwhile, the run's
  *    later indices could not be filled.
+ * 4. mapping_read_folio_gfp() found a folio another read is filling and
+ *    waits for its lock; meanwhile that read fills it (the waiter must
+ *    take it as it is, not read the page again), or the folio is
+ *    truncated (the waiter must look up again, not read into it).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -233,6 +237,117 @@ static void test_grab_restarts_despite_later_gaps(void **state)
 	grab_against_truncation(true);
 }
 
+/* ---- 4. a read waiting for another read's folio -------------------------- */
+
+static unsigned int fill_reads;
+
+/* read_folio: the page's first word names its index. */
+static int fill_read_folio(struct address_space *mapping, struct folio *folio)
+{
+	(void)mapping;
+	__atomic_fetch_add(&fill_reads, 1, __ATOMIC_RELAXED);
+	*(unsigned long *)folio_address(folio) = 0x1000 + folio->index;
+	folio_set_uptodate(folio);
+	folio_unlock(folio);
+	return 0;
+}
+
+static const struct address_space_operations fill_aops = {
+	.read_folio = fill_read_folio,
+};
+
+struct read_arg {
+	struct address_space *mapping;
+	struct folio *folio;
+};
+
+static void *read_thread(void *p)
+{
+	struct read_arg *arg = p;
+
+	arg->folio = mapping_read_folio_gfp(arg->mapping, 0, GFP_KERNEL);
+	return NULL;
+}
+
+/*
+ * read_against_reader() - Cache a locked folio at index 0 that is not
+ * uptodate (another reader's, its read under way), start a read of
+ * index 0, and once it sleeps on the folio's lock, let the other read
+ * end: with the folio filled if @filled, else truncated, as a failed
+ * read's folio may be.  Return: the folio, with the test's reference.
+ */
+static struct folio *read_against_reader(struct read_arg *arg,
+					 struct fm_env *env, bool filled)
+{
+	struct folio *folio;
+	pthread_t thread;
+
+	env->mapping.a_ops = &fill_aops;
+	fill_reads = 0;
+	folio = fm_alloc(env, 0);
+	assert_int_equal(filemap_add_folio(&env->mapping, folio, 0,
+					   GFP_KERNEL), 0);
+	arg->mapping = &env->mapping;
+	assert_int_equal(pthread_create(&thread, NULL, read_thread, arg), 0);
+	wait_for_folio_waiter(folio);
+	if (filled) {
+		*(unsigned long *)folio_address(folio) = 0x1000;
+		folio_set_uptodate(folio);
+	} else {
+		filemap_remove_folio(folio);
+	}
+	folio_unlock(folio);
+	assert_int_equal(pthread_join(thread, NULL), 0);
+	assert_false(IS_ERR(arg->folio));
+	assert_true(folio_test_uptodate(arg->folio));
+	assert_int_equal(*(unsigned long *)folio_address(arg->folio), 0x1000);
+	return folio;
+}
+
+/*
+ * The read found the folio not uptodate; by the time it holds the lock
+ * the other read has filled it: it returns that folio without reading
+ * the page again.
+ */
+static void test_read_uses_folio_filled_meanwhile(void **state)
+{
+	struct read_arg arg = { 0 };
+	struct fm_env env;
+	struct folio *folio;
+
+	(void)state;
+	fm_init(&env, 0);
+	folio = read_against_reader(&arg, &env, true);
+	assert_ptr_equal(arg.folio, folio);
+	assert_int_equal(fill_reads, 0);
+	folio_put(arg.folio);
+	folio_put(folio);
+	fm_fini(&env);
+}
+
+/*
+ * The folio the read waited for was truncated meanwhile: the read looks
+ * the page up again and reads it into a new folio of the mapping, never
+ * into the truncated one, which no lookup would find again.
+ */
+static void test_read_retries_after_truncation(void **state)
+{
+	struct read_arg arg = { 0 };
+	struct fm_env env;
+	struct folio *folio;
+
+	(void)state;
+	fm_init(&env, 0);
+	folio = read_against_reader(&arg, &env, false);
+	assert_ptr_not_equal(arg.folio, folio);
+	assert_ptr_equal(arg.folio->mapping, &env.mapping);
+	assert_int_equal(arg.folio->index, 0);
+	assert_int_equal(fill_reads, 1);
+	folio_put(arg.folio);
+	folio_put(folio);
+	fm_fini(&env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +355,8 @@ int main(void)
 		cmocka_unit_test(test_dirty_tag_stays_with_bit),
 		cmocka_unit_test(test_grab_restarts_after_truncation),
 		cmocka_unit_test(test_grab_restarts_despite_later_gaps),
+		cmocka_unit_test(test_read_uses_folio_filled_meanwhile),
+		cmocka_unit_test(test_read_retries_after_truncation),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
