@@ -895,7 +895,7 @@ static unsigned long shrink_inactive_batch(struct lruvec *lruvec,
 	unsigned int i, nr;
 
 	nr = isolate_folios(lruvec, lru, isolated, nr_to_scan, scanned_pages);
-	lru_stat_add(&lruvec->pgscan, nr);
+	lru_stat_add(&lruvec->pgscan, *scanned_pages);
 	__atomic_fetch_add(&lruvec->nr_isolated, nr, __ATOMIC_RELAXED);
 	for (i = 0; i < nr; i++) {
 		enum folio_verdict verdict = shrink_folio(&sb, isolated[i]);

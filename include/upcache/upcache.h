@@ -158,7 +158,8 @@ int upc_cache_destroy(struct upc_cache *cache);
  * @activations: Pages moved to an active list, by a second use or a
  *	refault (pgactivate).
  * @shadow_nodes: Index nodes that hold only shadow entries.
- * @reclaim_scans: Folios reclaim looked at (pgscan).
+ * @reclaim_scans: Pages reclaim looked at (pgscan; a large folio counts
+ *	its pages).
  * @writebacks: Dirty pages reclaim wrote back: before evicting them,
  *	and the dirty pages that follow those in their file, written with
  *	them in one request and left cached, clean.

@@ -95,7 +95,8 @@ struct upc_swap_ops;
  * @workingset_restore: Activated refaulted pages that were working set
  *	when evicted.
  * @workingset_nodereclaim: Shadow-only nodes reclaimed.
- * @pgscan: Folios isolated from the inactive lists for reclaim.
+ * @pgscan: Pages isolated from the inactive lists for reclaim (a large
+ *	folio counts its pages).
  * @pgsteal: Pages evicted (a large folio counts its pages).
  * @pgactivate: Pages moved to an active list (a large folio counts its
  *	pages).
