@@ -849,6 +849,36 @@ static void test_find(void **state)
 	assert_xa_ok(&xa);
 }
 
+/*
+ * A lone entry in the head stands for index 0 alone: a marked search
+ * that starts above 0 must not return it, however the head is marked
+ * (xa_find_after() would hide the mistake by skipping the entry again).
+ */
+static void test_find_marked_head_entry(void **state)
+{
+	struct xarray xa;
+	void *dst[2];
+	unsigned long i;
+
+	(void)state;
+	xa_init(&xa);
+	assert_null(xa_store(&xa, 0, P(1), GFP_KERNEL));
+	xa_set_mark(&xa, 0, XA_MARK_1);
+	assert_xa_ok(&xa);
+	i = 0;
+	assert_ptr_equal(xa_find(&xa, &i, ULONG_MAX, XA_MARK_1), P(1));
+	assert_int_equal(i, 0);
+	i = 1;
+	assert_null(xa_find(&xa, &i, ULONG_MAX, XA_MARK_1));
+	assert_int_equal(i, 1);
+	i = ULONG_MAX;
+	assert_null(xa_find(&xa, &i, ULONG_MAX, XA_MARK_1));
+	assert_int_equal(xa_extract(&xa, dst, 1, ULONG_MAX, 2, XA_MARK_1), 0);
+	assert_int_equal(xa_extract(&xa, dst, 0, ULONG_MAX, 2, XA_MARK_1), 1);
+	assert_ptr_equal(dst[0], P(1));
+	xat_fini(&xa);
+}
+
 struct seen {
 	unsigned long index[16];
 	void *entry[16];
@@ -1539,6 +1569,7 @@ int main(void)
 		cmocka_unit_test(test_store_range_bad),
 		cmocka_unit_test(test_get_order),
 		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_find_marked_head_entry),
 		cmocka_unit_test(test_for_each),
 		cmocka_unit_test(test_for_each_random),
 		cmocka_unit_test(test_extract),
