@@ -162,6 +162,28 @@ static void test_alloc1(void **state)
 	assert_xa_ok(&xa);
 }
 
+/*
+ * xa_destroy() leaves an ALLOC1 array as it was when defined: index 0
+ * stays busy, so the first ID handed out afterwards is still 1.  (The
+ * invariant checker accepts either state of the head's free mark in an
+ * empty ALLOC1 array, so only an allocation shows the difference.)
+ */
+static void test_alloc1_after_destroy(void **state)
+{
+	DEFINE_XARRAY_ALLOC1(xa);
+
+	(void)state;
+	expect_alloc(&xa, P(1), xa_limit_32b, 1);
+	expect_alloc(&xa, P(2), xa_limit_32b, 2);
+	xa_destroy(&xa);
+	assert_true(xa_empty(&xa));
+	expect_alloc(&xa, P(3), xa_limit_32b, 1);
+	assert_null(xa_load(&xa, 0));
+	xat_fini(&xa);
+	expect_alloc(&xa, P(4), XA_LIMIT(0, 7), 1);
+	xat_fini(&xa);
+}
+
 static void test_alloc_null_reserves(void **state)
 {
 	struct xarray xa;
@@ -289,6 +311,31 @@ static void test_alloc_cyclic(void **state)
 	assert_int_equal(xa_alloc_cyclic(&xa, &id, P(1), XA_LIMIT(100, 200),
 					 &next, GFP_KERNEL), 0);
 	assert_int_equal(id, 101);
+	xat_fini(&xa);
+}
+
+/*
+ * The cyclic search goes back to limit.min whenever it started above it,
+ * even when *next is only one past limit.min: [next, max] full with
+ * limit.min free allocates limit.min and reports the wrap.
+ */
+static void test_alloc_cyclic_wrap_to_min(void **state)
+{
+	DEFINE_XARRAY_ALLOC(xa);
+	uint32_t id, next = 0, i;
+
+	(void)state;
+	for (i = 10; i < 14; i++)
+		assert_int_equal(xa_alloc_cyclic(&xa, &id, P(i),
+						 XA_LIMIT(10, 13), &next,
+						 GFP_KERNEL), 0);
+	assert_ptr_equal(xa_erase(&xa, 10), P(10));
+	next = 11;
+	assert_int_equal(xa_alloc_cyclic(&xa, &id, P(20), XA_LIMIT(10, 13),
+					 &next, GFP_KERNEL), 1);
+	assert_int_equal(id, 10);
+	assert_int_equal(next, 11);
+	assert_ptr_equal(xa_load(&xa, 10), P(20));
 	xat_fini(&xa);
 }
 
@@ -435,9 +482,11 @@ int main(void)
 		XAT_TEST(test_alloc_in_limits),
 		XAT_TEST(test_alloc_reuse),
 		XAT_TEST(test_alloc1),
+		XAT_TEST(test_alloc1_after_destroy),
 		XAT_TEST(test_alloc_null_reserves),
 		XAT_TEST(test_alloc_skips_stored),
 		XAT_TEST(test_alloc_cyclic),
+		XAT_TEST(test_alloc_cyclic_wrap_to_min),
 		XAT_TEST(test_alloc_cyclic_wrap_32b),
 		XAT_TEST(test_alloc_einval),
 		XAT_TEST(test_alloc_lowest_free_random),
