@@ -834,6 +834,84 @@ static void test_xas_advance_retry_reset(void **state)
 	xat_fini(&xa);
 }
 
+/*
+ * A reader may keep a cursor in a node that a writer takes out of the
+ * tree: the node is freed only after the reader's grace period, and what
+ * it held must read as a retry entry meanwhile, so that the reader walks
+ * again instead of trusting a slot nobody updates any more.  Both ways a
+ * node leaves: the tree shrinking back into its head, and a subtree
+ * replaced by a larger entry.
+ */
+static void test_xas_stale_cursor_retry(void **state)
+{
+	DEFINE_XARRAY(xa);
+
+	(void)state;
+	xa_store(&xa, 0, P(0), GFP_KERNEL);
+	xa_store(&xa, 1, P(1), GFP_KERNEL);
+	rcu_read_lock();
+	{
+		XA_STATE(xas, &xa, 0);
+
+		assert_ptr_equal(xas_load(&xas), P(0));
+		assert_true(xas_is_node(&xas));
+		/* Index 0 moves into the head; its leaf leaves the tree. */
+		assert_ptr_equal(xa_erase(&xa, 1), P(1));
+		assert_ptr_equal(xas_reload(&xas), XA_RETRY_ENTRY);
+		assert_true(xas_retry(&xas, XA_RETRY_ENTRY));
+		assert_ptr_equal(xas_load(&xas), P(0));
+		assert_false(xas_is_node(&xas));
+	}
+	rcu_read_unlock();
+	assert_xa_ok(&xa);
+
+	xa_store(&xa, 64, P(2), GFP_KERNEL);
+	xa_store(&xa, 65, P(3), GFP_KERNEL);
+	rcu_read_lock();
+	{
+		XA_STATE(xas, &xa, 65);
+
+		assert_ptr_equal(xas_load(&xas), P(3));
+		/* An order-6 entry takes the place of the leaf under 64. */
+		assert_true(xa_is_node(xat_store_order(&xa, 64, 6, P(4))));
+		assert_ptr_equal(xas_reload(&xas), XA_RETRY_ENTRY);
+		assert_true(xas_retry(&xas, XA_RETRY_ENTRY));
+		assert_ptr_equal(xas_load(&xas), P(4));
+	}
+	rcu_read_unlock();
+	xat_fini(&xa);
+}
+
+/*
+ * An erase that frees the cursor's leaf leaves the cursor on the slot of
+ * the parent that held the leaf, so a store through the same cursor puts
+ * the entry back at the cursor's index, not under another slot.
+ */
+static void test_xas_store_after_leaf_freed(void **state)
+{
+	DEFINE_XARRAY(xa);
+	XA_STATE(xas, &xa, 70);
+
+	(void)state;
+	xa_store(&xa, 0, P(0), GFP_KERNEL);
+	xa_store(&xa, 70, P(1), GFP_KERNEL);
+	xa_store(&xa, 200, P(2), GFP_KERNEL);
+	xas_lock(&xas);
+	assert_ptr_equal(xas_load(&xas), P(1));
+	assert_ptr_equal(xas_store(&xas, NULL), P(1));
+	/* The leaf went; the top node keeps 0 and 200. */
+	assert_true(xas_is_node(&xas));
+	assert_null(xas_store(&xas, P(3)));
+	assert_int_equal(xas_error(&xas), 0);
+	xas_unlock(&xas);
+	assert_xa_ok(&xa);
+	assert_ptr_equal(xa_load(&xa, 70), P(3));
+	assert_null(xa_load(&xa, 6 * 64 + 6));
+	assert_ptr_equal(xa_load(&xa, 0), P(0));
+	assert_ptr_equal(xa_load(&xa, 200), P(2));
+	xat_fini(&xa);
+}
+
 static void test_xas_errors(void **state)
 {
 	DEFINE_XARRAY(xa);
@@ -1510,6 +1588,27 @@ static void test_xas_create_range(void **state)
 		assert_ptr_equal(xa_load(&xa, 0), P(0));
 	}
 	xat_fini(&xa);
+
+	/*
+	 * A failed range that ends at ULONG_MAX: removing the nodes it
+	 * created stops at the last index instead of wrapping round to 0.
+	 */
+	xa_store(&xa, 0, P(0), GFP_KERNEL);
+	{
+		XA_STATE_ORDER(xas, &xa, ULONG_MAX, 7);
+
+		upc_fault_fail_nth(2);
+		xas_lock(&xas);
+		xas_create_range(&xas);
+		xas_unlock(&xas);
+		upc_fault_fail_nth(0);
+		assert_int_equal(xas_error(&xas), -ENOMEM);
+		xas_destroy(&xas);
+		assert_xa_ok(&xa);
+		assert_int_equal(xat_count_nodes(&xa), 0);
+		assert_ptr_equal(xa_load(&xa, 0), P(0));
+	}
+	xat_fini(&xa);
 	assert_xa_ok(&xa);
 }
 
@@ -1806,6 +1905,8 @@ int main(void)
 		XAT_TEST(test_xas_next_prev_wrap),
 		XAT_TEST(test_xas_step_from_sibling),
 		XAT_TEST(test_xas_advance_retry_reset),
+		XAT_TEST(test_xas_stale_cursor_retry),
+		XAT_TEST(test_xas_store_after_leaf_freed),
 		XAT_TEST(test_xas_errors),
 		XAT_TEST(test_xas_pause_positions),
 		XAT_TEST(test_xas_pause_iteration),
