@@ -1726,6 +1726,18 @@ static const struct upd_rec *upd_last(const struct xa_node *node)
 	return NULL;
 }
 
+/* Nodes whose last record has count 0: those reported as freed. */
+static unsigned int upd_count_freed(void)
+{
+	unsigned int i, freed = 0;
+
+	for (i = 0; i < upd_nr; i++)
+		if (upd_last(upd_log[i].node) == &upd_log[i] &&
+		    upd_log[i].count == 0)
+			freed++;
+	return freed;
+}
+
 static void upd_check_records(void)
 {
 	unsigned int i;
@@ -1826,14 +1838,84 @@ static void test_xas_set_update(void **state)
 	upc_stats_thread(&s1);
 	assert_true(xa_empty(&xa));
 	upd_check_records();
-	freed = 0;
-	for (i = 0; i < upd_nr; i++)
-		if (upd_last(upd_log[i].node) == &upd_log[i] &&
-		    upd_log[i].count == 0)
-			freed++;
+	freed = upd_count_freed();
 	assert_int_equal(freed, s1.xa_node_frees - s0.xa_node_frees);
 	assert_int_equal(freed, nodes);
 	assert_xa_ok(&xa);
+	upd_xa = NULL;
+}
+
+/*
+ * The owner of the update callback (the page cache keeps shadow nodes on
+ * a list through it) hears of every node change, including the ones the
+ * plain stores above do not reach: a subtree freed by a larger store, a
+ * node pruned after a failed allocation (each reported with count 0
+ * before it is freed), and a node whose entries a split rewrote.
+ */
+static void test_xas_set_update_other_paths(void **state)
+{
+	DEFINE_XARRAY(xa);
+	struct upc_thread_stats s0, s1;
+	const struct upd_rec *r;
+
+	(void)state;
+	upd_xa = &xa;
+	upd_store(&xa, 0, xa_mk_value(0));
+	upd_store(&xa, 4096 + 64, xa_mk_value(1));
+	assert_int_equal(xat_count_nodes(&xa), 5);
+
+	/* An order-12 entry replaces the two nodes under 4096. */
+	upd_nr = 0;
+	upc_stats_thread(&s0);
+	{
+		XA_STATE_ORDER(xas, &xa, 4096, 12);
+
+		xas_set_update(&xas, upd_cb);
+		assert_true(xa_is_node(xat_store_xas(&xas, P(1))));
+	}
+	upc_stats_thread(&s1);
+	assert_int_equal(s1.xa_node_frees - s0.xa_node_frees, 2);
+	assert_int_equal(upd_count_freed(), 2);
+	upd_check_records();
+	assert_xa_ok(&xa);
+
+	/* The leaf under 5 * 4096 + 70 cannot be had: its parent goes. */
+	upd_nr = 0;
+	upc_stats_thread(&s0);
+	{
+		XA_STATE(xas, &xa, 5 * 4096 + 70);
+
+		xas_set_update(&xas, upd_cb);
+		upc_fault_fail_nth(2);
+		xas_lock(&xas);
+		xas_store(&xas, P(2));
+		xas_unlock(&xas);
+		upc_fault_fail_nth(0);
+		assert_int_equal(xas_error(&xas), -ENOMEM);
+	}
+	upc_stats_thread(&s1);
+	assert_int_equal(s1.xa_node_allocs - s0.xa_node_allocs, 1);
+	assert_int_equal(s1.xa_node_frees - s0.xa_node_frees, 1);
+	assert_int_equal(upd_count_freed(), 1);
+	upd_check_records();
+	assert_xa_ok(&xa);
+
+	/* A split in place turns 16 value slots into pointers. */
+	xat_store_order(&xa, 128, 4, xa_mk_value(128));
+	upd_nr = 0;
+	{
+		XA_STATE_ORDER(xas, &xa, 128, 0);
+
+		xas_set_update(&xas, upd_cb);
+		xat_split(&xas, P(3), 4);
+		assert_int_equal(xas_error(&xas), 0);
+		r = upd_last(xas.xa_node);
+	}
+	assert_non_null(r);
+	assert_int_equal(r->count, 16);
+	assert_int_equal(r->nr_values, 0);
+	upd_check_records();
+	xat_fini(&xa);
 	upd_xa = NULL;
 }
 
@@ -1918,6 +2000,7 @@ int main(void)
 		XAT_TEST(test_xas_create_range),
 		XAT_TEST(test_xas_get_order),
 		XAT_TEST(test_xas_set_update),
+		XAT_TEST(test_xas_set_update_other_paths),
 		XAT_TEST(test_xas_set_lru),
 		XAT_TEST(test_xas_destroy),
 	};
