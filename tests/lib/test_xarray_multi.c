@@ -966,6 +966,79 @@ static void test_try_split_worked_example(void **state)
 	xat_fini(&xa);
 }
 
+/*
+ * After xas_try_split() the cursor is on its own index, ready for
+ * xas_store(): a store through it replaces that index's new piece only,
+ * whether the piece is in the old entry's node or in a new node below.
+ */
+static void try_split_then_store(unsigned int old, unsigned long idx)
+{
+	struct piece want[BITS_PER_LONG + 1];
+	DEFINE_XARRAY(xa);
+	unsigned int n, i;
+
+	xat_store_order(&xa, 0, old, P(1));
+	{
+		XA_STATE_ORDER(xas, &xa, idx, 0);
+
+		xat_try_split(&xas, P(1), old);
+		assert_int_equal(xas_error(&xas), 0);
+		assert_ptr_equal(xat_store_xas(&xas, P(2)), P(1));
+		xas_destroy(&xas);
+	}
+	assert_xa_ok(&xa);
+	assert_ptr_equal(xa_load(&xa, idx), P(2));
+	n = buddy_layout(old, idx, 0, want);
+	for (i = 0; i < n; i++) {
+		if (want[i].first == idx)
+			continue;
+		assert_ptr_equal(xa_load(&xa, want[i].first), P(1));
+		assert_int_equal(xa_get_order(&xa, want[i].first),
+				 want[i].order);
+	}
+	xat_fini(&xa);
+}
+
+static void test_try_split_cursor_ready(void **state)
+{
+	(void)state;
+	try_split_then_store(4, 5);
+	try_split_then_store(5, 31);
+	try_split_then_store(9, 300);
+	try_split_then_store(12, 1000);
+}
+
+/*
+ * xas_try_split_alloc() counts only blank nodes as its preallocation:
+ * the subtrees that xas_split_alloc() left in the same cursor are of no
+ * use to a non-uniform split, so the blanks are still allocated and the
+ * split under the lock then needs no allocation at all.
+ */
+static void test_try_split_alloc_after_split_alloc(void **state)
+{
+	struct piece want[BITS_PER_LONG + 1];
+	DEFINE_XARRAY(xa);
+	XA_STATE_ORDER(xas, &xa, 1000, 0);
+	unsigned int n;
+
+	(void)state;
+	xat_store_order(&xa, 0, 12, P(1));
+	xa_set_mark(&xa, 0, XA_MARK_1);
+	xas_split_alloc(&xas, P(1), 12, GFP_KERNEL);
+	assert_int_equal(xas_error(&xas), 0);
+	xas_try_split_alloc(&xas, 12, GFP_KERNEL);
+	assert_int_equal(xas_error(&xas), 0);
+	upc_fault_fail_from(1);
+	xat_try_split(&xas, P(1), 12);
+	upc_fault_fail_nth(0);
+	assert_int_equal(xas_error(&xas), 0);
+	xas_destroy(&xas);
+	assert_xa_ok(&xa);
+	n = buddy_layout(12, 1000, 0, want);
+	verify_layout(&xa, 0, 12, want, n, P(1), "try_split after split_alloc");
+	xat_fini(&xa);
+}
+
 static void test_try_split_einval(void **state)
 {
 	DEFINE_XARRAY(xa);
@@ -1077,6 +1150,8 @@ int main(void)
 		XAT_TEST(test_split_alloc_failures),
 		XAT_TEST(test_try_split_worked_example),
 		XAT_TEST(test_try_split_layout),
+		XAT_TEST(test_try_split_cursor_ready),
+		XAT_TEST(test_try_split_alloc_after_split_alloc),
 		XAT_TEST(test_try_split_einval),
 		XAT_TEST(test_try_split_fault),
 	};
