@@ -1612,6 +1612,45 @@ static void test_xas_create_range(void **state)
 	assert_xa_ok(&xa);
 }
 
+/*
+ * A range smaller than a leaf (order below XA_CHUNK_SHIFT) ends inside
+ * its chunk: xas_create_range() creates that one leaf and stops at the
+ * range's last index.  Allocations past the first fail, so a creation
+ * that ran on into the next chunks would report -ENOMEM.
+ */
+static void test_xas_create_range_small(void **state)
+{
+	DEFINE_XARRAY(xa);
+	struct upc_thread_stats s0, s1;
+	unsigned long i;
+
+	(void)state;
+	{
+		XA_STATE_ORDER(xas, &xa, 8, 3);
+
+		upc_stats_thread(&s0);
+		upc_fault_fail_from(2);
+		xas_lock(&xas);
+		xas_create_range(&xas);
+		assert_int_equal(xas_error(&xas), 0);
+		for (i = 8; i < 16; i++) {
+			assert_int_equal(xas.xa_index, i);
+			assert_null(xas_store(&xas, xa_mk_value(i)));
+			xas_next(&xas);
+		}
+		xas_unlock(&xas);
+		upc_fault_fail_nth(0);
+		upc_stats_thread(&s1);
+		assert_int_equal(s1.xa_node_allocs - s0.xa_node_allocs, 1);
+	}
+	assert_xa_ok(&xa);
+	assert_int_equal(xat_count_nodes(&xa), 1);
+	for (i = 0; i < 64; i++)
+		assert_ptr_equal(xa_load(&xa, i),
+				 i >= 8 && i < 16 ? xa_mk_value(i) : NULL);
+	xat_fini(&xa);
+}
+
 static void test_xas_get_order(void **state)
 {
 	static const unsigned int orders[] = {
@@ -1998,6 +2037,7 @@ int main(void)
 		XAT_TEST(test_nomem_deep),
 		XAT_TEST(test_xas_marks),
 		XAT_TEST(test_xas_create_range),
+		XAT_TEST(test_xas_create_range_small),
 		XAT_TEST(test_xas_get_order),
 		XAT_TEST(test_xas_set_update),
 		XAT_TEST(test_xas_set_update_other_paths),
