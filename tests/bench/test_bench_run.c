@@ -1397,6 +1397,8 @@ static void test_run_example_jobfile(void **state)
 
 static void test_run_bad_input_exit_2(void **state)
 {
+	char swap[128], swaparg[160];
+
 	(void)state;
 	assert_int_equal(run_status("--name=a", "--size=1m", "--bogus", NULL),
 			 BENCH_EXIT_ERROR);
@@ -1427,15 +1429,15 @@ static void test_run_bad_input_exit_2(void **state)
 				    "--memory_limit=2m", "--swap_size=6m",
 				    NULL), BENCH_EXIT_ERROR);
 	/* Two jobs at once on one swap file would share its slots. */
+	snprintf(swap, sizeof(swap), "%s/shared.swap", bt_tmpdir);
+	snprintf(swaparg, sizeof(swaparg), "--swap_file=%s", swap);
 	assert_int_equal(run_status("--name=a", "--size=8m",
 				    "--ioengine=upcache-anon",
-				    "--memory_limit=2m", "--swap_file=/tmp/"
-				    "upc-run-shared.swap", "--name=b",
+				    "--memory_limit=2m", swaparg, "--name=b",
 				    "--size=8m", "--ioengine=upcache-anon",
-				    "--memory_limit=2m", "--swap_file=/tmp/"
-				    "upc-run-shared.swap", NULL),
+				    "--memory_limit=2m", swaparg, NULL),
 			 BENCH_EXIT_ERROR);
-	assert_int_equal(access("/tmp/upc-run-shared.swap", F_OK), -1);
+	assert_int_equal(access(swap, F_OK), -1);
 	assert_int_equal(run_status("--name=a", "--size=1m",
 				    "--ioengine=upcache-file",
 				    "--swap_size=4m", NULL), BENCH_EXIT_ERROR);
