@@ -217,6 +217,40 @@ static struct folio *add_in_shadow(struct fm_env *env, pgoff_t sindex,
 	return folio;
 }
 
+/*
+ * A folio may end exactly at MAX_PAGECACHE_INDEX; one page further is
+ * -EFBIG, and a refused folio is left as it was.
+ */
+static void test_add_folio_index_limit(void **state)
+{
+	struct folio *small, *large, *over;
+	struct address_space *m;
+	struct fm_env env;
+
+	(void)state;
+	m = fm_init(&env, FM_LARGE);
+
+	small = fm_alloc(&env, 0);
+	assert_int_equal(filemap_add_folio(m, small, MAX_PAGECACHE_INDEX - 4,
+					   GFP_KERNEL), 0);
+	large = fm_alloc(&env, 2);
+	assert_int_equal(filemap_add_folio(m, large, MAX_PAGECACHE_INDEX - 3,
+					   GFP_KERNEL), 0);
+	over = fm_alloc(&env, 2);
+	assert_int_equal(filemap_add_folio(m, over, MAX_PAGECACHE_INDEX + 1,
+					   GFP_KERNEL), -EFBIG);
+	assert_null(over->mapping);
+	assert_int_equal(folio_ref_count(over), 1);
+	assert_int_equal(m->nrpages, 5);
+	assert_ptr_equal(xa_load(&m->i_pages, MAX_PAGECACHE_INDEX - 4), small);
+	assert_ptr_equal(xa_load(&m->i_pages, MAX_PAGECACHE_INDEX), large);
+	assert_mapping_ok(m);
+	fm_unlock_put(small);
+	fm_unlock_put(large);
+	fm_unlock_put(over);
+	fm_fini(&env);
+}
+
 static void test_add_over_shadows(void **state)
 {
 	struct folio *folio;
@@ -1018,6 +1052,7 @@ int main(void)
 		cmocka_unit_test(test_address_space_init),
 		cmocka_unit_test(test_alloc_folio_and_batch),
 		cmocka_unit_test(test_add_folio),
+		cmocka_unit_test(test_add_folio_index_limit),
 		cmocka_unit_test(test_add_over_shadows),
 		cmocka_unit_test(test_add_over_shadows_returns_first),
 		cmocka_unit_test(test_get_entry),
