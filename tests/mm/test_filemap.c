@@ -898,9 +898,14 @@ static void test_grab_folios_partly_cached(void **state)
 	fm_init(&env, 0);
 	c2 = fm_add(&env, 2, 0);
 	c5 = fm_add(&env, 5, 0);
+	assert_false(folio_test_referenced(c2));
+	assert_false(folio_test_referenced(c5));
 	nr = grab_all(&env.mapping, 0, 8, folios);
 	assert_ptr_equal(folios[2], c2);
 	assert_ptr_equal(folios[5], c5);
+	/* A folio found cached is used: marked accessed, as a lookup does. */
+	assert_true(folio_test_referenced(c2));
+	assert_true(folio_test_referenced(c5));
 	for (i = 0; i < 8; i++)
 		assert_int_equal(folio_ref_count(folios[i]), 2);
 	assert_int_equal(env.mapping.nrpages, 8);
