@@ -1446,6 +1446,50 @@ static void test_fill_random_orders(void **state)
 	fill_env_fini(&e);
 }
 
+/*
+ * A cache holds up to UPC_PCP_HIGH pages and gives back UPC_PCP_BATCH
+ * only once a free takes it past that mark; what it gives back are its
+ * coldest pages (the first freed), so the page freed last is the next
+ * one handed out, by upc_arena_alloc_bulk() as by a single allocation.
+ */
+static void test_pcp_high_mark_drains_coldest(void **state)
+{
+	struct upc_arena *arena = arena_new(4 * MiB);
+	struct folio *folios[UPC_PCP_HIGH + 1];
+	cpu_set_t saved;
+	unsigned int i, pcp;
+	struct folio *folio;
+
+	(void)state;
+	if (!pin_this_cpu(&saved)) {
+		upc_arena_destroy(arena);
+		skip();
+	}
+	pcp = (unsigned int)sched_getcpu() % UPC_PCP_LISTS;
+	for (i = 0; i <= UPC_PCP_HIGH; i++) {
+		folios[i] = upc_arena_alloc_folio(arena, GFP_KERNEL, 0);
+		assert_non_null(folios[i]);
+	}
+	/* Refills came in whole batches: the cache is short of a batch. */
+	assert_int_equal(arena->pcp[pcp].count, UPC_PCP_BATCH - 1);
+	for (i = 0; i <= UPC_PCP_HIGH - UPC_PCP_BATCH; i++)
+		folio_put(folios[i]);
+	assert_int_equal(arena->pcp[pcp].count, UPC_PCP_HIGH);
+	folio_put(folios[i]);
+	assert_int_equal(arena->pcp[pcp].count,
+			 UPC_PCP_HIGH + 1 - UPC_PCP_BATCH);
+	assert_int_equal(upc_arena_alloc_bulk(arena, GFP_KERNEL, 1, &folio), 1);
+	assert_ptr_equal(folio, folios[i]);
+	folio_put(folio);
+	folio = upc_arena_alloc_folio(arena, GFP_KERNEL, 0);
+	assert_ptr_equal(folio, folios[i]);
+	folio_put(folio);
+	put_all(folios + i + 1, UPC_PCP_HIGH - i, NULL);
+	assert_arena_ok(arena);
+	assert_int_equal(sched_setaffinity(0, sizeof(saved), &saved), 0);
+	arena_fini(arena);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1474,6 +1518,7 @@ int main(void)
 		cmocka_unit_test(test_large_arena_untouched),
 		cmocka_unit_test(test_frontier_lists_first),
 		cmocka_unit_test(test_fill_random_orders),
+		cmocka_unit_test(test_pcp_high_mark_drains_coldest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
