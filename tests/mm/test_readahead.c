@@ -584,6 +584,82 @@ static void test_ra_fault_injection(void **state)
 	assert_true(n > 5);
 }
 
+/*
+ * A request that takes a stream's whole window exactly (not only one
+ * larger than it) reads the window now and sends the next one, twice
+ * as large, to the workers, its first folio marked.
+ */
+static void test_sync_ra_request_equals_window(void **state)
+{
+	struct file_ra_state ra = { 0 };
+	struct vm_fixture f;
+	struct vm_store st;
+
+	(void)state;
+	ra_setup(&f, &st, true);
+	sync_ra(&f.mapping, &ra, 0, 1);
+	assert_int_equal(ra.next, 4);
+	/* The window doubles to 8 pages, all of them asked for. */
+	sync_ra(&f.mapping, &ra, 4, 8);
+	assert_int_equal(ra_pages, 4 + 8 + 16);
+	assert_int_equal(ra.next, 28);
+	assert_int_equal(ra.size, 16);
+	assert_int_equal(ra.mark, 12);
+	assert_true(ra_marked(&f.mapping, 12));
+	ra_teardown(&f, &st);
+}
+
+/*
+ * Where the page the mark was meant for is cached already, the first
+ * folio added after it takes the mark, and the state records that one.
+ */
+static void test_ra_mark_past_cached_page(void **state)
+{
+	struct file_ra_state ra = { 0 };
+	struct vm_fixture f;
+	struct vm_store st;
+
+	(void)state;
+	ra_setup(&f, &st, true);
+	assert_int_equal(vm_read_word(&f.mapping, 1), vm_pattern(1));
+	sync_ra(&f.mapping, &ra, 0, 1);
+	assert_int_equal(ra_pages, 3);
+	assert_false(ra_marked(&f.mapping, 1));
+	assert_true(ra_marked(&f.mapping, 2));
+	assert_int_equal(ra.mark, 2);
+	ra_teardown(&f, &st);
+}
+
+/*
+ * The window the mark sends out is read into folios two orders larger
+ * than the last window's, as a sync window that continues a stream is.
+ */
+static void test_async_ra_large_folios(void **state)
+{
+	struct file_ra_state ra = { 0 };
+	struct vm_fixture f;
+	struct vm_store st;
+	struct folio *folio;
+
+	(void)state;
+	ra_setup(&f, &st, true);
+	f.mapping.flags |= 1UL << AS_LARGE_FOLIOS;
+	sync_ra(&f.mapping, &ra, 0, 1);
+	assert_int_equal(ra.order, 0);
+	folio = filemap_get_folio(&f.mapping, ra.mark);
+	assert_false(IS_ERR(folio));
+	page_cache_async_ra(&f.mapping, &ra, folio);
+	readahead_flush();
+	folio_put(folio);
+	/* [4, 12): two folios of order 2. */
+	assert_int_equal(ra.next, 12);
+	assert_int_equal(ra.order, 2);
+	assert_int_equal(cached_order(&f.mapping, 4), 2);
+	assert_int_equal(cached_order(&f.mapping, 8), 2);
+	assert_true(page_read(&f.mapping, 11));
+	ra_teardown(&f, &st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -600,6 +676,9 @@ int main(void)
 		cmocka_unit_test(test_sync_ra_without_async),
 		cmocka_unit_test(test_async_ra_chain),
 		cmocka_unit_test(test_ra_fault_injection),
+		cmocka_unit_test(test_sync_ra_request_equals_window),
+		cmocka_unit_test(test_ra_mark_past_cached_page),
+		cmocka_unit_test(test_async_ra_large_folios),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
