@@ -255,6 +255,70 @@ static void test_split_fault_injection(void **state)
 	vm_teardown(&f);
 }
 
+/*
+ * A split page takes over the large folio's state flags (uptodate,
+ * referenced, active, workingset, error, dropbehind), and neither its
+ * lock nor its readahead mark: those stay with the first page.
+ */
+static void test_split_keeps_flags(void **state)
+{
+	const unsigned long kept = (1UL << PG_uptodate) |
+		(1UL << PG_referenced) | (1UL << PG_active) |
+		(1UL << PG_workingset) | (1UL << PG_error) |
+		(1UL << PG_dropbehind);
+	const unsigned long looked_at = kept | (1UL << PG_locked) |
+		(1UL << PG_readahead);
+	static const unsigned int set[] = {
+		PG_referenced, PG_active, PG_workingset, PG_error,
+		PG_dropbehind, PG_readahead,
+	};
+	struct vm_fixture f;
+	struct folio *folio;
+	unsigned long i;
+
+	(void)state;
+	vm_setup(&f, 32, LIMIT, 0);
+	folio = huge_add(&f, 64, 4, false);
+	huge_isolate(folio);
+	for (i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+		folio_set_flag(folio, set[i]);
+	assert_int_equal(split_folio(folio, GFP_KERNEL), 0);
+	for (i = 1; i < 16; i++)
+		assert_int_equal(__atomic_load_n(&folio[i].flags,
+						 __ATOMIC_RELAXED) & looked_at,
+				 kept);
+	for (i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+		folio_clear_flag(folio, set[i]);
+	huge_release(folio);
+	vm_teardown(&f);
+}
+
+/*
+ * A folio with a reference besides the mapping's and the caller's is
+ * refused before anything is allocated: -EAGAIN, and no allocation for
+ * the fault injector to fail.
+ */
+static void test_split_busy_allocates_nothing(void **state)
+{
+	struct vm_fixture f;
+	struct folio *folio, *ref;
+
+	(void)state;
+	vm_setup(&f, 32, LIMIT, 0);
+	folio = huge_add(&f, 0, UPC_MAX_ORDER, false);
+	huge_isolate(folio);
+	ref = filemap_get_entry(&f.mapping, 3);
+	assert_ptr_equal(ref, folio);
+	upc_fault_fail_nth(1);
+	assert_int_equal(split_folio(folio, GFP_KERNEL), -EAGAIN);
+	assert_false(upc_fault_injected());
+	upc_fault_fail_nth(0);
+	folio_put(ref);
+	huge_unchanged(&f, folio, 0, UPC_MAX_ORDER);
+	huge_release(folio);
+	vm_teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +328,8 @@ int main(void)
 		cmocka_unit_test(test_split_busy),
 		cmocka_unit_test(test_split_bad_args),
 		cmocka_unit_test(test_split_fault_injection),
+		cmocka_unit_test(test_split_keeps_flags),
+		cmocka_unit_test(test_split_busy_allocates_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
