@@ -165,7 +165,11 @@ static void test_split_order4(void **state)
 	split_and_check(4, 48, true);
 }
 
-/* Another reference (a reader's): -EAGAIN, nothing changed. */
+/*
+ * Another reference (a reader's): -EAGAIN, nothing changed, and refused
+ * before anything is allocated: no allocation for the fault injector to
+ * fail.
+ */
 static void test_split_busy(void **state)
 {
 	struct vm_fixture f;
@@ -177,7 +181,10 @@ static void test_split_busy(void **state)
 	huge_isolate(folio);
 	ref = filemap_get_entry(&f.mapping, 7);
 	assert_ptr_equal(ref, folio);
+	upc_fault_fail_nth(1);
 	assert_int_equal(split_folio(folio, GFP_KERNEL), -EAGAIN);
+	assert_false(upc_fault_injected());
+	upc_fault_fail_nth(0);
 	folio_put(ref);
 	huge_unchanged(&f, folio, 0, UPC_MAX_ORDER);
 	huge_release(folio);
@@ -293,32 +300,6 @@ static void test_split_keeps_flags(void **state)
 	vm_teardown(&f);
 }
 
-/*
- * A folio with a reference besides the mapping's and the caller's is
- * refused before anything is allocated: -EAGAIN, and no allocation for
- * the fault injector to fail.
- */
-static void test_split_busy_allocates_nothing(void **state)
-{
-	struct vm_fixture f;
-	struct folio *folio, *ref;
-
-	(void)state;
-	vm_setup(&f, 32, LIMIT, 0);
-	folio = huge_add(&f, 0, UPC_MAX_ORDER, false);
-	huge_isolate(folio);
-	ref = filemap_get_entry(&f.mapping, 3);
-	assert_ptr_equal(ref, folio);
-	upc_fault_fail_nth(1);
-	assert_int_equal(split_folio(folio, GFP_KERNEL), -EAGAIN);
-	assert_false(upc_fault_injected());
-	upc_fault_fail_nth(0);
-	folio_put(ref);
-	huge_unchanged(&f, folio, 0, UPC_MAX_ORDER);
-	huge_release(folio);
-	vm_teardown(&f);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,7 +310,6 @@ int main(void)
 		cmocka_unit_test(test_split_bad_args),
 		cmocka_unit_test(test_split_fault_injection),
 		cmocka_unit_test(test_split_keeps_flags),
-		cmocka_unit_test(test_split_busy_allocates_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
