@@ -293,6 +293,37 @@ static void test_create_einval(void **state)
 	assert_int_equal(upc_arena_create(2 * MiB, NULL), -EINVAL);
 }
 
+/*
+ * The largest size is accepted: creation may still fail with -ENOMEM
+ * where the address space cannot hold 64 TiB of memory and its memmap
+ * (a sanitizer's shadow, an overcommit policy), but never -EINVAL.
+ * When it succeeds, the arena works from its first block; the checker
+ * is not run, as it would visit 2^34 pages.
+ */
+static void test_create_max_size(void **state)
+{
+	struct upc_arena *arena = NULL;
+	struct folio *folio;
+	int err;
+
+	(void)state;
+	err = upc_arena_create(UPC_ARENA_MAX_BYTES, &arena);
+	if (err == -ENOMEM) {
+		assert_null(arena);
+		return;
+	}
+	assert_int_equal(err, 0);
+	assert_int_equal(arena->nr_pages, UPC_ARENA_MAX_BYTES / UPC_PAGE_SIZE);
+	assert_int_equal(arena->limit_pages, arena->nr_pages);
+	folio = upc_arena_alloc_folio(arena, GFP_KERNEL, UPC_MAX_ORDER);
+	assert_non_null(folio);
+	assert_ptr_equal(folio_address(folio), arena->base);
+	assert_int_equal(upc_arena_charged(arena), 1UL << UPC_MAX_ORDER);
+	folio_put(folio);
+	assert_int_equal(upc_arena_charged(arena), 0);
+	upc_arena_destroy(arena);
+}
+
 /* Each allocation of upc_arena_create() fails in turn, then none does. */
 static void test_create_enomem(void **state)
 {
@@ -1495,6 +1526,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_create_destroy),
 		cmocka_unit_test(test_create_einval),
+		cmocka_unit_test(test_create_max_size),
 		cmocka_unit_test(test_create_enomem),
 		cmocka_unit_test(test_set_limit_einval),
 		cmocka_unit_test(test_alloc_every_order),
