@@ -9,10 +9,13 @@
  * so every page read ahead is checked against the store's pattern.
  */
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "vmscan_helpers.h"
 
 #include "fault.h"
+#include "mm/lru_internal.h"
 
 #define LIMIT		1024UL
 #define FILE_PAGES	512UL
@@ -585,6 +588,76 @@ static void test_ra_fault_injection(void **state)
 }
 
 /*
+ * ra_child_fault() - In a forked child, fail allocation attempt @n of a
+ * sync window and its async one, and check what is left: no I/O still
+ * counted under way (a run the workers could not take is read here and
+ * counted once), no folio locked, every cached page read.  No cmocka
+ * asserts here: the child reports through its exit status.
+ * Return: 0 if the attempt failed and all was well, 1 if there was no
+ * @n-th attempt, 2 and more for what went wrong.
+ */
+static int ra_child_fault(struct address_space *mapping, unsigned long n)
+{
+	struct file_ra_state ra = { 0 };
+	bool injected;
+	pgoff_t i;
+
+	upc_fault_fail_nth(n);
+	page_cache_sync_ra(mapping, &ra, 0, 3);
+	readahead_flush();
+	injected = upc_fault_injected();
+	upc_fault_fail_nth(0);
+	if (__atomic_load_n(&arena_lruvec(mapping->arena)->nr_io,
+			    __ATOMIC_SEQ_CST))
+		return 2;
+	for (i = 0; i < 12; i++) {
+		struct folio *folio = filemap_get_folio(mapping, i);
+		bool locked;
+
+		if (IS_ERR(folio))
+			continue;
+		locked = folio_test_locked(folio);
+		folio_put(folio);
+		if (locked)
+			return 3;
+		if (!page_read(mapping, i))
+			return 4;
+	}
+	if (RA_GET(ra_bad))
+		return 5;
+	return injected ? 0 : 1;
+}
+
+/*
+ * The same faults in a fresh child: its pool has no worker yet, so a
+ * failure to start one makes queue_work() refuse the async run, which
+ * the parent's running workers never do.
+ */
+static void test_ra_fault_injection_no_workers(void **state)
+{
+	unsigned long n;
+	int status = 0;
+
+	(void)state;
+	for (n = 1; !WIFEXITED(status) || WEXITSTATUS(status) != 1; n++) {
+		struct vm_fixture f;
+		struct vm_store st;
+		pid_t pid;
+
+		ra_setup(&f, &st, true);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (!pid)
+			_exit(ra_child_fault(&f.mapping, n));
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) > 1)
+			fail_msg("attempt %lu: child status %#x", n, status);
+		ra_teardown(&f, &st);
+	}
+	assert_true(n > 5);
+}
+
+/*
  * A request that takes a stream's whole window exactly (not only one
  * larger than it) reads the window now and sends the next one, twice
  * as large, to the workers, its first folio marked.
@@ -676,6 +749,7 @@ int main(void)
 		cmocka_unit_test(test_sync_ra_without_async),
 		cmocka_unit_test(test_async_ra_chain),
 		cmocka_unit_test(test_ra_fault_injection),
+		cmocka_unit_test(test_ra_fault_injection_no_workers),
 		cmocka_unit_test(test_sync_ra_request_equals_window),
 		cmocka_unit_test(test_ra_mark_past_cached_page),
 		cmocka_unit_test(test_async_ra_large_folios),
