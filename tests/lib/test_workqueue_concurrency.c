@@ -70,10 +70,19 @@ static void sleep_ms(long ms)
 
 static void test_bad_args(void **state)
 {
+	struct workqueue_struct *wq;
+
 	(void)state;
 	assert_null(alloc_workqueue(0));
 	assert_null(alloc_workqueue(65));
 	destroy_workqueue(NULL);
+	/* The bounds themselves are allowed. */
+	wq = alloc_workqueue(1);
+	assert_non_null(wq);
+	destroy_workqueue(wq);
+	wq = alloc_workqueue(64);
+	assert_non_null(wq);
+	destroy_workqueue(wq);
 	flush_workqueue(NULL);
 }
 
@@ -399,6 +408,29 @@ static void test_single_worker_keeps_order(void **state)
 	destroy_workqueue(wq);
 }
 
+/*
+ * Work queued one at a time, each flushed before the next, finds the
+ * one worker idle every time: no second thread starts, however many
+ * works have come and gone.  (A flush returns only after the worker has
+ * gone back to waiting: it drops the lock only in that wait.)
+ */
+static void test_idle_worker_takes_next_work(void **state)
+{
+	struct workqueue_struct *wq = alloc_workqueue(4);
+	struct count_work works[8];
+	unsigned int i;
+
+	(void)state;
+	assert_non_null(wq);
+	for (i = 0; i < 8; i++) {
+		queue_counting(wq, &works[i], 1);
+		flush_workqueue(wq);
+		assert_int_equal(works[i].runs, 1);
+		assert_int_equal(workqueue_nr_workers(wq), 1);
+	}
+	destroy_workqueue(wq);
+}
+
 /* destroy_workqueue() runs what is still queued before it returns. */
 static void test_destroy_runs_queued(void **state)
 {
@@ -671,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_flush_work),
 		cmocka_unit_test(test_flush_with_other_queuers),
 		cmocka_unit_test(test_single_worker_keeps_order),
+		cmocka_unit_test(test_idle_worker_takes_next_work),
 		cmocka_unit_test(test_destroy_runs_queued),
 		cmocka_unit_test(test_no_thread),
 		cmocka_unit_test(test_workers_block_signals),
