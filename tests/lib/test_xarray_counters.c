@@ -553,6 +553,18 @@ static void test_lock_acquires(void **state)
 					 GFP_KERNEL), 0);
 	expect_locks("xa_alloc_cyclic", 1);
 
+	/*
+	 * A trylock counts when it takes the lock, not when it fails: the
+	 * second finds the lock the first took.
+	 */
+	counters_start();
+	assert_true(xa_trylock(&xa));
+	expect_locks("xa_trylock", 1);
+	counters_start();
+	assert_false(xa_trylock(&xa));
+	xa_unlock(&xa);
+	expect_locks("xa_trylock of a held lock", 0);
+
 	/* Readers take no lock. */
 	counters_start();
 	xa_load(&xa, 5);
