@@ -525,6 +525,42 @@ static void test_more_buffers_than_iov_max(void **state)
 }
 
 /*
+ * The same with buffers that cannot merge (every other one of an
+ * array): the cut first call takes a copy of FD_IOV_CHUNK buffers, the
+ * first starting past the bytes already moved; the next calls take the
+ * buffers as they are, IOV_MAX at most, so that none is refused.
+ */
+static void test_unmerged_buffers_past_iov_max(void **state)
+{
+	enum { NR = IOV_MAX + 100, LEN = 64 };
+	static unsigned char bytes[2 * NR][LEN];
+	static struct iovec iov[NR];
+	int fd = make_file(7);
+	size_t done = 100;
+	int i, b;
+
+	(void)state;
+	memset(bytes, 0xee, sizeof(bytes));
+	for (i = 0; i < NR; i++)
+		iov[i] = (struct iovec){ bytes[2 * i], LEN };
+	io_thread_counters()->syscalls = 0;
+	assert_int_equal(fd_rw_continue(fd, false, iov, NR, 1000, &done),
+			 (ssize_t)NR * LEN);
+	assert_int_equal(done, (size_t)NR * LEN);
+	/* FD_IOV_CHUNK cut, then IOV_MAX whole, then the rest. */
+	assert_int_equal(io_thread_counters()->syscalls, 3);
+	for (i = 0; i < NR; i++)
+		for (b = 0; b < LEN; b++) {
+			int64_t at = (int64_t)i * LEN + b;
+
+			assert_int_equal(bytes[2 * i][b], at < 100 ? 0xee :
+					 byte_at(1000 + at, 7));
+			assert_int_equal(bytes[2 * i + 1][b], 0xee);
+		}
+	close(fd);
+}
+
+/*
  * One batch: eight pages of @fd (written with @seed), five apart from
  * page @first, in eight transfers.  No cmocka assertion: it runs off
  * the main thread and in a child.  Return: whether it went through a
@@ -687,6 +723,36 @@ static void test_direct_read_end(void **state)
 	close(fd);
 }
 
+/*
+ * A direct read asked at an offset off a block's edge is asked of the
+ * kernel, which answers: -EINVAL where the file system checks the
+ * alignment, the bytes where it does not.  It is not taken for the end
+ * of the file: nothing has been read yet.
+ */
+static void test_direct_read_unaligned(void **state)
+{
+	struct io_counters *c = io_thread_counters();
+	int fd = make_file(6), dfd;
+	void *buf = NULL;
+	ssize_t n;
+
+	(void)state;
+	dfd = open(path, O_RDONLY | O_DIRECT);
+	if (dfd < 0) {
+		close(fd);
+		print_message("O_DIRECT refused here: skipped\n");
+		skip();
+	}
+	assert_int_equal(posix_memalign(&buf, PAGE, PAGE), 0);
+	*c = (struct io_counters){ 0 };
+	n = fd_read_full(dfd, buf, PAGE, 100);
+	assert_true(n == -EINVAL || n == PAGE);
+	assert_true(c->syscalls >= 1);
+	free(buf);
+	close(dfd);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -704,9 +770,11 @@ int main(void)
 		cmocka_unit_test(test_neighbours_batch_sync),
 		cmocka_unit_test(test_neighbours_batch_uring),
 		cmocka_unit_test(test_more_buffers_than_iov_max),
+		cmocka_unit_test(test_unmerged_buffers_past_iov_max),
 		cmocka_unit_test(test_threads_own_rings),
 		cmocka_unit_test(test_fork_child_own_ring),
 		cmocka_unit_test(test_direct_read_end),
+		cmocka_unit_test(test_direct_read_unaligned),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
