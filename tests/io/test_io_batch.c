@@ -195,6 +195,9 @@ static void test_batch_larger_than_ring(void **state)
 	*c = (struct io_counters){ 0 };
 	check_reads(32 + 1, true);
 	assert_int_equal(c->uring_batches, 2);
+	/* Each transfer once: the second submission takes the 33rd. */
+	assert_int_equal(c->transfers, 32 + 1);
+	assert_int_equal(c->bytes, 32 * (PAGE + PAGE / 2) + 1000);
 }
 
 /* Write every other page with @seed through one batch; check the file. */
@@ -561,6 +564,141 @@ static void test_unmerged_buffers_past_iov_max(void **state)
 }
 
 /*
+ * A transfer that starts past the end of the file reads nothing and
+ * says so: 0, not an error, beside one that reads a whole page.
+ */
+static void check_read_past_end(bool uring)
+{
+	static unsigned char buf[2][PAGE];
+	struct iovec iov[2];
+	struct io_rw rws[2];
+	unsigned int i, b;
+	int fd = make_file(4);
+
+	memset(buf, 0xee, sizeof(buf));
+	for (i = 0; i < 2; i++)
+		iov[i] = (struct iovec){ buf[i], PAGE };
+	rws[0] = (struct io_rw){ .iov = &iov[0], .iovcnt = 1, .off = PAGE };
+	rws[1] = (struct io_rw){ .iov = &iov[1], .iovcnt = 1,
+				 .off = (int64_t)(NPAGES + 2) * PAGE };
+	io_batch_rw(fd, false, rws, 2, uring);
+	assert_int_equal(rws[0].res, PAGE);
+	assert_int_equal(rws[0].done, PAGE);
+	assert_int_equal(rws[1].res, 0);
+	assert_int_equal(rws[1].done, 0);
+	for (b = 0; b < PAGE; b++) {
+		assert_int_equal(buf[0][b], byte_at(PAGE + (int64_t)b, 4));
+		assert_int_equal(buf[1][b], 0xee);
+	}
+	close(fd);
+}
+
+static void test_read_past_end_sync(void **state)
+{
+	(void)state;
+	check_read_past_end(false);
+}
+
+static void test_read_past_end_uring(void **state)
+{
+	(void)state;
+	if (!need_uring())
+		skip();
+	check_read_past_end(true);
+}
+
+/*
+ * The same transfers sent again, as a caller that keeps its array does:
+ * each starts from nothing moved, whatever the last batch left in it.
+ */
+static void check_batch_sent_twice(bool uring)
+{
+	static unsigned char buf[4][PAGE];
+	struct iovec iov[4];
+	struct io_rw rws[4];
+	unsigned int i, b, round;
+	int fd = make_file(5);
+
+	for (i = 0; i < 4; i++) {
+		iov[i] = (struct iovec){ buf[i], PAGE };
+		rws[i] = (struct io_rw){ .iov = &iov[i], .iovcnt = 1,
+					 .off = (int64_t)(3 * i) * PAGE };
+	}
+	for (round = 0; round < 2; round++) {
+		memset(buf, 0xee, sizeof(buf));
+		io_batch_rw(fd, false, rws, 4, uring);
+		for (i = 0; i < 4; i++) {
+			assert_int_equal(rws[i].res, PAGE);
+			assert_int_equal(rws[i].done, PAGE);
+			for (b = 0; b < PAGE; b++)
+				assert_int_equal(buf[i][b],
+						 byte_at(rws[i].off +
+							 (int64_t)b, 5));
+		}
+	}
+	close(fd);
+}
+
+static void test_batch_sent_twice_sync(void **state)
+{
+	(void)state;
+	check_batch_sent_twice(false);
+}
+
+static void test_batch_sent_twice_uring(void **state)
+{
+	(void)state;
+	if (!need_uring())
+		skip();
+	check_batch_sent_twice(true);
+}
+
+/*
+ * A transfer of more buffers than a merged copy holds (40 that cannot
+ * merge) goes to the ring as it is, all 40: one submission reads all 32
+ * transfers whole, and none needs a call of its own to finish.  (A
+ * call more is a wait for a completion that lagged, at most one per
+ * completion short of all of them.)
+ */
+static void test_unmerged_transfers_uring(void **state)
+{
+	enum { NR = 32, BUFS = 40, LEN = 64 };
+	static unsigned char bytes[NR][2 * BUFS][LEN];
+	static struct iovec iov[NR][BUFS];
+	struct io_counters *c = io_thread_counters();
+	struct io_rw rws[NR];
+	int fd = make_file(2), i, j, b;
+
+	(void)state;
+	if (!need_uring()) {
+		close(fd);
+		skip();
+	}
+	memset(bytes, 0xee, sizeof(bytes));
+	for (i = 0; i < NR; i++) {
+		for (j = 0; j < BUFS; j++)
+			iov[i][j] = (struct iovec){ bytes[i][2 * j], LEN };
+		rws[i] = (struct io_rw){ .iov = iov[i], .iovcnt = BUFS,
+					 .off = (int64_t)i * PAGE };
+	}
+	*c = (struct io_counters){ 0 };
+	io_batch_rw(fd, false, rws, NR, true);
+	assert_int_equal(c->uring_batches, 1);
+	assert_int_equal(c->iovecs, NR * BUFS);
+	assert_int_equal(c->bytes, NR * BUFS * LEN);
+	assert_true(c->syscalls < 1 + NR);
+	for (i = 0; i < NR; i++) {
+		assert_int_equal(rws[i].res, BUFS * LEN);
+		for (j = 0; j < BUFS; j++)
+			for (b = 0; b < LEN; b++)
+				assert_int_equal(bytes[i][2 * j][b],
+						 byte_at((int64_t)i * PAGE +
+							 j * LEN + b, 2));
+	}
+	close(fd);
+}
+
+/*
  * One batch: eight pages of @fd (written with @seed), five apart from
  * page @first, in eight transfers.  No cmocka assertion: it runs off
  * the main thread and in a child.  Return: whether it went through a
@@ -771,6 +909,11 @@ int main(void)
 		cmocka_unit_test(test_neighbours_batch_uring),
 		cmocka_unit_test(test_more_buffers_than_iov_max),
 		cmocka_unit_test(test_unmerged_buffers_past_iov_max),
+		cmocka_unit_test(test_read_past_end_sync),
+		cmocka_unit_test(test_read_past_end_uring),
+		cmocka_unit_test(test_batch_sent_twice_sync),
+		cmocka_unit_test(test_batch_sent_twice_uring),
+		cmocka_unit_test(test_unmerged_transfers_uring),
 		cmocka_unit_test(test_threads_own_rings),
 		cmocka_unit_test(test_fork_child_own_ring),
 		cmocka_unit_test(test_direct_read_end),
