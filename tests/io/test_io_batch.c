@@ -9,6 +9,14 @@
  * Where this kernel refuses io_uring (a seccomp filter, an old kernel),
  * the io_uring cases say so and are skipped; the other path is tested
  * either way.
+ *
+ * A regular file never takes none of a write without an error, so the
+ * test stands between io/fd.c and pwrite(), linked with
+ *
+ * Link: -Wl,--wrap=pwrite
+ *
+ * (cmake/UpcacheTests.cmake reads that line): a pwrite() to
+ * zero_write_fd moves nothing and says so with 0.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,6 +46,19 @@
 
 static char dir[256];
 static char path[300];
+
+ssize_t __real_pwrite(int fd, const void *buf, size_t count, off_t offset);
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t count, off_t offset);
+
+/* The descriptor whose pwrite() calls take nothing, or -1. */
+static int zero_write_fd = -1;
+
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t count, off_t offset)
+{
+	if (fd >= 0 && fd == zero_write_fd)
+		return 0;
+	return __real_pwrite(fd, buf, count, offset);
+}
 
 /* The byte at @pos of a file written with @seed. */
 static unsigned char byte_at(int64_t pos, unsigned int seed)
@@ -699,6 +720,25 @@ static void test_unmerged_transfers_uring(void **state)
 }
 
 /*
+ * A write that moves nothing and names no error (a pwrite() that
+ * returns 0) is an error, -EIO, not a write that stopped early: no
+ * progress would otherwise look like success.
+ */
+static void test_write_no_progress(void **state)
+{
+	unsigned char buf[100];
+	int fd = make_file(3);
+
+	(void)state;
+	memset(buf, 0x5a, sizeof(buf));
+	zero_write_fd = fd;
+	assert_int_equal(fd_write_full(fd, buf, sizeof(buf), 0), -EIO);
+	zero_write_fd = -1;
+	assert_int_equal(fd_write_full(fd, buf, sizeof(buf), 0), 0);
+	close(fd);
+}
+
+/*
  * One batch: eight pages of @fd (written with @seed), five apart from
  * page @first, in eight transfers.  No cmocka assertion: it runs off
  * the main thread and in a child.  Return: whether it went through a
@@ -914,6 +954,7 @@ int main(void)
 		cmocka_unit_test(test_batch_sent_twice_sync),
 		cmocka_unit_test(test_batch_sent_twice_uring),
 		cmocka_unit_test(test_unmerged_transfers_uring),
+		cmocka_unit_test(test_write_no_progress),
 		cmocka_unit_test(test_threads_own_rings),
 		cmocka_unit_test(test_fork_child_own_ring),
 		cmocka_unit_test(test_direct_read_end),
