@@ -1481,6 +1481,24 @@ static bool trylock_elsewhere(struct xarray *xa)
 	return ret != NULL;
 }
 
+static void *held_thread(void *arg)
+{
+	struct xarray *xa = arg;
+
+	return (void *)(uintptr_t)upc_lock_is_held(&xa->xa_lock);
+}
+
+/* Does another thread see @xa's lock as its own? */
+static bool held_elsewhere(struct xarray *xa)
+{
+	pthread_t t;
+	void *ret;
+
+	assert_int_equal(pthread_create(&t, NULL, held_thread, xa), 0);
+	assert_int_equal(pthread_join(t, &ret), 0);
+	return ret != NULL;
+}
+
 static void test_aliases_and_locks(void **state)
 {
 	struct xarray xa;
@@ -1506,6 +1524,8 @@ static void test_aliases_and_locks(void **state)
 	xa_lock(&xa);
 	assert_true(upc_lock_is_held(&xa.xa_lock));
 	assert_false(trylock_elsewhere(&xa));
+	/* Held, but by this thread: not by the other. */
+	assert_false(held_elsewhere(&xa));
 	assert_null(__xa_store(&xa, 10, P(10), GFP_KERNEL));
 	/* GFP_KERNEL may drop the lock, but it is held again on return. */
 	assert_null(__xa_store(&xa, 1UL << 40, P(11), GFP_KERNEL));
