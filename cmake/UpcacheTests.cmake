@@ -59,15 +59,12 @@ endfunction()
 # library and a C library function (to make it fail on cue) says so in
 # its opening comment with a line " * Link: -Wl,--wrap=<symbol>"; the
 # linker then sends the library's calls of <symbol> to the test's
-# __wrap_<symbol>().  A source with such lines is a configure
-# dependency, so that one more added takes effect in an existing build
-# directory.
+# __wrap_<symbol>().  Every test source is a configure dependency, so
+# that a line added takes effect in an existing build directory, a
+# source's first one too (configuring again takes well under a second).
 function(upc_test_wraps target src)
 	file(STRINGS "${src}" lines REGEX "^ \\* Link: -Wl,--wrap=[A-Za-z0-9_]+$")
-	if(lines)
-		set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-			     "${src}")
-	endif()
+	set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${src}")
 	foreach(line IN LISTS lines)
 		string(REGEX REPLACE "^ \\* Link: " "" option "${line}")
 		target_link_options(${target} PRIVATE "${option}")
