@@ -48,6 +48,38 @@ static void test_cache_create_errors(void **state)
 	assert_null(cache);
 }
 
+/*
+ * The cache's huge policy is the default of its shmem files: a cache
+ * created with UPC_HUGE_DEFAULT gives them 4 KiB folios (NEVER), one
+ * created with ALWAYS a 2 MiB folio for an aligned 2 MiB write.  Each
+ * folio is one span.
+ */
+static void test_cache_default_huge(void **state)
+{
+	struct upc_cache_config cfg = { .memory_limit = MEM,
+					.huge = UPC_HUGE_ALWAYS };
+	struct upc_span spans[2];
+	struct api_env env;
+
+	(void)state;
+	api_init(&env, MEM, UPC_HUGE_DEFAULT, 0);
+	api_write_pattern(env.file, 0, 2 * API_MIB, 1);
+	assert_int_equal(upc_get_spans(env.file, 0, 2 * API_MIB, spans, 2), 2);
+	assert_int_equal(spans[0].len, API_PAGE);
+	assert_int_equal(spans[1].len, API_PAGE);
+	upc_put_spans(spans, 2);
+	api_fini(&env);
+
+	memset(&env, 0, sizeof(env));
+	assert_int_equal(upc_cache_create(&cfg, &env.cache), 0);
+	assert_int_equal(upc_shmem_create(env.cache, NULL, &env.file), 0);
+	api_write_pattern(env.file, 0, 2 * API_MIB, 1);
+	assert_int_equal(upc_get_spans(env.file, 0, 2 * API_MIB, spans, 2), 1);
+	assert_int_equal(spans[0].len, 2 * API_MIB);
+	upc_put_spans(spans, 1);
+	api_fini(&env);
+}
+
 /* Every allocation creation makes can fail, and leaves nothing behind. */
 static void test_cache_create_enomem(void **state)
 {
@@ -415,6 +447,10 @@ static void test_readv_writev_errors(void **state)
 	big[1] = (struct iovec){ buf, (size_t)SSIZE_MAX / 2 + 1 };
 	assert_int_equal(upc_readv(file, big, 2, 0), -EINVAL);
 	assert_int_equal(upc_writev(file, big, 2, 0), -EINVAL);
+	/* A total of SSIZE_MAX exactly is allowed: the empty file gives 0. */
+	big[0] = (struct iovec){ buf, 4 };
+	big[1] = (struct iovec){ buf, (size_t)SSIZE_MAX - 4 };
+	assert_int_equal(upc_readv(file, big, 2, 0), 0);
 	/* The total may not reach past INT64_MAX either. */
 	iov[1] = (struct iovec){ buf, 4 };
 	assert_int_equal(upc_writev(file, iov, 2, INT64_MAX - 7), -EINVAL);
@@ -988,13 +1024,14 @@ static void test_spans_pin_overflow(void **state)
 	(void)state;
 	assert_non_null(many);
 	file = api_init(&env, MEM, UPC_HUGE_NEVER, 0);
-	api_write_pattern(file, 0, 2 * API_PAGE, 7);
+	api_write_pattern(file, 0, 3 * API_PAGE, 7);
 	while (nr < max &&
 	       (ret = upc_get_spans(file, API_PAGE, 1, many + nr, 1)) == 1)
 		nr++;
 	assert_int_equal(ret, -EOVERFLOW);
 	assert_true(nr >= 1UL << 20);
-	assert_int_equal(upc_get_spans(file, 0, 2 * API_PAGE, two, 2), 1);
+	/* The walk stops at the full page: no span past it either. */
+	assert_int_equal(upc_get_spans(file, 0, 3 * API_PAGE, two, 2), 1);
 	assert_int_equal(two[0].offset, 0);
 	assert_int_equal(two[0].len, API_PAGE);
 	upc_put_spans(two, 1);
@@ -1070,6 +1107,7 @@ int main(void)
 		cmocka_unit_test(test_cache_create_errors),
 		cmocka_unit_test(test_cache_create_enomem),
 		cmocka_unit_test(test_cache_destroy),
+		cmocka_unit_test(test_cache_default_huge),
 		cmocka_unit_test(test_cache_stats),
 		cmocka_unit_test(test_shmem_create_errors),
 		cmocka_unit_test(test_close),
