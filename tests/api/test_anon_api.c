@@ -18,6 +18,8 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -245,6 +247,27 @@ static void test_swapon_file(void **state)
 }
 
 /*
+ * upc_swapon() with files limited to @bytes (RLIMIT_FSIZE, SIGXFSZ
+ * ignored, both restored after): it must return @expect.
+ */
+static void fsize_limit_swapon(struct api_env *env,
+			       const struct upc_swap_config *cfg, rlim_t bytes,
+			       int expect)
+{
+	void (*old)(int) = signal(SIGXFSZ, SIG_IGN);
+	struct rlimit rl, saved;
+
+	assert_true(old != SIG_ERR);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
+	rl = saved;
+	rl.rlim_cur = bytes;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	assert_int_equal(upc_swapon(env->cache, cfg), expect);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &saved), 0);
+	signal(SIGXFSZ, old);
+}
+
+/*
  * A failed upc_swapon() removes the swap file it created, and leaves
  * one that was there alone.
  */
@@ -263,6 +286,9 @@ static void test_swapon_failure_removes_new_file(void **state)
 	upc_fault_fail_nth(1);
 	assert_int_equal(upc_swapon(env.cache, &cfg), -ENOMEM);
 	upc_fault_fail_nth(0);
+	assert_int_not_equal(stat(path.name, &st), 0);
+	/* Growing the new file fails (RLIMIT_FSIZE): removed too. */
+	fsize_limit_swapon(&env, &cfg, API_MIB, -EFBIG);
 	assert_int_not_equal(stat(path.name, &st), 0);
 	/* An existing file stays, even when the call fails. */
 	aa_tmpname(&path);
