@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "vmscan_helpers.h"
+#include "mm/writeback.h"
 
 #define LIMIT		1024UL
 #define FILE_PAGES	256UL
@@ -597,6 +598,225 @@ static void test_wait_reports_repeated_error(void **state)
 	vm_store_teardown(&f, &st);
 }
 
+/* a_ops->writeback_folios noting each run (flush_hook()), with page 3
+ * failing with -EIO and page 7 with -ENOSPC, the others written. */
+static void two_errors_hook(struct address_space *mapping,
+			    struct folio **folios, unsigned int nr, int *errs)
+{
+	unsigned int i;
+
+	assert_true(flush_nr_runs < 16);
+	flush_runs[flush_nr_runs++] = nr;
+	for (i = 0; i < nr; i++)
+		errs[i] = folios[i]->index == 3 ? -EIO :
+			  folios[i]->index == 7 ? -ENOSPC :
+			  vm_store_writeback_folio(mapping, folios[i]);
+}
+
+/*
+ * 300 dirty folios go to the hook as a run of WRITEBACK_MAX_RUN, then
+ * the other 44; of two failures in a run, the pass returns the first
+ * (the mapping keeps the last, as each is recorded).  Both folios stay
+ * dirty.
+ */
+static void test_fdatawrite_range_runs_and_first_error(void **state)
+{
+	struct address_space_operations aops;
+	struct vm_fixture f;
+	struct vm_store st;
+	errseq_t since;
+	pgoff_t i;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, 2 * WRITEBACK_MAX_RUN, true);
+	aops = *f.mapping.a_ops;
+	aops.writeback_folios = two_errors_hook;
+	f.mapping.a_ops = &aops;
+	since = errseq_sample(&f.mapping.wb_err);
+	for (i = 0; i < 300; i++)
+		vm_write_stamp(&f.mapping, i, ~i);
+	flush_nr_runs = 0;
+	assert_int_equal(filemap_fdatawrite_range(&f.mapping, 0, INT64_MAX),
+			 -EIO);
+	assert_int_equal(flush_nr_runs, 2);
+	assert_int_equal(flush_runs[0], WRITEBACK_MAX_RUN);
+	assert_int_equal(flush_runs[1], 300 - WRITEBACK_MAX_RUN);
+	assert_int_equal(st.writes, 298);
+	for (i = 0; i < 300; i++)
+		assert_int_equal(page_dirty(&f.mapping, i), i == 3 || i == 7);
+	assert_int_equal(file_check_and_advance_wb_err(&f.mapping, &since),
+			 -ENOSPC);
+	vm_store_teardown(&f, &st);
+}
+
+/*
+ * A range left dirty with no error ever recorded (nothing could write
+ * it: no hook) is -EIO.  A bad range is -EINVAL from
+ * file_write_and_wait_range() too, though no watcher has an error.
+ */
+static void test_write_and_wait_dirty_without_error(void **state)
+{
+	struct vm_fixture f;
+	struct vm_store st;
+	errseq_t since;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, false);
+	since = errseq_sample(&f.mapping.wb_err);
+	vm_write_stamp(&f.mapping, 3, 7);
+	assert_int_equal(filemap_write_and_wait_range(&f.mapping, 0,
+						      INT64_MAX), -EIO);
+	assert_int_equal(filemap_write_and_wait_range(&f.mapping,
+						      4 * UPC_PAGE_SIZE,
+						      INT64_MAX), 0);
+	assert_int_equal(file_write_and_wait_range(&f.mapping, &since, -1, 5),
+			 -EINVAL);
+	assert_int_equal(file_write_and_wait_range(&f.mapping, &since, 10, 9),
+			 -EINVAL);
+	assert_true(page_dirty(&f.mapping, 3));
+	vm_store_teardown(&f, &st);
+}
+
+struct fsync_thread {
+	struct address_space *mapping;
+	errseq_t since;
+	int ret;
+	pthread_t tid;
+};
+
+static void *fsync_thread_fn(void *arg)
+{
+	struct fsync_thread *ft = arg;
+
+	ft->ret = file_write_and_wait_range(ft->mapping, &ft->since, 0,
+					    INT64_MAX);
+	return NULL;
+}
+
+/*
+ * fsync whose own pass fails still waits for the writeback another
+ * writer has under way (here the test, as reclaim would): page 3 fails,
+ * page GATE_INDEX is under writeback until the fsync sleeps on it.
+ */
+static void test_fsync_pass_error_still_waits(void **state)
+{
+	struct fsync_thread ft = { 0 };
+	struct timespec tick = { 0, 1000000 };
+	struct folio *folio;
+	struct vm_fixture f;
+	struct vm_store st;
+	int n;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	ft.mapping = &f.mapping;
+	ft.since = errseq_sample(&f.mapping.wb_err);
+	vm_write_stamp(&f.mapping, 3, 33);
+	vm_write_stamp(&f.mapping, GATE_INDEX, 77);
+	st.fail_write_index = 3;
+	folio = __filemap_get_folio(&f.mapping, GATE_INDEX, FGP_LOCK, 0);
+	assert_false(IS_ERR(folio));
+	assert_true(folio_clear_dirty_start_writeback(folio));
+	assert_int_equal(pthread_create(&ft.tid, NULL, fsync_thread_fn, &ft),
+			 0);
+	for (n = 0; n < 10000 && !folio_test_flag(folio, PG_waiters); n++)
+		nanosleep(&tick, NULL);
+	assert_true(folio_test_flag(folio, PG_waiters));
+	assert_int_equal(vm_store_writeback_folio(&f.mapping, folio), 0);
+	folio_end_writeback(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+	assert_int_equal(pthread_join(ft.tid, NULL), 0);
+	assert_int_equal(ft.ret, -EIO);
+	assert_true(page_dirty(&f.mapping, 3));
+	assert_true(store_word(&st, GATE_INDEX) == 77);
+	st.fail_write_index = -1;
+	vm_store_teardown(&f, &st);
+}
+
+/*
+ * Wait until @wb's passes have taken @pages pages, @ms milliseconds at
+ * most.  Return: whether they did.
+ */
+static bool wb_wait_pages(struct background_writeback *wb,
+			  unsigned long pages, int ms)
+{
+	struct timespec tick = { 0, 1000000 };
+	int n;
+
+	for (n = 0; n < ms; n++) {
+		if (background_writeback_pages(wb) >= pages)
+			return true;
+		nanosleep(&tick, NULL);
+	}
+	return false;
+}
+
+/*
+ * A background pass starts once a threshold's worth is dirtied while
+ * the cache has at most that much room (exactly that much here), and
+ * counts the pages it took: the 100 dirty ones, in one pass.  With one
+ * page more of room than the threshold none starts: nothing can start
+ * one later, so 200 ms without a pass cannot fail by timing.
+ */
+static void test_background_pass_room_equals_threshold(void **state)
+{
+	struct background_writeback wb;
+	struct vm_fixture f;
+	struct vm_store st;
+	unsigned long room;
+	pgoff_t i;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	for (i = 0; i < 100; i++)
+		vm_write_stamp(&f.mapping, i, ~i);
+	room = LIMIT - upc_arena_charged(f.arena);
+	background_writeback_init(&wb, &f.mapping, room - 1);
+	background_writeback_dirtied(&wb, room - 1);
+	assert_false(wb_wait_pages(&wb, 1, 200));
+	background_writeback_stop(&wb);
+	assert_true(page_dirty(&f.mapping, 0));
+	background_writeback_init(&wb, &f.mapping, room);
+	background_writeback_dirtied(&wb, room);
+	assert_true(wb_wait_pages(&wb, 100, 10000));
+	background_writeback_stop(&wb);
+	assert_int_equal(background_writeback_passes(&wb), 1);
+	assert_int_equal(background_writeback_pages(&wb), 100);
+	for (i = 0; i < 100; i++) {
+		assert_false(page_dirty(&f.mapping, i));
+		assert_true(store_word(&st, i) == ~i);
+	}
+	vm_store_teardown(&f, &st);
+}
+
+/*
+ * A pass takes WB_PASS_PAGES at most and queues the next for the rest
+ * of the file: 1100 dirty pages are two passes, 1024 and 76.
+ */
+static void test_background_pass_continues(void **state)
+{
+	enum { NR = WB_PASS_PAGES + 76 };
+	struct background_writeback wb;
+	struct vm_fixture f;
+	struct vm_store st;
+	pgoff_t i;
+
+	(void)state;
+	vm_store_setup(&f, &st, 16, 2 * LIMIT, NR, true);
+	for (i = 0; i < NR; i++)
+		vm_write_stamp(&f.mapping, i, ~i);
+	background_writeback_init(&wb, &f.mapping, 2 * LIMIT);
+	background_writeback_dirtied(&wb, 2 * LIMIT);
+	assert_true(wb_wait_pages(&wb, NR, 10000));
+	background_writeback_stop(&wb);
+	assert_int_equal(background_writeback_passes(&wb), 2);
+	assert_int_equal(background_writeback_pages(&wb), NR);
+	for (i = 0; i < NR; i++)
+		assert_false(page_dirty(&f.mapping, i));
+	vm_store_teardown(&f, &st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -613,6 +833,11 @@ int main(void)
 		cmocka_unit_test(test_fsync_waits_for_reclaim_writeback),
 		cmocka_unit_test(test_fsync_reports_reclaim_writeback_failure),
 		cmocka_unit_test(test_wait_reports_repeated_error),
+		cmocka_unit_test(test_fdatawrite_range_runs_and_first_error),
+		cmocka_unit_test(test_write_and_wait_dirty_without_error),
+		cmocka_unit_test(test_fsync_pass_error_still_waits),
+		cmocka_unit_test(test_background_pass_room_equals_threshold),
+		cmocka_unit_test(test_background_pass_continues),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
