@@ -18,6 +18,7 @@
 
 #include "fault.h"
 #include "mm/huge_memory.h"
+#include "mm/lru_internal.h"
 
 #define LIMIT		4096UL
 
@@ -300,6 +301,35 @@ static void test_split_keeps_flags(void **state)
 	vm_teardown(&f);
 }
 
+/*
+ * The pages of a split join the inactive list at its tail, the end
+ * reclaim takes from, in index order: the page that was part of a large
+ * folio goes before the folios read since.
+ */
+static void test_split_pages_at_lru_tail(void **state)
+{
+	struct upc_list_head *list, *pos;
+	struct vm_fixture f;
+	struct folio *folio;
+	unsigned long i;
+
+	(void)state;
+	vm_setup(&f, 32, LIMIT, 0);
+	folio = huge_add(&f, 0, 3, false);
+	vm_read_range(&f.mapping, 100, 4);
+	lru_add_drain_all(f.arena);
+	huge_isolate(folio);
+	assert_int_equal(split_folio(folio, GFP_KERNEL), 0);
+	list = &arena_lruvec(f.arena)->lists[LRU_INACTIVE_FILE];
+	pos = list->prev;
+	for (i = 7; i >= 1; i--, pos = pos->prev)
+		assert_ptr_equal(lru_to_folio(pos), folio + i);
+	/* Then the oldest of the others. */
+	assert_int_equal(lru_to_folio(pos)->index, 100);
+	huge_release(folio);
+	vm_teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_split_bad_args),
 		cmocka_unit_test(test_split_fault_injection),
 		cmocka_unit_test(test_split_keeps_flags),
+		cmocka_unit_test(test_split_pages_at_lru_tail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

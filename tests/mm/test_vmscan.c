@@ -20,6 +20,9 @@
  * Counted: a batch of two files' folios is evicted under one i_pages
  * lock round trip per file.
  */
+#define _GNU_SOURCE
+#include <sched.h>
+
 #include "vmscan_helpers.h"
 
 #include <upcache/stats.h>
@@ -727,6 +730,129 @@ static void test_reclaim_lru_lock_trips(void **state)
 	vm_teardown(&f);
 }
 
+/* LRU lock round trips of this thread since @before. */
+static unsigned long lru_trips_since(const struct upc_thread_stats *before)
+{
+	struct upc_thread_stats now;
+
+	upc_stats_thread(&now);
+	return now.lru_lock_acquires - before->lru_lock_acquires;
+}
+
+/*
+ * Folios queued for the LRU go to this CPU's batch under its lock and
+ * reach the lists under the lruvec lock only when the batch fills: one
+ * round trip per folio, one more for the UPC_LRU_BATCH_SIZE-th.  The
+ * thread is pinned to its CPU so that every folio meets the same batch.
+ */
+static void test_lru_batch_lock_trips(void **state)
+{
+	struct upc_thread_stats before;
+	cpu_set_t old, one;
+	struct vm_fixture f;
+	unsigned int i;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 0);
+	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	lru_add_drain_all(f.arena);
+	upc_stats_thread(&before);
+	for (i = 0; i < UPC_LRU_BATCH_SIZE - 1; i++)
+		folio_put(vm_add_folio(&f.mapping, i, 0));
+	assert_int_equal(lru_trips_since(&before), UPC_LRU_BATCH_SIZE - 1);
+	assert_int_equal(vm_stats(f.arena).nr_inactive_file, 0);
+	folio_put(vm_add_folio(&f.mapping, i, 0));
+	assert_int_equal(lru_trips_since(&before), UPC_LRU_BATCH_SIZE + 1);
+	assert_int_equal(vm_stats(f.arena).nr_inactive_file,
+			 UPC_LRU_BATCH_SIZE);
+	/* Nothing left to drain: no lock taken. */
+	lru_add_drain_all(f.arena);
+	assert_int_equal(lru_trips_since(&before), UPC_LRU_BATCH_SIZE + 1);
+	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+	vm_teardown(&f);
+}
+
+/*
+ * Activation: a folio accessed twice is queued, activated at the drain
+ * and loses PG_referenced; queued twice before the drain it is counted
+ * once; an active folio is not queued again, nor is a folio of an
+ * unevictable mapping; isolating a folio already off the LRU takes no
+ * lock; and a large folio counts its pages in pgactivate and in the
+ * nonresident age.
+ */
+static void test_activate_counts(void **state)
+{
+	struct upc_thread_stats before;
+	struct upc_reclaim_stats st0, st;
+	struct address_space shm;
+	struct folio *folio, *big, *pinned;
+	struct vm_fixture f;
+
+	(void)state;
+	vm_setup(&f, 8, LIMIT, 1UL << AS_LARGE_FOLIOS);
+	folio = vm_add_folio(&f.mapping, 0, 0);
+	lru_add_drain_all(f.arena);
+	st0 = vm_stats(f.arena);
+	folio_mark_accessed(folio);
+	folio_mark_accessed(folio);
+	assert_false(folio_test_referenced(folio));
+	lru_add_drain_all(f.arena);
+	assert_true(folio_test_active(folio));
+	assert_false(folio_test_referenced(folio));
+	st = vm_stats(f.arena);
+	assert_int_equal(st.pgactivate - st0.pgactivate, 1);
+	assert_int_equal(st.nr_active_file, 1);
+	upc_stats_thread(&before);
+	folio_activate(folio);
+	assert_int_equal(lru_trips_since(&before), 0);
+	folio_put(folio);
+
+	folio = vm_add_folio(&f.mapping, 1, 0);
+	lru_add_drain_all(f.arena);
+	st0 = vm_stats(f.arena);
+	folio_activate(folio);
+	folio_activate(folio);
+	lru_add_drain_all(f.arena);
+	st = vm_stats(f.arena);
+	assert_int_equal(st.pgactivate - st0.pgactivate, 1);
+	assert_int_equal(st.nonresident_age - st0.nonresident_age, 1);
+	assert_int_equal(st.nr_active_file, 2);
+	assert_true(folio_isolate_lru(folio));
+	upc_stats_thread(&before);
+	assert_false(folio_isolate_lru(folio));
+	assert_int_equal(lru_trips_since(&before), 0);
+	folio_putback_lru(folio);
+	folio_put(folio);
+
+	big = vm_add_folio(&f.mapping, 8, 3);
+	lru_add_drain_all(f.arena);
+	st0 = vm_stats(f.arena);
+	folio_activate(big);
+	lru_add_drain_all(f.arena);
+	st = vm_stats(f.arena);
+	assert_int_equal(st.pgactivate - st0.pgactivate, 8);
+	assert_int_equal(st.nonresident_age - st0.nonresident_age, 8);
+	assert_int_equal(st.nr_active_file, 10);
+	folio_put(big);
+
+	address_space_init(&shm, f.arena, NULL, 1UL << AS_UNEVICTABLE);
+	pinned = vm_add_folio(&shm, 0, 0);
+	lru_add_drain_all(f.arena);
+	upc_stats_thread(&before);
+	folio_mark_accessed(pinned);
+	folio_mark_accessed(pinned);
+	assert_int_equal(lru_trips_since(&before), 0);
+	lru_add_drain_all(f.arena);
+	assert_false(folio_test_active(pinned));
+	folio_put(pinned);
+	truncate_inode_pages(&shm, 0);
+	xa_destroy(&shm.i_pages);
+	vm_teardown(&f);
+}
+
 /*
  * Direct reclaim frees at least a batch, even when fewer pages bring
  * the free ones back to the high watermark: 4 pages free of 1024 (high
@@ -900,6 +1026,8 @@ int main(void)
 		cmocka_unit_test(test_balance_moves_half_up_to_a_batch),
 		cmocka_unit_test(test_balance_watermarks),
 		cmocka_unit_test(test_reclaim_lru_lock_trips),
+		cmocka_unit_test(test_lru_batch_lock_trips),
+		cmocka_unit_test(test_activate_counts),
 		cmocka_unit_test(test_direct_reclaim_frees_a_batch),
 		cmocka_unit_test(test_reclaim_scans_twice_over),
 		cmocka_unit_test(test_noretry_reclaims_one_pass),
