@@ -721,10 +721,171 @@ static void test_xarray_diff_harness_detects(void **state)
 	assert_int_equal(xah_fini(&h), 0);
 }
 
+/* Set (or clear) @mark's bit for @node on every node above it. */
+static void mark_path(struct xa_node *node, xa_mark_t mark, bool set)
+{
+	for (; xa_parent(node); node = xa_parent(node)) {
+		unsigned long *word = &xa_parent(node)->marks[mark]
+					[node->offset / BITS_PER_LONG];
+		unsigned long bit = 1UL << (node->offset % BITS_PER_LONG);
+
+		if (set)
+			*word |= bit;
+		else
+			*word &= ~bit;
+	}
+}
+
+/* expect_corrupt() - The checker reports @xa; a line for the log. */
+#define expect_corrupt(xa, what) do {					\
+	fprintf(stderr, "# %s:\n", what);				\
+	assert_int_equal(upc_check_xarray(xa), -EUCLEAN);		\
+} while (0)
+
+/*
+ * More corruptions, each of a kind only one of the checker's tests
+ * catches (the others pass it), so that every test is shown to work:
+ * made, reported, undone, and the tree passes again.
+ */
+static void test_xarray_check_detects_each(void **state)
+{
+	struct xarray xa, other, small, top_xa, alloc;
+	struct xa_node *leaf, *leaf2, *lone, *node;
+	void *saved;
+	unsigned int off = 0x1000 % XA_CHUNK_SIZE;
+	uint32_t id;
+
+	(void)state;
+	build_tree(&xa);
+	assert_null(xa_store(&xa, 1UL << 21, xa_mk_value(9), GFP_KERNEL));
+	leaf = leaf_of(&xa, 5);
+	leaf2 = leaf_of(&xa, 0x1000);
+	lone = leaf_of(&xa, 1UL << 21);
+	assert_int_equal(leaf->count, XA_CHUNK_SIZE);
+	assert_int_equal(lone->count, 1);
+
+	xa_init(&other);
+	leaf->array = &other;
+	expect_corrupt(&xa, "a node of another array");
+	leaf->array = &xa;
+
+	leaf->count--;
+	expect_corrupt(&xa, "a count one short");
+	leaf->count++;
+
+	/* Slot 7 names slot 5, with slot 6 between them. */
+	saved = leaf->slots[7];
+	assert_true(xa_is_value(saved) && xa_is_value(leaf->slots[5]));
+	leaf->slots[7] = xa_mk_sibling(5);
+	expect_corrupt(&xa, "a sibling apart from its run");
+	leaf->slots[7] = saved;
+
+	/* Slot 6 joins slot 5: a run of two at an odd slot. */
+	saved = leaf->slots[6];
+	assert_false(xa_is_value(saved));
+	leaf->slots[6] = xa_mk_sibling(5);
+	leaf->nr_values++;
+	expect_corrupt(&xa, "a run not aligned to its length");
+	leaf->nr_values--;
+	leaf->slots[6] = saved;
+
+	/* The run's first slot emptied: its siblings name nothing. */
+	saved = leaf2->slots[off];
+	leaf2->slots[off] = NULL;
+	leaf2->count--;
+	leaf2->nr_values -= 4;
+	expect_corrupt(&xa, "siblings of an empty slot");
+	leaf2->nr_values += 4;
+	leaf2->count++;
+	leaf2->slots[off] = saved;
+
+	/* A mark on a sibling slot, carried up to the head. */
+	leaf2->marks[XA_MARK_2][0] |= 1UL << (off + 1);
+	mark_path(leaf2, XA_MARK_2, true);
+	expect_corrupt(&xa, "a mark on a sibling");
+	mark_path(leaf2, XA_MARK_2, false);
+	leaf2->marks[XA_MARK_2][0] &= ~(1UL << (off + 1));
+
+	leaf_of(&xa, HOLE)->slots[HOLE & XA_CHUNK_MASK] = xa_mk_internal(300);
+	leaf_of(&xa, HOLE)->count++;
+	expect_corrupt(&xa, "an internal entry of no kind");
+	leaf_of(&xa, HOLE)->count--;
+	leaf_of(&xa, HOLE)->slots[HOLE & XA_CHUNK_MASK] = NULL;
+
+	saved = lone->slots[(1UL << 21) & XA_CHUNK_MASK];
+	lone->slots[(1UL << 21) & XA_CHUNK_MASK] = NULL;
+	lone->count = 0;
+	lone->nr_values = 0;
+	expect_corrupt(&xa, "an empty node");
+	lone->nr_values = 1;
+	lone->count = 1;
+	lone->slots[(1UL << 21) & XA_CHUNK_MASK] = saved;
+	assert_int_equal(upc_check_xarray(&xa), 0);
+	xa_destroy(&xa);
+
+	/* A one-node tree whose node has a shift no level can have. */
+	xa_init(&small);
+	assert_null(xa_store(&small, 3, xa_mk_value(3), GFP_KERNEL));
+	assert_null(xa_store(&small, 9, xa_mk_value(9), GFP_KERNEL));
+	node = xa_to_node(xa_head(&small));
+	node->shift = 3;
+	expect_corrupt(&small, "a shift not a multiple of a level");
+	node->shift = 0;
+	assert_int_equal(upc_check_xarray(&small), 0);
+	xa_destroy(&small);
+
+	/* The top node of ULONG_MAX has 16 slots in range, not 64. */
+	xa_init(&top_xa);
+	assert_null(xa_store(&top_xa, ULONG_MAX, xa_mk_value(1), GFP_KERNEL));
+	node = xa_to_node(xa_head(&top_xa));
+	assert_int_equal(node->shift, 60);
+	node->slots[20] = xa_mk_value(2);
+	node->count++;
+	node->nr_values++;
+	expect_corrupt(&top_xa, "an entry past ULONG_MAX");
+	node->nr_values--;
+	node->count--;
+	node->slots[20] = NULL;
+	assert_int_equal(upc_check_xarray(&top_xa), 0);
+	xa_destroy(&top_xa);
+
+	/* Free-slot tracking. */
+	xa_init_flags(&alloc, XA_FLAGS_ALLOC);
+	alloc.xa_flags &= ~XA_FLAGS_MARK(XA_FREE_MARK);
+	expect_corrupt(&alloc, "an empty allocating array with no free slot");
+	alloc.xa_flags |= XA_FLAGS_MARK(XA_FREE_MARK);
+	assert_int_equal(xa_alloc(&alloc, &id, xa_mk_value(0), xa_limit_32b,
+				  GFP_KERNEL), 0);
+	assert_int_equal(id, 0);
+	alloc.xa_flags |= XA_FLAGS_MARK(XA_FREE_MARK);
+	expect_corrupt(&alloc, "index 0 used, the free flag set");
+	alloc.xa_flags &= ~XA_FLAGS_MARK(XA_FREE_MARK);
+	assert_int_equal(upc_check_xarray(&alloc), 0);
+	assert_int_equal(xa_alloc(&alloc, &id, xa_mk_value(1), xa_limit_32b,
+				  GFP_KERNEL), 0);
+	node = xa_to_node(xa_head(&alloc));
+	node->marks[XA_FREE_MARK][0] |= 1UL << 1;
+	expect_corrupt(&alloc, "a used slot marked free");
+	node->marks[XA_FREE_MARK][0] &= ~(1UL << 1);
+	assert_int_equal(upc_check_xarray(&alloc), 0);
+	xa_destroy(&alloc);
+
+	/* The head of an empty array. */
+	xa_init(&small);
+	small.xa_flags |= XA_FLAGS_MARK(XA_MARK_0);
+	expect_corrupt(&small, "a mark flag on an empty array");
+	small.xa_flags &= ~XA_FLAGS_MARK(XA_MARK_0);
+	small.xa_head = XA_RETRY_ENTRY;
+	expect_corrupt(&small, "a retry entry at the head");
+	small.xa_head = NULL;
+	assert_int_equal(upc_check_xarray(&small), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_xarray_check_detects),
+		cmocka_unit_test(test_xarray_check_detects_each),
 		cmocka_unit_test(test_xarray_diff_harness_detects),
 		cmocka_unit_test(test_xarray_diff_dense),
 		cmocka_unit_test(test_xarray_diff_sparse),
