@@ -957,7 +957,8 @@ static void test_tag_pages_for_writeback_long(void **state)
 static void test_check_mapping_detects(void **state)
 {
 	static long not_a_folio[8] __attribute__((aligned(64)));
-	struct folio *small, *large;
+	struct folio *small, *large, fake;
+	struct xa_node *leaf;
 	struct address_space *m;
 	struct fm_env env;
 
@@ -1010,6 +1011,29 @@ static void test_check_mapping_detects(void **state)
 	assert_null(xa_store(&m->i_pages, 32, not_a_folio, GFP_KERNEL));
 	assert_int_equal(upc_check_mapping(m), -EUCLEAN);
 	xa_erase(&m->i_pages, 32);
+
+	/* A copy of a folio, right in every field but outside the memmap. */
+	fake = *small;
+	fake.index = 33;
+	assert_null(xa_store(&m->i_pages, 33, &fake, GFP_KERNEL));
+	m->nrpages++;
+	assert_int_equal(upc_check_mapping(m), -EUCLEAN);
+	m->nrpages--;
+	xa_erase(&m->i_pages, 33);
+
+	/* An order that disagrees with the entry's, pages counted by it. */
+	large->order = 1;
+	m->nrpages -= 2;
+	assert_int_equal(upc_check_mapping(m), -EUCLEAN);
+	m->nrpages += 2;
+	large->order = 2;
+
+	/* A tree the XArray checker rejects is not walked as a cache. */
+	leaf = xa_to_node(xa_head(&m->i_pages));
+	assert_true(xa_is_node(xa_head(&m->i_pages)));
+	leaf->nr_values++;
+	assert_int_equal(upc_check_mapping(m), -EUCLEAN);
+	leaf->nr_values--;
 
 	assert_mapping_ok(m);
 	fm_fini(&env);

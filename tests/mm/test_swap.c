@@ -1474,6 +1474,77 @@ static void test_swap_slot_pin_range(void **state)
 /* ---- the reclaim hook ------------------------------------------------------ */
 
 /*
+ * upc_check_mapping() on a swap-backed mapping: a swap entry must name
+ * slots in use, a large one slots aligned to its size; a folio keeping
+ * its slots (PG_swapslot) needs a mapping that keeps them
+ * (AS_SWAP_KEEP) and slots still in use.  Each corruption made, caught
+ * and undone.
+ */
+static void test_check_mapping_swap_entries(void **state)
+{
+	XA_STATE_ORDER(xas, NULL, 8, 1);
+	struct address_space m;
+	unsigned long off, i;
+	struct folio *folio;
+	struct sw_env env;
+	swp_entry_t kept;
+
+	(void)state;
+	sw_init(&env, 4 * CLUSTER_BYTES, 0);
+	address_space_init(&m, env.f.arena, NULL, 1UL << AS_SWAPBACKED);
+	/* Slots off .. off + 3 in use, off aligned to 4. */
+	off = sw_alloc(&env, env.small);
+	for (i = 1; i < 4; i++)
+		assert_int_equal(sw_alloc(&env, env.small), off + i);
+	assert_int_equal(off % 4, 0);
+	assert_null(xa_store(&m.i_pages, 5, swp_to_radix_entry(
+				sw_entry(&env, off)), GFP_KERNEL));
+	assert_int_equal(upc_check_mapping(&m), 0);
+
+	/* A swap entry naming a free slot. */
+	assert_null(xa_store(&m.i_pages, 6, swp_to_radix_entry(
+				sw_entry(&env, off + 4)), GFP_KERNEL));
+	assert_int_equal(upc_check_mapping(&m), -EUCLEAN);
+	xa_erase(&m.i_pages, 6);
+
+	/* Two pages' entry naming slots off + 1 and off + 2: unaligned. */
+	xas.xa = &m.i_pages;
+	xas_lock(&xas);
+	xas_store(&xas, swp_to_radix_entry(sw_entry(&env, off + 1)));
+	xas_unlock(&xas);
+	assert_int_equal(xas_error(&xas), 0);
+	assert_int_equal(upc_check_mapping(&m), -EUCLEAN);
+	xas_lock(&xas);
+	xas_store(&xas, NULL);
+	xas_unlock(&xas);
+	assert_int_equal(upc_check_mapping(&m), 0);
+
+	/* A folio keeping slot off + 3. */
+	folio = sw_folio(&env, 0);
+	folio_set_uptodate(folio);
+	assert_int_equal(filemap_add_folio(&m, folio, 10, GFP_KERNEL), 0);
+	kept = sw_entry(&env, off + 3);
+	folio->private = (void *)kept.val;
+	folio_set_swapslot(folio);
+	assert_int_equal(upc_check_mapping(&m), -EUCLEAN);
+	m.flags |= 1UL << AS_SWAP_KEEP;
+	assert_int_equal(upc_check_mapping(&m), 0);
+	sw_free(&env, off + 3, 1);
+	assert_int_equal(upc_check_mapping(&m), -EUCLEAN);
+	folio_clear_swapslot(folio);
+	folio->private = NULL;
+	assert_int_equal(upc_check_mapping(&m), 0);
+
+	sw_unlock_put(folio);
+	xa_erase(&m.i_pages, 5);
+	truncate_inode_pages(&m, 0);
+	lru_add_drain_all(env.f.arena);
+	xa_destroy(&m.i_pages);
+	sw_free(&env, off, 3);
+	sw_fini(&env);
+}
+
+/*
  * struct upc_swap_ops.swap_out, the hook for one folio (reclaim's path
  * for a hook without a batch call, which swap_reclaim_ops also serves):
  * a locked uptodate folio is written to the slot handed out for it and
@@ -1553,6 +1624,7 @@ int main(void)
 		cmocka_unit_test(test_swap_slot_pin),
 		cmocka_unit_test(test_swap_slot_pin_range),
 		cmocka_unit_test(test_swap_check_clusters),
+		cmocka_unit_test(test_check_mapping_swap_entries),
 		cmocka_unit_test(test_swap_cache_add_get_delete),
 		cmocka_unit_test(test_swap_cache_eexist),
 		cmocka_unit_test(test_swap_cache_large_folio),
