@@ -946,6 +946,163 @@ static void test_check_catches_corruption(void **state)
 	arena_fini(arena);
 }
 
+/*
+ * More corruptions, each caught by one test of the checker alone: the
+ * counts (charged, a free list's nr_free, a pcp list's count), a free
+ * block's first page with a reference or an extra flag, PG_buddy on a
+ * folio in use, a broken link inside a pcp list, and a free list entry
+ * outside the memmap.  The thread is pinned to its CPU so that the
+ * pages it frees share one pcp list.
+ */
+static void test_check_catches_each(void **state)
+{
+	struct upc_arena *arena = arena_new(4 * MiB);
+	struct upc_list_head *head, *saved, outside;
+	struct folio *folios[3], *block, *used;
+	cpu_set_t old, one;
+	unsigned int i, cpu_list;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	for (i = 0; i < 3; i++) {
+		folios[i] = upc_arena_alloc_folio(arena, GFP_NOWAIT, 0);
+		assert_non_null(folios[i]);
+	}
+	used = folios[2];
+	folio_put(folios[0]);
+	folio_put(folios[1]);
+	assert_arena_ok(arena);
+	for (cpu_list = 0; cpu_list < UPC_PCP_LISTS; cpu_list++)
+		if (arena->pcp[cpu_list].count >= 2)
+			break;
+	assert_true(cpu_list < UPC_PCP_LISTS);
+
+	arena->charged++;
+	expect_corrupt(arena, "one page more charged");
+	arena->charged--;
+
+	arena->nr_free[UPC_MAX_ORDER - 1]++;
+	expect_corrupt(arena, "nr_free one more than listed");
+	arena->nr_free[UPC_MAX_ORDER - 1]--;
+
+	arena->pcp[cpu_list].count++;
+	expect_corrupt(arena, "a pcp count one more than listed");
+	arena->pcp[cpu_list].count--;
+
+	head = &arena->free_area[UPC_MAX_ORDER - 1];
+	assert_false(mm_list_empty(head));
+	block = lru_to_folio(head->next);
+	block->refcount = 1;
+	expect_corrupt(arena, "a free block's first page with a reference");
+	block->refcount = 0;
+	folio_set_flag(block, PG_dirty);
+	expect_corrupt(arena, "a free block's first page with a flag");
+	folio_clear_flag(block, PG_dirty);
+	assert_arena_ok(arena);
+
+	folio_set_flag(used, PG_buddy);
+	expect_corrupt(arena, "PG_buddy on a folio in use");
+	folio_clear_flag(used, PG_buddy);
+
+	/* The second entry's back link, inside the list. */
+	head = &arena->pcp[cpu_list].list;
+	assert_true(head->next->next != head);
+	saved = head->next->next->prev;
+	head->next->next->prev = head->next->next;
+	expect_corrupt(arena, "a pcp list's inner back link");
+	head->next->next->prev = saved;
+	assert_arena_ok(arena);
+
+	/* The top order's list is empty: block 1 is past the frontier. */
+	head = &arena->free_area[UPC_MAX_ORDER];
+	assert_true(mm_list_empty(head));
+	outside.next = head;
+	outside.prev = head;
+	head->next = &outside;
+	head->prev = &outside;
+	arena->nr_free[UPC_MAX_ORDER]++;
+	expect_corrupt(arena, "a free list entry outside the memmap");
+	arena->nr_free[UPC_MAX_ORDER]--;
+	head->next = head;
+	head->prev = head;
+
+	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+	folio_put(used);
+	arena_fini(arena);
+}
+
+/* Put an allocated order-8 @folio on its free list by hand. */
+static void fake_free(struct upc_arena *arena, struct folio *folio)
+{
+	folio->flags = 1UL << PG_buddy;
+	folio->refcount = 0;
+	mm_list_add_tail(&folio->lru, &arena->free_area[UPC_MAX_ORDER - 1]);
+	arena->nr_free[UPC_MAX_ORDER - 1]++;
+	arena->charged -= HUGE_PAGES / 2;
+}
+
+/* Undo fake_free(): @folio allocated again, with @flags. */
+static void fake_alloc(struct upc_arena *arena, struct folio *folio,
+		       unsigned long flags)
+{
+	mm_list_del_init(&folio->lru);
+	arena->nr_free[UPC_MAX_ORDER - 1]--;
+	arena->charged += HUGE_PAGES / 2;
+	folio->refcount = 1;
+	folio->flags = flags;
+}
+
+/*
+ * The four order-8 quarters of the arena allocated, then the first and
+ * the last put on the free list by hand: a valid arena (their buddies
+ * are in use), with two entries on one free list, whose inner back
+ * link is then broken.  Then the first one's buddy joins them, as a
+ * free that forgot to merge would leave it: everything else adds up,
+ * so only the merge test can catch it.
+ */
+static void test_check_catches_free_list_faults(void **state)
+{
+	struct upc_arena *arena = arena_new(4 * MiB);
+	struct upc_list_head *head, *saved;
+	struct folio *quarter[4];
+	unsigned long flags;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		quarter[i] = upc_arena_alloc_folio(arena, GFP_KERNEL,
+						   UPC_MAX_ORDER - 1);
+		assert_non_null(quarter[i]);
+		assert_ptr_equal(quarter[i],
+				 arena->memmap + i * (HUGE_PAGES / 2));
+	}
+	flags = quarter[0]->flags;
+	assert_int_equal(quarter[3]->flags, flags);
+	fake_free(arena, quarter[0]);
+	fake_free(arena, quarter[3]);
+	assert_arena_ok(arena);
+
+	head = &arena->free_area[UPC_MAX_ORDER - 1];
+	saved = head->next->next->prev;
+	head->next->next->prev = head->next->next;
+	expect_corrupt(arena, "a free list's inner back link");
+	head->next->next->prev = saved;
+	assert_arena_ok(arena);
+
+	fake_free(arena, quarter[1]);
+	expect_corrupt(arena, "free buddies not merged");
+	fake_alloc(arena, quarter[1], flags);
+	fake_alloc(arena, quarter[3], flags);
+	fake_alloc(arena, quarter[0], flags);
+	assert_arena_ok(arena);
+	for (i = 0; i < 4; i++)
+		folio_put(quarter[i]);
+	arena_fini(arena);
+}
+
 /* ---- __GFP_ZERO, the pcp hot path, fault injection ---------------------- */
 
 static void test_gfp_zero(void **state)
@@ -1541,6 +1698,8 @@ int main(void)
 		cmocka_unit_test(test_reclaim_fragmented_once),
 		cmocka_unit_test(test_reclaim_larger_than_limit),
 		cmocka_unit_test(test_check_catches_corruption),
+		cmocka_unit_test(test_check_catches_each),
+		cmocka_unit_test(test_check_catches_free_list_faults),
 		cmocka_unit_test(test_gfp_zero),
 		cmocka_unit_test(test_alloc_bulk),
 		cmocka_unit_test(test_alloc_bulk_zero),
