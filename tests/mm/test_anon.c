@@ -282,6 +282,10 @@ static void test_anon_write_read(void **state)
 	assert_int_equal(resident, 8);
 	an_verify(&env);
 	an_check(&env);
+	/* The checker: page 12 must lie inside the region. */
+	env.region.size = 12 * PAGE;
+	assert_int_equal(upc_check_anon(&env.region), -EUCLEAN);
+	env.region.size = 20 * PAGE + 100;
 	an_fini(&env);
 }
 

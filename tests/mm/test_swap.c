@@ -1474,6 +1474,84 @@ static void test_swap_slot_pin_range(void **state)
 /* ---- the reclaim hook ------------------------------------------------------ */
 
 /*
+ * upc_check_swap()'s tests, each tripped alone: a cluster's count, the
+ * device's in-use count, a free cluster stacked twice, the current
+ * cluster stacked in place of an idle one, and in the swap cache: a
+ * key outside its chunk, a shadow of a free slot, a folio not in the
+ * swap cache, a swap cache folio of a free slot, a page count one off,
+ * and a space's tree the XArray checker rejects.
+ */
+static void test_swap_check_each(void **state)
+{
+	struct address_space *space;
+	struct folio *folio;
+	unsigned long off, c, saved;
+	struct sw_env env;
+
+	(void)state;
+	sw_init(&env, 4 * CLUSTER_BYTES, 0);
+	off = sw_alloc(&env, env.small);
+	c = off / CLUSTER;
+	space = &env.si->spaces[0];
+	assert_int_equal(env.si->nr_free_clusters, 3);
+	assert_int_equal(upc_check_swap(env.si), 0);
+
+	env.si->cluster_used[c]++;
+	assert_int_equal(upc_check_swap(env.si), -EUCLEAN);
+	env.si->cluster_used[c]--;
+
+	env.si->inuse_pages++;
+	assert_int_equal(upc_check_swap(env.si), -EUCLEAN);
+	env.si->inuse_pages--;
+
+	saved = env.si->free_clusters[1];
+	env.si->free_clusters[1] = env.si->free_clusters[0];
+	assert_int_equal(upc_check_swap(env.si), -EUCLEAN);
+	env.si->free_clusters[1] = c;
+	assert_int_equal(upc_check_swap(env.si), -EUCLEAN);
+	env.si->free_clusters[1] = saved;
+	assert_int_equal(upc_check_swap(env.si), 0);
+
+	assert_null(xa_store(&space->i_pages,
+			     (1UL << env.si->space_shift) + off,
+			     xa_mk_value(1), GFP_KERNEL));
+	assert_int_equal(upc_check_swap(env.si), -EUCLEAN);
+	xa_erase(&space->i_pages, (1UL << env.si->space_shift) + off);
+
+	assert_null(xa_store(&space->i_pages, off + 1, xa_mk_value(1),
+			     GFP_KERNEL));
+	assert_int_equal(upc_check_swap(env.si), -EUCLEAN);
+	xa_erase(&space->i_pages, off + 1);
+
+	folio = sw_folio(&env, 0);
+	assert_null(xa_store(&space->i_pages, off, folio, GFP_KERNEL));
+	space->nrpages++;
+	assert_int_equal(upc_check_swap(env.si), -EUCLEAN);
+	xa_erase(&space->i_pages, off);
+	folio_set_swapcache(folio);
+	folio->private = (void *)sw_entry(&env, off + 1).val;
+	assert_null(xa_store(&space->i_pages, off + 1, folio, GFP_KERNEL));
+	assert_int_equal(upc_check_swap(env.si), -EUCLEAN);
+	xa_erase(&space->i_pages, off + 1);
+	space->nrpages--;
+	folio_clear_swapcache(folio);
+	folio->private = NULL;
+	assert_int_equal(upc_check_swap(env.si), 0);
+
+	space->nrpages++;
+	assert_int_equal(upc_check_swap(env.si), -EUCLEAN);
+	space->nrpages--;
+
+	space->i_pages.xa_flags |= XA_FLAGS_MARK(XA_MARK_1);
+	assert_int_equal(upc_check_swap(env.si), -EUCLEAN);
+	space->i_pages.xa_flags &= ~XA_FLAGS_MARK(XA_MARK_1);
+
+	sw_unlock_put(folio);
+	sw_free(&env, off, 1);
+	sw_fini(&env);
+}
+
+/*
  * upc_check_mapping() on a swap-backed mapping: a swap entry must name
  * slots in use, a large one slots aligned to its size; a folio keeping
  * its slots (PG_swapslot) needs a mapping that keeps them
@@ -1625,6 +1703,7 @@ int main(void)
 		cmocka_unit_test(test_swap_slot_pin_range),
 		cmocka_unit_test(test_swap_check_clusters),
 		cmocka_unit_test(test_check_mapping_swap_entries),
+		cmocka_unit_test(test_swap_check_each),
 		cmocka_unit_test(test_swap_cache_add_get_delete),
 		cmocka_unit_test(test_swap_cache_eexist),
 		cmocka_unit_test(test_swap_cache_large_folio),
