@@ -114,6 +114,26 @@ static bool need_uring(void)
 }
 
 /*
+ * IO_BOTH_PATHS() - test_@name_sync() and test_@name_uring(): the case
+ * check_@name(uring) through each path, the ring's skipped where this
+ * thread cannot have one.
+ */
+#define IO_BOTH_PATHS(name)						\
+static void test_##name##_sync(void **state)				\
+{									\
+	(void)state;							\
+	check_##name(false);						\
+}									\
+									\
+static void test_##name##_uring(void **state)				\
+{									\
+	(void)state;							\
+	if (!need_uring())						\
+		skip();							\
+	check_##name(true);						\
+}
+
+/*
  * Reads (through io_uring if @uring) of @nr transfers of two buffers each (a page and a half, then
  * half a page), two pages apart, the last ending past the end
  * of the file; check every byte and result.
@@ -326,19 +346,7 @@ static void check_errors(bool uring)
 	close(fd);
 }
 
-static void test_errors_sync(void **state)
-{
-	(void)state;
-	check_errors(false);
-}
-
-static void test_errors_uring(void **state)
-{
-	(void)state;
-	if (!need_uring())
-		skip();
-	check_errors(true);
-}
+IO_BOTH_PATHS(errors)
 
 /* fd_rw_continue() picks up after the bytes already moved. */
 static void test_rw_continue(void **state)
@@ -500,19 +508,7 @@ static void check_neighbours_batch(bool uring)
 	close(fd);
 }
 
-static void test_neighbours_batch_sync(void **state)
-{
-	(void)state;
-	check_neighbours_batch(false);
-}
-
-static void test_neighbours_batch_uring(void **state)
-{
-	(void)state;
-	if (!need_uring())
-		skip();
-	check_neighbours_batch(true);
-}
+IO_BOTH_PATHS(neighbours_batch)
 
 /*
  * More buffers than one call takes (IOV_MAX), the first of them cut by
@@ -622,19 +618,7 @@ static void check_read_past_end(bool uring)
 	close(fd);
 }
 
-static void test_read_past_end_sync(void **state)
-{
-	(void)state;
-	check_read_past_end(false);
-}
-
-static void test_read_past_end_uring(void **state)
-{
-	(void)state;
-	if (!need_uring())
-		skip();
-	check_read_past_end(true);
-}
+IO_BOTH_PATHS(read_past_end)
 
 /*
  * The same transfers sent again, as a caller that keeps its array does:
@@ -668,19 +652,7 @@ static void check_batch_sent_twice(bool uring)
 	close(fd);
 }
 
-static void test_batch_sent_twice_sync(void **state)
-{
-	(void)state;
-	check_batch_sent_twice(false);
-}
-
-static void test_batch_sent_twice_uring(void **state)
-{
-	(void)state;
-	if (!need_uring())
-		skip();
-	check_batch_sent_twice(true);
-}
+IO_BOTH_PATHS(batch_sent_twice)
 
 /*
  * A transfer of more buffers than a merged copy holds (40 that cannot
