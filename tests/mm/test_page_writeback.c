@@ -650,6 +650,156 @@ static void test_fdatawrite_range_runs_and_first_error(void **state)
 }
 
 /*
+ * fsync whose own pass meets two failures returns the first, as the
+ * pass does, not the mapping's last; and reports it once: the
+ * watcher's record moves past both.  Page 3 fails with -EIO, page 7
+ * with -ENOSPC (two_errors_hook()).
+ */
+static void test_fsync_returns_pass_first_error(void **state)
+{
+	struct address_space_operations aops;
+	struct vm_fixture f;
+	struct vm_store st;
+	errseq_t since;
+	pgoff_t i;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	aops = *f.mapping.a_ops;
+	aops.writeback_folios = two_errors_hook;
+	f.mapping.a_ops = &aops;
+	since = errseq_sample(&f.mapping.wb_err);
+	for (i = 0; i < 10; i++)
+		vm_write_stamp(&f.mapping, i, ~i);
+	flush_nr_runs = 0;
+	assert_int_equal(file_write_and_wait_range(&f.mapping, &since, 0,
+						   INT64_MAX), -EIO);
+	assert_int_equal(st.writes, 8);
+	assert_int_equal(file_check_and_advance_wb_err(&f.mapping, &since), 0);
+	vm_store_teardown(&f, &st);
+}
+
+/*
+ * The pages fail_hook() fails, each with its own errno: (fail_index[k],
+ * fail_err[k]) for k below fail_nr.
+ */
+static pgoff_t fail_index[3];
+static int fail_err[3];
+static unsigned int fail_nr;
+
+/* a_ops->writeback_folios noting each run, failing the pages above. */
+static void fail_hook(struct address_space *mapping, struct folio **folios,
+		      unsigned int nr, int *errs)
+{
+	unsigned int i, k;
+
+	assert_true(flush_nr_runs < 16);
+	flush_runs[flush_nr_runs++] = nr;
+	for (i = 0; i < nr; i++) {
+		errs[i] = 0;
+		for (k = 0; k < fail_nr; k++)
+			if (folios[i]->index == fail_index[k])
+				errs[i] = fail_err[k];
+		if (!errs[i])
+			errs[i] = vm_store_writeback_folio(mapping, folios[i]);
+	}
+}
+
+/*
+ * A sync pass hands the hook two full runs of WRITEBACK_MAX_RUN, then
+ * the 10 folios left at the end, and each run has a failure of its own
+ * errno: the pass returns the first run's, not a later run's (the
+ * mapping keeps the last, as each is recorded).
+ */
+static void test_fdatawrite_range_first_error_across_runs(void **state)
+{
+	const pgoff_t nr = 2 * WRITEBACK_MAX_RUN + 10;
+	struct address_space_operations aops;
+	struct vm_fixture f;
+	struct vm_store st;
+	errseq_t since;
+	pgoff_t i;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, 3 * WRITEBACK_MAX_RUN, true);
+	aops = *f.mapping.a_ops;
+	aops.writeback_folios = fail_hook;
+	f.mapping.a_ops = &aops;
+	fail_nr = 3;
+	fail_index[0] = 3;
+	fail_err[0] = -EIO;
+	fail_index[1] = WRITEBACK_MAX_RUN + 3;
+	fail_err[1] = -ENOSPC;
+	fail_index[2] = 2 * WRITEBACK_MAX_RUN + 3;
+	fail_err[2] = -EROFS;
+	since = errseq_sample(&f.mapping.wb_err);
+	for (i = 0; i < nr; i++)
+		vm_write_stamp(&f.mapping, i, ~i);
+	flush_nr_runs = 0;
+	assert_int_equal(filemap_fdatawrite_range(&f.mapping, 0, INT64_MAX),
+			 -EIO);
+	assert_int_equal(flush_nr_runs, 3);
+	assert_int_equal(flush_runs[0], WRITEBACK_MAX_RUN);
+	assert_int_equal(flush_runs[1], WRITEBACK_MAX_RUN);
+	assert_int_equal(flush_runs[2], 10);
+	assert_int_equal(st.writes, nr - 3);
+	for (i = 0; i < nr; i++)
+		assert_int_equal(page_dirty(&f.mapping, i),
+				 i == fail_index[0] || i == fail_index[1] ||
+				 i == fail_index[2]);
+	assert_int_equal(file_check_and_advance_wb_err(&f.mapping, &since),
+			 -EROFS);
+	fail_nr = 0;
+	vm_store_teardown(&f, &st);
+}
+
+/*
+ * filemap_flush() writes each stretch when it meets a folio that does
+ * not follow it; of two stretches that fail, each with its own errno,
+ * the pass returns the first's.  Pages 0-4, 10-14 and 20 dirty, page 2
+ * failing with -EIO, page 12 with -ENOSPC.
+ */
+static void test_flush_first_stretch_error(void **state)
+{
+	static const unsigned int want[] = { 5, 5, 1 };
+	struct address_space_operations aops;
+	unsigned long budget = FILE_PAGES;
+	struct vm_fixture f;
+	struct vm_store st;
+	pgoff_t i, index = 0;
+	unsigned int k;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	aops = *f.mapping.a_ops;
+	aops.writeback_folios = fail_hook;
+	f.mapping.a_ops = &aops;
+	fail_nr = 2;
+	fail_index[0] = 2;
+	fail_err[0] = -EIO;
+	fail_index[1] = 12;
+	fail_err[1] = -ENOSPC;
+	for (i = 0; i < 5; i++) {
+		vm_write_stamp(&f.mapping, i, ~i);
+		vm_write_stamp(&f.mapping, 10 + i, ~(10 + i));
+	}
+	vm_write_stamp(&f.mapping, 20, ~(pgoff_t)20);
+	flush_nr_runs = 0;
+	assert_int_equal(filemap_flush(&f.mapping, &index, &budget), -EIO);
+	assert_int_equal(flush_nr_runs, 3);
+	for (k = 0; k < 3; k++)
+		assert_int_equal(flush_runs[k], want[k]);
+	assert_int_equal(st.writes, 9);
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(page_dirty(&f.mapping, i), i == 2);
+		assert_int_equal(page_dirty(&f.mapping, 10 + i), i == 2);
+	}
+	assert_false(page_dirty(&f.mapping, 20));
+	fail_nr = 0;
+	vm_store_teardown(&f, &st);
+}
+
+/*
  * A range left dirty with no error ever recorded (nothing could write
  * it: no hook) is -EIO.  A bad range is -EINVAL from
  * file_write_and_wait_range() too, though no watcher has an error.
@@ -677,9 +827,11 @@ static void test_write_and_wait_dirty_without_error(void **state)
 	vm_store_teardown(&f, &st);
 }
 
+/* file_write_and_wait_range() over [@start, @end] on a thread. */
 struct fsync_thread {
 	struct address_space *mapping;
 	errseq_t since;
+	int64_t start, end;
 	int ret;
 	pthread_t tid;
 };
@@ -688,8 +840,8 @@ static void *fsync_thread_fn(void *arg)
 {
 	struct fsync_thread *ft = arg;
 
-	ft->ret = file_write_and_wait_range(ft->mapping, &ft->since, 0,
-					    INT64_MAX);
+	ft->ret = file_write_and_wait_range(ft->mapping, &ft->since,
+					    ft->start, ft->end);
 	return NULL;
 }
 
@@ -711,6 +863,7 @@ static void test_fsync_pass_error_still_waits(void **state)
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
 	ft.mapping = &f.mapping;
 	ft.since = errseq_sample(&f.mapping.wb_err);
+	ft.end = INT64_MAX;
 	vm_write_stamp(&f.mapping, 3, 33);
 	vm_write_stamp(&f.mapping, GATE_INDEX, 77);
 	st.fail_write_index = 3;
@@ -731,6 +884,102 @@ static void test_fsync_pass_error_still_waits(void **state)
 	assert_true(page_dirty(&f.mapping, 3));
 	assert_true(store_word(&st, GATE_INDEX) == 77);
 	st.fail_write_index = -1;
+	vm_store_teardown(&f, &st);
+}
+
+/*
+ * fsync of one byte waits for the writeback another writer has under
+ * way on that byte's page (the test, as reclaim would), though its own
+ * pass has nothing to write: page GATE_INDEX is under writeback until
+ * the fsync sleeps on it.
+ */
+static void test_fsync_one_page_waits(void **state)
+{
+	const int64_t pos = GATE_INDEX * (int64_t)UPC_PAGE_SIZE + 10;
+	struct timespec tick = { 0, 1000000 };
+	struct fsync_thread ft = { 0 };
+	struct folio *folio;
+	struct vm_fixture f;
+	struct vm_store st;
+	int n;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	ft.mapping = &f.mapping;
+	ft.since = errseq_sample(&f.mapping.wb_err);
+	ft.start = ft.end = pos;
+	vm_write_stamp(&f.mapping, GATE_INDEX, 79);
+	folio = __filemap_get_folio(&f.mapping, GATE_INDEX, FGP_LOCK, 0);
+	assert_false(IS_ERR(folio));
+	assert_true(folio_clear_dirty_start_writeback(folio));
+	assert_int_equal(pthread_create(&ft.tid, NULL, fsync_thread_fn, &ft),
+			 0);
+	for (n = 0; n < 10000 && !folio_test_flag(folio, PG_waiters); n++)
+		nanosleep(&tick, NULL);
+	assert_true(folio_test_flag(folio, PG_waiters));
+	assert_int_equal(vm_store_writeback_folio(&f.mapping, folio), 0);
+	folio_end_writeback(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+	assert_int_equal(pthread_join(ft.tid, NULL), 0);
+	assert_int_equal(ft.ret, 0);
+	assert_int_equal(st.writes, 1);
+	assert_true(store_word(&st, GATE_INDEX) == 79);
+	vm_store_teardown(&f, &st);
+}
+
+/* Wait until a thread sleeps on @folio: PG_waiters, ten seconds at most. */
+static void wait_for_sleeper(struct folio *folio)
+{
+	struct timespec tick = { 0, 1000000 };
+	int n;
+
+	for (n = 0; n < 10000 && !folio_test_flag(folio, PG_waiters); n++)
+		nanosleep(&tick, NULL);
+	assert_true(folio_test_flag(folio, PG_waiters));
+}
+
+/*
+ * fsync waits for every folio under writeback in its range, not only
+ * the first of each lookup: pages 5 and GATE_INDEX are under writeback
+ * (the test, as reclaim would); once page 5's write ends, the fsync
+ * sleeps on page GATE_INDEX (nobody else waits on either page).
+ */
+static void test_fsync_waits_for_each_writeback(void **state)
+{
+	static const pgoff_t idx[2] = { 5, GATE_INDEX };
+	struct fsync_thread ft = { 0 };
+	struct folio *folio[2];
+	struct vm_fixture f;
+	struct vm_store st;
+	int k;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	ft.mapping = &f.mapping;
+	ft.since = errseq_sample(&f.mapping.wb_err);
+	ft.end = INT64_MAX;
+	for (k = 0; k < 2; k++) {
+		vm_write_stamp(&f.mapping, idx[k], 80 + k);
+		folio[k] = __filemap_get_folio(&f.mapping, idx[k], FGP_LOCK, 0);
+		assert_false(IS_ERR(folio[k]));
+		assert_true(folio_clear_dirty_start_writeback(folio[k]));
+	}
+	assert_int_equal(pthread_create(&ft.tid, NULL, fsync_thread_fn, &ft),
+			 0);
+	for (k = 0; k < 2; k++) {
+		wait_for_sleeper(folio[k]);
+		assert_int_equal(vm_store_writeback_folio(&f.mapping, folio[k]),
+				 0);
+		folio_end_writeback(folio[k]);
+	}
+	assert_int_equal(pthread_join(ft.tid, NULL), 0);
+	assert_int_equal(ft.ret, 0);
+	for (k = 0; k < 2; k++) {
+		folio_unlock(folio[k]);
+		folio_put(folio[k]);
+		assert_true(store_word(&st, idx[k]) == (uint64_t)(80 + k));
+	}
 	vm_store_teardown(&f, &st);
 }
 
@@ -817,6 +1066,39 @@ static void test_background_pass_continues(void **state)
 	vm_store_teardown(&f, &st);
 }
 
+/*
+ * Once stopped, background writeback starts no pass, however much is
+ * dirtied with the cache tight: its state stays WB_STOPPED (3 in the
+ * low two bits, mm/page_writeback.c), and nothing is written.
+ */
+static void test_background_none_after_stop(void **state)
+{
+	struct background_writeback wb;
+	struct vm_fixture f;
+	struct vm_store st;
+	unsigned long room;
+	pgoff_t i;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	for (i = 0; i < 10; i++)
+		vm_write_stamp(&f.mapping, i, ~i);
+	room = LIMIT - upc_arena_charged(f.arena);
+	background_writeback_init(&wb, &f.mapping, room);
+	background_writeback_stop(&wb);
+	assert_int_equal(__atomic_load_n(&wb.state, __ATOMIC_ACQUIRE) & 3u,
+			 3);
+	background_writeback_dirtied(&wb, room);
+	assert_int_equal(__atomic_load_n(&wb.state, __ATOMIC_ACQUIRE) & 3u,
+			 3);
+	background_writeback_stop(&wb);
+	assert_int_equal(background_writeback_passes(&wb), 0);
+	assert_int_equal(st.writes, 0);
+	for (i = 0; i < 10; i++)
+		assert_true(page_dirty(&f.mapping, i));
+	vm_store_teardown(&f, &st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -834,10 +1116,16 @@ int main(void)
 		cmocka_unit_test(test_fsync_reports_reclaim_writeback_failure),
 		cmocka_unit_test(test_wait_reports_repeated_error),
 		cmocka_unit_test(test_fdatawrite_range_runs_and_first_error),
+		cmocka_unit_test(test_fdatawrite_range_first_error_across_runs),
+		cmocka_unit_test(test_fsync_returns_pass_first_error),
+		cmocka_unit_test(test_flush_first_stretch_error),
 		cmocka_unit_test(test_write_and_wait_dirty_without_error),
 		cmocka_unit_test(test_fsync_pass_error_still_waits),
+		cmocka_unit_test(test_fsync_one_page_waits),
+		cmocka_unit_test(test_fsync_waits_for_each_writeback),
 		cmocka_unit_test(test_background_pass_room_equals_threshold),
 		cmocka_unit_test(test_background_pass_continues),
+		cmocka_unit_test(test_background_none_after_stop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
