@@ -204,6 +204,44 @@ static void test_iter_segments(void **state)
 }
 
 /*
+ * Where the iterator stands after each copy: a copy that fits the
+ * current segment stays in it; one that does not first steps past the
+ * finished segment and the empty ones after it, each counted off
+ * nr_segs, the segments left (the current one included).
+ */
+static void test_iter_position(void **state)
+{
+	struct iovec iov[4] = {
+		{ .iov_base = dst, .iov_len = 10 },
+		{ .iov_base = dst + 10, .iov_len = 0 },
+		{ .iov_base = dst + 10, .iov_len = 0 },
+		{ .iov_base = dst + 10, .iov_len = 20 },
+	};
+	struct iov_iter iter;
+
+	(void)state;
+	memset(dst, 0xa5, 31);
+	iov_iter_init(&iter, iov, 4, 30);
+	assert_int_equal(copy_to_iter(src, 10, &iter), 10);
+	assert_ptr_equal(iter.iov, &iov[0]);
+	assert_int_equal(iter.nr_segs, 4);
+	assert_int_equal(iter.iov_offset, 10);
+	assert_int_equal(iov_iter_count(&iter), 20);
+	assert_int_equal(copy_to_iter(src + 10, 5, &iter), 5);
+	assert_ptr_equal(iter.iov, &iov[3]);
+	assert_int_equal(iter.nr_segs, 1);
+	assert_int_equal(iter.iov_offset, 5);
+	assert_int_equal(iov_iter_count(&iter), 15);
+	assert_int_equal(copy_to_iter(src + 15, 15, &iter), 15);
+	assert_ptr_equal(iter.iov, &iov[3]);
+	assert_int_equal(iter.nr_segs, 1);
+	assert_int_equal(iter.iov_offset, 20);
+	assert_int_equal(iov_iter_count(&iter), 0);
+	assert_memory_equal(dst, src, 30);
+	assert_int_equal(dst[30], 0xa5);
+}
+
+/*
  * Buffers shorter than the copy: the copy stops where they end, says so,
  * and writes nothing past them, long copies and short ones alike.
  */
@@ -315,6 +353,37 @@ static void test_copy_ahead_join_last(void **state)
 	assert_memory_equal(dst + PAGE + 100, src + PAGE, PAGE + 5);
 }
 
+/*
+ * The queue holds COPY_AHEAD_RUNS runs before it copies any: a run that
+ * joins the only one queued grows it, and one more run than fits copies
+ * the oldest run alone.
+ */
+static void test_copy_ahead_depth(void **state)
+{
+	struct iovec iov = { .iov_base = dst, .iov_len = 8 * PAGE };
+	struct copy_ahead ca;
+	struct iov_iter iter;
+	unsigned int r;
+
+	(void)state;
+	iov_iter_init(&iter, &iov, 1, iov.iov_len);
+	copy_ahead_init(&ca, &iter);
+	copy_ahead_add(&ca, src, 100);
+	copy_ahead_add(&ca, src + 100, 50);
+	assert_int_equal(ca.nr, 1);
+	assert_int_equal(ca.run[0].len, 150);
+	for (r = 1; r < COPY_AHEAD_RUNS; r++)
+		copy_ahead_add(&ca, src + (size_t)r * 2 * PAGE, PAGE);
+	assert_int_equal(ca.nr, COPY_AHEAD_RUNS);
+	assert_int_equal(iov_iter_count(&iter), 8 * PAGE);
+	copy_ahead_add(&ca, src + 20 * PAGE, 10);
+	assert_int_equal(ca.nr, COPY_AHEAD_RUNS);
+	assert_int_equal(iov_iter_count(&iter), 8 * PAGE - 150);
+	assert_memory_equal(dst, src, 150);
+	assert_int_equal(copy_ahead_flush(&ca),
+			 150 + (COPY_AHEAD_RUNS - 1) * PAGE + 10);
+}
+
 /* Queued copies past the buffers' end: the flush counts what fitted. */
 static void test_copy_ahead_short(void **state)
 {
@@ -357,9 +426,11 @@ int main(void)
 		cmocka_unit_test(test_copy_to_iter_lengths),
 		cmocka_unit_test(test_copy_to_iter_offsets),
 		cmocka_unit_test(test_iter_segments),
+		cmocka_unit_test(test_iter_position),
 		cmocka_unit_test(test_copy_to_iter_short_buffers),
 		cmocka_unit_test(test_copy_ahead_runs),
 		cmocka_unit_test(test_copy_ahead_join_last),
+		cmocka_unit_test(test_copy_ahead_depth),
 		cmocka_unit_test(test_copy_ahead_short),
 	};
 
