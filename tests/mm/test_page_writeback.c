@@ -1066,6 +1066,75 @@ static void test_background_pass_continues(void **state)
 	vm_store_teardown(&f, &st);
 }
 
+/* Pages redirty_writeback() dirties again; whether it managed to. */
+#define REDIRTY_PAGES	100
+static int redirtied;
+
+/*
+ * a_ops->writeback_folio that, on the write of page WB_PASS_PAGES - 1
+ * (the last of a first background pass), dirties pages 0 to
+ * REDIRTY_PAGES - 1 again first: written, unlocked, in the pass's
+ * first runs.  No cmocka asserts here: this is a flusher thread.
+ */
+static int redirty_writeback(struct address_space *mapping,
+			     struct folio *folio)
+{
+	struct folio *other;
+	pgoff_t i;
+
+	if (folio->index == WB_PASS_PAGES - 1) {
+		for (i = 0; i < REDIRTY_PAGES; i++) {
+			other = read_mapping_folio(mapping, i);
+			if (IS_ERR(other))
+				return -EIO;
+			folio_lock(other);
+			*(uint64_t *)folio_address(other) = i + 5;
+			folio_mark_dirty(other);
+			folio_unlock(other);
+			folio_put(other);
+		}
+		__atomic_store_n(&redirtied, 1, __ATOMIC_RELEASE);
+	}
+	return vm_store_writeback_folio(mapping, folio);
+}
+
+/*
+ * The pass after a pass that ran out of budget goes on from where that
+ * one stopped, not from the start of the file: pages dirtied again
+ * behind it are left for later.  1100 dirty pages, pages 0-99 dirtied
+ * again during the first pass: two passes, 1024 and 76 pages, and
+ * pages 0-99 still dirty.
+ */
+static void test_background_pass_goes_on(void **state)
+{
+	enum { NR = WB_PASS_PAGES + 76 };
+	struct address_space_operations aops;
+	struct background_writeback wb;
+	struct vm_fixture f;
+	struct vm_store st;
+	pgoff_t i;
+
+	(void)state;
+	vm_store_setup(&f, &st, 16, 2 * LIMIT, NR, true);
+	aops = *f.mapping.a_ops;
+	aops.writeback_folio = redirty_writeback;
+	f.mapping.a_ops = &aops;
+	redirtied = 0;
+	for (i = 0; i < NR; i++)
+		vm_write_stamp(&f.mapping, i, ~i);
+	background_writeback_init(&wb, &f.mapping, 2 * LIMIT);
+	background_writeback_dirtied(&wb, 2 * LIMIT);
+	assert_true(wb_wait_pages(&wb, NR, 10000));
+	background_writeback_stop(&wb);
+	assert_true(__atomic_load_n(&redirtied, __ATOMIC_ACQUIRE));
+	assert_int_equal(background_writeback_passes(&wb), 2);
+	assert_int_equal(background_writeback_pages(&wb), NR);
+	assert_int_equal(st.writes, NR);
+	for (i = 0; i < NR; i++)
+		assert_int_equal(page_dirty(&f.mapping, i), i < REDIRTY_PAGES);
+	vm_store_teardown(&f, &st);
+}
+
 /*
  * Once stopped, background writeback starts no pass, however much is
  * dirtied with the cache tight: its state stays WB_STOPPED (3 in the
@@ -1126,6 +1195,7 @@ int main(void)
 		cmocka_unit_test(test_background_pass_room_equals_threshold),
 		cmocka_unit_test(test_background_pass_continues),
 		cmocka_unit_test(test_background_none_after_stop),
+		cmocka_unit_test(test_background_pass_goes_on),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
