@@ -384,6 +384,31 @@ static void test_copy_ahead_depth(void **state)
 			 150 + (COPY_AHEAD_RUNS - 1) * PAGE + 10);
 }
 
+/*
+ * A run joins the last by where the last ends: after runs of 100 bytes
+ * at src and 50 at src + 10 pages, one of 10 bytes at src + 10 pages +
+ * 100 (where the last would end if it were as long as the first) is
+ * queued on its own.
+ */
+static void test_copy_ahead_join_by_last_length(void **state)
+{
+	struct iovec iov = { .iov_base = dst, .iov_len = PAGE };
+	struct copy_ahead ca;
+	struct iov_iter iter;
+
+	(void)state;
+	iov_iter_init(&iter, &iov, 1, iov.iov_len);
+	copy_ahead_init(&ca, &iter);
+	copy_ahead_add(&ca, src, 100);
+	copy_ahead_add(&ca, src + 10 * PAGE, 50);
+	copy_ahead_add(&ca, src + 10 * PAGE + 100, 10);
+	assert_int_equal(ca.nr, 3);
+	assert_int_equal(copy_ahead_flush(&ca), 160);
+	assert_memory_equal(dst, src, 100);
+	assert_memory_equal(dst + 100, src + 10 * PAGE, 50);
+	assert_memory_equal(dst + 150, src + 10 * PAGE + 100, 10);
+}
+
 /* Queued copies past the buffers' end: the flush counts what fitted. */
 static void test_copy_ahead_short(void **state)
 {
@@ -430,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_copy_to_iter_short_buffers),
 		cmocka_unit_test(test_copy_ahead_runs),
 		cmocka_unit_test(test_copy_ahead_join_last),
+		cmocka_unit_test(test_copy_ahead_join_by_last_length),
 		cmocka_unit_test(test_copy_ahead_depth),
 		cmocka_unit_test(test_copy_ahead_short),
 	};

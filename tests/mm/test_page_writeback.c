@@ -14,7 +14,9 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "vmscan_helpers.h"
 #include "mm/writeback.h"
@@ -1146,6 +1148,8 @@ static void test_background_none_after_stop(void **state)
 	struct vm_fixture f;
 	struct vm_store st;
 	unsigned long room;
+	int status;
+	pid_t pid;
 	pgoff_t i;
 
 	(void)state;
@@ -1162,9 +1166,286 @@ static void test_background_none_after_stop(void **state)
 			 3);
 	background_writeback_stop(&wb);
 	assert_int_equal(background_writeback_passes(&wb), 0);
+	/* A child of fork() sees states from before it as idle, but not this. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		background_writeback_dirtied(&wb, room);
+		_exit((__atomic_load_n(&wb.state, __ATOMIC_ACQUIRE) & 3u) ==
+		      3 ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_int_equal(st.writes, 0);
 	for (i = 0; i < 10; i++)
 		assert_true(page_dirty(&f.mapping, i));
+	vm_store_teardown(&f, &st);
+}
+
+/* Lock @folio, dirty it and unlock it. */
+static void dirty_folio(struct folio *folio)
+{
+	folio_lock(folio);
+	folio_mark_dirty(folio);
+	folio_unlock(folio);
+}
+
+/*
+ * filemap_flush()'s budget is in pages, not folios: two dirty order-2
+ * folios at pages 0 and 4 and a budget of 4 pages.  The first folio
+ * uses it all up: the pass stops there and says to go on from page 4,
+ * which is still dirty.
+ */
+static void test_flush_budget_counts_pages(void **state)
+{
+	unsigned long budget = 4;
+	struct folio *folios[2];
+	struct vm_fixture f;
+	struct vm_store st;
+	pgoff_t index = 0;
+	unsigned int k;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	for (k = 0; k < 2; k++) {
+		folios[k] = vm_add_folio(&f.mapping, 4 * k, 2);
+		dirty_folio(folios[k]);
+	}
+	assert_int_equal(filemap_flush(&f.mapping, &index, &budget), 0);
+	assert_int_equal(budget, 0);
+	assert_int_equal(index, 4);
+	assert_int_equal(st.writes, 1);
+	assert_false(folio_test_dirty(folios[0]));
+	assert_true(folio_test_dirty(folios[1]));
+	for (k = 0; k < 2; k++)
+		folio_put(folios[k]);
+	vm_store_teardown(&f, &st);
+}
+
+/*
+ * Pages dirtied while a pass runs start the next when it ends: the pass
+ * is held inside its write of page GATE_INDEX while a threshold's worth
+ * more is dirtied.  Once the flusher is idle (a pass is counted before
+ * the state goes idle) it has run two passes, the second finding
+ * nothing left to write.
+ */
+static void test_background_dirtied_during_pass(void **state)
+{
+	struct timespec tick = { 0, 1000000 };
+	struct background_writeback wb;
+	struct vm_fixture f;
+	struct vm_store st;
+	unsigned long room;
+	pgoff_t i;
+	int n;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	f.mapping.a_ops = &gated_aops;
+	gate_entered = gate_open = gate_fail = 0;
+	for (i = 0; i < 100; i++)
+		vm_write_stamp(&f.mapping, i, ~i);
+	room = LIMIT - upc_arena_charged(f.arena);
+	background_writeback_init(&wb, &f.mapping, room);
+	background_writeback_dirtied(&wb, room);
+	while (!__atomic_load_n(&gate_entered, __ATOMIC_ACQUIRE))
+		sched_yield();
+	background_writeback_dirtied(&wb, room);
+	__atomic_store_n(&gate_open, 1, __ATOMIC_RELEASE);
+	/* WB_IDLE (mm/page_writeback.c): 0 in the low two bits. */
+	for (n = 0; n < 10000 &&
+	     (__atomic_load_n(&wb.state, __ATOMIC_ACQUIRE) & 3u); n++)
+		nanosleep(&tick, NULL);
+	assert_int_equal(__atomic_load_n(&wb.state, __ATOMIC_ACQUIRE) & 3u, 0);
+	assert_int_equal(background_writeback_passes(&wb), 2);
+	assert_int_equal(background_writeback_pages(&wb), 100);
+	background_writeback_stop(&wb);
+	for (i = 0; i < 100; i++)
+		assert_true(store_word(&st, i) == ~i);
+	vm_store_teardown(&f, &st);
+}
+
+/*
+ * A write that dirties no page (it rewrote dirty ones) starts no pass,
+ * even once a threshold's worth was dirtied before and the cache has
+ * since become tight: the next write that dirties a page does.  Here
+ * 100 pages dirtied with 50 pages more room than the threshold, then 50
+ * pages read.  The state is read before the pass count: a pass started
+ * shows as one or the other.
+ */
+static void test_background_nothing_dirtied(void **state)
+{
+	struct background_writeback wb;
+	struct vm_fixture f;
+	struct vm_store st;
+	unsigned long thresh;
+	uint32_t word;
+	pgoff_t i;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	for (i = 0; i < 100; i++)
+		vm_write_stamp(&f.mapping, i, ~i);
+	thresh = LIMIT - upc_arena_charged(f.arena) - 50;
+	background_writeback_init(&wb, &f.mapping, thresh);
+	background_writeback_dirtied(&wb, thresh);
+	vm_read_range(&f.mapping, 100, 50);
+	assert_int_equal(upc_arena_charged(f.arena) + thresh, LIMIT);
+	background_writeback_dirtied(&wb, 0);
+	word = __atomic_load_n(&wb.state, __ATOMIC_ACQUIRE);
+	assert_int_equal(word & 3u, 0);
+	assert_int_equal(background_writeback_passes(&wb), 0);
+	background_writeback_dirtied(&wb, 1);
+	assert_true(wb_wait_pages(&wb, 100, 10000));
+	background_writeback_stop(&wb);
+	assert_int_equal(background_writeback_passes(&wb), 1);
+	vm_store_teardown(&f, &st);
+}
+
+/*
+ * A stretch is of pages, not folio indices: a dirty order-2 folio at
+ * page 0 and dirty pages 4 and 5 follow each other, and filemap_flush()
+ * hands the three folios to the hook as one run.
+ */
+static void test_flush_stretch_after_large_folio(void **state)
+{
+	struct address_space_operations aops;
+	unsigned long budget = FILE_PAGES;
+	struct vm_fixture f;
+	struct vm_store st;
+	struct folio *large;
+	pgoff_t index = 0;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	aops = *f.mapping.a_ops;
+	aops.writeback_folios = flush_hook;
+	f.mapping.a_ops = &aops;
+	large = vm_add_folio(&f.mapping, 0, 2);
+	dirty_folio(large);
+	vm_write_stamp(&f.mapping, 4, 44);
+	vm_write_stamp(&f.mapping, 5, 55);
+	flush_nr_runs = 0;
+	assert_int_equal(filemap_flush(&f.mapping, &index, &budget), 0);
+	assert_int_equal(flush_nr_runs, 1);
+	assert_int_equal(flush_runs[0], 3);
+	assert_int_equal(st.writes, 3);
+	assert_int_equal(budget, FILE_PAGES - 6);
+	assert_false(folio_test_dirty(large));
+	assert_true(store_word(&st, 5) == 55);
+	folio_put(large);
+	vm_store_teardown(&f, &st);
+}
+
+/*
+ * A pass that was queued when its flusher was stopped does not run: the
+ * closing file writes its pages itself.  The flusher threads
+ * (WB_WORKERS, 4) are all held inside gated writes of page GATE_INDEX
+ * of four other mappings (PG_writeback shows each one there), so the
+ * fifth mapping's pass stays queued while a thread stops its flusher.
+ * Once @stopping is set the gate opens: the queued work must find it
+ * and write nothing.
+ */
+#define HELD_WBS	4
+
+struct stop_thread {
+	struct background_writeback *wb;
+	pthread_t tid;
+};
+
+static void *stop_thread_fn(void *arg)
+{
+	struct stop_thread *sp = arg;
+
+	background_writeback_stop(sp->wb);
+	return NULL;
+}
+
+static void test_background_queued_pass_stopped(void **state)
+{
+	struct background_writeback wb[HELD_WBS + 1];
+	struct vm_fixture f[HELD_WBS + 1];
+	struct vm_store st[HELD_WBS + 1];
+	struct timespec tick = { 0, 1000000 };
+	struct folio *gated[HELD_WBS];
+	struct stop_thread sp;
+	unsigned long room;
+	unsigned int k;
+	int n;
+
+	(void)state;
+	gate_entered = gate_open = gate_fail = 0;
+	for (k = 0; k <= HELD_WBS; k++) {
+		vm_store_setup(&f[k], &st[k], 8, LIMIT, FILE_PAGES, true);
+		if (k < HELD_WBS)
+			f[k].mapping.a_ops = &gated_aops;
+		vm_write_stamp(&f[k].mapping, GATE_INDEX, 70 + k);
+		room = LIMIT - upc_arena_charged(f[k].arena);
+		background_writeback_init(&wb[k], &f[k].mapping, room);
+	}
+	for (k = 0; k < HELD_WBS; k++) {
+		gated[k] = filemap_get_folio(&f[k].mapping, GATE_INDEX);
+		assert_false(IS_ERR(gated[k]));
+		background_writeback_dirtied(&wb[k], wb[k].thresh);
+		for (n = 0; n < 10000 && !folio_test_writeback(gated[k]); n++)
+			nanosleep(&tick, NULL);
+		assert_true(folio_test_writeback(gated[k]));
+	}
+	background_writeback_dirtied(&wb[HELD_WBS], wb[HELD_WBS].thresh);
+	sp.wb = &wb[HELD_WBS];
+	assert_int_equal(pthread_create(&sp.tid, NULL, stop_thread_fn, &sp),
+			 0);
+	while (!__atomic_load_n(&wb[HELD_WBS].stopping, __ATOMIC_RELAXED))
+		sched_yield();
+	__atomic_store_n(&gate_open, 1, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(sp.tid, NULL), 0);
+	assert_int_equal(background_writeback_passes(&wb[HELD_WBS]), 0);
+	assert_true(page_dirty(&f[HELD_WBS].mapping, GATE_INDEX));
+	for (k = 0; k <= HELD_WBS; k++) {
+		if (k < HELD_WBS) {
+			background_writeback_stop(&wb[k]);
+			assert_int_equal(background_writeback_passes(&wb[k]),
+					 1);
+			assert_true(store_word(&st[k], GATE_INDEX) == 70 + k);
+			folio_put(gated[k]);
+		}
+		vm_store_teardown(&f[k], &st[k]);
+	}
+}
+
+/*
+ * A folio that is clean by the time the pass has it locked is not the
+ * pass's to write: page 10, the only dirty one, is locked by the test
+ * until the pass sleeps on it, and written back by the test meanwhile.
+ * The store sees that one write and no other.
+ */
+static void test_sync_pass_skips_folio_cleaned_meanwhile(void **state)
+{
+	struct pass_thread pt = { 0 };
+	struct folio *held;
+	struct vm_fixture f;
+	struct vm_store st;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	vm_write_stamp(&f.mapping, 10, 1010);
+	held = filemap_get_folio(&f.mapping, 10);
+	assert_false(IS_ERR(held));
+	folio_lock(held);
+	pt.mapping = &f.mapping;
+	pass_start_until_asleep(&pt, held);
+	assert_true(folio_clear_dirty_start_writeback(held));
+	assert_int_equal(vm_store_writeback_folio(&f.mapping, held), 0);
+	folio_end_writeback(held);
+	folio_unlock(held);
+	folio_put(held);
+	assert_int_equal(pthread_join(pt.tid, NULL), 0);
+	assert_int_equal(pt.ret, 0);
+	assert_int_equal(st.writes, 1);
+	assert_false(page_dirty(&f.mapping, 10));
+	assert_false(xa_marked(&f.mapping.i_pages, PAGECACHE_TAG_WRITEBACK));
+	assert_true(store_word(&st, 10) == 1010);
 	vm_store_teardown(&f, &st);
 }
 
@@ -1196,6 +1477,12 @@ int main(void)
 		cmocka_unit_test(test_background_pass_continues),
 		cmocka_unit_test(test_background_none_after_stop),
 		cmocka_unit_test(test_background_pass_goes_on),
+		cmocka_unit_test(test_flush_budget_counts_pages),
+		cmocka_unit_test(test_background_dirtied_during_pass),
+		cmocka_unit_test(test_background_nothing_dirtied),
+		cmocka_unit_test(test_flush_stretch_after_large_folio),
+		cmocka_unit_test(test_background_queued_pass_stopped),
+		cmocka_unit_test(test_sync_pass_skips_folio_cleaned_meanwhile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
