@@ -283,6 +283,17 @@ static void *pass_thread_fn(void *arg)
 	return NULL;
 }
 
+/* Wait until a thread sleeps on @folio: PG_waiters, ten seconds at most. */
+static void wait_for_sleeper(struct folio *folio)
+{
+	struct timespec tick = { 0, 1000000 };
+	int n;
+
+	for (n = 0; n < 10000 && !folio_test_flag(folio, PG_waiters); n++)
+		nanosleep(&tick, NULL);
+	assert_true(folio_test_flag(folio, PG_waiters));
+}
+
 /*
  * Start the pass, then wait until it sleeps on @folio, which the test
  * holds locked or under writeback: PG_waiters set (nobody else waits on
@@ -291,14 +302,9 @@ static void *pass_thread_fn(void *arg)
 static void pass_start_until_asleep(struct pass_thread *pt,
 				    struct folio *folio)
 {
-	struct timespec tick = { 0, 1000000 };
-	int n;
-
 	assert_int_equal(pthread_create(&pt->tid, NULL, pass_thread_fn, pt),
 			 0);
-	for (n = 0; n < 10000 && !folio_test_flag(folio, PG_waiters); n++)
-		nanosleep(&tick, NULL);
-	assert_true(folio_test_flag(folio, PG_waiters));
+	wait_for_sleeper(folio);
 }
 
 /*
@@ -855,11 +861,9 @@ static void *fsync_thread_fn(void *arg)
 static void test_fsync_pass_error_still_waits(void **state)
 {
 	struct fsync_thread ft = { 0 };
-	struct timespec tick = { 0, 1000000 };
 	struct folio *folio;
 	struct vm_fixture f;
 	struct vm_store st;
-	int n;
 
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
@@ -874,9 +878,7 @@ static void test_fsync_pass_error_still_waits(void **state)
 	assert_true(folio_clear_dirty_start_writeback(folio));
 	assert_int_equal(pthread_create(&ft.tid, NULL, fsync_thread_fn, &ft),
 			 0);
-	for (n = 0; n < 10000 && !folio_test_flag(folio, PG_waiters); n++)
-		nanosleep(&tick, NULL);
-	assert_true(folio_test_flag(folio, PG_waiters));
+	wait_for_sleeper(folio);
 	assert_int_equal(vm_store_writeback_folio(&f.mapping, folio), 0);
 	folio_end_writeback(folio);
 	folio_unlock(folio);
@@ -898,12 +900,10 @@ static void test_fsync_pass_error_still_waits(void **state)
 static void test_fsync_one_page_waits(void **state)
 {
 	const int64_t pos = GATE_INDEX * (int64_t)UPC_PAGE_SIZE + 10;
-	struct timespec tick = { 0, 1000000 };
 	struct fsync_thread ft = { 0 };
 	struct folio *folio;
 	struct vm_fixture f;
 	struct vm_store st;
-	int n;
 
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
@@ -916,9 +916,7 @@ static void test_fsync_one_page_waits(void **state)
 	assert_true(folio_clear_dirty_start_writeback(folio));
 	assert_int_equal(pthread_create(&ft.tid, NULL, fsync_thread_fn, &ft),
 			 0);
-	for (n = 0; n < 10000 && !folio_test_flag(folio, PG_waiters); n++)
-		nanosleep(&tick, NULL);
-	assert_true(folio_test_flag(folio, PG_waiters));
+	wait_for_sleeper(folio);
 	assert_int_equal(vm_store_writeback_folio(&f.mapping, folio), 0);
 	folio_end_writeback(folio);
 	folio_unlock(folio);
@@ -928,17 +926,6 @@ static void test_fsync_one_page_waits(void **state)
 	assert_int_equal(st.writes, 1);
 	assert_true(store_word(&st, GATE_INDEX) == 79);
 	vm_store_teardown(&f, &st);
-}
-
-/* Wait until a thread sleeps on @folio: PG_waiters, ten seconds at most. */
-static void wait_for_sleeper(struct folio *folio)
-{
-	struct timespec tick = { 0, 1000000 };
-	int n;
-
-	for (n = 0; n < 10000 && !folio_test_flag(folio, PG_waiters); n++)
-		nanosleep(&tick, NULL);
-	assert_true(folio_test_flag(folio, PG_waiters));
 }
 
 /*
