@@ -42,6 +42,19 @@ static uint64_t store_word(struct vm_store *st, pgoff_t index)
 	return *(uint64_t *)vm_store_page(st, index);
 }
 
+typedef void (*runs_hook_t)(struct address_space *, struct folio **,
+			    unsigned int, int *);
+
+/* Give @f's mapping @hook as writeback_folios, in the test's @aops. */
+static void set_runs_hook(struct vm_fixture *f,
+			  struct address_space_operations *aops,
+			  runs_hook_t hook)
+{
+	*aops = *f->mapping.a_ops;
+	aops->writeback_folios = hook;
+	f->mapping.a_ops = aops;
+}
+
 /* The runs of folios handed to the hook, for flush_hook(). */
 static unsigned int flush_runs[16], flush_nr_runs;
 
@@ -75,9 +88,7 @@ static void test_flush_stretches_skips_locked(void **state)
 
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
-	aops = *f.mapping.a_ops;
-	aops.writeback_folios = flush_hook;
-	f.mapping.a_ops = &aops;
+	set_runs_hook(&f, &aops, flush_hook);
 	for (i = 0; i <= 40; i++)
 		if (i < 10 || (i >= 20 && i < 30) || i == 40)
 			vm_write_stamp(&f.mapping, i, ~i);
@@ -637,9 +648,7 @@ static void test_fdatawrite_range_runs_and_first_error(void **state)
 
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, 2 * WRITEBACK_MAX_RUN, true);
-	aops = *f.mapping.a_ops;
-	aops.writeback_folios = two_errors_hook;
-	f.mapping.a_ops = &aops;
+	set_runs_hook(&f, &aops, two_errors_hook);
 	since = errseq_sample(&f.mapping.wb_err);
 	for (i = 0; i < 300; i++)
 		vm_write_stamp(&f.mapping, i, ~i);
@@ -673,9 +682,7 @@ static void test_fsync_returns_pass_first_error(void **state)
 
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
-	aops = *f.mapping.a_ops;
-	aops.writeback_folios = two_errors_hook;
-	f.mapping.a_ops = &aops;
+	set_runs_hook(&f, &aops, two_errors_hook);
 	since = errseq_sample(&f.mapping.wb_err);
 	for (i = 0; i < 10; i++)
 		vm_write_stamp(&f.mapping, i, ~i);
@@ -730,9 +737,7 @@ static void test_fdatawrite_range_first_error_across_runs(void **state)
 
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, 3 * WRITEBACK_MAX_RUN, true);
-	aops = *f.mapping.a_ops;
-	aops.writeback_folios = fail_hook;
-	f.mapping.a_ops = &aops;
+	set_runs_hook(&f, &aops, fail_hook);
 	fail_nr = 3;
 	fail_index[0] = 3;
 	fail_err[0] = -EIO;
@@ -779,9 +784,7 @@ static void test_flush_first_stretch_error(void **state)
 
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
-	aops = *f.mapping.a_ops;
-	aops.writeback_folios = fail_hook;
-	f.mapping.a_ops = &aops;
+	set_runs_hook(&f, &aops, fail_hook);
 	fail_nr = 2;
 	fail_index[0] = 2;
 	fail_err[0] = -EIO;
@@ -1306,9 +1309,7 @@ static void test_flush_stretch_after_large_folio(void **state)
 
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
-	aops = *f.mapping.a_ops;
-	aops.writeback_folios = flush_hook;
-	f.mapping.a_ops = &aops;
+	set_runs_hook(&f, &aops, flush_hook);
 	large = vm_add_folio(&f.mapping, 0, 2);
 	dirty_folio(large);
 	vm_write_stamp(&f.mapping, 4, 44);
