@@ -617,83 +617,6 @@ static void test_wait_reports_repeated_error(void **state)
 	vm_store_teardown(&f, &st);
 }
 
-/* a_ops->writeback_folios noting each run (flush_hook()), with page 3
- * failing with -EIO and page 7 with -ENOSPC, the others written. */
-static void two_errors_hook(struct address_space *mapping,
-			    struct folio **folios, unsigned int nr, int *errs)
-{
-	unsigned int i;
-
-	assert_true(flush_nr_runs < 16);
-	flush_runs[flush_nr_runs++] = nr;
-	for (i = 0; i < nr; i++)
-		errs[i] = folios[i]->index == 3 ? -EIO :
-			  folios[i]->index == 7 ? -ENOSPC :
-			  vm_store_writeback_folio(mapping, folios[i]);
-}
-
-/*
- * 300 dirty folios go to the hook as a run of WRITEBACK_MAX_RUN, then
- * the other 44; of two failures in a run, the pass returns the first
- * (the mapping keeps the last, as each is recorded).  Both folios stay
- * dirty.
- */
-static void test_fdatawrite_range_runs_and_first_error(void **state)
-{
-	struct address_space_operations aops;
-	struct vm_fixture f;
-	struct vm_store st;
-	errseq_t since;
-	pgoff_t i;
-
-	(void)state;
-	vm_store_setup(&f, &st, 8, LIMIT, 2 * WRITEBACK_MAX_RUN, true);
-	set_runs_hook(&f, &aops, two_errors_hook);
-	since = errseq_sample(&f.mapping.wb_err);
-	for (i = 0; i < 300; i++)
-		vm_write_stamp(&f.mapping, i, ~i);
-	flush_nr_runs = 0;
-	assert_int_equal(filemap_fdatawrite_range(&f.mapping, 0, INT64_MAX),
-			 -EIO);
-	assert_int_equal(flush_nr_runs, 2);
-	assert_int_equal(flush_runs[0], WRITEBACK_MAX_RUN);
-	assert_int_equal(flush_runs[1], 300 - WRITEBACK_MAX_RUN);
-	assert_int_equal(st.writes, 298);
-	for (i = 0; i < 300; i++)
-		assert_int_equal(page_dirty(&f.mapping, i), i == 3 || i == 7);
-	assert_int_equal(file_check_and_advance_wb_err(&f.mapping, &since),
-			 -ENOSPC);
-	vm_store_teardown(&f, &st);
-}
-
-/*
- * fsync whose own pass meets two failures returns the first, as the
- * pass does, not the mapping's last; and reports it once: the
- * watcher's record moves past both.  Page 3 fails with -EIO, page 7
- * with -ENOSPC (two_errors_hook()).
- */
-static void test_fsync_returns_pass_first_error(void **state)
-{
-	struct address_space_operations aops;
-	struct vm_fixture f;
-	struct vm_store st;
-	errseq_t since;
-	pgoff_t i;
-
-	(void)state;
-	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
-	set_runs_hook(&f, &aops, two_errors_hook);
-	since = errseq_sample(&f.mapping.wb_err);
-	for (i = 0; i < 10; i++)
-		vm_write_stamp(&f.mapping, i, ~i);
-	flush_nr_runs = 0;
-	assert_int_equal(file_write_and_wait_range(&f.mapping, &since, 0,
-						   INT64_MAX), -EIO);
-	assert_int_equal(st.writes, 8);
-	assert_int_equal(file_check_and_advance_wb_err(&f.mapping, &since), 0);
-	vm_store_teardown(&f, &st);
-}
-
 /*
  * The pages fail_hook() fails, each with its own errno: (fail_index[k],
  * fail_err[k]) for k below fail_nr.
@@ -718,6 +641,82 @@ static void fail_hook(struct address_space *mapping, struct folio **folios,
 		if (!errs[i])
 			errs[i] = vm_store_writeback_folio(mapping, folios[i]);
 	}
+}
+
+/* fail_hook() fails page @a with -EIO and page @b with -ENOSPC. */
+static void fail_two_pages(pgoff_t a, pgoff_t b)
+{
+	fail_nr = 2;
+	fail_index[0] = a;
+	fail_err[0] = -EIO;
+	fail_index[1] = b;
+	fail_err[1] = -ENOSPC;
+}
+
+/*
+ * 300 dirty folios go to the hook as a run of WRITEBACK_MAX_RUN, then
+ * the other 44; of two failures in a run, the pass returns the first
+ * (the mapping keeps the last, as each is recorded).  Both folios stay
+ * dirty.
+ */
+static void test_fdatawrite_range_runs_and_first_error(void **state)
+{
+	struct address_space_operations aops;
+	struct vm_fixture f;
+	struct vm_store st;
+	errseq_t since;
+	pgoff_t i;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, 2 * WRITEBACK_MAX_RUN, true);
+	set_runs_hook(&f, &aops, fail_hook);
+	fail_two_pages(3, 7);
+	since = errseq_sample(&f.mapping.wb_err);
+	for (i = 0; i < 300; i++)
+		vm_write_stamp(&f.mapping, i, ~i);
+	flush_nr_runs = 0;
+	assert_int_equal(filemap_fdatawrite_range(&f.mapping, 0, INT64_MAX),
+			 -EIO);
+	assert_int_equal(flush_nr_runs, 2);
+	assert_int_equal(flush_runs[0], WRITEBACK_MAX_RUN);
+	assert_int_equal(flush_runs[1], 300 - WRITEBACK_MAX_RUN);
+	assert_int_equal(st.writes, 298);
+	for (i = 0; i < 300; i++)
+		assert_int_equal(page_dirty(&f.mapping, i), i == 3 || i == 7);
+	assert_int_equal(file_check_and_advance_wb_err(&f.mapping, &since),
+			 -ENOSPC);
+	fail_nr = 0;
+	vm_store_teardown(&f, &st);
+}
+
+/*
+ * fsync whose own pass meets two failures returns the first, as the
+ * pass does, not the mapping's last; and reports it once: the
+ * watcher's record moves past both.  Page 3 fails with -EIO, page 7
+ * with -ENOSPC (fail_two_pages()).
+ */
+static void test_fsync_returns_pass_first_error(void **state)
+{
+	struct address_space_operations aops;
+	struct vm_fixture f;
+	struct vm_store st;
+	errseq_t since;
+	pgoff_t i;
+
+	(void)state;
+	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
+	set_runs_hook(&f, &aops, fail_hook);
+	fail_two_pages(3, 7);
+	since = errseq_sample(&f.mapping.wb_err);
+	for (i = 0; i < 10; i++)
+		vm_write_stamp(&f.mapping, i, ~i);
+	flush_nr_runs = 0;
+	assert_int_equal(file_write_and_wait_range(&f.mapping, &since, 0,
+						   INT64_MAX), -EIO);
+	assert_int_equal(st.writes, 8);
+	assert_int_equal(file_check_and_advance_wb_err(&f.mapping, &since), 0);
+	fail_nr = 0;
+	vm_store_teardown(&f, &st);
 }
 
 /*
@@ -785,11 +784,7 @@ static void test_flush_first_stretch_error(void **state)
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
 	set_runs_hook(&f, &aops, fail_hook);
-	fail_nr = 2;
-	fail_index[0] = 2;
-	fail_err[0] = -EIO;
-	fail_index[1] = 12;
-	fail_err[1] = -ENOSPC;
+	fail_two_pages(2, 12);
 	for (i = 0; i < 5; i++) {
 		vm_write_stamp(&f.mapping, i, ~i);
 		vm_write_stamp(&f.mapping, 10 + i, ~(10 + i));
@@ -857,6 +852,43 @@ static void *fsync_thread_fn(void *arg)
 }
 
 /*
+ * hold_writeback() - Stamp page @index of @mapping with @stamp, then
+ * hold it as reclaim would while writing it: locked, clean, under
+ * writeback.  Return: the folio, with a reference.
+ */
+static struct folio *hold_writeback(struct address_space *mapping,
+				    pgoff_t index, uint64_t stamp)
+{
+	struct folio *folio;
+
+	vm_write_stamp(mapping, index, stamp);
+	folio = __filemap_get_folio(mapping, index, FGP_LOCK, 0);
+	assert_false(IS_ERR(folio));
+	assert_true(folio_clear_dirty_start_writeback(folio));
+	return folio;
+}
+
+/* end_held_writeback() - Write a held folio to the store and end it. */
+static void end_held_writeback(struct address_space *mapping,
+			       struct folio *folio)
+{
+	assert_int_equal(vm_store_writeback_folio(mapping, folio), 0);
+	folio_end_writeback(folio);
+}
+
+/* start_fsync() - file_write_and_wait_range() of [@start, @end] on @ft. */
+static void start_fsync(struct fsync_thread *ft, struct address_space *mapping,
+			int64_t start, int64_t end)
+{
+	ft->mapping = mapping;
+	ft->since = errseq_sample(&mapping->wb_err);
+	ft->start = start;
+	ft->end = end;
+	assert_int_equal(pthread_create(&ft->tid, NULL, fsync_thread_fn, ft),
+			 0);
+}
+
+/*
  * fsync whose own pass fails still waits for the writeback another
  * writer has under way (here the test, as reclaim would): page 3 fails,
  * page GATE_INDEX is under writeback until the fsync sleeps on it.
@@ -870,20 +902,12 @@ static void test_fsync_pass_error_still_waits(void **state)
 
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
-	ft.mapping = &f.mapping;
-	ft.since = errseq_sample(&f.mapping.wb_err);
-	ft.end = INT64_MAX;
 	vm_write_stamp(&f.mapping, 3, 33);
-	vm_write_stamp(&f.mapping, GATE_INDEX, 77);
 	st.fail_write_index = 3;
-	folio = __filemap_get_folio(&f.mapping, GATE_INDEX, FGP_LOCK, 0);
-	assert_false(IS_ERR(folio));
-	assert_true(folio_clear_dirty_start_writeback(folio));
-	assert_int_equal(pthread_create(&ft.tid, NULL, fsync_thread_fn, &ft),
-			 0);
+	folio = hold_writeback(&f.mapping, GATE_INDEX, 77);
+	start_fsync(&ft, &f.mapping, 0, INT64_MAX);
 	wait_for_sleeper(folio);
-	assert_int_equal(vm_store_writeback_folio(&f.mapping, folio), 0);
-	folio_end_writeback(folio);
+	end_held_writeback(&f.mapping, folio);
 	folio_unlock(folio);
 	folio_put(folio);
 	assert_int_equal(pthread_join(ft.tid, NULL), 0);
@@ -910,18 +934,10 @@ static void test_fsync_one_page_waits(void **state)
 
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
-	ft.mapping = &f.mapping;
-	ft.since = errseq_sample(&f.mapping.wb_err);
-	ft.start = ft.end = pos;
-	vm_write_stamp(&f.mapping, GATE_INDEX, 79);
-	folio = __filemap_get_folio(&f.mapping, GATE_INDEX, FGP_LOCK, 0);
-	assert_false(IS_ERR(folio));
-	assert_true(folio_clear_dirty_start_writeback(folio));
-	assert_int_equal(pthread_create(&ft.tid, NULL, fsync_thread_fn, &ft),
-			 0);
+	folio = hold_writeback(&f.mapping, GATE_INDEX, 79);
+	start_fsync(&ft, &f.mapping, pos, pos);
 	wait_for_sleeper(folio);
-	assert_int_equal(vm_store_writeback_folio(&f.mapping, folio), 0);
-	folio_end_writeback(folio);
+	end_held_writeback(&f.mapping, folio);
 	folio_unlock(folio);
 	folio_put(folio);
 	assert_int_equal(pthread_join(ft.tid, NULL), 0);
@@ -948,22 +964,12 @@ static void test_fsync_waits_for_each_writeback(void **state)
 
 	(void)state;
 	vm_store_setup(&f, &st, 8, LIMIT, FILE_PAGES, true);
-	ft.mapping = &f.mapping;
-	ft.since = errseq_sample(&f.mapping.wb_err);
-	ft.end = INT64_MAX;
-	for (k = 0; k < 2; k++) {
-		vm_write_stamp(&f.mapping, idx[k], 80 + k);
-		folio[k] = __filemap_get_folio(&f.mapping, idx[k], FGP_LOCK, 0);
-		assert_false(IS_ERR(folio[k]));
-		assert_true(folio_clear_dirty_start_writeback(folio[k]));
-	}
-	assert_int_equal(pthread_create(&ft.tid, NULL, fsync_thread_fn, &ft),
-			 0);
+	for (k = 0; k < 2; k++)
+		folio[k] = hold_writeback(&f.mapping, idx[k], 80 + k);
+	start_fsync(&ft, &f.mapping, 0, INT64_MAX);
 	for (k = 0; k < 2; k++) {
 		wait_for_sleeper(folio[k]);
-		assert_int_equal(vm_store_writeback_folio(&f.mapping, folio[k]),
-				 0);
-		folio_end_writeback(folio[k]);
+		end_held_writeback(&f.mapping, folio[k]);
 	}
 	assert_int_equal(pthread_join(ft.tid, NULL), 0);
 	assert_int_equal(ft.ret, 0);
