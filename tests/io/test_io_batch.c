@@ -510,74 +510,73 @@ static void check_neighbours_batch(bool uring)
 
 IO_BOTH_PATHS(neighbours_batch)
 
+#define RESUME_LEN	64
+
+/*
+ * resume_past_iov_max() - fd_rw_continue() of file 7 from byte 1000
+ * into @nr buffers of RESUME_LEN bytes, one every @stride in @bytes
+ * (the ones between untouched), 100 bytes already moved: every byte
+ * lands where it belongs, none before the 100th or between buffers.
+ * Return: the calls it took.
+ */
+static unsigned long resume_past_iov_max(unsigned char (*bytes)[RESUME_LEN],
+					 struct iovec *iov, int nr, int stride)
+{
+	int fd = make_file(7);
+	size_t done = 100;
+	int i, b, k;
+
+	memset(bytes, 0xee, (size_t)nr * stride * RESUME_LEN);
+	for (i = 0; i < nr; i++)
+		iov[i] = (struct iovec){ bytes[stride * i], RESUME_LEN };
+	io_thread_counters()->syscalls = 0;
+	assert_int_equal(fd_rw_continue(fd, false, iov, nr, 1000, &done),
+			 (ssize_t)nr * RESUME_LEN);
+	assert_int_equal(done, (size_t)nr * RESUME_LEN);
+	for (i = 0; i < nr; i++)
+		for (b = 0; b < RESUME_LEN; b++) {
+			int64_t at = (int64_t)i * RESUME_LEN + b;
+
+			assert_int_equal(bytes[stride * i][b], at < 100 ? 0xee :
+					 byte_at(1000 + at, 7));
+			for (k = 1; k < stride; k++)
+				assert_int_equal(bytes[stride * i + k][b], 0xee);
+		}
+	close(fd);
+	return io_thread_counters()->syscalls;
+}
+
 /*
  * More buffers than one call takes (IOV_MAX), the first of them cut by
  * bytes already moved: every byte lands where it belongs, in a few
- * calls, none past the end of the buffers.
+ * calls, none past the end of the buffers.  The cut copy of 32, then
+ * whole ones: IOV_MAX and the rest.
  */
 static void test_more_buffers_than_iov_max(void **state)
 {
-	enum { NR = IOV_MAX + 476, LEN = 64 };
-	static unsigned char bytes[NR][LEN];
+	enum { NR = IOV_MAX + 476 };
+	static unsigned char bytes[NR][RESUME_LEN];
 	static struct iovec iov[NR];
-	int fd = make_file(7);
-	size_t done = 100;
-	int i, b;
 
 	(void)state;
-	memset(bytes, 0xee, sizeof(bytes));
-	for (i = 0; i < NR; i++)
-		iov[i] = (struct iovec){ bytes[i], LEN };
-	io_thread_counters()->syscalls = 0;
-	assert_int_equal(fd_rw_continue(fd, false, iov, NR, 1000, &done),
-			 (ssize_t)NR * LEN);
-	assert_int_equal(done, (size_t)NR * LEN);
-	/* The cut copy of 32, then whole ones: IOV_MAX and the rest. */
-	assert_true(io_thread_counters()->syscalls <= 3);
-	for (i = 0; i < NR; i++)
-		for (b = 0; b < LEN; b++) {
-			int64_t at = (int64_t)i * LEN + b;
-
-			assert_int_equal(bytes[i][b], at < 100 ? 0xee :
-					 byte_at(1000 + at, 7));
-		}
-	close(fd);
+	assert_true(resume_past_iov_max(bytes, iov, NR, 1) <= 3);
 }
 
 /*
  * The same with buffers that cannot merge (every other one of an
  * array): the cut first call takes a copy of FD_IOV_CHUNK buffers, the
  * first starting past the bytes already moved; the next calls take the
- * buffers as they are, IOV_MAX at most, so that none is refused.
+ * buffers as they are, IOV_MAX at most, so that none is refused: the
+ * cut, then IOV_MAX whole, then the rest.
  */
 static void test_unmerged_buffers_past_iov_max(void **state)
 {
-	enum { NR = IOV_MAX + 100, LEN = 64 };
-	static unsigned char bytes[2 * NR][LEN];
+	enum { NR = IOV_MAX + 100 };
+	static unsigned char bytes[2 * NR][RESUME_LEN];
 	static struct iovec iov[NR];
-	int fd = make_file(7);
-	size_t done = 100;
-	int i, b;
 
 	(void)state;
-	memset(bytes, 0xee, sizeof(bytes));
-	for (i = 0; i < NR; i++)
-		iov[i] = (struct iovec){ bytes[2 * i], LEN };
-	io_thread_counters()->syscalls = 0;
-	assert_int_equal(fd_rw_continue(fd, false, iov, NR, 1000, &done),
-			 (ssize_t)NR * LEN);
-	assert_int_equal(done, (size_t)NR * LEN);
-	/* FD_IOV_CHUNK cut, then IOV_MAX whole, then the rest. */
-	assert_int_equal(io_thread_counters()->syscalls, 3);
-	for (i = 0; i < NR; i++)
-		for (b = 0; b < LEN; b++) {
-			int64_t at = (int64_t)i * LEN + b;
-
-			assert_int_equal(bytes[2 * i][b], at < 100 ? 0xee :
-					 byte_at(1000 + at, 7));
-			assert_int_equal(bytes[2 * i + 1][b], 0xee);
-		}
-	close(fd);
+	assert_int_equal(resume_past_iov_max(bytes, iov, NR, 2), 3);
 }
 
 /*
