@@ -26,6 +26,7 @@
 #include "api/internal.h"
 #include "api_helpers.h"
 #include "file_helpers.h"
+#include "cpu_pin.h"
 #include "fault.h"
 #include "io/uring.h"
 #include <upcache/vmscan.h>
@@ -1458,16 +1459,13 @@ static void test_reclaim_keeps_stretches_whole(void **state)
 	const int64_t stretch = 64 << 10;
 	struct io_counters *c = io_thread_counters();
 	struct upc_file *file;
-	cpu_set_t was, one;
+	cpu_set_t was;
 	struct fenv e;
 	int64_t k;
 	int dfd;
 
 	(void)state;
-	assert_int_equal(sched_getaffinity(0, sizeof(was), &was), 0);
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu(), &one);
-	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	assert_true(test_pin_this_cpu(&was));
 	fenv_init(&e, 2UL << 20, 4096);
 	dfd = direct_open(&e, &file);
 	*c = (struct io_counters){ 0 };
@@ -1483,7 +1481,7 @@ static void test_reclaim_keeps_stretches_whole(void **state)
 	for (k = 0; k < 96; k++)
 		assert_true(fd_has_pattern(e.fd, 2 * k * stretch, stretch, 55));
 	fenv_fini(&e);
-	assert_int_equal(sched_setaffinity(0, sizeof(was), &was), 0);
+	assert_true(test_unpin(&was));
 }
 
 /*

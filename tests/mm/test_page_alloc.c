@@ -36,6 +36,7 @@
 #include <upcache/stats.h>
 
 #include "../../mm/internal.h"
+#include "cpu_pin.h"
 #include "fault.h"
 #include "rand.h"
 
@@ -959,14 +960,11 @@ static void test_check_catches_each(void **state)
 	struct upc_arena *arena = arena_new(4 * MiB);
 	struct upc_list_head *head, *saved, outside;
 	struct folio *folios[3], *block, *used;
-	cpu_set_t old, one;
 	unsigned int i, cpu_list;
+	cpu_set_t old;
 
 	(void)state;
-	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu(), &one);
-	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	assert_true(test_pin_this_cpu(&old));
 	for (i = 0; i < 3; i++) {
 		folios[i] = upc_arena_alloc_folio(arena, GFP_NOWAIT, 0);
 		assert_non_null(folios[i]);
@@ -1029,7 +1027,7 @@ static void test_check_catches_each(void **state)
 	head->next = head;
 	head->prev = head;
 
-	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+	assert_true(test_unpin(&old));
 	folio_put(used);
 	arena_fini(arena);
 }
@@ -1144,19 +1142,6 @@ static void test_gfp_zero(void **state)
 	arena_fini(arena);
 }
 
-/* pin_this_cpu() - Pin to the CPU we are on; Return: false if we cannot. */
-static bool pin_this_cpu(cpu_set_t *saved)
-{
-	int cpu = sched_getcpu();
-	cpu_set_t one;
-
-	if (cpu < 0 || sched_getaffinity(0, sizeof(*saved), saved))
-		return false;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	return !sched_setaffinity(0, sizeof(one), &one);
-}
-
 /*
  * On one CPU, an order-0 allocation or free with the cache neither empty
  * nor full takes one lock (the cache's) and no other; a cache never holds
@@ -1171,7 +1156,7 @@ static void test_pcp_hot_path(void **state)
 	unsigned int i;
 
 	(void)state;
-	if (!pin_this_cpu(&saved)) {
+	if (!test_pin_this_cpu(&saved)) {
 		upc_arena_destroy(arena);
 		skip();
 	}
@@ -1189,7 +1174,7 @@ static void test_pcp_hot_path(void **state)
 	}
 	put_all(folios, 3 * UPC_PCP_HIGH, NULL);
 	assert_arena_ok(arena);		/* includes count <= UPC_PCP_HIGH */
-	assert_int_equal(sched_setaffinity(0, sizeof(saved), &saved), 0);
+	assert_true(test_unpin(&saved));
 	upc_arena_destroy(arena);
 }
 
@@ -1649,7 +1634,7 @@ static void test_pcp_high_mark_drains_coldest(void **state)
 	struct folio *folio;
 
 	(void)state;
-	if (!pin_this_cpu(&saved)) {
+	if (!test_pin_this_cpu(&saved)) {
 		upc_arena_destroy(arena);
 		skip();
 	}
@@ -1674,7 +1659,7 @@ static void test_pcp_high_mark_drains_coldest(void **state)
 	folio_put(folio);
 	put_all(folios + i + 1, UPC_PCP_HIGH - i, NULL);
 	assert_arena_ok(arena);
-	assert_int_equal(sched_setaffinity(0, sizeof(saved), &saved), 0);
+	assert_true(test_unpin(&saved));
 	arena_fini(arena);
 }
 

@@ -21,12 +21,11 @@
  * lock round trip per file.
  */
 #define _GNU_SOURCE
-#include <sched.h>
-
 #include "vmscan_helpers.h"
 
 #include <upcache/stats.h>
 
+#include "cpu_pin.h"
 #include "fault.h"
 
 #define LIMIT		1024UL
@@ -748,16 +747,13 @@ static unsigned long lru_trips_since(const struct upc_thread_stats *before)
 static void test_lru_batch_lock_trips(void **state)
 {
 	struct upc_thread_stats before;
-	cpu_set_t old, one;
+	cpu_set_t old;
 	struct vm_fixture f;
 	unsigned int i;
 
 	(void)state;
 	vm_setup(&f, 8, LIMIT, 0);
-	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu(), &one);
-	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	assert_true(test_pin_this_cpu(&old));
 	lru_add_drain_all(f.arena);
 	upc_stats_thread(&before);
 	for (i = 0; i < UPC_LRU_BATCH_SIZE - 1; i++)
@@ -771,7 +767,7 @@ static void test_lru_batch_lock_trips(void **state)
 	/* Nothing left to drain: no lock taken. */
 	lru_add_drain_all(f.arena);
 	assert_int_equal(lru_trips_since(&before), UPC_LRU_BATCH_SIZE + 1);
-	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+	assert_true(test_unpin(&old));
 	vm_teardown(&f);
 }
 
