@@ -37,6 +37,27 @@
 #include "fault.h"
 #include "io/fd.h"
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UPC_TEST_ASAN 1
+#endif
+#elif defined(__SANITIZE_ADDRESS__)
+#define UPC_TEST_ASAN 1
+#endif
+
+#ifdef UPC_TEST_ASAN
+/*
+ * test_swap_create_largest asks for a slot map of 2^SWP_OFFSET_BITS
+ * bytes; AddressSanitizer's allocator aborts on a request that size
+ * unless told to fail it with NULL, as the C library does.
+ */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "allocator_may_return_null=1";
+}
+#endif
+
 #define CLUSTER		SWAPFILE_CLUSTER
 #define CLUSTER_BYTES	((unsigned long long)CLUSTER << UPC_PAGE_SHIFT)
 
@@ -183,6 +204,36 @@ static void test_swap_entry_encoding(void **state)
 }
 
 /* ---- device life --------------------------------------------------------- */
+
+/*
+ * A device of exactly 2^SWP_OFFSET_BITS slots: every offset fits an
+ * entry, so the size is valid, and creating it can only fail for memory
+ * (its slot map alone is 256 TiB, past any user address space here).
+ */
+static void test_swap_create_largest(void **state)
+{
+	struct swap_info_struct *si = NULL;
+	struct vm_fixture f;
+	int err;
+
+	(void)state;
+	vm_setup(&f, 8, 1024, 0);
+	err = swap_device_create(f.arena, -1,
+				 (1ULL << SWP_OFFSET_BITS) << UPC_PAGE_SHIFT,
+				 0, &si);
+	if (err == 0) {
+		assert_int_equal(si->max, 1UL << SWP_OFFSET_BITS);
+		assert_int_equal(swap_device_destroy(si), 0);
+	} else {
+		assert_int_equal(err, -ENOMEM);
+		assert_null(si);
+	}
+	/* Nothing of the failed device stays installed. */
+	assert_int_equal(swap_device_create(f.arena, -1, CLUSTER_BYTES, 0,
+					    &si), 0);
+	assert_int_equal(swap_device_destroy(si), 0);
+	vm_teardown(&f);
+}
 
 static void test_swap_create_errors(void **state)
 {
@@ -1689,6 +1740,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_swap_entry_encoding),
 		cmocka_unit_test(test_swap_create_errors),
+		cmocka_unit_test(test_swap_create_largest),
 		cmocka_unit_test(test_swap_create_registers),
 		cmocka_unit_test(test_swap_create_table_full),
 		cmocka_unit_test(test_swap_destroy_busy),
