@@ -10,7 +10,9 @@
  * checks that: writer-only and reader-only threads come and go, grace
  * periods still complete afterwards (upc_rcu_synchronize(),
  * upc_rcu_barrier()), node memory does not grow round after round,
- * readers running beside a writer only ever see whole entries, the
+ * readers running beside a writer only ever see whole entries, a
+ * thread's frees after its exit hook ran (from a destructor of its own)
+ * and its frees short of a batch are reclaimed by upc_rcu_barrier(), the
  * counters of upcache/stats.h are per thread, and a child of fork() can
  * go on using XArrays whatever the parent's threads were doing.
  */
@@ -20,6 +22,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +44,9 @@
 #if defined(UPC_SANITIZE_ADDRESS) || defined(UPC_SANITIZE_THREAD)
 #define UPC_TEST_SANITIZED 1
 size_t __sanitizer_get_current_allocated_bytes(void);
+#ifdef UPC_SANITIZE_ADDRESS
+int __asan_address_is_poisoned(void const volatile *addr);
+#endif
 #else
 #include <malloc.h>
 #endif
@@ -247,6 +253,109 @@ static void test_writer_threads_reclaimed(void **state)
 		assert_true(xa_empty(&shared));
 		assert_xa_ok(&shared);
 	}
+}
+
+/*
+ * node_reclaimed() - Has the RCU callback run on @node: cleared it and
+ * given it back to the pool?  Pool memory stays the process's, so the
+ * node can be looked at; with ASan the callback poisons it instead.
+ */
+static bool node_reclaimed(struct xa_node *node)
+{
+#ifdef UPC_SANITIZE_ADDRESS
+	return __asan_address_is_poisoned(&node->slots[0]);
+#else
+	return !node->array && !node->parent && !node->shift;
+#endif
+}
+
+/*
+ * node_churn() - Build a one-node array, destroy it, return the node:
+ * freed but, one node being far from a full batch, still pending on
+ * the calling thread.
+ */
+static struct xa_node *node_churn(void)
+{
+	DEFINE_XARRAY(xa);
+	struct xa_node *node;
+
+	/* Two entries: the head is a node of their own. */
+	xa_store(&xa, 0, xa_mk_value(0), GFP_KERNEL);
+	xa_store(&xa, 1, xa_mk_value(1), GFP_KERNEL);
+	assert_true(xa_is_node(xa.xa_head));
+	node = xa_to_node(xa.xa_head);
+	assert_ptr_equal(node->array, &xa);
+	xa_destroy(&xa);
+	assert_false(node_reclaimed(node));
+	return node;
+}
+
+/*
+ * A thread whose own thread-specific data destructor uses an XArray after
+ * upcache's destructor already ran (destructors run in rounds, in no set
+ * order, while any of them sets a value again).  That use registers the
+ * thread anew and so arms upcache's destructor for the next round, which
+ * hands the thread's pending frees to RCU.  If the thread still counted
+ * as registered, nothing would: the freed node would never be reclaimed.
+ */
+static pthread_key_t late_key;
+
+struct late_job {
+	unsigned int calls;
+	struct xa_node *node;
+};
+
+static void late_destructor(void *arg)
+{
+	struct late_job *job = arg;
+
+	/* The first round may run before upcache's: come back next round. */
+	if (job->calls++ == 0) {
+		pthread_setspecific(late_key, job);
+		return;
+	}
+	job->node = node_churn();
+}
+
+static void *late_user_thread(void *arg)
+{
+	/* An ordinary use first: upcache's destructor is armed. */
+	(void)node_churn();
+	pthread_setspecific(late_key, arg);
+	return NULL;
+}
+
+static void test_exit_destructor_uses_xarray(void **state)
+{
+	struct late_job job = { 0 };
+
+	(void)state;
+	assert_int_equal(pthread_key_create(&late_key, late_destructor), 0);
+	run_thread(late_user_thread, &job);
+	assert_int_equal(pthread_key_delete(late_key), 0);
+	assert_int_equal(job.calls, 2);
+	assert_non_null(job.node);
+	arm_watchdog();
+	upc_rcu_barrier();
+	disarm_watchdog();
+	assert_true(node_reclaimed(job.node));
+}
+
+/*
+ * upc_rcu_barrier() waits for every deferred free, including the calling
+ * thread's own frees still waiting for a full batch: a caller that
+ * destroys its arrays and then the memory they pointed into relies on
+ * that.
+ */
+static void test_barrier_completes_own_frees(void **state)
+{
+	struct xa_node *node = node_churn();
+
+	(void)state;
+	arm_watchdog();
+	upc_rcu_barrier();
+	disarm_watchdog();
+	assert_true(node_reclaimed(node));
 }
 
 /* ------------------------------------------------------------------ */
@@ -507,6 +616,8 @@ int main(void)
 		/* First: the node pool must not be full of other tests' nodes. */
 		cmocka_unit_test(test_writer_threads_reclaimed),
 		cmocka_unit_test(test_stats_per_thread),
+		cmocka_unit_test(test_exit_destructor_uses_xarray),
+		cmocka_unit_test(test_barrier_completes_own_frees),
 		cmocka_unit_test(test_reader_threads_exit),
 		cmocka_unit_test(test_readers_beside_writer),
 		cmocka_unit_test(test_fork_child_uses_rcu),
