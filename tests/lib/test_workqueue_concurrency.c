@@ -24,15 +24,7 @@
 #include "fault.h"
 #include "workqueue.h"
 
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UPC_TEST_TSAN 1
-#endif
-#elif defined(__SANITIZE_THREAD__)
-#define UPC_TEST_TSAN 1
-#endif
-
-#ifdef UPC_TEST_TSAN
+#ifdef UPC_SANITIZE_THREAD
 /*
  * test_fork's child starts a worker thread, as a program's child would;
  * ThreadSanitizer refuses that by default after a fork with threads.

@@ -37,15 +37,7 @@
 #include "fault.h"
 #include "io/fd.h"
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UPC_TEST_ASAN 1
-#endif
-#elif defined(__SANITIZE_ADDRESS__)
-#define UPC_TEST_ASAN 1
-#endif
-
-#ifdef UPC_TEST_ASAN
+#ifdef UPC_SANITIZE_ADDRESS
 /*
  * test_swap_create_largest asks for a slot map of 2^SWP_OFFSET_BITS
  * bytes; AddressSanitizer's allocator aborts on a request that size
