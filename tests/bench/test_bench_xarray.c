@@ -7,10 +7,12 @@
  * statistics (median, percentiles, min/max, paired ratios, the
  * upcache/kernel ratio), the option grammar (every bad input is exit
  * status 2 with a message naming the problem), bench_die()'s exit
- * status, the JSON writer (valid RFC 8259 text for awkward strings and
- * non-finite numbers, misuse reported), the kernel-layout node count,
- * and the XArray suite itself run at its tiny size: its JSON must parse
- * and every row must carry every field the plot script and CI read.
+ * status, the report's rows (fields by kind, summaries, a pair's gain
+ * and whether it met its target), the JSON writer (valid RFC 8259 text
+ * for awkward strings and non-finite numbers, misuse reported), the
+ * kernel-layout node count, and the XArray suite itself run at its tiny
+ * size: its JSON must parse and every row must carry every field the
+ * plot script and CI read.
  *
  * Tests under tests/bench/ are linked with the benchmark's sources (all
  * of tools/bench/ but main.c, as an object library; see
@@ -316,6 +318,121 @@ static void test_json_awkward_values(void **state)
 	bench_report_free(&rep);
 }
 
+/* ------------------------------------------------------------------ */
+/* Report rows (report.c)                                              */
+/* ------------------------------------------------------------------ */
+
+/* Fields: set, read back by kind, replaced in place. */
+static void test_report_fields(void **state)
+{
+	struct bench_report rep;
+	struct bench_row *row;
+
+	(void)state;
+	bench_report_init(&rep, "t");
+	row = bench_report_add_row(&rep, "r");
+	bench_row_set_num(row, "a", 1.5);
+	bench_row_set_str(row, "s", "text");
+	bench_row_set_str(row, "n", NULL);
+	assert_int_equal(row->nr_fields, 3);
+	assert_near(bench_row_num(row, "a"), 1.5, 0);
+	/* A string or null field has no number. */
+	assert_true(isnan(bench_row_num(row, "s")));
+	assert_true(isnan(bench_row_num(row, "n")));
+	assert_true(isnan(bench_row_num(row, "missing")));
+	assert_null(bench_row_get(row, "missing"));
+	assert_int_equal(bench_row_get(row, "n")->kind, BENCH_FIELD_NULL);
+	/* Setting a key again replaces it, whatever its kind was. */
+	bench_row_set_num(row, "s", 2);
+	bench_row_set_str(row, "a", "now text");
+	assert_int_equal(row->nr_fields, 3);
+	assert_near(bench_row_num(row, "s"), 2, 0);
+	assert_string_equal(bench_row_get(row, "a")->str, "now text");
+	bench_report_free(&rep);
+}
+
+/* A summary sets its median, min and max under their own keys. */
+static void test_report_summary(void **state)
+{
+	const struct bench_summary s = { .median = 2, .min = 1, .max = 3,
+					 .n = 3 };
+	struct bench_report rep;
+	struct bench_row *row;
+
+	(void)state;
+	bench_report_init(&rep, "t");
+	row = bench_report_add_row(&rep, "r");
+	bench_row_set_summary(row, "x", "x_min", "x_max", &s);
+	assert_near(bench_row_num(row, "x"), 2, 0);
+	assert_near(bench_row_num(row, "x_min"), 1, 0);
+	assert_near(bench_row_num(row, "x_max"), 3, 0);
+	bench_row_set_summary(row, "y", NULL, NULL, &s);
+	assert_null(bench_row_get(row, "y_min"));
+	assert_int_equal(row->nr_fields, 4);
+	bench_row_set_summary(row, "x", "x_min", "x_max", NULL);
+	assert_true(isnan(bench_row_num(row, "x")));
+	assert_true(isnan(bench_row_num(row, "x_min")));
+	assert_true(isnan(bench_row_num(row, "x_max")));
+	bench_report_free(&rep);
+}
+
+/*
+ * A pair's gain: speedups become percentages, and the target is met at
+ * exactly the target.  A baseline row has every gain field null.
+ */
+static void test_report_gain(void **state)
+{
+	const struct bench_summary at = { .median = 1.25, .min = 0.5,
+					  .max = 2, .n = 3 };
+	const struct bench_summary below = { .median = 1.2, .min = 1.2,
+					     .max = 1.2, .n = 1 };
+	struct bench_report rep;
+	struct bench_row *row, *base;
+
+	(void)state;
+	bench_report_init(&rep, "t");
+	row = bench_report_add_row(&rep, "new");
+	assert_near(bench_row_set_gain(row, &at, 25), 25, 1e-12);
+	assert_near(bench_row_num(row, "speedup"), 1.25, 0);
+	assert_near(bench_row_num(row, "speedup_min"), 0.5, 0);
+	assert_near(bench_row_num(row, "speedup_max"), 2, 0);
+	assert_near(bench_row_num(row, "gain_pct"), 25, 1e-12);
+	assert_near(bench_row_num(row, "gain_pct_min"), -50, 1e-12);
+	assert_near(bench_row_num(row, "gain_pct_max"), 100, 1e-12);
+	assert_near(bench_row_num(row, "target_gain_pct"), 25, 0);
+	assert_string_equal(bench_row_get(row, "target_met")->str, "yes");
+	bench_row_set_gain(row, &below, 25);
+	assert_string_equal(bench_row_get(row, "target_met")->str, "no");
+	/* No target: nothing to meet. */
+	bench_row_set_gain(row, &at, NAN);
+	assert_int_equal(bench_row_get(row, "target_met")->kind,
+			 BENCH_FIELD_NULL);
+
+	base = bench_report_add_row(&rep, "baseline");
+	assert_true(isnan(bench_row_set_gain(base, NULL, 25)));
+	assert_true(isnan(bench_row_num(base, "gain_pct")));
+	assert_true(isnan(bench_row_num(base, "speedup_min")));
+	assert_true(isnan(bench_row_num(base, "target_gain_pct")));
+	assert_int_equal(bench_row_get(base, "target_met")->kind,
+			 BENCH_FIELD_NULL);
+	bench_report_free(&rep);
+}
+
+/* How a run was timed, with the CPUs that could run it. */
+static void test_report_meta_rounds(void **state)
+{
+	struct bench_report rep;
+
+	(void)state;
+	bench_report_init(&rep, "t");
+	bench_meta_set_rounds(&rep.meta, 9, 1);
+	assert_near(bench_row_num(&rep.meta, "rounds"), 9, 0);
+	assert_near(bench_row_num(&rep.meta, "warmup_rounds"), 1, 0);
+	assert_near(bench_row_num(&rep.meta, "cpus"),
+		    sysconf(_SC_NPROCESSORS_ONLN), 0);
+	bench_report_free(&rep);
+}
+
 static void test_json_misuse(void **state)
 {
 	struct bench_json js;
@@ -467,6 +584,10 @@ int main(void)
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_die_status),
 		cmocka_unit_test(test_output_bad_path),
+		cmocka_unit_test(test_report_fields),
+		cmocka_unit_test(test_report_summary),
+		cmocka_unit_test(test_report_gain),
+		cmocka_unit_test(test_report_meta_rounds),
 		cmocka_unit_test(test_json_awkward_values),
 		cmocka_unit_test(test_json_misuse),
 		cmocka_unit_test(test_layout),
