@@ -133,6 +133,105 @@ static void test_reclaim_counters(void **state)
 		    num("thp_split_4k", "reads"), 0);
 }
 
+/*
+ * two_sided_sign_p() - The sign test's p-value for @a rounds one way and
+ * @b the other, from the binomial distribution with p = 1/2.
+ */
+static double two_sided_sign_p(unsigned int a, unsigned int b)
+{
+	unsigned int n = a + b, k, tail = a < b ? a : b;
+	double choose = 1, sum = 0, p;
+
+	for (k = 0; k <= tail; k++) {
+		sum += choose;
+		choose = choose * (n - k) / (k + 1);
+	}
+	p = 2 * sum / pow(2, n);
+	return p > 1 ? 1 : p;
+}
+
+/*
+ * The figures follow from the counts by their definitions: the run's
+ * facts are its scale, every round reads what the workload reads, the
+ * walks per read and per add agree, the IOPS of all rounds together (reader CPU time per read) lies between
+ * the slowest and fastest round, the hit ratio is the reads that did
+ * not add, and a pair's sign test counts the rounds each side won.
+ * With three rounds the median ratio is above 1 exactly when two or
+ * more rounds were faster.
+ */
+static void test_reclaim_figures(void **state)
+{
+	struct bench_options opts = { .tiny = true };
+	const struct bench_row *meta = &suite.rep.meta;
+	struct rc_scale scale;
+	unsigned long per_round[NR_SUITE_ROWS];
+	size_t i;
+
+	(void)state;
+	rc_scale_from_options(&opts, &scale);
+	assert_near(bench_row_num(meta, "file_pages"), scale.file_pages, 0);
+	assert_near(bench_row_num(meta, "file_mib"),
+		    scale.file_pages >> (20 - UPC_PAGE_SHIFT), 0);
+	assert_near(bench_row_num(meta, "limit_pages"), scale.limit_pages, 0);
+	assert_near(bench_row_num(meta, "limit_mib"),
+		    scale.limit_pages >> (20 - UPC_PAGE_SHIFT), 0);
+	assert_near(bench_row_num(meta, "threads"), scale.threads, 0);
+	assert_near(bench_row_num(meta, "randread_reads_per_thread"),
+		    scale.reads, 0);
+	assert_near(bench_row_num(meta, "thp_cycles"), scale.thp_cycles, 0);
+	assert_near(bench_row_num(meta, "rounds"), scale.rounds, 0);
+	assert_near(bench_row_num(meta, "warmup_rounds"), scale.warmups, 0);
+
+	/* randread: its parts' reads on every thread; thp: one per 2 MiB. */
+	per_round[0] = per_round[1] = scale.reads / RC_RANDREAD_PARTS *
+				      RC_RANDREAD_PARTS * scale.threads;
+	per_round[2] = per_round[3] = scale.thp_cycles *
+		(((scale.file_pages >> UPC_MAX_ORDER) - 1) / scale.threads *
+		 scale.threads);
+	for (i = 0; i < NR_SUITE_ROWS; i++) {
+		const char *name = suite_rows[i];
+		double all_rounds, gain, target, walks, other;
+		unsigned int faster, slower;
+
+		assert_near(num(name, "reads_per_round"), per_round[i], 0);
+		assert_near(num(name, "reads"), per_round[i] * scale.rounds, 0);
+		assert_near(num(name, "hit_ratio"),
+			    1 - num(name, "adds") / num(name, "reads"), 1e-12);
+		/*
+		 * Walks: the adds' (walks_per_add), one lookup per read,
+		 * one store per eviction, and those of shadow node reclaim,
+		 * a few dozen nodes at most in a file of this size.
+		 */
+		walks = num(name, "walks_per_read") * num(name, "reads");
+		other = walks - num(name, "walks_per_add") * num(name, "adds") -
+			num(name, "reads") - num(name, "evictions");
+		assert_true(other > -1e-6 * walks);
+		assert_true(other <= num(name, "evictions") + 1e-6 * walks);
+		all_rounds = scale.threads * 1e9 / num(name, "ns_per_read");
+		assert_true(all_rounds >= num(name, "iops_min") * (1 - 1e-9));
+		assert_true(all_rounds <= num(name, "iops_max") * (1 + 1e-9));
+		if (i % 2)
+			continue;
+		faster = (unsigned int)num(name, "rounds_faster");
+		slower = (unsigned int)num(name, "rounds_slower");
+		/* Two rounds of equal IOPS down to the bit do not happen. */
+		assert_int_equal(faster + slower, scale.rounds);
+		gain = num(name, "gain_pct");
+		assert_true((gain > 0) == (faster > scale.rounds / 2));
+		assert_near(num(name, "sign_p"), two_sided_sign_p(faster, slower),
+			    1e-12);
+		target = num(name, "target_gain_pct");
+		assert_string_equal(bt_str(&suite.rep, name, "target_met"),
+				    gain >= target ? "yes" : "no");
+		assert_near(num(name, "aim_gain_pct"), 2 * target, 1e-12);
+		assert_string_equal(bt_str(&suite.rep, name, "aim_met"),
+				    gain >= 2 * target ? "yes" : "no");
+	}
+	/* Random reads over twice the limit refault and activate. */
+	assert_true(num("randread_4k", "activations") > 0);
+	assert_true(num("randread_4k", "promotions") > 0);
+}
+
 /* ---- the baseline read path on its own ------------------------------- */
 
 static unsigned char store[64 << 12];
@@ -207,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_reclaim_json_shape),
 		cmocka_unit_test(test_reclaim_rows),
 		cmocka_unit_test(test_reclaim_counters),
+		cmocka_unit_test(test_reclaim_figures),
 	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_baseline_read_path),
