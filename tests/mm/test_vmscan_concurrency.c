@@ -14,6 +14,7 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vmscan_helpers.h"
@@ -219,11 +220,16 @@ static void test_readers_and_reclaim(void **state)
 
 #define CHURN_PAGES	256
 #define CHURN_OPS	400000
+/* Churn on, past CHURN_OPS, until the deactivator has moved a folio. */
+#define CHURN_OPS_MAX	(100 * CHURN_OPS)
+
+static int deactivator_running;
 
 static void *deactivator_main(void *arg)
 {
 	struct vm_fixture *f = arg;
 
+	__atomic_store_n(&deactivator_running, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
 		shrink_active_list(f->arena->lruvec, 4, LRU_ACTIVE_FILE);
 	return NULL;
@@ -236,6 +242,10 @@ static void *deactivator_main(void *arg)
  * the move cleared PG_lru for a moment, and a folio whose last put fell
  * in that moment was freed while the move went on to list it (a
  * use-after-free that TSan and the free-time flag check reported).
+ *
+ * The race needs the deactivator to run beside the churn: it starts
+ * first, and the churn goes on until it has deactivated something (a
+ * loaded machine can leave it off the CPU for all of CHURN_OPS).
  */
 static void test_deactivate_against_last_put(void **state)
 {
@@ -246,9 +256,12 @@ static void test_deactivate_against_last_put(void **state)
 	(void)state;
 	vm_setup(&f, 16, 2048, 0);
 	stop = 0;
+	__atomic_store_n(&deactivator_running, 0, __ATOMIC_RELAXED);
 	assert_int_equal(pthread_create(&deactivator, NULL, deactivator_main,
 					&f), 0);
-	for (op = 0; op < CHURN_OPS; op++) {
+	while (!__atomic_load_n(&deactivator_running, __ATOMIC_ACQUIRE))
+		sched_yield();
+	for (op = 0; op < CHURN_OPS_MAX; op++) {
 		pgoff_t index = op % CHURN_PAGES;
 		struct folio *folio = filemap_grab_folio(&f.mapping, index);
 
@@ -262,6 +275,9 @@ static void test_deactivate_against_last_put(void **state)
 			truncate_inode_pages_range(&f.mapping,
 					(int64_t)(index - 15) << UPC_PAGE_SHIFT,
 					((int64_t)(index + 1) << UPC_PAGE_SHIFT) - 1);
+			if (op >= CHURN_OPS &&
+			    vm_stats(f.arena).pgdeactivate > 0)
+				break;
 		}
 	}
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
@@ -278,11 +294,64 @@ static void test_deactivate_against_last_put(void **state)
 
 #define HELD_LIMIT	512UL
 
+/*
+ * How long a call needing memory waits for pages held by others while
+ * nothing is evicted: "a second" (upc_cache_create() in upcache.h).
+ */
+#define STALL_US		1000000ULL
+
+/*
+ * A read waiting on held folios notices their release at its next
+ * round: within a few milliseconds of sleep when it gets the CPU, and
+ * this much more for a loaded machine.
+ */
+#define RELEASE_NOTICE_US	100000ULL
+
 struct holder {
 	struct vm_fixture *f;
 	struct folio *held[HELD_LIMIT];
 	int done;		/* the main thread's allocation returned */
+	uint64_t released_us;	/* when the last held folio was put */
 };
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* holder_release() - Put every held folio; note when. */
+static void holder_release(struct holder *h)
+{
+	unsigned long i;
+
+	for (i = 0; i < HELD_LIMIT; i++)
+		folio_put(h->held[i]);
+	__atomic_store_n(&h->released_us, now_us(), __ATOMIC_SEQ_CST);
+}
+
+/*
+ * assert_read_waited() - A read that met only held folios gets a folio,
+ * or fails as reclaim's contract allows: after a whole stall (STALL_US
+ * since the read began) with the folios still held
+ * when it gave up.  A loaded machine can keep the holder off the CPU
+ * for longer than a stall; only a read that gave up early, or long
+ * after the folios came back, is wrong.
+ */
+static void assert_read_waited(const struct folio *folio, uint64_t start_us,
+			       uint64_t end_us, uint64_t released_us)
+{
+	if (folio)
+		return;
+	if (end_us - start_us < STALL_US)
+		fail_msg("a read gave up after %llu us, before a stall of %llu us",
+			 (unsigned long long)(end_us - start_us), STALL_US);
+	if (end_us > released_us + RELEASE_NOTICE_US)
+		fail_msg("a read gave up %llu us after the folios were let go",
+			 (unsigned long long)(end_us - released_us));
+}
 
 /*
  * Let go of every held folio once a direct reclaimer sleeps (or the
@@ -293,13 +362,11 @@ static void *holder_main(void *arg)
 {
 	struct holder *h = arg;
 	struct lruvec *lruvec = h->f->arena->lruvec;
-	unsigned long i;
 
 	while (!__atomic_load_n(&lruvec->reclaim_waiters, __ATOMIC_SEQ_CST) &&
 	       !__atomic_load_n(&h->done, __ATOMIC_SEQ_CST))
 		sched_yield();
-	for (i = 0; i < HELD_LIMIT; i++)
-		folio_put(h->held[i]);
+	holder_release(h);
 	return NULL;
 }
 
@@ -318,7 +385,7 @@ static void test_reclaim_waits_for_held_folios(void **state)
 	struct holder h = { .f = &f };
 	struct folio *folio;
 	pthread_t thread;
-	uint64_t busy;
+	uint64_t busy, start, end;
 	unsigned long i;
 	bool miss;
 
@@ -331,14 +398,19 @@ static void test_reclaim_waits_for_held_folios(void **state)
 	assert_int_equal(upc_arena_charged(f.arena), HELD_LIMIT);
 	busy = vm_stats(f.arena).pgbusy;
 	assert_int_equal(pthread_create(&thread, NULL, holder_main, &h), 0);
+	start = now_us();
 	folio = vm_read(&f.mapping, HELD_LIMIT, &miss);
+	end = now_us();
 	__atomic_store_n(&h.done, 1, __ATOMIC_SEQ_CST);
 	pthread_join(thread, NULL);
-	assert_non_null(folio);
+	assert_true(vm_stats(f.arena).pgbusy > busy);
+	assert_read_waited(folio, start, end, h.released_us);
+	if (!folio)
+		goto out;
 	assert_true(miss);
 	folio_put(folio);
-	assert_true(vm_stats(f.arena).pgbusy > busy);
 	assert_true(vm_stats(f.arena).pgsteal > 0);
+out:
 	vm_assert_lru_consistent(&f);
 	vm_teardown(&f);
 }
@@ -359,15 +431,13 @@ static void *stall_holder_main(void *arg)
 {
 	struct stall_holder *sh = arg;
 	struct lruvec *lruvec = sh->h.f->arena->lruvec;
-	unsigned long i;
 
 	while (!__atomic_load_n(&lruvec->reclaim_waiters, __ATOMIC_SEQ_CST) &&
 	       __atomic_load_n(&sh->readers_done, __ATOMIC_SEQ_CST) <
 	       STALL_READERS)
 		sched_yield();
 	usleep(STALL_HOLD_US);
-	for (i = 0; i < HELD_LIMIT; i++)
-		folio_put(sh->h.held[i]);
+	holder_release(&sh->h);
 	return NULL;
 }
 
@@ -375,6 +445,8 @@ struct stall_reader {
 	struct stall_holder *sh;
 	pgoff_t index;
 	struct folio *folio;
+	uint64_t start_us;
+	uint64_t end_us;
 };
 
 static void *stall_reader_main(void *arg)
@@ -382,7 +454,9 @@ static void *stall_reader_main(void *arg)
 	struct stall_reader *r = arg;
 	bool miss;
 
+	r->start_us = now_us();
 	r->folio = vm_read(&r->sh->h.f->mapping, r->index, &miss);
+	r->end_us = now_us();
 	__atomic_fetch_add(&r->sh->readers_done, 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
@@ -423,8 +497,10 @@ static void test_reclaim_stall_outlasts_holders(void **state)
 		pthread_join(threads[i], NULL);
 	pthread_join(holder, NULL);
 	for (i = 0; i < STALL_READERS; i++) {
-		assert_non_null(readers[i].folio);
-		folio_put(readers[i].folio);
+		assert_read_waited(readers[i].folio, readers[i].start_us,
+				   readers[i].end_us, sh.h.released_us);
+		if (readers[i].folio)
+			folio_put(readers[i].folio);
 	}
 	vm_assert_lru_consistent(&f);
 	vm_teardown(&f);
