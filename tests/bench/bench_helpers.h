@@ -6,7 +6,8 @@
  *  - bt_suite_run() runs a suite in-process at its tiny size, its table
  *    thrown away, and keeps its report and the report's JSON text;
  *  - bt_row(), bt_num() and bt_str() read a report row's fields, failing
- *    the test where a field the test relies on is missing;
+ *    the test where a field the test relies on is missing; bt_sign_p()
+ *    recomputes a sign test's p-value;
  *  - bt_json_valid(), bt_parse() and bt_parse_suite() read JSON text with
  *    the strict reader of tests/utils/jread.h; bt_check_rows() and
  *    bt_rows_have() check the rows the reader found;
@@ -211,6 +212,28 @@ static BT_UNUSED const char *bt_str(const struct bench_report *rep,
 	if (!f)
 		fail_msg("%s lacks %s", name, key);
 	return f->kind == BENCH_FIELD_STR ? f->str : NULL;
+}
+
+/**
+ * bt_sign_p() - The sign test's two-sided p-value for @a rounds one way
+ * and @b the other, from the binomial distribution with p = 1/2:
+ * computed here on its own, to check bench_sign_test()'s in a report.
+ * @a: Rounds won by one side.
+ * @b: Rounds won by the other.
+ *
+ * Return: The p-value, at most 1.
+ */
+static BT_UNUSED double bt_sign_p(unsigned int a, unsigned int b)
+{
+	unsigned int n = a + b, k, tail = a < b ? a : b;
+	double choose = 1, sum = 0, p;
+
+	for (k = 0; k <= tail; k++) {
+		sum += choose;
+		choose = choose * (n - k) / (k + 1);
+	}
+	p = 2 * sum / pow(2, n);
+	return p > 1 ? 1 : p;
 }
 
 /**

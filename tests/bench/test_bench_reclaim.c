@@ -134,23 +134,6 @@ static void test_reclaim_counters(void **state)
 }
 
 /*
- * two_sided_sign_p() - The sign test's p-value for @a rounds one way and
- * @b the other, from the binomial distribution with p = 1/2.
- */
-static double two_sided_sign_p(unsigned int a, unsigned int b)
-{
-	unsigned int n = a + b, k, tail = a < b ? a : b;
-	double choose = 1, sum = 0, p;
-
-	for (k = 0; k <= tail; k++) {
-		sum += choose;
-		choose = choose * (n - k) / (k + 1);
-	}
-	p = 2 * sum / pow(2, n);
-	return p > 1 ? 1 : p;
-}
-
-/*
  * The figures follow from the counts by their definitions: the run's
  * facts are its scale, every round reads what the workload reads, the
  * walks per read and per add agree, the IOPS of all rounds together (reader CPU time per read) lies between
@@ -218,7 +201,7 @@ static void test_reclaim_figures(void **state)
 		assert_int_equal(faster + slower, scale.rounds);
 		gain = num(name, "gain_pct");
 		assert_true((gain > 0) == (faster > scale.rounds / 2));
-		assert_near(num(name, "sign_p"), two_sided_sign_p(faster, slower),
+		assert_near(num(name, "sign_p"), bt_sign_p(faster, slower),
 			    1e-12);
 		target = num(name, "target_gain_pct");
 		assert_string_equal(bt_str(&suite.rep, name, "target_met"),

@@ -6,7 +6,8 @@
  * Runs the suite in-process at its tiny size and checks its JSON (one
  * valid object of the shape every suite writes, the 18 rows in order,
  * each with its three read figures, memcpy, the ratios and the issue's
- * targets), the counted costs the seed is about (one XArray walk per
+ * targets), that every figure follows from the times by its definition
+ * and every target is judged against its figure, the counted costs the seed is about (one XArray walk per
  * read for the batched path, one per page for the per-folio one), that
  * the per-folio baseline returns exactly the bytes shmem_read_iter()
  * returns (and the model holds) on files mixing data, holes, unwritten
@@ -198,6 +199,126 @@ static void test_suite_targets(void **state)
 		    19.65);
 	assert_true(bench_row_num(&suite.rep.meta, "targets") >=
 		    bench_row_num(&suite.rep.meta, "targets_met"));
+}
+
+/*
+ * check_vs() - Batched against another method in row @name: the median
+ * of per-round ratios @key (with its min and max) brackets the ratio of
+ * the two methods' median GiB/s, as medians keep an order that holds
+ * round by round.  Skipped where the other method has no figure.
+ */
+static void check_vs(const char *name, const char *key, const char *gib_key)
+{
+	const struct bench_row *row = bt_row(&suite.rep, name);
+	double other = bench_row_num(row, gib_key), ratio;
+	char min_key[48], max_key[48];
+
+	if (isnan(other))
+		return;
+	snprintf(min_key, sizeof(min_key), "%s_min", key);
+	snprintf(max_key, sizeof(max_key), "%s_max", key);
+	ratio = num(name, "gib_per_s_batched") / other;
+	assert_true(num(name, min_key) <= num(name, key));
+	assert_true(num(name, key) <= num(name, max_key));
+	if (ratio < num(name, min_key) * (1 - 1e-9) ||
+	    ratio > num(name, max_key) * (1 + 1e-9))
+		fail_msg("%s: batched/%s GiB/s %g outside %s [%g, %g]", name,
+			 gib_key, ratio, key, num(name, min_key),
+			 num(name, max_key));
+}
+
+/*
+ * check_judged() - Target @key of row @name judged as shm_judge() must:
+ * met when the figure reaches it, null without a target or a figure.
+ * Return: 1 if judged, 0 if not; *@met gets 1 for a met target.
+ */
+static unsigned int check_judged(const char *name, const char *key,
+				 const char *figure, unsigned int *met)
+{
+	const struct bench_row *row = bt_row(&suite.rep, name);
+	double target = bench_row_num(row, key);
+	double value = bench_row_num(row, figure);
+	char met_key[64];
+	const struct bench_field *f;
+
+	snprintf(met_key, sizeof(met_key), "%s_met", key);
+	f = bench_row_get(row, met_key);
+	assert_non_null(f);
+	*met = 0;
+	if (isnan(target) || isnan(value)) {
+		assert_int_equal(f->kind, BENCH_FIELD_NULL);
+		return 0;
+	}
+	assert_int_equal(f->kind, BENCH_FIELD_STR);
+	assert_string_equal(f->str, value >= target ? "yes" : "no");
+	*met = value >= target;
+	return 1;
+}
+
+/*
+ * The figures follow from the times by their definitions: GiB/s are
+ * bytes per block over the median time per block, in units of 2^30
+ * bytes; each ratio brackets the GiB/s it compares; the per-folio sign
+ * test counts the rounds each side won (with three rounds, batched's
+ * median is ahead exactly when two rounds were); every target is judged
+ * against its own figure, and the report's totals count them.
+ */
+static void test_suite_consistent(void **state)
+{
+	static const char *const targets[][2] = {
+		{ "target_vs_kernel", "vs_kernel" },
+		{ "target_vs_per_folio", "vs_per_folio" },
+		{ "target_memcpy_fraction", "memcpy_fraction" },
+	};
+	unsigned int judged = 0, met = 0;
+	char name[48];
+	size_t r, t;
+
+	(void)state;
+	for (r = 0; r < NR_ROWS; r++) {
+		unsigned int faster, slower, row_judged = 0, row_met = 0;
+		double gib;
+
+		row_name(r, name, sizeof(name));
+		/* An odd count of rounds: each median is one round's. */
+		assert_int_equal((int)num(name, "rounds") % 2, 1);
+		gib = num(name, "bs") / num(name, "ns_per_read_batched") * 1e9 /
+		      (1UL << 30);
+		assert_near(num(name, "gib_per_s_batched") / gib, 1, 1e-9);
+		check_vs(name, "vs_per_folio", "gib_per_s_per_folio");
+		check_vs(name, "vs_kernel", "gib_per_s_kernel");
+		check_vs(name, "memcpy_fraction", "gib_per_s_memcpy");
+		assert_near(num(name, "vs_issue_kernel"),
+			    num(name, "gib_per_s_batched") /
+			    num(name, "issue_kernel_gib_per_s"), 1e-9);
+
+		faster = (unsigned int)num(name, "vs_per_folio_rounds_faster");
+		slower = (unsigned int)num(name, "vs_per_folio_rounds_slower");
+		/* Two rounds of equal times down to the bit do not happen. */
+		assert_int_equal(faster + slower, num(name, "rounds"));
+		assert_true((num(name, "vs_per_folio") > 1) ==
+			    (faster > num(name, "rounds") / 2));
+		assert_near(num(name, "vs_per_folio_sign_p"),
+			    bt_sign_p(faster, slower), 1e-12);
+
+		for (t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
+			unsigned int one;
+
+			row_judged += check_judged(name, targets[t][0],
+						   targets[t][1], &one);
+			row_met += one;
+		}
+		if (!row_judged)
+			assert_null(bt_str(&suite.rep, name, "targets_met"));
+		else
+			assert_string_equal(bt_str(&suite.rep, name,
+						   "targets_met"),
+					    row_met == row_judged ? "yes" : "no");
+		judged += row_judged;
+		met += row_met;
+	}
+	assert_near(bench_row_num(&suite.rep.meta, "targets"), judged, 0);
+	assert_near(bench_row_num(&suite.rep.meta, "targets_met"), met, 0);
 }
 
 /* The counted costs: exact, whatever the machine. */
@@ -790,6 +911,7 @@ int main(void)
 		cmocka_unit_test(test_suite_json),
 		cmocka_unit_test(test_suite_figures),
 		cmocka_unit_test(test_suite_targets),
+		cmocka_unit_test(test_suite_consistent),
 		cmocka_unit_test(test_suite_walks),
 	};
 	const struct CMUnitTest find_tests[] = {

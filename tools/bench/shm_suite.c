@@ -366,6 +366,12 @@ static void shm_report_row(struct bench_row *row, struct shm_run *run,
 				      m ? NULL : "gib_per_s_batched_min",
 				      m ? NULL : "gib_per_s_batched_max",
 				      shm_gib(&run->m[r][m], bs, &s));
+	/* The time behind gib_per_s_batched, per block read. */
+	if (bench_summarize(run->m[r][SHMB_BATCHED].ns_per_op,
+			    run->m[r][SHMB_BATCHED].rounds, &s))
+		bench_die("shmem %s: cannot summarise its times",
+			  run->row_names[r]);
+	bench_row_set_num(row, "ns_per_read_batched", s.median);
 	bench_row_set_summary(row, "vs_kernel", "vs_kernel_min",
 			      "vs_kernel_max",
 			      shm_vs(run, r, SHMB_KERNEL, &s));
