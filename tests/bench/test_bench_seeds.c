@@ -130,6 +130,13 @@ static void check_row(const struct jrow *row, bool higher_better)
 					   before / after));
 	assert_int_equal(jread_row_kind(row, "figure"), 0);
 	assert_int_equal(jread_row_kind(row, "kernel") < 0, 0);
+	/* "Before" against the kernel, as many times faster, either way up. */
+	if (jread_row_kind(row, "kernel") == 1) {
+		double kernel = jread_row_num(row, "kernel");
+
+		assert_close(jread_row_num(row, "before_vs_kernel"),
+			     higher_better ? before / kernel : kernel / before);
+	}
 }
 
 static void test_seed001_add_rows(void **state)
@@ -293,6 +300,9 @@ static void test_seed003_swap_rows(void **state)
 	check_row(row, false);
 	assert_true(has_text("\"name\":\"swap_cache_nodes\",\"unit\":\"KiB\""));
 	assert_true(has_text("\"counter\":\"tree_nodes\""));
+	/* No per-round ratio for a count: the speedup is the medians'. */
+	assert_close(jread_row_num(row, "speedup"),
+		     jread_row_num(row, "before") / jread_row_num(row, "after"));
 	/* Node memory is the nodes' count times one node's size. */
 	assert_near(jread_row_num(row, "after") * 1024,
 		    jread_row_num(row, "counter_after") *
