@@ -9,7 +9,8 @@
  * between the sides are an error, not paired silently, except a job
  * one side skips, which pairs with nothing to compare; a figure that is
  * 0 on side A (a lock count) is still reported, with its medians and no
- * ratio.
+ * ratio; every figure's medians and per-pair ratios are consistent
+ * summaries of the same rounds.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -166,6 +167,85 @@ static void test_compare_reports_zero_on_a(void **state)
 	assert_int_equal(unlink(json), 0);
 }
 
+/*
+ * check_summaries() - Row @row's medians and ratio as summaries must be:
+ * each median inside its [min, max], and the ratio of the medians B/A
+ * inside the per-pair ratios' [min, max] (a median keeps an order that
+ * holds pair by pair), which lie within what the sides' extremes allow.
+ * @strict: The figure is a timing of a run of milliseconds, measured in
+ *	nanoseconds, so no two rounds are equal: each min < median < max.
+ */
+static void check_summaries(const struct jrow *row, bool strict)
+{
+	static const char *const sides[] = { "a", "b", "ratio" };
+	double lo, mid, hi, eps = 1e-5;	/* the JSON's six digits */
+	char key[32];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(key, sizeof(key), "%s_min", sides[i]);
+		lo = jread_row_num(row, key);
+		snprintf(key, sizeof(key), "%s_median", sides[i]);
+		mid = jread_row_num(row, key);
+		snprintf(key, sizeof(key), "%s_max", sides[i]);
+		hi = jread_row_num(row, key);
+		assert_true(lo <= mid && mid <= hi);
+		if (strict)
+			assert_true(lo < mid && mid < hi);
+	}
+	mid = jread_row_num(row, "b_median") / jread_row_num(row, "a_median");
+	assert_true(mid >= jread_row_num(row, "ratio_min") * (1 - eps));
+	assert_true(mid <= jread_row_num(row, "ratio_max") * (1 + eps));
+	assert_true(jread_row_num(row, "ratio_max") <=
+		    jread_row_num(row, "b_max") / jread_row_num(row, "a_min") *
+		    (1 + eps));
+	assert_true(jread_row_num(row, "ratio_min") >=
+		    jread_row_num(row, "b_min") / jread_row_num(row, "a_max") *
+		    (1 - eps));
+	assert_near(jread_row_num(row, "rounds"), 3, 0);
+}
+
+/*
+ * Two sides far apart (4 KiB against 64 KiB reads, so a side's extremes
+ * cannot stand in for the other's): every figure with a ratio is
+ * summarised consistently, and IOPS, a timing, has no ties.
+ */
+static void test_compare_summaries(void **state)
+{
+	char json[128], arg[160];
+	struct jread *jr;
+	char *text;
+	int i, with_ratio = 0;
+
+	(void)state;
+	snprintf(json, sizeof(json), "%s/cmp.json", bt_tmpdir);
+	snprintf(arg, sizeof(arg), "--json=%s", json);
+	assert_int_equal(compare_status("--rounds", "3",
+		"--output-format=json", arg,
+		"--", "--name=r", "--ioengine=upcache-shmem", "--rw=read",
+		"--size=32m", "--bs=4k",
+		"--", "--name=r", "--ioengine=upcache-shmem", "--rw=read",
+		"--size=32m", "--bs=64k", NULL), 0);
+	text = bt_slurp(json);
+	assert_non_null(text);
+	jr = bt_parse(text);
+	assert_non_null(strstr(text, "\"rounds\":3"));
+	/* Rows in the order of the figures: bw_MiBps, iops, ... */
+	assert_non_null(strstr(text, "\"figure\":\"bw_MiBps\""));
+	assert_true(strstr(text, "\"figure\":\"bw_MiBps\"") <
+		    strstr(text, "\"figure\":\"iops\""));
+	for (i = 0; i < jr->nr_rows; i++) {
+		if (jread_row_kind(&jr->rows[i], "ratio_median") != 1)
+			continue;
+		check_summaries(&jr->rows[i], i == 1);
+		with_ratio++;
+	}
+	assert_true(with_ratio >= 7);
+	free(jr);
+	free(text);
+	assert_int_equal(unlink(json), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_compare_refuses_other_rows),
 		cmocka_unit_test(test_compare_pairs_skipped_job),
 		cmocka_unit_test(test_compare_reports_zero_on_a),
+		cmocka_unit_test(test_compare_summaries),
 	};
 
 	return cmocka_run_group_tests(tests, bt_tmpdir_setup,
