@@ -146,6 +146,73 @@ static void test_suite_figures(void **state)
 		assert_true(num(suite_rows[i], "trees_compared") >= 4);
 }
 
+/*
+ * The figures follow from the rounds by their definitions: value is
+ * ns_per_op with its extremes; a new row's speedup range brackets the
+ * ratio of the pair's medians (a median keeps an order that holds round
+ * by round) and its verdict is its median against the target; a grab
+ * row's per-call counts are its per-op counts times the folios of a
+ * call; the add rows do the run's adds and splits each round.
+ */
+static void test_suite_consistent(void **state)
+{
+	static const char *const per_call[] = { "walks", "locks" };
+	const struct bench_row *meta = &suite.rep.meta;
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < NR_SUITE_ROWS; i++) {
+		const char *name = suite_rows[i], *partner;
+		const struct bench_row *row = bt_row(&suite.rep, name);
+		double ratio, target;
+
+		assert_near(num(name, "value"), num(name, "ns_per_op"), 0);
+		assert_near(num(name, "value_min"), num(name, "ns_per_op_min"),
+			    0);
+		assert_near(num(name, "value_max"), num(name, "ns_per_op_max"),
+			    0);
+		if (i % 2)
+			continue;
+		partner = suite_rows[i + 1];
+		ratio = num(partner, "ns_per_op") / num(name, "ns_per_op");
+		assert_true(num(name, "speedup_min") <= ratio * (1 + 1e-12));
+		assert_true(ratio <= num(name, "speedup_max") * (1 + 1e-12));
+		assert_true(num(name, "speedup") <= num(name, "speedup_max"));
+		target = bench_row_num(row, "speedup_target");
+		if (isnan(target))
+			assert_null(bt_str(&suite.rep, name, "target_met"));
+		else
+			assert_string_equal(bt_str(&suite.rep, name,
+						   "target_met"),
+					    num(name, "speedup") >= target ?
+					    "yes" : "no");
+	}
+	for (i = 0; i < NR_SUITE_ROWS; i++) {
+		const char *name = suite_rows[i];
+		char op_key[32], call_key[32];
+
+		if (strncmp(name, "grab_", 5))
+			continue;
+		assert_near(num(name, "calls_per_round"),
+			    bench_row_num(meta, "grab_calls_per_round"), 0);
+		for (k = 0; k < BT_ARRAY_SIZE(per_call); k++) {
+			snprintf(op_key, sizeof(op_key), "%s_per_op",
+				 per_call[k]);
+			snprintf(call_key, sizeof(call_key), "%s_per_call",
+				 per_call[k]);
+			assert_near(num(name, call_key),
+				    num(name, op_key) *
+				    num(name, "folios_per_call"), 1e-9);
+		}
+	}
+	assert_near(num("add_shadow0", "ops_per_round"),
+		    bench_row_num(meta, "adds_per_round"), 0);
+	assert_near(num("add_shadow0_baseline", "ops_per_round"),
+		    bench_row_num(meta, "adds_per_round"), 0);
+	assert_near(num("add_split9", "ops_per_round"),
+		    bench_row_num(meta, "splits_per_round"), 0);
+}
+
 /* The counted costs: exact, whatever the machine. */
 static void test_suite_counters(void **state)
 {
@@ -577,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_suite_json),
 		cmocka_unit_test(test_suite_figures),
 		cmocka_unit_test(test_suite_counters),
+		cmocka_unit_test(test_suite_consistent),
 	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reader_strict),
