@@ -133,6 +133,22 @@ static void test_swap_times(void **state)
 	assert_near(num("memhog", "gain_pct"),
 		    (num("memhog", "speedup") - 1) * 100, 1e-9);
 	assert_near(num("memhog", "target_gain_pct"), 1.8, 1e-9);
+	/*
+	 * The per-round speedups bracket the ratio of the medians, the
+	 * baseline's over the new row's (a median keeps an order that
+	 * holds round by round): memhog's time and the lookups'.
+	 */
+	assert_true(num("memhog", "speedup_min") <=
+		    num("memhog_baseline", "ms") / num("memhog", "ms") *
+		    (1 + 1e-12));
+	assert_true(num("memhog_baseline", "ms") / num("memhog", "ms") <=
+		    num("memhog", "speedup_max") * (1 + 1e-12));
+	assert_true(num("memhog", "lookup_speedup_min") <=
+		    num("memhog_baseline", "lookup_ns") /
+		    num("memhog", "lookup_ns") * (1 + 1e-12));
+	assert_true(num("memhog_baseline", "lookup_ns") /
+		    num("memhog", "lookup_ns") <=
+		    num("memhog", "lookup_speedup_max") * (1 + 1e-12));
 	/* The baseline has no gain of its own: null. */
 	assert_true(isnan(bench_row_num(bt_row(&suite.rep, "memhog_baseline"),
 					"speedup")));
