@@ -1343,6 +1343,41 @@ static void test_run_file_io_uring(void **state)
 	}
 }
 
+/*
+ * check_row_figures() - Direction @dir of job @name in `run`'s JSON @text
+ * moved @bytes, and its figures agree: bandwidth in bytes and in MiB
+ * (2^20 bytes) per second over the runtime, IOPS at most bandwidth per
+ * byte, and the latencies ordered min <= each percentile <= max, with
+ * the mean between min and max.
+ */
+static void check_row_figures(const char *text, const char *name,
+			      const char *dir, double bytes)
+{
+	static const char *const pcts[] = {
+		"clat_ns_p50", "clat_ns_p90", "clat_ns_p99", "clat_ns_p99.9",
+	};
+	double bw = bt_run_row_num(text, name, dir, "bw_bytes");
+	double ms = bt_run_row_num(text, name, dir, "runtime_ms");
+	double lo = bt_run_row_num(text, name, dir, "lat_ns_min");
+	double hi = bt_run_row_num(text, name, dir, "lat_ns_max");
+	double mean = bt_run_row_num(text, name, dir, "lat_ns_mean");
+	double prev = lo, p;
+	size_t i;
+
+	assert_near(bt_run_row_num(text, name, dir, "io_bytes"), bytes, 0);
+	/* Six significant digits in the JSON. */
+	assert_near(bw / (bytes * 1e3 / ms), 1, 1e-5);
+	assert_near(bt_run_row_num(text, name, dir, "bw_MiBps") * 1048576 /
+		    bw, 1, 1e-5);
+	assert_true(bt_run_row_num(text, name, dir, "iops") <= bw);
+	assert_true(lo > 0 && lo <= mean && mean <= hi);
+	for (i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+		p = bt_run_row_num(text, name, dir, pcts[i]);
+		assert_true(prev <= p && p <= hi);
+		prev = p;
+	}
+}
+
 static void test_run_json_fields(void **state)
 {
 	char json[128], arg[160];
@@ -1370,6 +1405,7 @@ static void test_run_json_fields(void **state)
 	assert_non_null(strstr(text, "\"walks_per_op\":"));
 	assert_non_null(strstr(text, "\"locks_per_op\":"));
 	assert_non_null(strstr(text, "\"kind\":\"group\""));
+	check_row_figures(text, "j", "read", 262144);
 	free(text);
 }
 
@@ -1907,10 +1943,59 @@ static void test_hist_percentiles(void **state)
 	assert_true(run_hist_percentile(h, 99.9) < 11);
 	assert_true(run_hist_percentile(h, 99.95) > 49000);
 	assert_true(run_hist_percentile(h, 0.0001) < 11);
+	/* A p so small it names no rank still gives the first value. */
+	run_hist_init(h);
+	run_hist_add(h, 10);
+	run_hist_add(h, 50000);
+	assert_true(run_hist_percentile(h, 1e-7) < 11);
 	for (v = 0; v < RUN_HIST_BUCKETS; v++)
 		assert_int_equal(run_hist_bucket(run_hist_bucket_low(
 			(unsigned int)v)), v);
 	free(h);
+}
+
+/*
+ * A percentile falling in a bucket is the bucket's middle value, unless
+ * that lies outside the recorded min and max; merging adds counts and
+ * sums and keeps the extremes of both.
+ */
+static void test_hist_bucket_middle_and_merge(void **state)
+{
+	struct run_hist *a = bench_xcalloc(2, sizeof(*a)), *b = a + 1;
+	unsigned int bucket = run_hist_bucket(100000);
+	uint64_t low = run_hist_bucket_low(bucket);
+	uint64_t next = run_hist_bucket_low(bucket + 1);
+
+	(void)state;
+	/* A bucket of many values: its two ends, then far above it. */
+	assert_true(next - low > 2);
+	run_hist_init(a);
+	run_hist_add(a, low);
+	run_hist_add(a, next - 1);
+	run_hist_add(a, 10 * next);
+	assert_near(run_hist_percentile(a, 50), low + (next - 1 - low) / 2.0,
+		    0);
+	/* One value alone: its bucket's middle is clamped to it. */
+	run_hist_init(b);
+	run_hist_add(b, low);
+	assert_near(run_hist_percentile(b, 50), low, 0);
+	run_hist_add(b, 7);
+	run_hist_merge(a, b);
+	assert_int_equal(a->count, 5);
+	assert_int_equal(a->min, 7);
+	assert_int_equal(a->max, 10 * next);
+	assert_near(run_hist_mean(a),
+		    (2.0 * low + (next - 1) + 10.0 * next + 7) / 5, 1e-9);
+	/* A smaller maximum merged keeps the larger; a larger one by 1 wins. */
+	run_hist_init(b);
+	run_hist_add(b, low);
+	run_hist_merge(a, b);
+	assert_int_equal(a->max, 10 * next);
+	run_hist_init(b);
+	run_hist_add(b, 10 * next + 1);
+	run_hist_merge(a, b);
+	assert_int_equal(a->max, 10 * next + 1);
+	free(a);
 }
 
 static int teardown(void **state)
@@ -1923,6 +2008,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hist_percentiles),
+		cmocka_unit_test(test_hist_bucket_middle_and_merge),
 		cmocka_unit_test(test_run_pattern_blocks_differ),
 		cmocka_unit_test(test_run_text_units_follow_kb_base),
 		cmocka_unit_test(test_run_shmem_moves_size),
