@@ -558,14 +558,40 @@ static void test_suite_json(void **state)
 	assert_near(bench_row_num(r, "bytes_per_entry"),
 		    bench_row_num(r, "kernel_layout_bytes_per_entry"), 1e-9);
 
+	/* A bytes row's figure is its nodes per entry times a node's size. */
+	for (i = 0; i < NR_SUITE_ROWS; i++) {
+		r = bt_row(&rep, suite_rows[i]);
+		if (strncmp(suite_rows[i], "bytes_per_entry", 15))
+			continue;
+		assert_near(bench_row_num(r, "node_bytes"),
+			    sizeof(struct xa_node), 0);
+		assert_near(bench_row_num(r, "bytes_per_entry"),
+			    bench_row_num(r, "nodes_per_entry") *
+			    sizeof(struct xa_node), 1e-9);
+		assert_true(isnan(bench_row_num(r, "kernel_ref_ns")));
+	}
+
+	/*
+	 * Throughput: Mops per thread is 1000 over the ns per load (with an
+	 * odd count of rounds both medians are one round's), and the
+	 * 2-thread row's scaling is its rate over the 1-thread row's.
+	 */
+	r = bt_row(&rep, "load_random_1thread");
+	assert_near(bench_row_num(r, "scaling"), 1, 0);
+	assert_string_equal(bench_row_get(r, "unit")->str, "Mops/thread");
+	assert_int_equal((int)bench_row_num(r, "rounds") % 2, 1);
+	assert_near(bench_row_num(r, "mops_per_thread") *
+		    bench_row_num(r, "ns_per_op"), 1000, 1e-9);
 	r = bt_row(&rep, "load_random_2threads");
 	assert_near(bench_row_num(r, "threads"), 2, 0);
 	assert_near(bench_row_num(r, "mops_per_thread"),
 		    bench_row_num(r, "value"), 0);
-	assert_true(bench_row_num(r, "scaling") > 0);
-	r = bt_row(&rep, "load_random_1thread");
-	assert_near(bench_row_num(r, "scaling"), 1, 0);
-	assert_string_equal(bench_row_get(r, "unit")->str, "Mops/thread");
+	assert_near(bench_row_num(r, "mops_per_thread") *
+		    bench_row_num(r, "ns_per_op"), 1000, 1e-9);
+	assert_near(bench_row_num(r, "scaling"),
+		    bench_row_num(r, "mops_per_thread") /
+		    bench_row_num(bt_row(&rep, "load_random_1thread"),
+				  "mops_per_thread"), 1e-12);
 
 	free(text);
 	bench_report_free(&rep);
