@@ -138,7 +138,8 @@ static void test_reclaim_counters(void **state)
  * facts are its scale, every round reads what the workload reads, the
  * walks per read and per add agree, the IOPS of all rounds together (reader CPU time per read) lies between
  * the slowest and fastest round, the hit ratio is the reads that did
- * not add, and a pair's sign test counts the rounds each side won.
+ * not add, a pair's sign test counts the rounds each side won, and
+ * each row of a pair ran first in as many parts as the other.
  * With three rounds the median ratio is above 1 exactly when two or
  * more rounds were faster.
  */
@@ -209,6 +210,22 @@ static void test_reclaim_figures(void **state)
 		assert_near(num(name, "aim_gain_pct"), 2 * target, 1e-12);
 		assert_string_equal(bt_str(&suite.rep, name, "aim_met"),
 				    gain >= 2 * target ? "yes" : "no");
+	}
+	/*
+	 * Interleaved: each part runs both rows, the first one alternating
+	 * part by part and round by round, so in all the timed rounds
+	 * neither row of a pair ran first in more parts than the other.
+	 */
+	for (i = 0; i < NR_SUITE_ROWS; i += 2) {
+		double parts = num(suite_rows[i], "parts_per_round") *
+			       scale.rounds;
+		double first = num(suite_rows[i], "parts_run_first");
+		double other = num(suite_rows[i + 1], "parts_run_first");
+
+		assert_near(first + other, parts, 0);
+		assert_true(fabs(first - other) <= scale.rounds);
+		if ((unsigned long)parts % 2 == 0)
+			assert_near(first, other, 0);
 	}
 	/* Random reads over twice the limit refault and activate. */
 	assert_true(num("randread_4k", "activations") > 0);

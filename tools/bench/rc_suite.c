@@ -88,6 +88,7 @@ struct rc_run {
 	struct rc_bench b;
 	struct rc_sample s[NR_ROWS][BENCH_MAX_ROUNDS];
 	double iops[NR_ROWS][BENCH_MAX_ROUNDS];
+	unsigned int parts_first[NR_ROWS];
 };
 
 /* rc_partner() - The index of the other row of row @i's pair. */
@@ -98,7 +99,8 @@ static size_t rc_partner(size_t i)
 
 /*
  * rc_measure_pair() - Round @r of the pair starting at row @i: its parts
- * alternate between the two rows, each part's first row alternating too.
+ * alternate between the two rows, each part's first row alternating too;
+ * timed rounds count the parts each row ran first.
  */
 static void rc_measure_pair(struct rc_run *run, size_t i, unsigned int r,
 			    struct rc_sample *s)
@@ -114,6 +116,8 @@ static void rc_measure_pair(struct rc_run *run, size_t i, unsigned int r,
 			unsigned int row = k ^ ((part + r) & 1);
 			struct rc_sample one;
 
+			if (!k && r >= run->b.scale.warmups)
+				run->parts_first[i + row]++;
 			rc_round_part(&run->b, w, rc_rows[i + row].baseline,
 				      r, part, &one);
 			rc_sample_add(&s[row], &one);
@@ -235,6 +239,8 @@ static void rc_report_row(struct bench_row *row, const struct rc_run *run,
 	bench_row_set_str(row, "pair", rc_rows[rc_partner(i)].name);
 	rc_report_pair(row, run, i);
 	bench_row_set_num(row, "rounds", rounds);
+	bench_row_set_num(row, "parts_per_round", rc_parts(&run->b, spec->w));
+	bench_row_set_num(row, "parts_run_first", run->parts_first[i]);
 	bench_row_set_num(row, "reads_per_round", (double)t.reads / rounds);
 }
 
