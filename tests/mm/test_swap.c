@@ -729,6 +729,137 @@ static void test_swap_full(void **state)
 	sw_fini(&env);
 }
 
+/*
+ * A huge folio asks the current cluster first.  Left wholly free (its
+ * slots all freed while it stayed current, so it is not on the stack),
+ * the current cluster is an aligned run, and the huge folio gets it from
+ * its first slot, wherever the cluster's cursor had got to: a search
+ * from the cursor not rounded down to the folio's size would find a
+ * run of free slots from there reaching into the next, free, cluster.
+ */
+static void test_swap_alloc_huge_in_current_cluster(void **state)
+{
+	struct sw_env env;
+	unsigned long i;
+
+	(void)state;
+	sw_init(&env, 4 * CLUSTER_BYTES, 0);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(sw_alloc(&env, env.small), i);
+	sw_free(&env, 0, 5);
+	assert_int_equal(env.si->cur_cluster, 0);
+	assert_int_equal(env.si->nr_free_clusters, 3);
+	assert_int_equal(sw_alloc(&env, env.huge), 0);
+	/* No free cluster was taken for it. */
+	assert_int_equal(env.si->nr_free_clusters, 3);
+	assert_int_equal(env.si->inuse_pages, CLUSTER);
+	sw_free(&env, 0, CLUSTER);
+	sw_fini(&env);
+}
+
+/*
+ * Partly used clusters are searched round robin, each search starting
+ * where the last one stopped (mm/swapfile.c's policy): a hole that
+ * opens behind the search's position waits until the search comes round
+ * to it, after the holes ahead.
+ */
+static void test_swap_alloc_partial_round_robin(void **state)
+{
+	struct sw_env env;
+	swp_entry_t entry;
+	unsigned long i;
+
+	(void)state;
+	sw_init(&env, 4 * CLUSTER_BYTES, 0);
+	for (i = 0; i < 4 * CLUSTER; i++)
+		assert_int_equal(sw_alloc(&env, env.small), i);
+	assert_int_equal(env.si->nr_free_clusters, 0);
+	/* A hole in each of clusters 0, 1 and 2. */
+	sw_free(&env, 10, 1);
+	sw_free(&env, CLUSTER + 10, 1);
+	sw_free(&env, 2 * CLUSTER + 10, 1);
+	/* The first search starts at cluster 0 and stops there... */
+	assert_int_equal(sw_alloc(&env, env.small), 10);
+	assert_int_equal(env.si->cur_cluster, 0);
+	/* ...the next goes on from it, to cluster 1. */
+	assert_int_equal(sw_alloc(&env, env.small), CLUSTER + 10);
+	assert_int_equal(env.si->cur_cluster, 1);
+	/* A hole in cluster 0, behind the search: cluster 2's comes first. */
+	sw_free(&env, 20, 1);
+	assert_int_equal(sw_alloc(&env, env.small), 2 * CLUSTER + 10);
+	assert_int_equal(env.si->cur_cluster, 2);
+	assert_int_equal(sw_alloc(&env, env.small), 20);
+	assert_int_equal(env.si->cur_cluster, 0);
+	assert_int_equal(folio_alloc_swap(env.si, env.small, &entry), -ENOSPC);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	sw_free(&env, 0, 4 * CLUSTER);
+	sw_fini(&env);
+}
+
+/*
+ * Any folio smaller than a cluster is a small allocation: with the
+ * current cluster full, a folio of half a cluster takes an aligned free
+ * half of a partly used cluster before a wholly free cluster is taken,
+ * which stays whole for a huge folio.
+ */
+static void test_swap_alloc_half_cluster_from_partial(void **state)
+{
+	const unsigned int order = UPC_MAX_ORDER - 1;
+	const unsigned long half = 1UL << order;
+	struct folio *folio;
+	struct sw_env env;
+
+	(void)state;
+	sw_init(&env, 4 * CLUSTER_BYTES, 0);
+	folio = sw_folio(&env, order);
+	assert_int_equal(sw_alloc(&env, env.huge), 0);
+	assert_int_equal(sw_alloc(&env, env.huge), CLUSTER);
+	assert_int_equal(env.si->cur_cluster, 1);
+	/* Cluster 0's second half comes back. */
+	sw_free(&env, half, half);
+	assert_int_equal(env.si->nr_free_clusters, 2);
+	assert_int_equal(sw_alloc(&env, folio), half);
+	assert_int_equal(env.si->cur_cluster, 0);
+	assert_int_equal(env.si->nr_free_clusters, 2);
+	/* Cluster 0 full again: the next one opens a free cluster. */
+	assert_int_equal(sw_alloc(&env, folio), 2 * CLUSTER);
+	assert_int_equal(env.si->nr_free_clusters, 1);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	sw_free(&env, 0, 2 * CLUSTER + half);
+	sw_unlock_put(folio);
+	sw_fini(&env);
+}
+
+/*
+ * The current cluster's search wraps from its cursor to the cluster's
+ * start: with every slot after the cursor in use, a hole before it is
+ * handed out rather than another cluster opened.  (test_swap_free_reuse
+ * wraps from the cluster's end, where the search starts at its first
+ * slot anyway; here the cursor stops in the middle.)
+ */
+static void test_swap_alloc_wraps_in_cluster(void **state)
+{
+	struct sw_env env;
+	unsigned long i;
+
+	(void)state;
+	sw_init(&env, 4 * CLUSTER_BYTES, 0);
+	for (i = 0; i < CLUSTER; i++)
+		assert_int_equal(sw_alloc(&env, env.small), i);
+	sw_free(&env, 10, 1);
+	sw_free(&env, 20, 1);
+	assert_int_equal(sw_alloc(&env, env.small), 10);
+	/* A hole behind the cursor, now at 11. */
+	sw_free(&env, 5, 1);
+	assert_int_equal(sw_alloc(&env, env.small), 20);
+	assert_int_equal(sw_alloc(&env, env.small), 5);
+	assert_int_equal(env.si->cur_cluster, 0);
+	assert_int_equal(env.si->nr_free_clusters, 3);
+	assert_int_equal(sw_alloc(&env, env.small), CLUSTER);
+	sw_free(&env, 0, CLUSTER + 1);
+	sw_fini(&env);
+}
+
 /* ---- the swap cache -------------------------------------------------------- */
 
 static void test_swap_cache_add_get_delete(void **state)
@@ -1743,6 +1874,10 @@ int main(void)
 		cmocka_unit_test(test_swap_alloc_huge_and_partial),
 		cmocka_unit_test(test_swap_free_reuse),
 		cmocka_unit_test(test_swap_full),
+		cmocka_unit_test(test_swap_alloc_huge_in_current_cluster),
+		cmocka_unit_test(test_swap_alloc_partial_round_robin),
+		cmocka_unit_test(test_swap_alloc_half_cluster_from_partial),
+		cmocka_unit_test(test_swap_alloc_wraps_in_cluster),
 		cmocka_unit_test(test_swap_slot_pin),
 		cmocka_unit_test(test_swap_slot_pin_range),
 		cmocka_unit_test(test_swap_check_clusters),
