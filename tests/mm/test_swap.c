@@ -585,6 +585,48 @@ static void test_swap_file_device_write_runs(void **state)
 	close(fd);
 }
 
+/*
+ * A large folio's slots end 2^order slots after its first: a folio
+ * whose slot comes just after the last of them follows it and joins its
+ * transfer, read back in place.
+ */
+static void test_swap_file_device_write_run_large(void **state)
+{
+	struct io_counters *io = io_thread_counters();
+	struct folio *folios[2], *back;
+	swp_entry_t entries[2];
+	int errs[2] = { 0, 0 }, fd = sw_tmpfile();
+	uint64_t syscalls;
+	struct sw_env env;
+
+	(void)state;
+	sw_init_fd(&env, fd, 4 * CLUSTER_BYTES, 0);
+	folios[0] = sw_folio(&env, UPC_MAX_ORDER);
+	folios[1] = sw_folio(&env, 0);
+	sw_fill(folios[0], 30);
+	sw_fill(folios[1], 31);
+	entries[0] = sw_entry(&env, CLUSTER);
+	entries[1] = sw_entry(&env, 2 * CLUSTER);
+	syscalls = io->syscalls;
+	swap_write_folios(env.si, folios, entries, errs, 2);
+	assert_int_equal(io->syscalls - syscalls, 1);
+	assert_int_equal(errs[0], 0);
+	assert_int_equal(errs[1], 0);
+	assert_int_equal(env.si->pswpout, CLUSTER + 1);
+	back = sw_folio(&env, 0);
+	assert_int_equal(swap_read_folio(env.si, back, entries[1]), 0);
+	assert_true(sw_matches(back, 31));
+	sw_unlock_put(back);
+	back = sw_folio(&env, UPC_MAX_ORDER);
+	assert_int_equal(swap_read_folio(env.si, back, entries[0]), 0);
+	assert_true(sw_matches(back, 30));
+	sw_unlock_put(back);
+	sw_unlock_put(folios[0]);
+	sw_unlock_put(folios[1]);
+	sw_fini(&env);
+	close(fd);
+}
+
 /* ---- slots ----------------------------------------------------------------- */
 
 /* Order-0 slots come from the first cluster, in order. */
@@ -1870,6 +1912,7 @@ int main(void)
 		cmocka_unit_test(test_swap_memory_device_io),
 		cmocka_unit_test(test_swap_file_device_io),
 		cmocka_unit_test(test_swap_file_device_write_runs),
+		cmocka_unit_test(test_swap_file_device_write_run_large),
 		cmocka_unit_test(test_swap_alloc_in_order),
 		cmocka_unit_test(test_swap_alloc_huge_and_partial),
 		cmocka_unit_test(test_swap_free_reuse),
