@@ -1900,6 +1900,284 @@ static void test_swap_reclaim_out_one(void **state)
 	close(fd);
 }
 
+/* ---- swap-in on a mapping made by hand --------------------------------------- */
+
+/*
+ * A swap-backed mapping standing for an anonymous region's page table,
+ * whose swap entries the tests below lay out slot by slot; @keep sets
+ * AS_SWAP_KEEP (pages swapped in from a file may keep their slots).
+ */
+static void sw_map_init(struct sw_env *env, struct address_space *m, bool keep)
+{
+	address_space_init(m, env->f.arena, NULL,
+			   (1UL << AS_SWAPBACKED) |
+			   (keep ? 1UL << AS_SWAP_KEEP : 0));
+}
+
+/*
+ * sw_map_swap() - Pages [@index, @index + 2^@order) of @m as if swapped
+ * out to slots from @off (handed out, aligned): the slots hold pattern
+ * @seed (sw_fill() of a folio of that order), and @m one entry of that
+ * order naming @off.
+ */
+static void sw_map_swap(struct sw_env *env, struct address_space *m,
+			pgoff_t index, unsigned int order, unsigned long off,
+			unsigned int seed)
+{
+	XA_STATE_ORDER(xas, &m->i_pages, index, order);
+	struct folio *folio = sw_folio(env, order);
+
+	sw_fill(folio, seed);
+	assert_int_equal(swap_write_folio(env->si, folio, sw_entry(env, off)),
+			 0);
+	sw_unlock_put(folio);
+	do {
+		xas_lock(&xas);
+		xas_store(&xas, swp_to_radix_entry(sw_entry(env, off)));
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, GFP_KERNEL));
+	assert_int_equal(xas_error(&xas), 0);
+}
+
+/* The folio of page @index of @m, or NULL if it is not in memory. */
+static struct folio *sw_map_folio(struct address_space *m, pgoff_t index)
+{
+	void *entry = xa_load(&m->i_pages, index);
+
+	return entry && !xa_is_value(entry) ? entry : NULL;
+}
+
+/* sw_map_fini() - Check @m, free its slots and folios, and drop it. */
+static void sw_map_fini(struct sw_env *env, struct address_space *m)
+{
+	assert_int_equal(upc_check_mapping(m), 0);
+	assert_int_equal(upc_check_swap(env->si), 0);
+	swap_free_range(m, 0, ULONG_MAX);
+	truncate_inode_pages(m, 0);
+	lru_add_drain_all(env->f.arena);
+	assert_int_equal(m->nrpages, 0);
+	assert_true(xa_empty(&m->i_pages));
+	xa_destroy(&m->i_pages);
+}
+
+/*
+ * swapin_readahead()'s window on a swap file, pages 0.. in slots 0.. in
+ * order: a swap-in that does not follow the last one reads its page
+ * alone; each one that does reads twice as many pages as the last one,
+ * the page asked for included, up to SWAP_RA_MAX, as far as pages with
+ * entries of the following slots go; all in one system call, each page
+ * with its own data; and @ra is left after the last page read, with the
+ * pages read as its window.
+ */
+static void test_swap_readahead_window(void **state)
+{
+	enum { NR = 4 * SWAP_RA_MAX };
+	struct io_counters *io = io_thread_counters();
+	struct swap_ra_state ra = { .next = (pgoff_t)-1 };
+	unsigned long window = 1, want, index = 0, i;
+	struct address_space m;
+	struct folio *folio;
+	struct sw_env env;
+	int fd = sw_tmpfile();
+
+	(void)state;
+	sw_init_fd(&env, fd, 2 * CLUSTER_BYTES, 0);
+	sw_map_init(&env, &m, false);
+	for (i = 0; i < NR; i++) {
+		assert_int_equal(sw_alloc(&env, env.small), i);
+		sw_map_swap(&env, &m, i, 0, i, 100 + (unsigned int)i);
+	}
+	while (index < NR) {
+		uint64_t syscalls = io->syscalls, pswpin = env.si->pswpin;
+
+		want = window < NR - index ? window : NR - index;
+		folio = swapin_readahead(&m, index, xa_load(&m.i_pages, index),
+					 GFP_KERNEL, &ra);
+		assert_false(IS_ERR(folio));
+		assert_int_equal(folio->index, index);
+		folio_put(folio);
+		if (env.si->pswpin - pswpin != want)
+			fail_msg("swap-in at page %lu read %lu pages, not %lu",
+				 index, (unsigned long)(env.si->pswpin - pswpin),
+				 want);
+		assert_int_equal(io->syscalls - syscalls, 1);
+		for (i = index; i < index + want; i++) {
+			folio = sw_map_folio(&m, i);
+			assert_non_null(folio);
+			assert_true(sw_matches(folio, 100 + (unsigned int)i));
+		}
+		if (index + want < NR)
+			assert_true(xa_is_value(xa_load(&m.i_pages,
+							 index + want)));
+		assert_int_equal(ra.next, index + want);
+		assert_int_equal(ra.window, want);
+		index += want;
+		window = 2 * want < SWAP_RA_MAX ? 2 * want : SWAP_RA_MAX;
+	}
+	/* Without AS_SWAP_KEEP every slot was let go. */
+	assert_int_equal(env.si->inuse_pages, 0);
+	assert_int_equal(env.si->nr_kept, 0);
+	sw_map_fini(&env, &m);
+
+	/*
+	 * A state left zeroed (the last swap-in ended at page 0, having
+	 * read nothing): a swap-in at page 0 follows it, so it reads ahead,
+	 * the smallest window that does: 2 pages.
+	 */
+	sw_map_init(&env, &m, false);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(sw_alloc(&env, env.small), NR + i);
+		sw_map_swap(&env, &m, i, 0, NR + i, 200 + (unsigned int)i);
+	}
+	ra = (struct swap_ra_state){ 0 };
+	folio = swapin_readahead(&m, 0, xa_load(&m.i_pages, 0), GFP_KERNEL,
+				 &ra);
+	assert_false(IS_ERR(folio));
+	folio_put(folio);
+	assert_non_null(sw_map_folio(&m, 1));
+	assert_true(sw_matches(sw_map_folio(&m, 1), 201));
+	assert_true(xa_is_value(xa_load(&m.i_pages, 2)));
+	assert_int_equal(ra.next, 2);
+	assert_int_equal(ra.window, 2);
+	sw_map_fini(&env, &m);
+	sw_fini(&env);
+	close(fd);
+}
+
+/*
+ * Readahead stops at the first page after the one asked for that is not
+ * an order-0 entry of the next slot (a large entry; an entry of another
+ * slot, the page having been swapped out again elsewhere), or whose
+ * slot another swap-in holds (SWAP_HAS_CACHE): that page and the ones
+ * after it stay in swap, a pin met is left as it was, and no page is
+ * read from a slot not its own (they are read in one transfer, so a page
+ * skipped over would shift the others' data).
+ */
+static void test_swap_readahead_stops(void **state)
+{
+	enum { NR = 16 };
+	struct swap_ra_state ra;
+	struct address_space m;
+	struct folio *folio;
+	struct sw_env env;
+	unsigned int seed;
+	uint64_t pswpin;
+	unsigned long i;
+	int fd = sw_tmpfile();
+
+	(void)state;
+	sw_init_fd(&env, fd, 2 * CLUSTER_BYTES, 0);
+	sw_map_init(&env, &m, false);
+	for (i = 0; i <= NR; i++)
+		assert_int_equal(sw_alloc(&env, env.small), i);
+	/* Page i in slot i, but pages 2-3 are one order-1 entry (slots 2-3). */
+	for (i = 0; i < NR; i++)
+		if (i != 2 && i != 3)
+			sw_map_swap(&env, &m, i, 0, i, 100 + (unsigned int)i);
+	sw_map_swap(&env, &m, 2, 1, 2, 102);
+	/* Page 9 came back and went out again, to slot NR. */
+	sw_free(&env, 9, 1);
+	sw_map_swap(&env, &m, 9, 0, NR, 209);
+
+	/* The large entry at page 2 ends the window after page 1. */
+	ra = (struct swap_ra_state){ .next = 0, .window = SWAP_RA_MAX };
+	pswpin = env.si->pswpin;
+	folio = swapin_readahead(&m, 0, xa_load(&m.i_pages, 0), GFP_KERNEL,
+				 &ra);
+	assert_false(IS_ERR(folio));
+	folio_put(folio);
+	assert_int_equal(env.si->pswpin - pswpin, 2);
+	assert_non_null(sw_map_folio(&m, 1));
+	assert_true(xa_is_value(xa_load(&m.i_pages, 2)));
+	assert_int_equal(xa_get_order(&m.i_pages, 3), 1);
+	assert_int_equal(ra.next, 2);
+
+	/* Another swap-in holds slot 6: pages 4 and 5 only. */
+	assert_int_equal(swapcache_prepare(env.si, 6, 1), 0);
+	ra = (struct swap_ra_state){ .next = 4, .window = SWAP_RA_MAX };
+	pswpin = env.si->pswpin;
+	folio = swapin_readahead(&m, 4, xa_load(&m.i_pages, 4), GFP_KERNEL,
+				 &ra);
+	assert_false(IS_ERR(folio));
+	folio_put(folio);
+	assert_int_equal(env.si->pswpin - pswpin, 2);
+	assert_non_null(sw_map_folio(&m, 5));
+	assert_true(xa_is_value(xa_load(&m.i_pages, 6)));
+	assert_true(xa_is_value(xa_load(&m.i_pages, 7)));
+	assert_int_equal(env.si->swap_map[6], SWAP_MAP_USED | SWAP_HAS_CACHE);
+	swap_slots_put(env.si, 6, 1, SWAP_HAS_CACHE);
+
+	/* Page 9's entry names slot NR, not 9: page 8 comes back alone. */
+	ra = (struct swap_ra_state){ .next = 8, .window = SWAP_RA_MAX };
+	pswpin = env.si->pswpin;
+	folio = swapin_readahead(&m, 8, xa_load(&m.i_pages, 8), GFP_KERNEL,
+				 &ra);
+	assert_false(IS_ERR(folio));
+	folio_put(folio);
+	assert_int_equal(env.si->pswpin - pswpin, 1);
+	assert_true(xa_is_value(xa_load(&m.i_pages, 9)));
+	assert_int_equal(upc_check_mapping(&m), 0);
+	assert_int_equal(upc_check_swap(env.si), 0);
+
+	/* Every page, brought back alone where still in swap, is its own. */
+	for (i = 0; i < NR; i++) {
+		void *value = xa_load(&m.i_pages, i);
+
+		if (xa_is_value(value)) {
+			folio = swapin_folio(&m, i, value, GFP_KERNEL);
+			assert_false(IS_ERR(folio));
+			folio_put(folio);
+		}
+		folio = sw_map_folio(&m, i);
+		assert_non_null(folio);
+		seed = i == 2 || i == 3 ? 102 : i == 9 ? 209 :
+					       100 + (unsigned int)i;
+		if (!sw_matches(folio, seed))
+			fail_msg("page %lu: not its own data", i);
+	}
+	assert_int_equal(env.si->inuse_pages, 0);
+	sw_map_fini(&env, &m);
+	sw_fini(&env);
+	close(fd);
+}
+
+/*
+ * A device in memory reads no ahead: each swap-in of a sequential stream
+ * reads its own page only.
+ */
+static void test_swap_readahead_none_in_memory(void **state)
+{
+	enum { NR = 2 * SWAP_RA_MAX };
+	struct swap_ra_state ra = { .next = (pgoff_t)-1 };
+	struct address_space m;
+	struct folio *folio;
+	struct sw_env env;
+	unsigned long i;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, 0);
+	sw_map_init(&env, &m, true);
+	for (i = 0; i < NR; i++) {
+		assert_int_equal(sw_alloc(&env, env.small), i);
+		sw_map_swap(&env, &m, i, 0, i, 50 + (unsigned int)i);
+	}
+	for (i = 0; i < NR; i++) {
+		folio = swapin_readahead(&m, i, xa_load(&m.i_pages, i),
+					 GFP_KERNEL, &ra);
+		assert_false(IS_ERR(folio));
+		assert_true(sw_matches(folio, 50 + (unsigned int)i));
+		/* A device in memory keeps no slot either. */
+		assert_false(folio_test_swapslot(folio));
+		folio_put(folio);
+		assert_int_equal(env.si->pswpin, i + 1);
+		if (i + 1 < NR)
+			assert_true(xa_is_value(xa_load(&m.i_pages, i + 1)));
+	}
+	assert_int_equal(env.si->inuse_pages, 0);
+	sw_map_fini(&env, &m);
+	sw_fini(&env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1939,6 +2217,9 @@ int main(void)
 		cmocka_unit_test(test_swap_cache_folio_vs_chunk),
 		cmocka_unit_test(test_swap_cache_add_enomem),
 		cmocka_unit_test(test_swap_reclaim_out_one),
+		cmocka_unit_test(test_swap_readahead_window),
+		cmocka_unit_test(test_swap_readahead_stops),
+		cmocka_unit_test(test_swap_readahead_none_in_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
