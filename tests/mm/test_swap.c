@@ -2178,6 +2178,146 @@ static void test_swap_readahead_none_in_memory(void **state)
 	sw_fini(&env);
 }
 
+/*
+ * A page swapped in from a swap file into a mapping with AS_SWAP_KEEP
+ * keeps its slot while the file is less than half in use, its own slot
+ * counted (still in use when the swap-in lets it go): with exactly half
+ * of the slots in use it is freed; with one fewer it is kept
+ * (PG_swapslot, the entry in folio->private, counted in nr_kept).
+ */
+static void test_swap_keep_half_in_use(void **state)
+{
+	struct address_space m;
+	struct folio *folio;
+	struct sw_env env;
+	unsigned long half, i;
+	int fd = sw_tmpfile();
+
+	(void)state;
+	sw_init_fd(&env, fd, 2 * CLUSTER_BYTES, 0);
+	half = env.si->max / 2;
+	sw_map_init(&env, &m, true);
+	for (i = 0; i < half; i++)
+		assert_int_equal(sw_alloc(&env, env.small), i);
+	sw_map_swap(&env, &m, 0, 0, 0, 1);
+	sw_map_swap(&env, &m, 1, 0, 1, 2);
+	assert_int_equal(env.si->inuse_pages, half);
+
+	/* Half in use: the slot goes. */
+	folio = swapin_folio(&m, 0, xa_load(&m.i_pages, 0), GFP_KERNEL);
+	assert_false(IS_ERR(folio));
+	assert_true(sw_matches(folio, 1));
+	assert_false(folio_test_swapslot(folio));
+	assert_null(folio->private);
+	folio_put(folio);
+	assert_int_equal(env.si->swap_map[0], 0);
+	assert_int_equal(env.si->inuse_pages, half - 1);
+	assert_int_equal(env.si->nr_kept, 0);
+
+	/* One slot under half: kept. */
+	folio = swapin_folio(&m, 1, xa_load(&m.i_pages, 1), GFP_KERNEL);
+	assert_false(IS_ERR(folio));
+	assert_true(sw_matches(folio, 2));
+	assert_true(folio_test_swapslot(folio));
+	assert_int_equal((unsigned long)folio->private, sw_entry(&env, 1).val);
+	folio_put(folio);
+	assert_int_equal(env.si->swap_map[1], SWAP_MAP_USED);
+	assert_int_equal(env.si->inuse_pages, half - 1);
+	assert_int_equal(env.si->nr_kept, 1);
+	assert_int_equal(upc_check_mapping(&m), 0);
+
+	sw_free(&env, 2, half - 2);
+	/* Truncation frees the kept slot. */
+	sw_map_fini(&env, &m);
+	assert_int_equal(env.si->inuse_pages, 0);
+	assert_int_equal(env.si->nr_kept, 0);
+	sw_fini(&env);
+	close(fd);
+}
+
+/*
+ * swap_free_range() frees the entries lying wholly inside its range,
+ * large or small, and leaves alone a large one reaching out of it at
+ * either edge (its callers split those first): its pages stay in swap,
+ * its slots in use.
+ */
+static void test_swap_free_range_edges(void **state)
+{
+	struct address_space m;
+	struct sw_env env;
+	unsigned long i;
+
+	(void)state;
+	sw_init(&env, 4 * CLUSTER_BYTES, 0);
+	sw_map_init(&env, &m, false);
+	/* Pages 0-511: slots 0-511; 512-515: 512-515; 1024-1535: 1024-. */
+	assert_int_equal(sw_alloc(&env, env.huge), 0);
+	sw_map_swap(&env, &m, 0, UPC_MAX_ORDER, 0, 1);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(sw_alloc(&env, env.small), CLUSTER + i);
+		sw_map_swap(&env, &m, CLUSTER + i, 0, CLUSTER + i, 2);
+	}
+	assert_int_equal(sw_alloc(&env, env.huge), 2 * CLUSTER);
+	sw_map_swap(&env, &m, 2 * CLUSTER, UPC_MAX_ORDER, 2 * CLUSTER, 3);
+	/* Pages 2 * CLUSTER to 3 * CLUSTER - 1 inside: freed whole. */
+	swap_free_range(&m, 2 * CLUSTER, 3 * CLUSTER - 1);
+	assert_null(xa_load(&m.i_pages, 2 * CLUSTER));
+	assert_int_equal(env.si->inuse_pages, CLUSTER + 4);
+	assert_int_equal(sw_alloc(&env, env.huge), 2 * CLUSTER);
+	sw_map_swap(&env, &m, 2 * CLUSTER, UPC_MAX_ORDER, 2 * CLUSTER, 3);
+
+	/* From inside the first large entry to inside the second. */
+	swap_free_range(&m, 5, 2 * CLUSTER + 100);
+	assert_true(xa_is_value(xa_load(&m.i_pages, 0)));
+	assert_int_equal(xa_get_order(&m.i_pages, 5), UPC_MAX_ORDER);
+	assert_true(xa_is_value(xa_load(&m.i_pages, 2 * CLUSTER + 100)));
+	assert_int_equal(xa_get_order(&m.i_pages, 2 * CLUSTER), UPC_MAX_ORDER);
+	for (i = 0; i < 4; i++) {
+		assert_null(xa_load(&m.i_pages, CLUSTER + i));
+		assert_int_equal(env.si->swap_map[CLUSTER + i], 0);
+	}
+	assert_int_equal(env.si->inuse_pages, 2 * CLUSTER);
+	assert_int_equal(upc_check_mapping(&m), 0);
+	sw_map_fini(&env, &m);
+	assert_int_equal(env.si->inuse_pages, 0);
+	sw_fini(&env);
+}
+
+/*
+ * Freeing a slot erases its shadow, never a folio: a swap-in whose
+ * entry the owner freed meanwhile keeps its folio in the swap cache at
+ * the slot, pinned by SWAP_HAS_CACHE, where another swap-in of the entry
+ * must still meet it, until the swap-in takes it out.
+ */
+static void test_swap_free_keeps_swapin_folio(void **state)
+{
+	struct folio *folio, *got;
+	struct sw_env env;
+	unsigned long off;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, 0);
+	off = sw_alloc(&env, env.small);
+	assert_int_equal(swapcache_prepare(env.si, off, 1), 0);
+	folio = sw_folio(&env, 0);
+	assert_int_equal(add_to_swap_cache(env.si, folio, sw_entry(&env, off),
+					   GFP_KERNEL, NULL), 0);
+	sw_free(&env, off, 1);
+	assert_ptr_equal(sw_cache_load(&env, off), folio);
+	got = swap_cache_get_folio(env.si, sw_entry(&env, off));
+	assert_ptr_equal(got, folio);
+	folio_put(got);
+	assert_int_equal(swap_address_space(env.si, sw_entry(&env, off))->nrpages,
+			 1);
+	assert_int_equal(env.si->swap_map[off], SWAP_HAS_CACHE);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	delete_from_swap_cache(env.si, folio, NULL);
+	swap_slots_put(env.si, off, 1, SWAP_HAS_CACHE);
+	assert_int_equal(env.si->inuse_pages, 0);
+	sw_unlock_put(folio);
+	sw_fini(&env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2220,6 +2360,9 @@ int main(void)
 		cmocka_unit_test(test_swap_readahead_window),
 		cmocka_unit_test(test_swap_readahead_stops),
 		cmocka_unit_test(test_swap_readahead_none_in_memory),
+		cmocka_unit_test(test_swap_keep_half_in_use),
+		cmocka_unit_test(test_swap_free_range_edges),
+		cmocka_unit_test(test_swap_free_keeps_swapin_folio),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
