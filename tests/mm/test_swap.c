@@ -2318,6 +2318,311 @@ static void test_swap_free_keeps_swapin_folio(void **state)
 	sw_fini(&env);
 }
 
+/*
+ * A swap-in whose folio cannot enter the swap cache because another
+ * folio holds one of the entry's slots there (the slot's new owner
+ * swapping out through it) says -EAGAIN, as documented for a stale
+ * entry, not the swap cache's -EEXIST; it lets its pins go and leaves
+ * the entry, the slots and the other folio as they were.
+ */
+static void test_swap_swapin_meets_other_folio(void **state)
+{
+	struct folio *other, *folio;
+	struct address_space m;
+	struct sw_env env;
+	void *value;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, 0);
+	sw_map_init(&env, &m, false);
+	assert_int_equal(sw_alloc(&env, env.small), 0);
+	assert_int_equal(sw_alloc(&env, env.small), 1);
+	/* Pages 0-1: one order-1 entry, slots 0-1. */
+	sw_map_swap(&env, &m, 0, 1, 0, 7);
+	value = xa_load(&m.i_pages, 0);
+	other = sw_folio(&env, 0);
+	assert_int_equal(add_to_swap_cache(env.si, other, sw_entry(&env, 1),
+					   GFP_KERNEL, NULL), 0);
+	folio = swapin_folio(&m, 0, value, GFP_KERNEL);
+	assert_ptr_equal(folio, ERR_PTR(-EAGAIN));
+	assert_ptr_equal(xa_load(&m.i_pages, 1), value);
+	assert_int_equal(env.si->swap_map[0], SWAP_MAP_USED);
+	assert_int_equal(env.si->swap_map[1], SWAP_MAP_USED);
+	assert_ptr_equal(sw_cache_load(&env, 1), other);
+	assert_null(sw_cache_load(&env, 0));
+	assert_int_equal(upc_check_swap(env.si), 0);
+	/* Once it has gone, the entry comes back whole. */
+	delete_from_swap_cache(env.si, other, NULL);
+	sw_unlock_put(other);
+	folio = swapin_folio(&m, 0, value, GFP_KERNEL);
+	assert_false(IS_ERR(folio));
+	assert_int_equal(folio_order(folio), 1);
+	assert_true(sw_matches(folio, 7));
+	folio_put(folio);
+	assert_int_equal(env.si->inuse_pages, 0);
+	sw_map_fini(&env, &m);
+	sw_fini(&env);
+}
+
+/*
+ * struct upc_swap_ops.swap_free (reclaim could not evict a folio it had
+ * swapped out): every slot of a large folio comes back, with the shadow
+ * its swap-out left.
+ */
+static void test_swap_reclaim_free_large(void **state)
+{
+	struct sw_env env;
+	unsigned long off;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, 0);
+	off = sw_put_large_shadow(&env, xa_mk_value(0x77));
+	assert_int_equal(env.si->inuse_pages, CLUSTER);
+	swap_reclaim_ops.swap_free(env.huge, swp_to_radix_entry(sw_entry(&env,
+					off)), env.si);
+	assert_int_equal(env.si->inuse_pages, 0);
+	assert_null(sw_cache_load(&env, off + CLUSTER - 1));
+	assert_int_equal(upc_check_swap(env.si), 0);
+	sw_fini(&env);
+}
+
+/*
+ * Swap cache spaces of exactly a huge folio's size (space_shift
+ * UPC_MAX_ORDER): the folio fits one space, so the hook swaps it out
+ * whole, one aligned run of slots, rather than refusing it as too large
+ * (-EFBIG, which would have reclaim split it).
+ */
+static void test_swap_reclaim_out_huge_fits_chunk(void **state)
+{
+	struct folio *folio, *back;
+	void *value = NULL;
+	swp_entry_t entry;
+	struct sw_env env;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, UPC_MAX_ORDER);
+	folio = sw_folio(&env, UPC_MAX_ORDER);
+	sw_fill(folio, 21);
+	folio_set_uptodate(folio);
+	assert_int_equal(swap_reclaim_ops.swap_out(folio, &value, env.si), 0);
+	assert_true(xa_is_value(value));
+	entry = radix_to_swp_entry(value);
+	assert_int_equal(swp_offset(entry) % CLUSTER, 0);
+	assert_int_equal(env.si->inuse_pages, CLUSTER);
+	assert_int_equal(env.si->pswpout, CLUSTER);
+	assert_false(folio_test_swapcache(folio));
+	/* Its shadow: one entry over the whole space. */
+	assert_true(xa_is_value(sw_cache_load(&env, swp_offset(entry) +
+					      CLUSTER - 1)));
+	assert_int_equal(upc_check_swap(env.si), 0);
+	back = sw_folio(&env, UPC_MAX_ORDER);
+	assert_int_equal(swap_read_folio(env.si, back, entry), 0);
+	assert_true(sw_matches(back, 21));
+	sw_unlock_put(back);
+	sw_unlock_put(folio);
+	swap_free_nr(entry, CLUSTER);
+	sw_fini(&env);
+}
+
+/*
+ * A swap-in that cannot have its folio, or a swap cache node for it,
+ * fails with -ENOMEM and lets go of the pin it took (SWAP_HAS_CACHE):
+ * the entry stays and its slot is left as the owner's alone, so that
+ * the next try can pin it.  A pin left behind would have every later
+ * swap-in of the entry take it for another swap-in at work and try
+ * again for ever.  Each allocation fails in turn, until none is made.
+ */
+static void test_swap_swapin_enomem_unpins(void **state)
+{
+	const unsigned long off = 77;	/* not a tree's head: needs nodes */
+	unsigned long n, failed = 0;
+	struct address_space m;
+	struct folio *folio;
+	struct sw_env env;
+	bool injected;
+	void *value;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, 0);
+	sw_map_init(&env, &m, false);
+	for (n = 0; n <= off; n++)
+		assert_int_equal(sw_alloc(&env, env.small), n);
+	sw_map_swap(&env, &m, 0, 0, off, 3);
+	swap_cache_clear_shadows(env.si, sw_entry(&env, 0), env.si->max);
+	value = xa_load(&m.i_pages, 0);
+	for (n = 1;; n++) {
+		assert_true(n < 100);
+		upc_fault_fail_nth(n);
+		folio = swapin_folio(&m, 0, value, GFP_KERNEL);
+		injected = upc_fault_injected();
+		upc_fault_fail_nth(0);
+		if (!IS_ERR(folio))
+			break;
+		assert_ptr_equal(folio, ERR_PTR(-ENOMEM));
+		assert_true(injected);
+		failed++;
+		assert_ptr_equal(xa_load(&m.i_pages, 0), value);
+		assert_int_equal(env.si->swap_map[off], SWAP_MAP_USED);
+		assert_null(sw_cache_load(&env, off));
+		assert_int_equal(upc_check_swap(env.si), 0);
+	}
+	/* The folio's allocation at least failed and was reported. */
+	assert_true(failed > 0);
+	assert_true(sw_matches(folio, 3));
+	folio_put(folio);
+	assert_int_equal(env.si->swap_map[off], 0);
+	sw_free(&env, 0, off);
+	sw_map_fini(&env, &m);
+	sw_fini(&env);
+}
+
+/*
+ * A folio that kept slots of another device (swap_out_kept()'s -ENOENT
+ * case) does not go back to them: every one of those slots is freed,
+ * its nr_kept count dropped, and the folio is written to slots of the
+ * device reclaim swaps to, as any folio would be.
+ */
+static void test_swap_reclaim_out_kept_other_device(void **state)
+{
+	struct swap_info_struct *other;
+	struct upc_arena *arena;
+	struct folio *folio;
+	unsigned long off;
+	void *value = NULL;
+	swp_entry_t entry;
+	struct sw_env env;
+
+	(void)state;
+	sw_init(&env, 2 * CLUSTER_BYTES, 0);
+	assert_int_equal(upc_arena_create(4 * MiB, &arena), 0);
+	assert_int_equal(upc_reclaim_init(arena), 0);
+	assert_int_equal(swap_device_create(arena, -1, 2 * CLUSTER_BYTES, 0,
+					    &other), 0);
+	assert_int_not_equal(other->type, env.si->type);
+	assert_int_equal(folio_alloc_swap(other, env.huge, &entry), 0);
+	off = swp_offset(entry);
+
+	/* A huge folio of env's arena keeping the other device's run. */
+	folio = sw_folio(&env, UPC_MAX_ORDER);
+	sw_fill(folio, 41);
+	folio_set_uptodate(folio);
+	folio->private = (void *)entry.val;
+	folio_set_swapslot(folio);
+	other->nr_kept = CLUSTER;
+	assert_int_equal(swap_reclaim_ops.swap_out(folio, &value, env.si), 0);
+	assert_false(folio_test_swapslot(folio));
+	assert_int_equal(other->inuse_pages, 0);
+	assert_int_equal(other->swap_map[off + CLUSTER - 1], 0);
+	assert_int_equal(other->nr_kept, 0);
+	assert_int_equal(upc_check_swap(other), 0);
+	/* Written to env's device, as one run. */
+	assert_true(xa_is_value(value));
+	entry = radix_to_swp_entry(value);
+	assert_int_equal(swp_type(entry), env.si->type);
+	assert_int_equal(env.si->inuse_pages, CLUSTER);
+	assert_int_equal(env.si->pswpout, CLUSTER);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	swap_free_nr(entry, CLUSTER);
+	sw_unlock_put(folio);
+	assert_int_equal(swap_device_destroy(other), 0);
+	upc_reclaim_destroy(arena);
+	upc_arena_destroy(arena);
+	sw_fini(&env);
+}
+
+/*
+ * A swap-in whose read fails (the swap file cut short) says -EIO and
+ * leaves everything as it was, for a later try: the entries of the page
+ * asked for and of the pages it read ahead stay in the mapping, and
+ * their slots stay the owner's (SWAP_MAP_USED, the pins gone), not
+ * freed: freed, the entries would name free slots and every later
+ * swap-in of them would be refused as stale, for ever.
+ */
+static void test_swap_swapin_read_error(void **state)
+{
+	enum { NR = 4 };
+	struct swap_ra_state ra = { .next = 0, .window = SWAP_RA_MAX };
+	struct address_space m;
+	struct folio *folio;
+	struct sw_env env;
+	unsigned long i;
+	int fd = sw_tmpfile();
+
+	(void)state;
+	sw_init_fd(&env, fd, 2 * CLUSTER_BYTES, 0);
+	sw_map_init(&env, &m, true);
+	for (i = 0; i < NR; i++) {
+		assert_int_equal(sw_alloc(&env, env.small), i);
+		sw_map_swap(&env, &m, i, 0, i, 60 + (unsigned int)i);
+	}
+	assert_int_equal(ftruncate(fd, 0), 0);
+	folio = swapin_readahead(&m, 0, xa_load(&m.i_pages, 0), GFP_KERNEL,
+				 &ra);
+	assert_ptr_equal(folio, ERR_PTR(-EIO));
+	assert_int_equal(env.si->pswpin, 0);
+	for (i = 0; i < NR; i++) {
+		assert_ptr_equal(xa_load(&m.i_pages, i),
+				 swp_to_radix_entry(sw_entry(&env, i)));
+		assert_int_equal(env.si->swap_map[i], SWAP_MAP_USED);
+		assert_null(sw_cache_load(&env, i));
+	}
+	assert_int_equal(env.si->inuse_pages, NR);
+	assert_int_equal(upc_check_mapping(&m), 0);
+	assert_int_equal(upc_check_swap(env.si), 0);
+
+	/* The file whole again: all of it comes back, in one read. */
+	for (i = 0; i < NR; i++)
+		sw_map_swap(&env, &m, i, 0, i, 60 + (unsigned int)i);
+	ra = (struct swap_ra_state){ .next = 0, .window = SWAP_RA_MAX };
+	folio = swapin_readahead(&m, 0, xa_load(&m.i_pages, 0), GFP_KERNEL,
+				 &ra);
+	assert_false(IS_ERR(folio));
+	folio_put(folio);
+	assert_int_equal(env.si->pswpin, NR);
+	for (i = 0; i < NR; i++) {
+		folio = sw_map_folio(&m, i);
+		assert_non_null(folio);
+		assert_true(sw_matches(folio, 60 + (unsigned int)i));
+	}
+	sw_map_fini(&env, &m);
+	assert_int_equal(env.si->inuse_pages, 0);
+	sw_fini(&env);
+	close(fd);
+}
+
+/*
+ * A large folio whose write fails (a swap file that cannot be written)
+ * stays, and gives back every one of its slots, not its first alone.
+ */
+static void test_swap_reclaim_out_huge_write_error(void **state)
+{
+	struct folio *folio;
+	void *value = NULL;
+	struct sw_env env;
+	char path[64];
+	int fd = sw_tmpfile(), ro;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ro = open(path, O_RDONLY);
+	assert_true(ro >= 0);
+	sw_init_fd(&env, ro, 2 * CLUSTER_BYTES, 0);
+	folio = sw_folio(&env, UPC_MAX_ORDER);
+	folio_set_uptodate(folio);
+	assert_int_equal(swap_reclaim_ops.swap_out(folio, &value, env.si),
+			 -EIO);
+	assert_null(value);
+	assert_int_equal(env.si->inuse_pages, 0);
+	assert_int_equal(env.si->pswpout, 0);
+	assert_false(folio_test_swapcache(folio));
+	assert_int_equal(folio_ref_count(folio), 1);
+	assert_int_equal(upc_check_swap(env.si), 0);
+	sw_unlock_put(folio);
+	sw_fini(&env);
+	close(ro);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2363,6 +2668,13 @@ int main(void)
 		cmocka_unit_test(test_swap_keep_half_in_use),
 		cmocka_unit_test(test_swap_free_range_edges),
 		cmocka_unit_test(test_swap_free_keeps_swapin_folio),
+		cmocka_unit_test(test_swap_swapin_meets_other_folio),
+		cmocka_unit_test(test_swap_swapin_enomem_unpins),
+		cmocka_unit_test(test_swap_swapin_read_error),
+		cmocka_unit_test(test_swap_reclaim_free_large),
+		cmocka_unit_test(test_swap_reclaim_out_huge_fits_chunk),
+		cmocka_unit_test(test_swap_reclaim_out_kept_other_device),
+		cmocka_unit_test(test_swap_reclaim_out_huge_write_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
