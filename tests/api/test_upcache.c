@@ -393,6 +393,39 @@ static void test_write_adjacent_folios(void **state)
 	api_fini(&env);
 }
 
+/*
+ * A write is a use of each page it writes, as a read from a page's start
+ * is: a page written twice is active, the second write activating it.
+ * A one-page write to a file with large folios takes its own way to the
+ * folio (one lookup, not the batched grab), and must count as a use
+ * just the same, on the write that creates the folio and on the next.
+ */
+static void test_write_marks_use(void **state)
+{
+	static const enum upc_huge policies[] = {
+		UPC_HUGE_NEVER, UPC_HUGE_ALWAYS,
+	};
+	struct upc_cache_stats st;
+	struct api_env env;
+	struct upc_file *file;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
+		file = api_init(&env, MEM, policies[i], 0);
+		api_write_pattern(file, 3 * API_PAGE, API_PAGE, 1);
+		st = api_stats(&env);
+		assert_int_equal(st.pages_active, 0);
+		assert_int_equal(st.activations, 0);
+		api_write_pattern(file, 3 * API_PAGE + 10, 20, 2);
+		assert_int_equal(api_folio_order(file, 3 * API_PAGE, NULL), 0);
+		st = api_stats(&env);
+		assert_int_equal(st.pages_active, 1);
+		assert_int_equal(st.activations, 1);
+		api_fini(&env);
+	}
+}
+
 /* A full cache: short write, then -ENOSPC; what was written is there. */
 static void test_write_enospc(void **state)
 {
@@ -1117,6 +1150,7 @@ int main(void)
 		cmocka_unit_test(test_read_write_errors),
 		cmocka_unit_test(test_read_write),
 		cmocka_unit_test(test_write_adjacent_folios),
+		cmocka_unit_test(test_write_marks_use),
 		cmocka_unit_test(test_write_enospc),
 		cmocka_unit_test(test_readv_writev_errors),
 		cmocka_unit_test(test_readv_writev_iov_max),
