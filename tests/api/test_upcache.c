@@ -937,6 +937,41 @@ static void test_huge_fallocate(void **state)
 	api_fini(&env);
 }
 
+/*
+ * A write or fallocate that starts before a 2 MiB boundary is cut there,
+ * so that the aligned 2 MiB range after it still gets one order-9 folio:
+ * pieces are measured from the boundaries, not from where the range
+ * starts.
+ */
+static void test_huge_unaligned_start(void **state)
+{
+	struct api_env env;
+	struct upc_file *file;
+
+	(void)state;
+	file = api_init(&env, MEM, UPC_HUGE_ALWAYS, 0);
+	api_write_pattern(file, API_HUGE - API_PAGE, API_HUGE + 2 * API_PAGE,
+			  3);
+	assert_int_equal(api_folio_order(file, API_HUGE - API_PAGE, NULL), 0);
+	assert_int_equal(api_folio_order(file, API_HUGE, NULL), UPC_MAX_ORDER);
+	assert_int_equal(api_folio_order(file, 2 * API_HUGE, NULL), 0);
+	assert_int_equal(api_pages_cached(&env),
+			 API_HUGE / API_PAGE + 2);
+	api_expect(file, API_HUGE - API_PAGE, API_HUGE + 2 * API_PAGE, 3);
+	assert_file_ok(file);
+
+	/* fallocate, from the middle of a 2 MiB range into the next one. */
+	assert_int_equal(upc_fallocate(file, FALLOC_FL_KEEP_SIZE,
+				       3 * API_HUGE + API_HUGE / 2, API_HUGE),
+			 0);
+	assert_int_equal(api_folio_order(file, 3 * API_HUGE + API_HUGE / 2,
+					 NULL), UPC_MAX_ORDER - 1);
+	assert_int_equal(api_folio_order(file, 4 * API_HUGE, NULL),
+			 UPC_MAX_ORDER - 1);
+	assert_file_ok(file);
+	api_fini(&env);
+}
+
 /* Partial punches and truncation zero a large folio, they do not split it. */
 static void test_huge_partial_free(void **state)
 {
@@ -1164,6 +1199,7 @@ int main(void)
 		cmocka_unit_test(test_seek),
 		cmocka_unit_test(test_huge_policies),
 		cmocka_unit_test(test_huge_fallocate),
+		cmocka_unit_test(test_huge_unaligned_start),
 		cmocka_unit_test(test_huge_partial_free),
 		cmocka_unit_test(test_spans_errors),
 		cmocka_unit_test(test_spans),
