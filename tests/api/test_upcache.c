@@ -972,6 +972,54 @@ static void test_huge_unaligned_start(void **state)
 	api_fini(&env);
 }
 
+/*
+ * WITHIN_SIZE compares a folio's end with the size rounded up to a page
+ * (tmpfs rounds i_size up before comparing): a size one byte short of
+ * 2 MiB still allows the order-9 folio whose last page holds the last
+ * byte, and a size one page short of 2 MiB does not: the run that
+ * populates the pages before the size stops there.
+ */
+static void test_huge_within_size_rounds_up(void **state)
+{
+	const int64_t huge_pages = API_HUGE / API_PAGE;
+	struct api_env env;
+	struct upc_file *file;
+
+	(void)state;
+	file = api_init(&env, MEM, UPC_HUGE_WITHIN_SIZE, 0);
+	api_write_pattern(file, 0, API_HUGE - 1, 7);
+	assert_int_equal(api_folio_order(file, 0, NULL), UPC_MAX_ORDER);
+	assert_int_equal(api_pages_cached(&env), huge_pages);
+	api_expect(file, 0, API_HUGE - 1, 7);
+	assert_file_ok(file);
+	api_fini(&env);
+
+	/* The same through KEEP_SIZE: the size alone decides. */
+	file = api_init(&env, MEM, UPC_HUGE_WITHIN_SIZE, 0);
+	assert_int_equal(upc_truncate(file, API_HUGE - 1), 0);
+	assert_int_equal(upc_fallocate(file, FALLOC_FL_KEEP_SIZE, 0, API_HUGE),
+			 0);
+	assert_int_equal(api_folio_order(file, 0, NULL), UPC_MAX_ORDER);
+	assert_int_equal(upc_size(file), API_HUGE - 1);
+	api_fini(&env);
+
+	/*
+	 * One page short: the folios stop at the size, the largest that
+	 * fit in the 511 pages before it (order 8 first, order 0 last), and
+	 * the page past it is order 0 too.
+	 */
+	file = api_init(&env, MEM, UPC_HUGE_WITHIN_SIZE, 0);
+	assert_int_equal(upc_truncate(file, API_HUGE - API_PAGE), 0);
+	assert_int_equal(upc_fallocate(file, FALLOC_FL_KEEP_SIZE, 0, API_HUGE),
+			 0);
+	assert_int_equal(api_folio_order(file, 0, NULL), UPC_MAX_ORDER - 1);
+	assert_int_equal(api_folio_order(file, API_HUGE - 2 * API_PAGE, NULL),
+			 0);
+	assert_int_equal(api_folio_order(file, API_HUGE - API_PAGE, NULL), 0);
+	assert_int_equal(api_pages_cached(&env), huge_pages);
+	api_fini(&env);
+}
+
 /* Partial punches and truncation zero a large folio, they do not split it. */
 static void test_huge_partial_free(void **state)
 {
@@ -1200,6 +1248,7 @@ int main(void)
 		cmocka_unit_test(test_huge_policies),
 		cmocka_unit_test(test_huge_fallocate),
 		cmocka_unit_test(test_huge_unaligned_start),
+		cmocka_unit_test(test_huge_within_size_rounds_up),
 		cmocka_unit_test(test_huge_partial_free),
 		cmocka_unit_test(test_spans_errors),
 		cmocka_unit_test(test_spans),
