@@ -989,6 +989,47 @@ static void test_shmem_swap_punch(void **state)
 }
 
 /*
+ * A punch inside the first page, from offset 0, covers no whole page:
+ * the range of whole pages inside it is empty (its first page is page
+ * 1, its end page 0), so no slot is freed and only page 0 comes back.
+ * The empty range must not be taken for [0, ULONG_MAX] (its last page
+ * computed as 0 - 1), which would throw every slot of the file away.
+ */
+static void test_shmem_swap_punch_head_of_page_zero(void **state)
+{
+	const int mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+	const int64_t size = 8 * P;
+	unsigned char model[8 * P];
+	struct upc_cache_stats st;
+	struct upc_file *file;
+	struct api_env env;
+	uint64_t swapins;
+
+	(void)state;
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	api_write_pattern(file, 0, size, 9);
+	ss_model_fill(model, 0, size, 9);
+	ss_push_out(&env, file, 0, size);
+	st = ss_stats(&env);
+	assert_int_equal(ss_count_swapped(file, 0, size), size / P);
+	assert_int_equal(st.swap_used, size);
+	swapins = st.swapins;
+
+	assert_int_equal(upc_fallocate(file, mode, 0, 100), 0);
+	ss_model_fill(model, 0, 100, 0);
+	/* Page 0 came back to be zeroed in part; every other slot stays. */
+	st = ss_stats(&env);
+	assert_int_equal(st.swapins, swapins + 1);
+	assert_int_equal(st.swap_used, size - P);
+	assert_false(ss_in_swap(file, 0));
+	assert_int_equal(ss_count_swapped(file, P, size), size / P - 1);
+	ss_check(&env, file);
+	ss_expect_model(file, model, size);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/*
  * Truncating over pages in swap: the slots of the pages past the new
  * size go, the page it falls in comes back with its tail zeroed, and
  * growing again shows zeros.  Truncating to 0, or closing, frees all.
@@ -1963,6 +2004,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_swap_full),
 		cmocka_unit_test(test_shmem_swap_seek),
 		cmocka_unit_test(test_shmem_swap_punch),
+		cmocka_unit_test(test_shmem_swap_punch_head_of_page_zero),
 		cmocka_unit_test(test_shmem_swap_truncate),
 		cmocka_unit_test(test_shmem_swap_keeps_unwritten),
 		cmocka_unit_test(test_shmem_swap_large_folios),
