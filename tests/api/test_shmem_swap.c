@@ -145,6 +145,20 @@ static bool ss_in_swap(struct upc_file *file, int64_t pos)
 	return entry && xa_is_value(entry);
 }
 
+/* Is the page at @pos in a folio (not in swap) that is dirty? */
+static bool ss_folio_dirty(struct upc_file *file, int64_t pos)
+{
+	void *entry = filemap_get_entry(upc_file_mapping(file),
+					(pgoff_t)pos >> UPC_PAGE_SHIFT);
+	bool dirty;
+
+	if (!entry || xa_is_value(entry))
+		return false;
+	dirty = folio_test_dirty(entry);
+	folio_put(entry);
+	return dirty;
+}
+
 /* Pages in swap among those of [@lo, @hi). */
 static unsigned long ss_count_swapped(struct upc_file *file, int64_t lo,
 				      int64_t hi)
@@ -1025,6 +1039,40 @@ static void test_shmem_swap_punch_head_of_page_zero(void **state)
 	assert_int_equal(ss_count_swapped(file, P, size), size / P - 1);
 	ss_check(&env, file);
 	ss_expect_model(file, model, size);
+	ss_close(&env);
+	api_fini(&env);
+}
+
+/*
+ * A shmem folio is the only copy of its data, so it is dirty, as
+ * tmpfs's are: dropping clean folios (invalidate_mapping_pages(), the
+ * kernel's drop_caches) must leave a shmem file alone.  This holds for
+ * written folios and for fallocated ones (tmpfs marks those dirty too,
+ * so that the allocation is not dropped), and matters only once the
+ * file can swap: before, the evict_lock hook refuses every folio.
+ */
+static void test_shmem_swap_invalidate_keeps_all(void **state)
+{
+	const int64_t half = 8 * P;
+	struct upc_file *file;
+	struct api_env env;
+	int64_t pos;
+
+	(void)state;
+	file = ss_init(&env, LIMIT, UPC_HUGE_NEVER, SWAP, NULL);
+	api_write_pattern(file, 0, half, 12);
+	assert_int_equal(upc_fallocate(file, 0, half, half), 0);
+	for (pos = 0; pos < 2 * half; pos += P)
+		assert_true(ss_folio_dirty(file, pos));
+	assert_int_equal(invalidate_mapping_pages(upc_file_mapping(file), 0,
+						  ULONG_MAX), 0);
+	assert_int_equal(ss_stats(&env).pages_cached, 2 * half / P);
+	api_expect(file, 0, half, 12);
+	api_expect(file, half, half, 0);
+	/* The fallocated pages are still there, and still holes. */
+	assert_int_equal(upc_seek_hole(file, 0), half);
+	assert_int_equal(upc_seek_data(file, half), -ENXIO);
+	ss_check(&env, file);
 	ss_close(&env);
 	api_fini(&env);
 }
@@ -2005,6 +2053,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_swap_seek),
 		cmocka_unit_test(test_shmem_swap_punch),
 		cmocka_unit_test(test_shmem_swap_punch_head_of_page_zero),
+		cmocka_unit_test(test_shmem_swap_invalidate_keeps_all),
 		cmocka_unit_test(test_shmem_swap_truncate),
 		cmocka_unit_test(test_shmem_swap_keeps_unwritten),
 		cmocka_unit_test(test_shmem_swap_large_folios),
