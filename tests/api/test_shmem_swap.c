@@ -1324,6 +1324,47 @@ static struct upc_file *ss_huge_in_swap(struct api_env *env,
 }
 
 /*
+ * Punching exactly one whole page out of a large swap entry: the range's
+ * first and last page are the same page, and the entry must be split on
+ * both sides of it, so that the page's own slot is an entry wholly inside
+ * the range and is freed.  At the entry's first page only the split after
+ * the page does anything, at its last page only the one before it.
+ */
+static void test_shmem_swap_large_punch_one_page(void **state)
+{
+	const int mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+	static const int64_t pages[] = { 0, API_HUGE - P, 100 * P };
+	unsigned char *model = calloc(1, API_HUGE);
+	struct upc_file *file;
+	struct api_env env;
+	uint64_t used, swapins;
+	unsigned int i;
+
+	(void)state;
+	assert_non_null(model);
+	file = ss_huge_in_swap(&env, model, 40);
+	used = ss_stats(&env).swap_used;
+	swapins = ss_stats(&env).swapins;
+	for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+		assert_int_equal(upc_fallocate(file, mode, pages[i], P), 0);
+		ss_model_fill(model, pages[i], P, 0);
+		assert_false(ss_in_swap(file, pages[i]));
+		assert_int_equal(ss_stats(&env).swap_used, used - (i + 1) * P);
+		assert_int_equal(ss_count_swapped(file, 0, API_HUGE),
+				 API_HUGE / P - (i + 1));
+		ss_check(&env, file);
+	}
+	/* Nothing was read back for whole pages. */
+	assert_int_equal(ss_stats(&env).swapins, swapins);
+	assert_int_equal(upc_seek_hole(file, 0), 0);
+	assert_int_equal(upc_seek_data(file, 0), P);
+	ss_expect_model(file, model, API_HUGE);
+	ss_close(&env);
+	api_fini(&env);
+	free(model);
+}
+
+/*
  * A write that covers whole pages in swap (order-0 entries) does not read
  * them back: a new page takes each entry's place and its slot is freed
  * (swapin_overwrite()).  Pages a write covers in part are read back, as
@@ -2058,6 +2099,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_swap_keeps_unwritten),
 		cmocka_unit_test(test_shmem_swap_large_folios),
 		cmocka_unit_test(test_shmem_swap_large_punch),
+		cmocka_unit_test(test_shmem_swap_large_punch_one_page),
 		cmocka_unit_test(test_shmem_swap_large_write_split),
 		cmocka_unit_test(test_shmem_swap_large_free_whole),
 		cmocka_unit_test(test_shmem_swap_large_space_shift),
