@@ -1324,6 +1324,42 @@ static struct upc_file *ss_huge_in_swap(struct api_env *env,
 }
 
 /*
+ * Seeking from inside a large swap entry: the entry is data from where
+ * the seek starts to the entry's end, wherever in it the seek starts
+ * (the walk finds the entry at the seek's page, and its extent is
+ * measured from the entry's first page), and it stays in swap.
+ */
+static void test_shmem_swap_large_seek_inside(void **state)
+{
+	unsigned char *model = calloc(1, 2 * API_HUGE);
+	struct upc_file *file;
+	struct api_env env;
+	uint64_t swapins;
+
+	(void)state;
+	assert_non_null(model);
+	file = ss_huge_in_swap(&env, model, 41);
+	assert_int_equal(upc_truncate(file, 2 * API_HUGE), 0);
+	api_write_pattern(file, API_HUGE + 10 * P, P, 42);
+	ss_model_fill(model, API_HUGE + 10 * P, P, 42);
+	swapins = ss_stats(&env).swapins;
+
+	assert_int_equal(upc_seek_hole(file, 100 * P + 5), API_HUGE);
+	assert_int_equal(upc_seek_hole(file, API_HUGE - 1), API_HUGE);
+	assert_int_equal(upc_seek_data(file, 100 * P + 5), 100 * P + 5);
+	assert_int_equal(upc_seek_data(file, API_HUGE), API_HUGE + 10 * P);
+	assert_int_equal(upc_seek_hole(file, API_HUGE + 10 * P),
+			 API_HUGE + 11 * P);
+	assert_int_equal(ss_stats(&env).swapins, swapins);
+	assert_int_equal(ss_swap_order(file, 100 * P), UPC_MAX_ORDER);
+	ss_check(&env, file);
+	ss_expect_model(file, model, 2 * API_HUGE);
+	ss_close(&env);
+	api_fini(&env);
+	free(model);
+}
+
+/*
  * Punching exactly one whole page out of a large swap entry: the range's
  * first and last page are the same page, and the entry must be split on
  * both sides of it, so that the page's own slot is an entry wholly inside
@@ -2100,6 +2136,7 @@ int main(void)
 		cmocka_unit_test(test_shmem_swap_large_folios),
 		cmocka_unit_test(test_shmem_swap_large_punch),
 		cmocka_unit_test(test_shmem_swap_large_punch_one_page),
+		cmocka_unit_test(test_shmem_swap_large_seek_inside),
 		cmocka_unit_test(test_shmem_swap_large_write_split),
 		cmocka_unit_test(test_shmem_swap_large_free_whole),
 		cmocka_unit_test(test_shmem_swap_large_space_shift),
