@@ -416,7 +416,7 @@ out:
 }
 
 #define STALL_READERS	3
-#define STALL_HOLD_US	400000
+#define STALL_HOLD_US	800000
 
 struct stall_holder {
 	struct holder h;
@@ -463,11 +463,13 @@ static void *stall_reader_main(void *arg)
 
 /*
  * Several allocations at once while another thread holds every page of
- * the cache for 0.4 s: each reclaimer isolates batches it cannot free
+ * the cache for 0.8 s: each reclaimer isolates batches it cannot free
  * and wakes the others as it puts them back, so rounds pass quickly
  * while nobody evicts anything.  All must wait the holder out, since a
  * stall is bounded by time (a second), not by rounds: with 64 rounds,
- * 32 fd-file readers of a 2 MiB cache failed reads after 1-10 ms.
+ * 32 fd-file readers of a 2 MiB cache failed reads after 1-10 ms, and
+ * with 4096 rounds counted in the stall these three readers failed
+ * after 0.36 to 0.6 s.
  */
 static void test_reclaim_stall_outlasts_holders(void **state)
 {
