@@ -1213,12 +1213,12 @@ void reclaim_io_end(struct lruvec *lruvec)
  * nothing of the kind (nothing will change), when nobody has evicted
  * anything for RECLAIM_STALL_US while it waited, or after
  * RECLAIM_MAX_RESTARTS stalls that others' progress restarted.  Pinned
- * folios (spans') are not counted
- * as held: a pin may never go, and its owner may be the thread
- * reclaiming, so a cache that spans pin whole fails at once.  Memory
- * that others freed meanwhile counts as progress, so the allocator
- * retries.  An allocation with __GFP_NORETRY (readahead's, and a grab's
- * once it holds folios) waits for nobody: one pass.
+ * folios (spans') are not counted as held: a pin may never go, and its
+ * owner may be the thread reclaiming, so a cache that spans pin whole
+ * fails at once.  Memory that others freed meanwhile counts as
+ * progress, so the allocator retries.  An allocation with __GFP_NORETRY
+ * (readahead's, and a grab's once it holds folios) waits for nobody:
+ * one pass.
  */
 static unsigned long reclaim_hook(struct upc_arena *arena,
 				  unsigned long nr_pages, gfp_t gfp, void *priv)
