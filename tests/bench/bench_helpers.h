@@ -12,7 +12,8 @@
  *    the strict reader of tests/utils/jread.h; bt_check_rows() and
  *    bt_rows_have() check the rows the reader found;
  *  - bt_expect_exit2() runs a function in a child process that must end
- *    with exit status 2 (BENCH_EXIT_ERROR) and a message on stderr;
+ *    with exit status 2 (BENCH_EXIT_ERROR) and a message on stderr (the
+ *    fork and capture are tests/utils/death.h's test_run_child());
  *  - bt_call_argv() runs a subcommand's argv entry point (run, compare)
  *    on a NULL-terminated list of arguments; bt_slurp() reads a file;
  *    bt_rm_rf() removes a scratch directory.
@@ -45,6 +46,7 @@
 #include "../../tools/bench/report.h"
 #include "../../tools/bench/suite.h"
 #include "../../tools/bench/util.h"
+#include "death.h"
 #include "jread.h"
 
 #define BT_UNUSED	__attribute__((unused))
@@ -367,6 +369,21 @@ __attribute__((weak, used)) int __lsan_is_turned_off(void)
 	return bt_child_dying;
 }
 
+/* struct bt_dying - what a bt_expect_exit2() child runs. */
+struct bt_dying {
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+/* bt_dying_run() - In the child: LeakSanitizer off, then the function. */
+static BT_UNUSED void bt_dying_run(void *arg)
+{
+	struct bt_dying *d = arg;
+
+	bt_child_dying = 1;
+	d->fn(d->arg);
+}
+
 /**
  * bt_expect_exit2() - Run @fn in a child that must fail as the benchmark
  * fails: exit status 2 (BENCH_EXIT_ERROR) and a message.
@@ -381,39 +398,10 @@ static BT_UNUSED const char *bt_expect_exit2(void (*fn)(void *arg), void *arg,
 					     const char *needle)
 {
 	static char buf[2048];
-	char chunk[256];
-	size_t len = 0;
-	int fds[2], status;
-	ssize_t n;
-	pid_t pid;
+	struct bt_dying d = { fn, arg };
+	int status = test_run_child(bt_dying_run, &d, buf, sizeof(buf));
 
-	memset(buf, 0, sizeof(buf));
-	assert_int_equal(pipe(fds), 0);
-	/* Or the child's exit repeats what stdio holds for the parent. */
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		bt_child_dying = 1;
-		close(fds[0]);
-		dup2(fds[1], STDERR_FILENO);
-		close(fds[1]);
-		fn(arg);
-		_exit(0);
-	}
-	close(fds[1]);
-	/* stderr is unbuffered: the message may come in pieces. */
-	while ((n = read(fds[0], chunk, sizeof(chunk))) > 0) {
-		size_t take = (size_t)n;
-
-		if (take > sizeof(buf) - 1 - len)
-			take = sizeof(buf) - 1 - len;
-		memcpy(buf + len, chunk, take);
-		len += take;
-	}
-	close(fds[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(status >= 0);
 	if (!WIFEXITED(status))
 		fail_msg("the child did not exit (status %#x): %s", status,
 			 buf);

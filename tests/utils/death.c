@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/utils/death.c - fork, misuse, and read how the child died
- * (death.h).
+ * tests/utils/death.c - fork, run, and read how the child ended and
+ * what it said (death.h).
  */
 #include <errno.h>
 #include <signal.h>
@@ -49,36 +49,45 @@ static void death_read_all(int in, char *buf, size_t size)
 	buf[len] = '\0';
 }
 
-bool test_aborts_with(void (*fn)(void *arg), void *arg, const char *expect)
+int test_run_child(void (*fn)(void *arg), void *arg, char *err, size_t len)
 {
-	char err[DEATH_STDERR_MAX];
 	int fds[2], status;
 	pid_t pid;
 
 	if (pipe(fds) < 0) {
-		perror("test_aborts_with: pipe");
-		return false;
+		perror("test_run_child: pipe");
+		return -1;
 	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		perror("test_aborts_with: fork");
+		perror("test_run_child: fork");
 		close(fds[0]);
 		close(fds[1]);
-		return false;
+		return -1;
 	}
 	if (pid == 0) {
 		close(fds[0]);
 		death_child(fds[1], fn, arg);
 	}
 	close(fds[1]);
-	death_read_all(fds[0], err, sizeof(err));
+	death_read_all(fds[0], err, len);
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
-			perror("test_aborts_with: waitpid");
-			return false;
+			perror("test_run_child: waitpid");
+			return -1;
 		}
+	return status;
+}
+
+bool test_aborts_with(void (*fn)(void *arg), void *arg, const char *expect)
+{
+	char err[DEATH_STDERR_MAX];
+	int status = test_run_child(fn, arg, err, sizeof(err));
+
+	if (status < 0)
+		return false;
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT &&
 	    strstr(err, expect))
 		return true;

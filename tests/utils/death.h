@@ -9,11 +9,31 @@
  * error captured, and tells the parent whether the child died by
  * SIGABRT with the expected text on standard error, so a test sees
  * that the check meant fired, not merely that something did.
+ * test_run_child() is the fork and capture alone, for tests that expect
+ * another ending (the benchmark's exit status 2, bench_helpers.h).
  */
 #ifndef UPCACHE_TESTS_UTILS_DEATH_H
 #define UPCACHE_TESTS_UTILS_DEATH_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+/**
+ * test_run_child() - Run @fn(@arg) in a forked child, its standard error
+ * captured.
+ * @fn: What the child runs; if it returns, the child exits 0.
+ * @arg: Its argument.
+ * @err: Receives what the child wrote to standard error, NUL-terminated;
+ *	past @len - 1 bytes the rest is read and dropped.
+ * @len: Size of @err, at least 1.
+ *
+ * The child writes no core file.  Standard output and error are flushed
+ * first, so the child's exit does not repeat what the parent buffered.
+ *
+ * Return: The child's wait status (waitpid()), or -1 if no child could
+ * be run (the reason printed).
+ */
+int test_run_child(void (*fn)(void *arg), void *arg, char *err, size_t len);
 
 /**
  * test_aborts_with() - Run @fn(@arg) in a child; did it abort saying @expect?
