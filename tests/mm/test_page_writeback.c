@@ -982,6 +982,19 @@ static void test_fsync_waits_for_each_writeback(void **state)
 }
 
 /*
+ * The background writeback states of mm/page_writeback.c, as the low two
+ * bits of struct background_writeback's state word hold them.
+ */
+#define WB_TEST_IDLE	0u
+#define WB_TEST_STOPPED	3u
+
+/* wb_state() - @wb's state, from the low two bits of its word. */
+static unsigned int wb_state(struct background_writeback *wb)
+{
+	return __atomic_load_n(&wb->state, __ATOMIC_ACQUIRE) & 3u;
+}
+
+/*
  * Wait until @wb's passes have taken @pages pages, @ms milliseconds at
  * most.  Return: whether they did.
  */
@@ -1155,11 +1168,9 @@ static void test_background_none_after_stop(void **state)
 	room = LIMIT - upc_arena_charged(f.arena);
 	background_writeback_init(&wb, &f.mapping, room);
 	background_writeback_stop(&wb);
-	assert_int_equal(__atomic_load_n(&wb.state, __ATOMIC_ACQUIRE) & 3u,
-			 3);
+	assert_int_equal(wb_state(&wb), WB_TEST_STOPPED);
 	background_writeback_dirtied(&wb, room);
-	assert_int_equal(__atomic_load_n(&wb.state, __ATOMIC_ACQUIRE) & 3u,
-			 3);
+	assert_int_equal(wb_state(&wb), WB_TEST_STOPPED);
 	background_writeback_stop(&wb);
 	assert_int_equal(background_writeback_passes(&wb), 0);
 	/* A child of fork() sees states from before it as idle, but not this. */
@@ -1167,8 +1178,7 @@ static void test_background_none_after_stop(void **state)
 	assert_true(pid >= 0);
 	if (!pid) {
 		background_writeback_dirtied(&wb, room);
-		_exit((__atomic_load_n(&wb.state, __ATOMIC_ACQUIRE) & 3u) ==
-		      3 ? 0 : 1);
+		_exit(wb_state(&wb) == WB_TEST_STOPPED ? 0 : 1);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
@@ -1249,11 +1259,9 @@ static void test_background_dirtied_during_pass(void **state)
 		sched_yield();
 	background_writeback_dirtied(&wb, room);
 	__atomic_store_n(&gate_open, 1, __ATOMIC_RELEASE);
-	/* WB_IDLE (mm/page_writeback.c): 0 in the low two bits. */
-	for (n = 0; n < 10000 &&
-	     (__atomic_load_n(&wb.state, __ATOMIC_ACQUIRE) & 3u); n++)
+	for (n = 0; n < 10000 && wb_state(&wb) != WB_TEST_IDLE; n++)
 		nanosleep(&tick, NULL);
-	assert_int_equal(__atomic_load_n(&wb.state, __ATOMIC_ACQUIRE) & 3u, 0);
+	assert_int_equal(wb_state(&wb), WB_TEST_IDLE);
 	assert_int_equal(background_writeback_passes(&wb), 2);
 	assert_int_equal(background_writeback_pages(&wb), 100);
 	background_writeback_stop(&wb);
@@ -1276,7 +1284,6 @@ static void test_background_nothing_dirtied(void **state)
 	struct vm_fixture f;
 	struct vm_store st;
 	unsigned long thresh;
-	uint32_t word;
 	pgoff_t i;
 
 	(void)state;
@@ -1289,8 +1296,7 @@ static void test_background_nothing_dirtied(void **state)
 	vm_read_range(&f.mapping, 100, 50);
 	assert_int_equal(upc_arena_charged(f.arena) + thresh, LIMIT);
 	background_writeback_dirtied(&wb, 0);
-	word = __atomic_load_n(&wb.state, __ATOMIC_ACQUIRE);
-	assert_int_equal(word & 3u, 0);
+	assert_int_equal(wb_state(&wb), WB_TEST_IDLE);
 	assert_int_equal(background_writeback_passes(&wb), 0);
 	background_writeback_dirtied(&wb, 1);
 	assert_true(wb_wait_pages(&wb, 100, 10000));
