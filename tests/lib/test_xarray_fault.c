@@ -23,7 +23,8 @@
  *     it was while the array was empty).
  *
  * The loop ends when a run makes fewer than n attempts, so every
- * allocation point of every scenario fails once.
+ * allocation point of every scenario fails once.  test_fault_injector_contract
+ * checks the injector itself: which attempts fail, and what it counts.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -877,9 +878,51 @@ static void test_xarray_fault_split_without_prealloc(void **state)
 	assert_int_equal(xah_fini(&h), 0);
 }
 
+/*
+ * The injector itself (lib/fault.h), asked directly as an allocator asks
+ * it: armed with fail_nth(n) it fails only the n-th attempt, armed with
+ * fail_from(n) every attempt from the n-th on, and disarmed (n = 0,
+ * either way) it neither fails nor counts, as the attempt counter
+ * documents only attempts made while armed.
+ */
+static void test_fault_injector_contract(void **state)
+{
+	unsigned long i;
+
+	(void)state;
+	upc_fault_fail_nth(3);
+	for (i = 1; i <= 5; i++) {
+		assert_int_equal(upc_fault_should_fail(), i == 3);
+		assert_int_equal(upc_fault_injected(), i >= 3);
+		assert_int_equal(upc_fault_attempts(), i);
+	}
+
+	upc_fault_fail_from(2);
+	assert_int_equal(upc_fault_attempts(), 0);
+	assert_false(upc_fault_injected());
+	for (i = 1; i <= 5; i++)
+		assert_int_equal(upc_fault_should_fail(), i >= 2);
+	assert_true(upc_fault_injected());
+
+	upc_fault_fail_from(0);
+	for (i = 1; i <= 3; i++)
+		assert_false(upc_fault_should_fail());
+	assert_int_equal(upc_fault_attempts(), 0);
+	assert_false(upc_fault_injected());
+
+	upc_fault_fail_nth(1);
+	assert_true(upc_fault_should_fail());
+	upc_fault_fail_nth(0);
+	for (i = 1; i <= 3; i++)
+		assert_false(upc_fault_should_fail());
+	assert_int_equal(upc_fault_attempts(), 0);
+	assert_false(upc_fault_injected());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fault_injector_contract),
 		cmocka_unit_test(test_xarray_fault_raw_fails),
 		cmocka_unit_test(test_xarray_fault_split_without_prealloc),
 		cmocka_unit_test(test_xarray_fault_scenarios),
