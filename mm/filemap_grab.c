@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
 #include "filemap_internal.h"
 #include "internal.h"
 #include "lru_internal.h"
@@ -129,7 +130,7 @@ static struct grab_run *grab_run_get(unsigned int nr)
 			pthread_setspecific(grab_run_key, NULL);
 	}
 	if (!run) {
-		run = malloc(GRAB_RUN_BYTES);
+		run = upc_fault_should_fail() ? NULL : malloc(GRAB_RUN_BYTES);
 		if (!run)
 			return NULL;
 	}

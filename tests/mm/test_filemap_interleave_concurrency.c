@@ -176,7 +176,7 @@ static void *grab_thread(void *p)
 
 /*
  * grab_against_truncation() - Hold the cached folio at index 0 locked,
- * start a grab of indices 0..3 (with every allocation failing if
+ * start a grab of indices 0..3 (with every folio allocation failing if
  * @fail_gaps, so the indices after 0 stay gaps), and once the grab
  * sleeps on the lock, truncate the folio (with memory back).  The grab
  * must come back with the run from index 0, made anew.
@@ -198,10 +198,14 @@ static void grab_against_truncation(bool fail_gaps)
 
 	folio_get(folio);
 	folio_lock(folio);
+	/* Attempt 1 is the new thread's grab run: let that through. */
 	if (fail_gaps)
-		upc_fault_fail_from(1);
+		upc_fault_fail_from(2);
 	assert_int_equal(pthread_create(&thread, NULL, grab_thread, &arg), 0);
 	wait_for_folio_waiter(folio);
+	/* The gaps' allocations failed before the grab slept. */
+	if (fail_gaps)
+		assert_true(upc_fault_injected());
 	upc_fault_fail_nth(0);
 	/* What truncation does to a locked folio. */
 	filemap_remove_folio(folio);
