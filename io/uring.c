@@ -41,6 +41,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
+#include "fault.h"
 #include "uring.h"
 
 #ifdef UPC_HAVE_LIBURING
@@ -147,7 +148,7 @@ static struct thread_ring *thread_ring_get(void)
 	pthread_once(&ring_key_once, ring_key_create);
 	if (__atomic_load_n(&uring_unsupported, __ATOMIC_RELAXED))
 		return NULL;
-	tr = calloc(1, sizeof(*tr));
+	tr = upc_fault_should_fail() ? NULL : calloc(1, sizeof(*tr));
 	err = tr ? io_uring_queue_init(RING_ENTRIES, &tr->ring, 0) : -ENOMEM;
 	if (!err && pthread_setspecific(ring_key, tr)) {
 		io_uring_queue_exit(&tr->ring);

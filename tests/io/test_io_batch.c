@@ -38,6 +38,7 @@
 
 #include <cmocka.h>
 
+#include "fault.h"
 #include "io/fd.h"
 #include "io/uring.h"
 
@@ -720,10 +721,9 @@ static void test_write_no_progress(void **state)
 /*
  * One batch: eight pages of @fd (written with @seed), five apart from
  * page @first, in eight transfers.  No cmocka assertion: it runs off
- * the main thread and in a child.  Return: whether it went through a
- * ring and read the right bytes.
+ * the main thread.  Return: whether it read the right bytes.
  */
-static bool batch_check(int fd, unsigned int seed, int first)
+static bool batch_reads_right(int fd, unsigned int seed, int first)
 {
 	unsigned char *buf = malloc(8 * PAGE);
 	struct iovec iov[8];
@@ -745,13 +745,35 @@ static bool batch_check(int fd, unsigned int seed, int first)
 			     byte_at(rws[i].off + b, seed);
 	}
 	free(buf);
-	return ok && io_uring_usable() && io_thread_counters()->uring_batches;
+	return ok;
 }
 
 /* A thread's batch (@arg: the descriptor of a file written with 3). */
 static void *thread_batches(void *arg)
 {
-	return (void *)(uintptr_t)batch_check((int)(intptr_t)arg, 3, 0);
+	return (void *)(uintptr_t)(batch_reads_right((int)(intptr_t)arg, 3, 0) &&
+				   io_thread_counters()->uring_batches);
+}
+
+/*
+ * A new thread whose ring cannot be allocated (@arg: the descriptor of
+ * a file written with 3): its batch goes through preadv() instead, with
+ * the same bytes, and its next batch makes the ring after all.
+ * Return: non-NULL if both batches went so.
+ */
+static void *thread_ring_fails(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	bool fell_back, injected;
+
+	upc_fault_fail_nth(1);
+	fell_back = batch_reads_right(fd, 3, 0) &&
+		    !io_thread_counters()->uring_batches;
+	injected = upc_fault_injected();
+	upc_fault_fail_nth(0);
+	return (void *)(uintptr_t)(fell_back && injected &&
+				   batch_reads_right(fd, 3, 1) &&
+				   io_thread_counters()->uring_batches == 1);
 }
 
 /*
@@ -776,6 +798,24 @@ static void test_threads_own_rings(void **state)
 		assert_int_equal(pthread_join(t[i], &ret), 0);
 		assert_true(ret != NULL);
 	}
+	close(fd);
+}
+
+/* No memory for a thread's ring: the batch still completes, without it. */
+static void test_ring_alloc_fails(void **state)
+{
+	pthread_t t;
+	void *ret;
+	int fd;
+
+	(void)state;
+	if (!need_uring())
+		skip();
+	fd = make_file(3);
+	assert_int_equal(pthread_create(&t, NULL, thread_ring_fails,
+					(void *)(intptr_t)fd), 0);
+	assert_int_equal(pthread_join(t, &ret), 0);
+	assert_true(ret != NULL);
 	close(fd);
 }
 
@@ -935,6 +975,7 @@ int main(void)
 		cmocka_unit_test(test_unmerged_transfers_uring),
 		cmocka_unit_test(test_write_no_progress),
 		cmocka_unit_test(test_threads_own_rings),
+		cmocka_unit_test(test_ring_alloc_fails),
 		cmocka_unit_test(test_fork_child_own_ring),
 		cmocka_unit_test(test_direct_read_end),
 		cmocka_unit_test(test_direct_read_unaligned),
