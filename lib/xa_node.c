@@ -250,7 +250,7 @@ void xa_node_flush(void)
 
 	if (!tls_pending.nr)
 		return;
-	batch = malloc(sizeof(*batch));
+	batch = upc_fault_should_fail() ? NULL : malloc(sizeof(*batch));
 	if (!batch)
 		return;
 	batch->chain = tls_pending;

@@ -171,7 +171,7 @@ int swap_device_create(struct upc_arena *arena, int fd,
 	lruvec = arena_lruvec(arena);
 	if (!lruvec)
 		return -EBUSY;
-	si = calloc(1, sizeof(*si));
+	si = upc_fault_should_fail() ? NULL : calloc(1, sizeof(*si));
 	if (!si)
 		return -ENOMEM;
 	upc_lock_init(&si->lock);
