@@ -878,6 +878,17 @@ static void test_xarray_fault_split_without_prealloc(void **state)
 	assert_int_equal(xah_fini(&h), 0);
 }
 
+/* assert_disarmed() - A few attempts: none fails, none is counted. */
+static void assert_disarmed(void)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		assert_false(upc_fault_should_fail());
+	assert_int_equal(upc_fault_attempts(), 0);
+	assert_false(upc_fault_injected());
+}
+
 /*
  * The injector itself (lib/fault.h), asked directly as an allocator asks
  * it: armed with fail_nth(n) it fails only the n-th attempt, armed with
@@ -905,18 +916,12 @@ static void test_fault_injector_contract(void **state)
 	assert_true(upc_fault_injected());
 
 	upc_fault_fail_from(0);
-	for (i = 1; i <= 3; i++)
-		assert_false(upc_fault_should_fail());
-	assert_int_equal(upc_fault_attempts(), 0);
-	assert_false(upc_fault_injected());
+	assert_disarmed();
 
 	upc_fault_fail_nth(1);
 	assert_true(upc_fault_should_fail());
 	upc_fault_fail_nth(0);
-	for (i = 1; i <= 3; i++)
-		assert_false(upc_fault_should_fail());
-	assert_int_equal(upc_fault_attempts(), 0);
-	assert_false(upc_fault_injected());
+	assert_disarmed();
 }
 
 int main(void)
