@@ -231,6 +231,11 @@ static void test_options_bad(void **state)
 	expect_bad("--size needs a value", "--size");
 	expect_bad("--rounds: '0' is out of range", "--rounds", "0");
 	expect_bad("--rounds: 'many' is not a number", "--rounds=many");
+	/* Not a number, however many digits come first. */
+	expect_bad("--rounds: '99999999999999999999x' is not a number",
+		   "--rounds", "99999999999999999999x");
+	expect_bad("--size: '99999999999999999999xK' is not a size",
+		   "--size=99999999999999999999xK");
 	expect_bad("--quick takes no value", "--quick=yes");
 	expect_bad("--json: missing file name", "--json=");
 }
@@ -252,6 +257,12 @@ static void test_parse_size(void **state)
 	assert_int_equal(bench_parse_size("0", 1, ~0UL, &v), -ERANGE);
 	assert_int_equal(bench_parse_size("99999999999G", 1, ~0UL, &v),
 			 -ERANGE);
+	assert_int_equal(bench_parse_size("99999999999999999999", 1, ~0UL, &v),
+			 -ERANGE);
+	assert_int_equal(bench_parse_size("99999999999999999999x", 1, ~0UL, &v),
+			 -EINVAL);
+	assert_int_equal(bench_parse_uint("99999999999999999999x", 1, ~0UL, &v),
+			 -EINVAL);
 }
 
 /* die_load_seq() - In the child: bench_die() as a wrong load would. */

@@ -31,11 +31,15 @@ int bench_opt_error(char *err, size_t errlen, const char *fmt, ...)
 
 /*
  * options_digits() - Parse the decimal digits at @s up to @end.
+ * Every character is looked at before an overflow counts, so that text
+ * which is no number ("99999999999999999999x") is -EINVAL, as
+ * options.h says, and not reported as out of range.
  * Return: 0, -EINVAL for no digits or a non-digit, -ERANGE on overflow.
  */
 static int options_digits(const char *s, const char *end, unsigned long *out)
 {
 	unsigned long v = 0, d;
+	bool over = false;
 
 	if (s == end)
 		return -EINVAL;
@@ -44,9 +48,11 @@ static int options_digits(const char *s, const char *end, unsigned long *out)
 			return -EINVAL;
 		d = (unsigned long)(*s - '0');
 		if (v > (~0UL - d) / 10)
-			return -ERANGE;
+			over = true;
 		v = v * 10 + d;
 	}
+	if (over)
+		return -ERANGE;
 	*out = v;
 	return 0;
 }
