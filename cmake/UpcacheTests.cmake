@@ -121,12 +121,13 @@ endif()
 file(GLOB UPC_FUZZ_SOURCES CONFIGURE_DEPENDS "${UPC_TESTS_DIR}/fuzz/fuzz_*.c")
 list(SORT UPC_FUZZ_SOURCES)
 
-# fuzz_jobfile's code under test: the benchmark's pure parser sources
-# (upc_benchlib, which has them, is not built with UPC_FUZZ), compiled
-# into that target alone.
-set(UPC_FUZZ_JOBFILE_SOURCES run_jobfile.c run_cmdline.c run_options.c
-	options.c util.c)
-list(TRANSFORM UPC_FUZZ_JOBFILE_SOURCES PREPEND "${PROJECT_SOURCE_DIR}/tools/bench/")
+# The code under test of the targets that fuzz the benchmark: its pure
+# parser sources (upc_benchlib, which has them, is not built with
+# UPC_FUZZ), compiled into each such target alone.  A target fuzz_X
+# lists them in UPC_FUZZ_BENCH_SOURCES_fuzz_X.
+set(UPC_FUZZ_BENCH_SOURCES_fuzz_jobfile run_jobfile.c run_cmdline.c
+	run_options.c options.c util.c)
+set(UPC_FUZZ_BENCH_SOURCES_fuzz_bench_args options.c)
 
 foreach(src IN LISTS UPC_FUZZ_SOURCES)
 	get_filename_component(name "${src}" NAME_WE)
@@ -137,8 +138,10 @@ foreach(src IN LISTS UPC_FUZZ_SOURCES)
 		add_executable(${name} "${src}" "${UPC_TESTS_DIR}/fuzz/replay_main.c")
 	endif()
 	upc_test_link(${name})
-	if(name STREQUAL "fuzz_jobfile")
-		target_sources(${name} PRIVATE ${UPC_FUZZ_JOBFILE_SOURCES})
+	if(DEFINED UPC_FUZZ_BENCH_SOURCES_${name})
+		list(TRANSFORM UPC_FUZZ_BENCH_SOURCES_${name}
+			PREPEND "${PROJECT_SOURCE_DIR}/tools/bench/" OUTPUT_VARIABLE bench_sources)
+		target_sources(${name} PRIVATE ${bench_sources})
 		target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}/tools/bench")
 	endif()
 	set_target_properties(${name} PROPERTIES
