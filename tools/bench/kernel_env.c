@@ -11,15 +11,11 @@
 
 #include "kernel_env.h"
 
-/* Does the cgroup v2 root list @controller in cgroup.controllers? */
-static bool cgroup2_has(const char *controller)
+bool bench_controllers_list(FILE *f, const char *controller)
 {
 	char line[512];
-	FILE *f = fopen("/sys/fs/cgroup/cgroup.controllers", "r");
 	bool found = false;
 
-	if (!f)
-		return false;
 	if (fgets(line, sizeof(line), f)) {
 		char *save = NULL;
 		char *word;
@@ -28,6 +24,18 @@ static bool cgroup2_has(const char *controller)
 		     word = strtok_r(NULL, " \n", &save))
 			found = !strcmp(word, controller);
 	}
+	return found;
+}
+
+/* Does the cgroup v2 root list @controller in cgroup.controllers? */
+static bool cgroup2_has(const char *controller)
+{
+	FILE *f = fopen("/sys/fs/cgroup/cgroup.controllers", "r");
+	bool found;
+
+	if (!f)
+		return false;
+	found = bench_controllers_list(f, controller);
 	fclose(f);
 	return found;
 }
@@ -42,19 +50,27 @@ bool bench_memcg_writable(void)
 	       !access("/sys/fs/cgroup/memory", W_OK);
 }
 
-bool bench_has_swap(void)
+bool bench_swaps_list_device(FILE *f)
 {
-	FILE *f = fopen("/proc/swaps", "r");
 	char line[256];
 	int lines = 0;
 
-	if (!f)
-		return false;
 	/* A title line, then one per device. */
 	while (fgets(line, sizeof(line), f))
 		lines++;
-	fclose(f);
 	return lines > 1;
+}
+
+bool bench_has_swap(void)
+{
+	FILE *f = fopen("/proc/swaps", "r");
+	bool found;
+
+	if (!f)
+		return false;
+	found = bench_swaps_list_device(f);
+	fclose(f);
+	return found;
 }
 
 bool bench_is_tmpfs(const char *dir)

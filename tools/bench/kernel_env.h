@@ -12,6 +12,27 @@
 #define UPCACHE_TOOLS_BENCH_KERNEL_ENV_H
 
 #include <stdbool.h>
+#include <stdio.h>
+
+/**
+ * bench_controllers_list() - Does a cgroup.controllers file list
+ * @controller?  A pure parser of the open file, which
+ * bench_memcg_writable() gives the cgroup v2 root's, and
+ * tests/fuzz/fuzz_bench_sysfiles.c text of its own.
+ * @f: The file: one line of names separated by spaces (of which 511
+ *	bytes are looked at).
+ * @controller: The name, as "memory".
+ */
+bool bench_controllers_list(FILE *f, const char *controller);
+
+/**
+ * bench_swaps_list_device() - Does a /proc/swaps file list a device?
+ * A pure parser of the open file, as bench_controllers_list().
+ * @f: The file: a title line, then one line per device.
+ *
+ * Return: true if it has more than one line.
+ */
+bool bench_swaps_list_device(FILE *f);
 
 /**
  * bench_memcg_writable() - Could this process make a memory cgroup?

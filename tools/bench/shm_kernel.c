@@ -42,19 +42,11 @@ static void shmk_copy(char *dst, size_t len, const char *src)
 	snprintf(dst, len, "%s", src);
 }
 
-/*
- * shmk_read_enabled() - The selected word of shmem_enabled (the file
- * @path): the one in brackets, as in
- * "always within_size advise [never] deny force".
- */
-static void shmk_read_enabled(const char *path, char *out, size_t len)
+void shmk_parse_enabled(FILE *f, char *out, size_t len)
 {
 	char line[256], *open, *close;
-	FILE *f = fopen(path, "r");
 
 	shmk_copy(out, len, "unknown");
-	if (!f)
-		return;
 	if (fgets(line, sizeof(line), f)) {
 		open = strchr(line, '[');
 		close = open ? strchr(open, ']') : NULL;
@@ -63,28 +55,25 @@ static void shmk_read_enabled(const char *path, char *out, size_t len)
 			shmk_copy(out, len, open + 1);
 		}
 	}
+}
+
+/*
+ * shmk_read_enabled() - The selected word of shmem_enabled (the file
+ * @path): the one in brackets, as in
+ * "always within_size advise [never] deny force".
+ */
+static void shmk_read_enabled(const char *path, char *out, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	shmk_copy(out, len, "unknown");
+	if (!f)
+		return;
+	shmk_parse_enabled(f, out, len);
 	fclose(f);
 }
 
-/**
- * struct shmk_mount - one line of a mount table, the fields used here.
- * @point: The mount point (octal escapes, as "\040", left as they are:
- *	such a directory is then not found, and not used).
- * @type: The file system type.
- * @opts: The mount options.
- */
-struct shmk_mount {
-	char point[256];
-	char type[64];
-	char opts[512];
-};
-
-/*
- * shmk_next_mount() - Read the next line of the mount table @f into @m.
- * A line too long for @m is skipped whole rather than read in pieces.
- * Return: false at the end of the table.
- */
-static bool shmk_next_mount(FILE *f, struct shmk_mount *m)
+bool shmk_next_mount(FILE *f, struct shmk_mount *m)
 {
 	char line[1024];
 
@@ -103,20 +92,11 @@ static bool shmk_next_mount(FILE *f, struct shmk_mount *m)
 	return false;
 }
 
-/*
- * shmk_read_mount_huge() - The huge= option of the tmpfs mounted at
- * @dir, in the mount table @mounts; the last matching line wins, as it
- * is the one on top.
- */
-static void shmk_read_mount_huge(const char *mounts, const char *dir,
-				 char *out, size_t len)
+void shmk_parse_mount_huge(FILE *f, const char *dir, char *out, size_t len)
 {
 	struct shmk_mount m;
-	FILE *f = mounts ? fopen(mounts, "r") : NULL;
 
 	shmk_copy(out, len, "unknown");
-	if (!f)
-		return;
 	while (shmk_next_mount(f, &m)) {
 		char *huge;
 
@@ -131,6 +111,21 @@ static void shmk_read_mount_huge(const char *mounts, const char *dir,
 		huge[strcspn(huge, ",")] = '\0';
 		shmk_copy(out, len, huge);
 	}
+}
+
+/*
+ * shmk_read_mount_huge() - The huge= option of the tmpfs mounted at
+ * @dir, in the mount table @mounts (shmk_parse_mount_huge()).
+ */
+static void shmk_read_mount_huge(const char *mounts, const char *dir,
+				 char *out, size_t len)
+{
+	FILE *f = mounts ? fopen(mounts, "r") : NULL;
+
+	shmk_copy(out, len, "unknown");
+	if (!f)
+		return;
+	shmk_parse_mount_huge(f, dir, out, len);
 	fclose(f);
 }
 

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /**
  * enum shmk_kind - what a file of the suite holds.
@@ -89,6 +90,60 @@ struct shmk_info {
 	const char *pages;
 	char mismatch[512];
 };
+
+/*
+ * The system's tables as text: pure parsers of an open file, which the
+ * probes below give the real tables, and tests/fuzz/fuzz_bench_sysfiles.c
+ * text of its own.
+ */
+
+/**
+ * shmk_parse_enabled() - The selected word of shmem_enabled: the one in
+ * brackets, as in "always within_size advise [never] deny force".
+ * @f: The file, read from its first line (of which 255 bytes are looked
+ *	at).
+ * @out: The word, or "unknown" without one; cut to fit.
+ * @len: Size of @out (at least 1).
+ */
+void shmk_parse_enabled(FILE *f, char *out, size_t len);
+
+/**
+ * struct shmk_mount - one line of a mount table, the fields used here.
+ * @point: The mount point (octal escapes, as "\040", left as they are:
+ *	such a directory is then not found, and not used).
+ * @type: The file system type.
+ * @opts: The mount options.
+ */
+struct shmk_mount {
+	char point[256];
+	char type[64];
+	char opts[512];
+};
+
+/**
+ * shmk_next_mount() - Read the next line of a mount table into @m.
+ * @f: The table, as /proc/self/mounts: "SOURCE POINT TYPE OPTIONS ...",
+ *	its fields separated by white space.
+ * @m: The line's fields.
+ *
+ * A line too long for @m is skipped whole rather than read in pieces,
+ * and so is one with fewer than four fields.
+ *
+ * Return: false at the end of the table.
+ */
+bool shmk_next_mount(FILE *f, struct shmk_mount *m);
+
+/**
+ * shmk_parse_mount_huge() - The huge= option of the tmpfs mounted at
+ * @dir in a mount table: its value, "never" without one, "unknown" if
+ * no tmpfs is mounted at @dir.  The last matching line wins, as it is
+ * the one on top.
+ * @f: The table (shmk_next_mount()).
+ * @dir: The mount point.
+ * @out: The result, cut to fit.
+ * @len: Size of @out (at least 1).
+ */
+void shmk_parse_mount_huge(FILE *f, const char *dir, char *out, size_t len);
 
 /**
  * shmk_pages_prose() - @info->pages for people: "4 KiB", "2 MiB" or
