@@ -10,6 +10,7 @@
  * only thing that tells a hole from written zeros from the outside.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -73,6 +74,26 @@ static void shmk_read_enabled(const char *path, char *out, size_t len)
 	fclose(f);
 }
 
+/*
+ * shmk_mount_fields() - Fields 2 to 4 of mount table line @line into @m.
+ * sscanf() cuts a field at its width and reads the rest of it as the
+ * next field (a long mount point's tail as the type), so a line with a
+ * field too long for @m is not used rather than misread.
+ */
+static bool shmk_mount_fields(const char *line, struct shmk_mount *m)
+{
+	int end[3] = { 0, 0, 0 };
+	size_t i;
+
+	if (sscanf(line, "%*s %255s%n %63s%n %511s%n", m->point, &end[0],
+		   m->type, &end[1], m->opts, &end[2]) != 3)
+		return false;
+	for (i = 0; i < 3; i++)
+		if (line[end[i]] && !isspace((unsigned char)line[end[i]]))
+			return false;
+	return true;
+}
+
 bool shmk_next_mount(FILE *f, struct shmk_mount *m)
 {
 	char line[1024];
@@ -85,8 +106,7 @@ bool shmk_next_mount(FILE *f, struct shmk_mount *m)
 				;
 			continue;
 		}
-		if (sscanf(line, "%*s %255s %63s %511s", m->point, m->type,
-			   m->opts) == 3)
+		if (shmk_mount_fields(line, m))
 			return true;
 	}
 	return false;

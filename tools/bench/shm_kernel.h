@@ -126,8 +126,9 @@ struct shmk_mount {
  *	its fields separated by white space.
  * @m: The line's fields.
  *
- * A line too long for @m is skipped whole rather than read in pieces,
- * and so is one with fewer than four fields.
+ * A line too long for @m (or a field too long for its place) is
+ * skipped whole rather than read in pieces, and so is one with fewer
+ * than four fields.
  *
  * Return: false at the end of the table.
  */

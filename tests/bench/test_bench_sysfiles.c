@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/bench/test_bench_sysfiles.c - upcache-bench's parsers of the
+ * system's files (tools/bench/shm_kernel.h, kernel_env.h) on lines the
+ * suites' own tests never write: the cases fuzz_bench_sysfiles found
+ * misread, kept here as plain regression tests.
+ *
+ * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../tools/bench/kernel_env.h"
+#include "../../tools/bench/shm_kernel.h"
+
+/* text_file() - @text as a file to read, as fopen() would give it. */
+static FILE *text_file(const char *text)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	assert_non_null(f);
+	return f;
+}
+
+/* mount_huge() - shmk_parse_mount_huge() of @dir in table @text. */
+static void mount_huge(const char *text, const char *dir, char *out,
+		       size_t len)
+{
+	FILE *f = text_file(text);
+
+	shmk_parse_mount_huge(f, dir, out, len);
+	fclose(f);
+}
+
+/*
+ * A mount point longer than struct shmk_mount's place: sscanf() read
+ * its first 255 bytes as the point and the rest as the type, so an ext4
+ * mount at ".../tmpfs" was a tmpfs mount at its first 255 bytes.
+ */
+static void test_mount_long_point(void **state)
+{
+	char point[300], text[512], prefix[256], huge[32];
+	struct shmk_mount m;
+	FILE *f;
+
+	(void)state;
+	memset(point, 'a', sizeof(point));
+	point[0] = '/';
+	memcpy(point + 255, "tmpfs", 6);
+	snprintf(text, sizeof(text), "x %s ext4 rw,huge=always 0 0\n"
+		 "tmpfs /dev/shm tmpfs rw 0 0\n", point);
+	f = text_file(text);
+	assert_true(shmk_next_mount(f, &m));
+	assert_string_equal(m.point, "/dev/shm");
+	assert_false(shmk_next_mount(f, &m));
+	fclose(f);
+
+	snprintf(prefix, sizeof(prefix), "%.255s", point);
+	mount_huge(text, prefix, huge, sizeof(huge));
+	assert_string_equal(huge, "unknown");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mount_long_point),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
