@@ -67,10 +67,33 @@ static void test_mount_long_point(void **state)
 	assert_string_equal(huge, "unknown");
 }
 
+/*
+ * huge= is an option of its own: found by strstr(), it was found inside
+ * another option's name or value too.
+ */
+static void test_mount_huge_whole_name(void **state)
+{
+	char huge[32];
+
+	(void)state;
+	mount_huge("t /m tmpfs rw,xhuge=always 0 0\n", "/m", huge,
+		   sizeof(huge));
+	assert_string_equal(huge, "never");
+	mount_huge("t /m tmpfs rw,a=huge=always 0 0\n", "/m", huge,
+		   sizeof(huge));
+	assert_string_equal(huge, "never");
+	mount_huge("t /m tmpfs rw,size=1m,huge=within_size,mode=1777 0 0\n",
+		   "/m", huge, sizeof(huge));
+	assert_string_equal(huge, "within_size");
+	mount_huge("t /m tmpfs huge=advise 0 0\n", "/m", huge, sizeof(huge));
+	assert_string_equal(huge, "advise");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mount_long_point),
+		cmocka_unit_test(test_mount_huge_whole_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -112,24 +112,34 @@ bool shmk_next_mount(FILE *f, struct shmk_mount *m)
 	return false;
 }
 
+/*
+ * shmk_option() - The value of option @name in the comma-separated mount
+ * options @opts (which it cuts at that option's end), or NULL.  A whole
+ * option's name must match: "nohuge=" or "a=huge=" is not huge=.
+ */
+static const char *shmk_option(char *opts, const char *name)
+{
+	size_t len = strlen(name);
+	char *save = NULL, *o;
+
+	for (o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
+		if (!strncmp(o, name, len) && o[len] == '=')
+			return o + len + 1;
+	return NULL;
+}
+
 void shmk_parse_mount_huge(FILE *f, const char *dir, char *out, size_t len)
 {
 	struct shmk_mount m;
 
 	shmk_copy(out, len, "unknown");
 	while (shmk_next_mount(f, &m)) {
-		char *huge;
+		const char *huge;
 
 		if (strcmp(m.point, dir) || strcmp(m.type, "tmpfs"))
 			continue;
-		huge = strstr(m.opts, "huge=");
-		if (!huge) {
-			shmk_copy(out, len, "never");
-			continue;
-		}
-		huge += strlen("huge=");
-		huge[strcspn(huge, ",")] = '\0';
-		shmk_copy(out, len, huge);
+		huge = shmk_option(m.opts, "huge");
+		shmk_copy(out, len, huge ? huge : "never");
 	}
 }
 
