@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,11 +90,41 @@ static void test_mount_huge_whole_name(void **state)
 	assert_string_equal(huge, "advise");
 }
 
+/* swaps_list() - bench_swaps_list_device() of @text. */
+static bool swaps_list(const char *text)
+{
+	FILE *f = text_file(text);
+	bool listed = bench_swaps_list_device(f);
+
+	fclose(f);
+	return listed;
+}
+
+/*
+ * Lines, not reads of a 256-byte buffer: a title line of 300 bytes was
+ * two "lines", so a machine without swap had a device.
+ */
+static void test_swaps_lines(void **state)
+{
+	char title[320];
+
+	(void)state;
+	memset(title, 'T', 300);
+	strcpy(title + 300, "\n");
+	assert_false(swaps_list(title));
+	assert_false(swaps_list(""));
+	assert_false(swaps_list("Filename Type Size Used Priority\n"));
+	assert_true(swaps_list("Filename Type Size Used Priority\n"
+			       "/dev/zram0 partition 8388604 0 100"));
+	assert_true(swaps_list("Filename\n/swap file 1024 0 -2\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mount_long_point),
 		cmocka_unit_test(test_mount_huge_whole_name),
+		cmocka_unit_test(test_swaps_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -52,13 +52,18 @@ bool bench_memcg_writable(void)
 
 bool bench_swaps_list_device(FILE *f)
 {
-	char line[256];
-	int lines = 0;
+	int c, last = '\n';
+	size_t lines = 0;
 
-	/* A title line, then one per device. */
-	while (fgets(line, sizeof(line), f))
-		lines++;
-	return lines > 1;
+	/*
+	 * A title line, then one per device.  Newlines are counted, not
+	 * reads of a line buffer, which a long line needs several of.
+	 */
+	while ((c = fgetc(f)) != EOF) {
+		lines += c == '\n';
+		last = c;
+	}
+	return lines + (last != '\n') > 1;
 }
 
 bool bench_has_swap(void)

@@ -30,7 +30,8 @@ bool bench_controllers_list(FILE *f, const char *controller);
  * A pure parser of the open file, as bench_controllers_list().
  * @f: The file: a title line, then one line per device.
  *
- * Return: true if it has more than one line.
+ * Return: true if it has more than one line (a last one without its
+ * newline counts), however long.
  */
 bool bench_swaps_list_device(FILE *f);
 
