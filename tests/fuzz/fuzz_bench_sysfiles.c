@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/fuzz/fuzz_bench_sysfiles.c - libFuzzer target: the system files
+ * upcache-bench reads to choose and explain its kernel baselines: the
+ * mount table and shmem_enabled (tools/bench/shm_kernel.c), /proc/swaps
+ * and cgroup.controllers (tools/bench/kernel_env.c).
+ *
+ * This file owns the fuzzer's input format.  An input is text, cut at
+ * its first NUL byte.  Its first line is the key: the directory whose
+ * tmpfs is looked up, and a controller name; the rest (after the first
+ * newline, empty without one) is the file, given to each parser as a
+ * memory stream of exactly its size, so ASan sees a read past its end.
+ * Every input is valid; the file is read as each of the four tables,
+ * and any broken contract (shm_kernel.h, kernel_env.h) prints the input
+ * and aborts.  Each contract is evaluated here independently, from the
+ * file's lines:
+ *
+ *  1. as a mount table: shmk_next_mount() must return, in order, the
+ *     fields 2 to 4 of every line of four fields or more that fits
+ *     struct shmk_mount and the parser's line buffer, and skip the rest
+ *     (model_mounts());
+ *     shmk_parse_mount_huge() for the key and for each of the table's
+ *     first FZ_MAX_LOOKUPS mount points must give the huge= option (a
+ *     whole option's name) of the last tmpfs mounted there, "never"
+ *     without one, "unknown" with no such tmpfs (expect_huge()).
+ *  2. as shmem_enabled: shmk_parse_enabled() must give the word in the
+ *     first brackets of the first line, or "unknown".
+ *  3. as cgroup.controllers: bench_controllers_list() must say whether
+ *     the key, and "memory", is one of the first line's names.
+ *  4. as /proc/swaps: bench_swaps_list_device() must say whether the
+ *     file has more than one line.
+ *
+ * Each result string goes to a buffer of one of four sizes, chosen by
+ * the input's length and allocated to exactly that size: it must be the
+ * expected string cut to fit, and terminated.
+ *
+ * Not covered: opening the real files, and what the probes do with the
+ * results (statfs(), access(): the file system, not text).
+ *
+ * Run without libFuzzer by tests/fuzz/replay_main.c over the seed corpus
+ * tests/fuzz/corpus/fuzz_bench_sysfiles/.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_env.h"
+#include "shm_kernel.h"
+
+/* The parsers' line buffers, less the NUL: what they look at of a line. */
+#define FZ_MOUNT_LINE		1022	/* and the newline */
+#define FZ_ENABLED_LINE		255
+#define FZ_CONTROLLERS_LINE	511
+
+#define FZ_MAX_MOUNTS		256
+/* How many of the table's mount points are looked up as well. */
+#define FZ_MAX_LOOKUPS		8
+
+/* The input being run, printed when a check fails. */
+static const char *fz_text;
+
+/* fz_fail() - Print the input and what went wrong, and abort. */
+__attribute__((noreturn, format(printf, 1, 2)))
+static void fz_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "fuzz_bench_sysfiles: input:\n%s\n-- end of input\n"
+		"fuzz_bench_sysfiles: ", fz_text);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+#define FZ_CHECK(cond, ...)				\
+	do {						\
+		if (!(cond))				\
+			fz_fail(__VA_ARGS__);		\
+	} while (0)
+
+/*
+ * struct sysfile - the file under test: @len bytes at @buf, malloc()ed
+ * to exactly that size.
+ */
+struct sysfile {
+	char *buf;
+	size_t len;
+};
+
+/* sysfile_open() - A fresh stream over the file, as fopen() gives one. */
+static FILE *sysfile_open(const struct sysfile *file)
+{
+	FILE *f = fmemopen(file->buf, file->len, "r");
+
+	FZ_CHECK(f, "fmemopen() failed");
+	return f;
+}
+
+/* out_alloc() - A result buffer of exactly @len bytes, not zeroed. */
+static char *out_alloc(size_t len)
+{
+	char *out = malloc(len);
+
+	FZ_CHECK(out, "out of memory");
+	memset(out, 0xa5, len);
+	return out;
+}
+
+/*
+ * check_cut() - @got, from a buffer of @len bytes, is @want (@n bytes,
+ * not terminated) cut to fit.
+ */
+static void check_cut(const char *what, const char *got, size_t len,
+		      const char *want, size_t n)
+{
+	size_t fit = n < len - 1 ? n : len - 1;
+
+	FZ_CHECK(memchr(got, '\0', len), "%s: not terminated", what);
+	FZ_CHECK(strlen(got) == fit && !memcmp(got, want, fit),
+		 "%s: '%s', want '%.*s' cut to %zu bytes", what, got, (int)n,
+		 want, len);
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' ||
+	       c == '\f' || c == '\r';
+}
+
+/* line_end() - The end of the line at @s (its newline, or the end). */
+static const char *line_end(const char *s, const char *end)
+{
+	const char *nl = memchr(s, '\n', (size_t)(end - s));
+
+	return nl ? nl : end;
+}
+
+/* ------------------------------------------------------------------ */
+/* 1. The mount table */
+
+/*
+ * model_fields() - The fields 2 to 4 of line @s..@end into @m, if it
+ * has four fields or more and they fit.
+ */
+static bool model_fields(const char *s, const char *end, struct shmk_mount *m)
+{
+	char *field[3] = { m->point, m->type, m->opts };
+	const size_t size[3] = {
+		sizeof(m->point), sizeof(m->type), sizeof(m->opts),
+	};
+	const char *start;
+	size_t n;
+	int i;
+
+	for (i = -1; i < 3; i++) {
+		while (s < end && is_space(*s))
+			s++;
+		if (s == end)
+			return false;
+		for (start = s; s < end && !is_space(*s); s++)
+			;
+		if (i < 0)
+			continue;	/* the source: any length */
+		n = (size_t)(s - start);
+		if (n >= size[i])
+			return false;
+		memcpy(field[i], start, n);
+		field[i][n] = '\0';
+	}
+	return true;
+}
+
+/* model_mounts() - The mounts of the file's lines. Return: how many. */
+static size_t model_mounts(const struct sysfile *file, struct shmk_mount *m)
+{
+	const char *s = file->buf, *end = file->buf + file->len, *eol;
+	size_t nr = 0;
+
+	for (; s < end && nr < FZ_MAX_MOUNTS; s = eol + 1) {
+		eol = line_end(s, end);
+		if ((size_t)(eol - s) <= FZ_MOUNT_LINE &&
+		    model_fields(s, eol, &m[nr]))
+			nr++;
+		if (eol == end)
+			break;
+	}
+	return nr;
+}
+
+static void check_next_mount(const struct sysfile *file,
+			     const struct shmk_mount *want, size_t nr)
+{
+	FILE *f = sysfile_open(file);
+	struct shmk_mount got;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		memset(&got, 0xa5, sizeof(got));
+		FZ_CHECK(shmk_next_mount(f, &got), "mount %zu of %zu missed",
+			 i, nr);
+		FZ_CHECK(!strcmp(got.point, want[i].point) &&
+			 !strcmp(got.type, want[i].type) &&
+			 !strcmp(got.opts, want[i].opts),
+			 "mount %zu: '%s' '%s' '%s', want '%s' '%s' '%s'", i,
+			 got.point, got.type, got.opts, want[i].point,
+			 want[i].type, want[i].opts);
+	}
+	/* FZ_MAX_MOUNTS caps the model, not the table. */
+	FZ_CHECK(nr == FZ_MAX_MOUNTS || !shmk_next_mount(f, &got),
+		 "a mount past the %zu of the table: '%s' '%s' '%s'", nr,
+		 got.point, got.type, got.opts);
+	fclose(f);
+}
+
+/*
+ * option_value() - The value of option @name= in the comma-separated
+ * @opts, @n bytes of it in *@n; NULL if no option has that name.
+ */
+static const char *option_value(const char *opts, const char *name,
+				size_t *n)
+{
+	size_t len = strlen(name);
+	const char *o;
+
+	for (o = opts; o; o = strchr(o, ',') ? strchr(o, ',') + 1 : NULL) {
+		if (!strncmp(o, name, len) && o[len] == '=') {
+			*n = strcspn(o + len + 1, ",");
+			return o + len + 1;
+		}
+	}
+	return NULL;
+}
+
+/* expect_huge() - What shmk_parse_mount_huge() must say of @dir. */
+static const char *expect_huge(const struct shmk_mount *m, size_t nr,
+			       const char *dir, size_t *n)
+{
+	const char *value;
+	size_t i;
+
+	for (i = nr; i-- > 0;) {
+		if (strcmp(m[i].point, dir) || strcmp(m[i].type, "tmpfs"))
+			continue;
+		value = option_value(m[i].opts, "huge", n);
+		if (value)
+			return value;
+		*n = strlen("never");
+		return "never";
+	}
+	*n = strlen("unknown");
+	return "unknown";
+}
+
+static void check_mount_huge(const struct sysfile *file,
+			     const struct shmk_mount *m, size_t nr,
+			     const char *dir, size_t len)
+{
+	char *out = out_alloc(len);
+	const char *want;
+	FILE *f = sysfile_open(file);
+	size_t n;
+
+	shmk_parse_mount_huge(f, dir, out, len);
+	fclose(f);
+	want = expect_huge(m, nr, dir, &n);
+	check_cut("shmk_parse_mount_huge()", out, len, want, n);
+	free(out);
+}
+
+static void fuzz_mounts(const struct sysfile *file, const char *key,
+			size_t len)
+{
+	struct shmk_mount *m = calloc(FZ_MAX_MOUNTS, sizeof(*m));
+	size_t nr, i;
+
+	FZ_CHECK(m, "out of memory");
+	nr = model_mounts(file, m);
+	check_next_mount(file, m, nr);
+	check_mount_huge(file, m, nr, key, len);
+	for (i = 0; i < nr && i < FZ_MAX_LOOKUPS; i++)
+		check_mount_huge(file, m, nr, m[i].point, len);
+	free(m);
+}
+
+/* ------------------------------------------------------------------ */
+/* 2. shmem_enabled */
+
+/*
+ * first_line() - What a parser reading @max bytes of the first line
+ * sees: the line with its newline, cut to @max.  Return: the length.
+ */
+static size_t first_line(const struct sysfile *file, size_t max)
+{
+	const char *end = file->buf + file->len;
+	const char *eol = line_end(file->buf, end);
+	size_t n = (size_t)(eol - file->buf) + (eol < end);
+
+	return n < max ? n : max;
+}
+
+static void fuzz_enabled(const struct sysfile *file, size_t len)
+{
+	size_t n = first_line(file, FZ_ENABLED_LINE);
+	const char *open = memchr(file->buf, '[', n);
+	const char *close = NULL, *want = "unknown";
+	char *out = out_alloc(len);
+	size_t wn = strlen(want);
+	FILE *f;
+
+	if (open)
+		close = memchr(open, ']', n - (size_t)(open - file->buf));
+	if (close) {
+		want = open + 1;
+		wn = (size_t)(close - want);
+	}
+	f = sysfile_open(file);
+	shmk_parse_enabled(f, out, len);
+	fclose(f);
+	check_cut("shmk_parse_enabled()", out, len, want, wn);
+	free(out);
+}
+
+/* ------------------------------------------------------------------ */
+/* 3. cgroup.controllers and 4. /proc/swaps */
+
+/* expect_listed() - Is @name one of the first line's names? */
+static bool expect_listed(const struct sysfile *file, const char *name)
+{
+	size_t n = first_line(file, FZ_CONTROLLERS_LINE);
+	size_t len = strlen(name), i = 0, start;
+
+	while (i < n) {
+		while (i < n && (file->buf[i] == ' ' || file->buf[i] == '\n'))
+			i++;
+		for (start = i; i < n && file->buf[i] != ' ' &&
+		     file->buf[i] != '\n'; i++)
+			;
+		if (i > start && i - start == len &&
+		    !memcmp(file->buf + start, name, len))
+			return true;
+	}
+	return false;
+}
+
+static void check_listed(const struct sysfile *file, const char *name)
+{
+	bool want = expect_listed(file, name);
+	FILE *f = sysfile_open(file);
+	bool got = bench_controllers_list(f, name);
+
+	fclose(f);
+	FZ_CHECK(got == want, "bench_controllers_list('%s') = %d, want %d",
+		 name, got, want);
+}
+
+/* expect_lines() - The file's lines, a last one without its newline too. */
+static size_t expect_lines(const struct sysfile *file)
+{
+	size_t lines = 0, i;
+
+	for (i = 0; i < file->len; i++)
+		lines += file->buf[i] == '\n';
+	return lines + (file->len && file->buf[file->len - 1] != '\n');
+}
+
+static void fuzz_swaps(const struct sysfile *file)
+{
+	bool want = expect_lines(file) > 1;
+	FILE *f = sysfile_open(file);
+	bool got = bench_swaps_list_device(f);
+
+	fclose(f);
+	FZ_CHECK(got == want, "bench_swaps_list_device() = %d, want %d "
+		 "(%zu lines)", got, want, expect_lines(file));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* The real size of shmk_info's strings, and less. */
+	static const size_t lens[] = { 32, 1, 2, 7 };
+	size_t len = lens[size % 4], text_len, key_len;
+	char *text = malloc(size + 1), *nl, *key;
+	struct sysfile file;
+
+	FZ_CHECK(text, "out of memory");
+	if (size)
+		memcpy(text, data, size);
+	text[size] = '\0';
+	fz_text = text;
+	text_len = strlen(text);
+	nl = strchr(text, '\n');
+	key_len = nl ? (size_t)(nl - text) : text_len;
+	file.len = nl ? text_len - key_len - 1 : 0;
+	file.buf = malloc(file.len ? file.len : 1);
+	FZ_CHECK(file.buf, "out of memory");
+	if (file.len)
+		memcpy(file.buf, nl + 1, file.len);
+	key = strndup(text, key_len);
+	FZ_CHECK(key, "out of memory");
+
+	fuzz_mounts(&file, key, len);
+	fuzz_enabled(&file, len);
+	check_listed(&file, key);
+	check_listed(&file, "memory");
+	fuzz_swaps(&file);
+
+	free(key);
+	free(file.buf);
+	fz_text = NULL;
+	free(text);
+	return 0;
+}
