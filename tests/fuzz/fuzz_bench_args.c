@@ -54,33 +54,12 @@
 
 #include "options.h"
 
+#define FZ_TARGET	"fuzz_bench_args"
+#include "fuzz_text.h"
+
 #define FZ_MAX_WORDS	64
 /* How much of the blamed word an error message must quote. */
 #define FZ_QUOTED	16
-
-/* The input being run, printed when a check fails. */
-static const char *fz_text;
-
-/* fz_fail() - Print the input and what went wrong, and abort. */
-__attribute__((noreturn, format(printf, 1, 2)))
-static void fz_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "fuzz_bench_args: input:\n%s\n-- end of input\n"
-		"fuzz_bench_args: ", fz_text);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	abort();
-}
-
-#define FZ_CHECK(cond, ...)				\
-	do {						\
-		if (!(cond))				\
-			fz_fail(__VA_ARGS__);		\
-	} while (0)
 
 /* ------------------------------------------------------------------ */
 /* Words */

@@ -51,6 +51,9 @@
 #include "kernel_env.h"
 #include "shm_kernel.h"
 
+#define FZ_TARGET	"fuzz_bench_sysfiles"
+#include "fuzz_text.h"
+
 /* The parsers' line buffers, less the NUL: what they look at of a line. */
 #define FZ_MOUNT_LINE		1022	/* and the newline */
 #define FZ_ENABLED_LINE		255
@@ -59,30 +62,6 @@
 #define FZ_MAX_MOUNTS		256
 /* How many of the table's mount points are looked up as well. */
 #define FZ_MAX_LOOKUPS		8
-
-/* The input being run, printed when a check fails. */
-static const char *fz_text;
-
-/* fz_fail() - Print the input and what went wrong, and abort. */
-__attribute__((noreturn, format(printf, 1, 2)))
-static void fz_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "fuzz_bench_sysfiles: input:\n%s\n-- end of input\n"
-		"fuzz_bench_sysfiles: ", fz_text);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	abort();
-}
-
-#define FZ_CHECK(cond, ...)				\
-	do {						\
-		if (!(cond))				\
-			fz_fail(__VA_ARGS__);		\
-	} while (0)
 
 /*
  * struct sysfile - the file under test: @len bytes at @buf, malloc()ed

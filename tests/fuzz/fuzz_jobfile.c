@@ -48,33 +48,12 @@
 #include "run_options.h"
 #include "run_spec.h"
 
+#define FZ_TARGET	"fuzz_jobfile"
+#include "fuzz_text.h"
+
 #define FZ_FNAME	"fuzz.fio"
 #define FZ_SECTION	"fuzz"
 #define FZ_MAX_LINES	256
-
-/* The input being run, printed when a check fails. */
-static const char *fz_text;
-
-/* fz_fail() - Print the input and what went wrong, and abort. */
-__attribute__((noreturn, format(printf, 1, 2)))
-static void fz_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "fuzz_jobfile: input:\n%s\n-- end of input\n"
-		"fuzz_jobfile: ", fz_text);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	abort();
-}
-
-#define FZ_CHECK(cond, ...)				\
-	do {						\
-		if (!(cond))				\
-			fz_fail(__VA_ARGS__);		\
-	} while (0)
 
 /* fz_xstrdup() - strdup() that aborts: the target has no error path. */
 static char *fz_xstrdup(const char *s)
