@@ -436,28 +436,34 @@ static void check_numbers(const char *s)
 		{ 1, BENCH_MAX_ROUNDS },
 		{ BENCH_MIN_SIZE, BENCH_MAX_SIZE },
 	};
+	static const struct {
+		const char *name;
+		int (*parse)(const char *, unsigned long, unsigned long,
+			     unsigned long *);
+		int (*expect)(const char *, unsigned long, unsigned long,
+			      unsigned long *);
+	} parsers[] = {
+		{ "bench_parse_uint", bench_parse_uint, expect_uint },
+		{ "bench_parse_size", bench_parse_size, expect_size },
+	};
 	const unsigned long poison = 0x5a5a5a5aUL;
-	unsigned long got, want;
+	unsigned long got, want, min, max;
 	int ret, wret;
-	size_t i;
+	size_t i, p;
 
 	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
-		got = poison;
-		want = poison;
-		ret = bench_parse_uint(s, limits[i].min, limits[i].max, &got);
-		wret = expect_uint(s, limits[i].min, limits[i].max, &want);
-		FZ_CHECK(ret == wret && got == want,
-			 "bench_parse_uint(\"%s\", %lu, %lu) = %d (%lu), "
-			 "want %d (%lu)", s, limits[i].min, limits[i].max,
-			 ret, got, wret, want);
-		got = poison;
-		want = poison;
-		ret = bench_parse_size(s, limits[i].min, limits[i].max, &got);
-		wret = expect_size(s, limits[i].min, limits[i].max, &want);
-		FZ_CHECK(ret == wret && got == want,
-			 "bench_parse_size(\"%s\", %lu, %lu) = %d (%lu), "
-			 "want %d (%lu)", s, limits[i].min, limits[i].max,
-			 ret, got, wret, want);
+		min = limits[i].min;
+		max = limits[i].max;
+		for (p = 0; p < sizeof(parsers) / sizeof(parsers[0]); p++) {
+			got = poison;
+			want = poison;
+			ret = parsers[p].parse(s, min, max, &got);
+			wret = parsers[p].expect(s, min, max, &want);
+			FZ_CHECK(ret == wret && got == want,
+				 "%s(\"%s\", %lu, %lu) = %d (%lu), want %d (%lu)",
+				 parsers[p].name, s, min, max, ret, got, wret,
+				 want);
+		}
 	}
 }
 
@@ -492,22 +498,16 @@ static void fuzz_words(const struct words *w)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const size_t errlens[] = { 160, 0, 1, 2, 23 };
-	char *text = malloc(size + 1);
+	char *text = fz_text_begin(data, size);
 	struct words w;
 	struct want want;
 
-	FZ_CHECK(text, "out of memory");
-	if (size)
-		memcpy(text, data, size);
-	text[size] = '\0';
-	fz_text = text;
 	words_split(&w, text);
 	model_parse(w.nr, w.word, &want);
 	fuzz_parse(&w, &want, errlens[size % 5]);
 	fuzz_from_argv(&w, &want, size % 2 ? "shm" : "swap");
 	fuzz_words(&w);
 	words_free(&w);
-	fz_text = NULL;
-	free(text);
+	fz_text_end(text);
 	return 0;
 }

@@ -364,14 +364,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The real size of shmk_info's strings, and less. */
 	static const size_t lens[] = { 32, 1, 2, 7 };
 	size_t len = lens[size % 4], text_len, key_len;
-	char *text = malloc(size + 1), *nl, *key;
+	char *text = fz_text_begin(data, size), *nl, *key;
 	struct sysfile file;
 
-	FZ_CHECK(text, "out of memory");
-	if (size)
-		memcpy(text, data, size);
-	text[size] = '\0';
-	fz_text = text;
 	text_len = strlen(text);
 	nl = strchr(text, '\n');
 	key_len = nl ? (size_t)(nl - text) : text_len;
@@ -391,7 +386,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	free(key);
 	free(file.buf);
-	fz_text = NULL;
-	free(text);
+	fz_text_end(text);
 	return 0;
 }

@@ -788,18 +788,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const size_t errlens[] = { 256, 2, 17, 80 };
 	size_t errlen = errlens[size % 4];
-	char *text = malloc(size + 1);
+	char *text = fz_text_begin(data, size);
 
-	FZ_CHECK(text, "out of memory");
-	if (size)
-		memcpy(text, data, size);
-	text[size] = '\0';
-	fz_text = text;
 	fuzz_jobfile(text, errlen);
 	fuzz_cmdline(text, errlen);
 	fuzz_units(text);
 	fuzz_resolve(text, errlen);
-	fz_text = NULL;
-	free(text);
+	fz_text_end(text);
 	return 0;
 }

@@ -4,8 +4,9 @@
  * text reports a broken contract.
  *
  * The target defines FZ_TARGET (its name, a string) before including
- * this, points fz_text at the input's text while it runs it, and checks
- * with FZ_CHECK(cond, fmt, ...): a failed check prints the whole input,
+ * this, takes the input as a string with fz_text_begin() and gives it
+ * back with fz_text_end(), and checks with FZ_CHECK(cond, fmt, ...)
+ * in between: a failed check prints the whole input,
  * so that it can be replayed as it is, then what went wrong, and aborts
  * (which libFuzzer and the replay test both take as a failure).
  */
@@ -13,8 +14,11 @@
 #define UPCACHE_TESTS_FUZZ_TEXT_H
 
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef FZ_TARGET
 #error "define FZ_TARGET, the target's name, before including fuzz_text.h"
@@ -43,5 +47,32 @@ static void fz_fail(const char *fmt, ...)
 		if (!(cond))				\
 			fz_fail(__VA_ARGS__);		\
 	} while (0)
+
+/*
+ * fz_text_begin() - The input's @size bytes at @data as a string (cut at
+ * its first NUL, if any), which failed checks print.
+ * Return: the string, to hand to fz_text_end().
+ */
+__attribute__((unused))
+static char *fz_text_begin(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+
+	fz_text = "(the input could not be copied)";
+	FZ_CHECK(text, "out of memory");
+	if (size)
+		memcpy(text, data, size);
+	text[size] = '\0';
+	fz_text = text;
+	return text;
+}
+
+/* fz_text_end() - Done with the input fz_text_begin() gave as @text. */
+__attribute__((unused))
+static void fz_text_end(char *text)
+{
+	fz_text = NULL;
+	free(text);
+}
 
 #endif /* UPCACHE_TESTS_FUZZ_TEXT_H */
