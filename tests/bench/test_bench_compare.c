@@ -63,6 +63,26 @@ static void test_compare_alternates_first_side(void **state)
 	}
 }
 
+/* compare_empty_json() - compare with "--json=", as its process would. */
+static void compare_empty_json(void *arg)
+{
+	(void)arg;
+	exit(compare_status("--json=", "--", "--name=x",
+			    "--ioengine=upcache-shmem", "--size=64k", "--",
+			    "--name=x", "--ioengine=upcache-shmem",
+			    "--size=64k", NULL));
+}
+
+/*
+ * An empty --json file name is bad input, said as the suites say it,
+ * before anything runs (it used to be taken for the file "").
+ */
+static void test_compare_refuses_empty_json(void **state)
+{
+	(void)state;
+	bt_expect_exit2(compare_empty_json, NULL, "--json: missing file name");
+}
+
 /*
  * The same number of rows, but other jobs, or other directions: an
  * error, not a pairing.
@@ -250,6 +270,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compare_alternates_first_side),
+		cmocka_unit_test(test_compare_refuses_empty_json),
 		cmocka_unit_test(test_compare_refuses_other_rows),
 		cmocka_unit_test(test_compare_pairs_skipped_job),
 		cmocka_unit_test(test_compare_reports_zero_on_a),

@@ -1027,7 +1027,7 @@ static void test_run_cmdline_jobs(void **state)
  * Global options after a job file apply to it too, as in fio, which
  * reads every option before its job files; job files' jobs still come
  * before the --name ones.  A bare --json does not take a job file after
- * it for the file to write.
+ * it for the file to write; "--json=" names no file at all.
  */
 static void test_run_cmdline_globals_after_jobfile(void **state)
 {
@@ -1036,6 +1036,7 @@ static void test_run_cmdline_globals_after_jobfile(void **state)
 	char *argv[] = { path, "--bs=64k", "--numjobs=2", "--name=c",
 			 "--size=1m" };
 	char *json_first[] = { "--json", path, "--name=c", "--size=1m" };
+	char *json_empty[] = { "--json=", "--name=c", "--size=1m", path };
 	struct run_spec spec;
 	char err[200];
 	int fd;
@@ -1053,6 +1054,10 @@ static void test_run_cmdline_globals_after_jobfile(void **state)
 	assert_string_equal(spec.jobs[1].name, "c");
 	assert_int_equal(spec.jobs[1].bs, 64 * KiB);
 	run_spec_free(&spec);
+	/* An empty FILE is an error, as in the suites. */
+	assert_int_equal(run_parse_args(4, json_empty, &spec, err,
+					sizeof(err)), -EINVAL);
+	assert_string_equal(err, "--json: missing file name");
 	/* A bare --json before a job file does not take it as its FILE. */
 	assert_int_equal(run_parse_args(4, json_first, &spec, err,
 					sizeof(err)), 0);

@@ -557,6 +557,8 @@ static void fuzz_cmdline(const char *text, size_t errlen)
 		FZ_CHECK(!spec.json_path || (spec.json && in_argv(spec.json_path,
 								  argv, argc)),
 			 "json_path not one of the words");
+		FZ_CHECK(!spec.json_path || *spec.json_path,
+			 "an empty json_path");
 	}
 	run_spec_free(&spec);
 	for (i = 0; i < argc; i++)

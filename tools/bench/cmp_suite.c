@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "options.h"
 #include "output.h"
 #include "report.h"
 #include "run_exec.h"
@@ -134,8 +135,9 @@ static int cmp_parse_own(struct cmp_args *a, char **argv, int argc, int *i,
 			val = next;
 			(*i)++;
 		}
+		if (bench_json_path(val, &a->json_path, err, errlen))
+			return -EINVAL;
 		a->json = true;
-		a->json_path = val && strcmp(val, "-") ? val : NULL;
 	} else if (!strcmp(arg, "--output-format=json")) {
 		a->json = true;
 		a->normal = false;

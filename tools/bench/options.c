@@ -158,15 +158,23 @@ static int options_size(const char *name, const char *value,
 	return 0;
 }
 
+int bench_json_path(const char *value, const char **path, char *err,
+		    size_t errlen)
+{
+	if (value && !*value)
+		return bench_opt_error(err, errlen, "--json: missing file name");
+	*path = value && strcmp(value, "-") ? value : NULL;
+	return 0;
+}
+
 /* options_json() - Handle --json, --json FILE and --json=FILE. */
 static int options_json(const char *name, const char *value,
 			struct bench_options *opts, char *err, size_t errlen)
 {
-	if (value && !*value)
-		return bench_opt_error(err, errlen, "%s: missing file name",
-				     name);
+	(void)name;
+	if (bench_json_path(value, &opts->json_path, err, errlen))
+		return -EINVAL;
 	opts->json = true;
-	opts->json_path = value && strcmp(value, "-") ? value : NULL;
 	return 0;
 }
 

@@ -70,6 +70,21 @@ __attribute__((format(printf, 3, 4)))
 int bench_opt_error(char *err, size_t errlen, const char *fmt, ...);
 
 /**
+ * bench_json_path() - Where a --json option sends the JSON.
+ * @value: Its FILE: from "--json=FILE", the word after a bare --json
+ *	that the command's grammar takes as FILE, or NULL for none.
+ * @path: Set to FILE, or to NULL (stdout) without one or for "-".
+ * @err: Buffer for a one-line message on error.
+ * @errlen: Size of @err.
+ *
+ * The one rule of every command's --json (the suites', run's and
+ * compare's): an empty FILE, as in "--json=", is an error.
+ * Return: 0, or -EINVAL with the message in @err.
+ */
+int bench_json_path(const char *value, const char **path, char *err,
+		    size_t errlen);
+
+/**
  * bench_parse_uint() - Parse a decimal number within limits.
  * @s: The text: digits only, no sign, no spaces, no suffix.
  * @min: Smallest accepted value.

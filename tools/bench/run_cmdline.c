@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "options.h"
 #include "run_spec.h"
 #include "util.h"
 
@@ -76,8 +77,9 @@ static int cmd_tool_option(const char *name, const char *value,
 			value = next;
 			*used_next = true;
 		}
+		if (bench_json_path(value, &spec->json_path, err, errlen))
+			return -EINVAL;
 		spec->json = true;
-		spec->json_path = value && strcmp(value, "-") ? value : NULL;
 		return 1;
 	}
 	if (strcmp(name, "output-format"))
