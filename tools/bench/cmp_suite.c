@@ -6,6 +6,7 @@
  *			      [--json [FILE]] -- <run args A> -- <run args B>
  *	upcache-bench compare [--rounds N] ... A.fio B.fio
  *
+ * (The command line's grammar and errors: cmp_args.h.)
  * Owns A/B comparisons of two `run` configurations.  The machines this
  * runs on drift (shared cores, frequency, other tenants), so A and B
  * are never measured in two separate blocks: each round runs both, each
@@ -34,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmp_args.h"
 #include "options.h"
 #include "output.h"
 #include "report.h"
@@ -45,8 +47,6 @@
 #include "table.h"
 #include "util.h"
 
-#define CMP_DEFAULT_ROUNDS	5
-
 /* The figures compared, as run_report_rows() names them. */
 static const char *const cmp_figures[] = {
 	"bw_MiBps", "iops", "lat_ns_mean", "clat_ns_p50", "clat_ns_p90",
@@ -54,26 +54,6 @@ static const char *const cmp_figures[] = {
 };
 
 #define NR_CMP_FIGURES	(sizeof(cmp_figures) / sizeof(cmp_figures[0]))
-
-/**
- * struct cmp_args - the parsed command line.
- * @rounds: Pairs of runs.
- * @json: Write the JSON object.
- * @json_path: Its file, or NULL for stdout.
- * @normal: Print the table.
- * @help: --help was given.
- * @side: The run arguments of A and B.
- * @nr_side: How many each.
- */
-struct cmp_args {
-	unsigned int rounds;
-	bool json;
-	const char *json_path;
-	bool normal;
-	bool help;
-	char **side[2];
-	int nr_side[2];
-};
 
 /**
  * struct cmp_samples - every figure of every round.
@@ -103,106 +83,6 @@ static double *cmp_at(struct cmp_samples *s, unsigned int rounds, int side,
 {
 	return &s->v[(((size_t)side * rounds + round) * s->nr_rows + row) *
 		     NR_CMP_FIGURES + fig];
-}
-
-/* cmp_parse_own() - Handle one of compare's own options. */
-static int cmp_parse_own(struct cmp_args *a, char **argv, int argc, int *i,
-			 char *err, size_t errlen)
-{
-	const char *arg = argv[*i];
-	const char *next = *i + 1 < argc ? argv[*i + 1] : NULL;
-	unsigned long v;
-
-	if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-		a->help = true;
-	} else if (!strcmp(arg, "--rounds") || !strncmp(arg, "--rounds=", 9)) {
-		const char *val = arg[8] == '=' ? arg + 9 : next;
-
-		if (arg[8] != '=')
-			(*i)++;
-		if (bench_parse_uint(val, 1, BENCH_MAX_ROUNDS, &v)) {
-			snprintf(err, errlen, "--rounds: '%s' is not a number "
-				 "in 1..%d", val ? val : "", BENCH_MAX_ROUNDS);
-			return -EINVAL;
-		}
-		a->rounds = (unsigned int)v;
-	} else if (!strcmp(arg, "--json") || !strncmp(arg, "--json=", 7)) {
-		const char *val = arg[6] == '=' ? arg + 7 : NULL;
-
-		if (!val && next && strcmp(next, "--") &&
-		    (next[0] != '-' || !strcmp(next, "-")) &&
-		    bench_json_word_is_file(next)) {
-			val = next;
-			(*i)++;
-		}
-		if (bench_json_path(val, &a->json_path, err, errlen))
-			return -EINVAL;
-		a->json = true;
-	} else if (!strcmp(arg, "--output-format=json")) {
-		a->json = true;
-		a->normal = false;
-	} else if (!strcmp(arg, "--output-format=normal")) {
-		a->normal = true;
-	} else {
-		snprintf(err, errlen, "unknown option '%s' (run options go "
-			 "after '--')", arg);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* cmp_parse() - Split the command line into compare's options, A and B. */
-static int cmp_parse(int argc, char **argv, struct cmp_args *a, char *err,
-		     size_t errlen)
-{
-	int i, first = -1, second = -1;
-
-	memset(a, 0, sizeof(*a));
-	a->rounds = CMP_DEFAULT_ROUNDS;
-	a->normal = true;
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			if (first < 0)
-				first = i;
-			else if (second < 0)
-				second = i;
-			continue;
-		}
-		if (first >= 0)
-			continue;
-		if (argv[i][0] != '-') {
-			/* Two job files: compare A.fio B.fio. */
-			if (a->nr_side[1]) {
-				snprintf(err, errlen, "give two job files, or "
-					 "'-- A -- B'");
-				return -EINVAL;
-			}
-			a->side[a->nr_side[0] ? 1 : 0] = &argv[i];
-			a->nr_side[a->nr_side[0] ? 1 : 0] = 1;
-			continue;
-		}
-		if (cmp_parse_own(a, argv, argc, &i, err, errlen))
-			return -EINVAL;
-	}
-	if (a->help)
-		return 0;
-	if (first >= 0 && (a->nr_side[0] || second < 0)) {
-		snprintf(err, errlen, "give '-- <options A> -- <options B>' "
-			 "or two job files");
-		return -EINVAL;
-	}
-	if (first >= 0) {
-		a->side[0] = &argv[first + 1];
-		a->nr_side[0] = second - first - 1;
-		a->side[1] = &argv[second + 1];
-		a->nr_side[1] = argc - second - 1;
-	}
-	if (!a->nr_side[0] || !a->nr_side[1]) {
-		snprintf(err, errlen, "two configurations are needed: "
-			 "'-- <options A> -- <options B>' or A.fio B.fio");
-		return -EINVAL;
-	}
-	return 0;
 }
 
 /* cmp_spec() - Parse one side's run arguments. */
@@ -576,7 +456,8 @@ int bench_suite_compare_argv(int argc, char **argv)
 	char err[400];
 	int status = BENCH_EXIT_ERROR, ret;
 
-	ret = cmp_parse(argc, argv, &a, err, sizeof(err));
+	ret = cmp_parse_args(argc, argv, bench_json_word_is_file, &a, err,
+			     sizeof(err));
 	if (!ret && a.help) {
 		cmp_usage(stdout);
 		free(spec);
