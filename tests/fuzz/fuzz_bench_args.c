@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/fuzz/fuzz_bench_args.c - libFuzzer target: the options every
- * upcache-bench suite takes (tools/bench/options.c).
+ * upcache-bench suite takes (tools/bench/options.c) and the command line
+ * of `upcache-bench compare` (tools/bench/cmp_args.c).
  *
  * This file owns the fuzzer's input format.  An input is text, cut at
  * its first NUL byte; each line is one command-line word, empty lines
  * included (a final newline does not start one more word), at most
  * FZ_MAX_WORDS of them.  A word is never a file to open: the parsers
- * only keep pointers to --json's and --swap-file's values.  Every input
- * is valid; the words are read three ways, and any broken contract
- * (options.h) prints the input and aborts:
+ * only keep pointers to --json's and --swap-file's values, and compare
+ * asks a probe of this file's about --json's word.  Every input is
+ * valid; the words are read four ways, and any broken contract
+ * (options.h, cmp_args.h) prints the input and aborts:
  *
  *  1. as a suite's arguments: bench_parse_options() must succeed exactly
  *     when the grammar of options.h, evaluated here independently
@@ -32,11 +34,22 @@
  *     bench_options_apply_env() as UPC_BENCH_TINY; return codes and
  *     values must match the grammar (expect_uint(), expect_size()), and
  *     the result is left alone on an error.
+ *  4. as compare's arguments, in an argv of exactly their number:
+ *     cmp_parse_args() must succeed exactly when the grammar of
+ *     cmp_args.h, evaluated here independently (cmp_model()), accepts
+ *     them, and then hold what they say: rounds, json, normal, help,
+ *     json_path pointing at the word itself (NULL for none or "-"), and
+ *     without --help each side as the words it starts at and their
+ *     number.  Its disk probe is fake_json_word_is_file(): a word ending
+ *     in ".fio" is an existing job file, no other word names a file, and
+ *     the parser may ask only about the word after a bare --json that
+ *     could be its FILE.  Errors as in 1 (an error about the sides
+ *     quotes no word), with the same buffer sizes.
  *
  * Not covered: a word holding a newline (the input's line break splits
- * it), and `upcache-bench compare`'s own options, which cmp_suite.c
- * parses in a static function beside the runs and asks the file system
- * about --json's word (bench_json_word_is_file()).
+ * it), compare's real probe, bench_json_word_is_file() (tests/bench/),
+ * and what compare does with the sides (run_parse_args(), which
+ * fuzz_jobfile covers).
  *
  * Run without libFuzzer by tests/fuzz/replay_main.c over the seed corpus
  * tests/fuzz/corpus/fuzz_bench_args/ (dictionary
@@ -52,6 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmp_args.h"
 #include "options.h"
 
 #define FZ_TARGET	"fuzz_bench_args"
@@ -330,7 +344,7 @@ static void check_opts(const struct bench_options *got,
 /*
  * check_message() - An error's message: terminated within @errlen, one
  * line, not empty, and quoting the start of the word blamed, @bad (when
- * the buffer has room for it).
+ * there is one and the buffer has room for it).
  */
 static void check_message(const char *err, size_t errlen, const char *bad)
 {
@@ -344,6 +358,8 @@ static void check_message(const char *err, size_t errlen, const char *bad)
 	if (errlen < 2)
 		return;
 	FZ_CHECK(err[0], "error without a message");
+	if (!bad)
+		return;
 	n = strcspn(bad, "=");
 	n = n < FZ_QUOTED ? n : FZ_QUOTED;
 	if (errlen < n + 64)
@@ -495,6 +511,235 @@ static void fuzz_words(const struct words *w)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* 4. compare's command line (cmp_args.h) */
+
+/*
+ * The file system the fuzzed compare sees: a word ending in ".fio"
+ * names an existing job file, and no other word names anything.  So
+ * the word after a bare --json is its FILE unless it ends in ".fio",
+ * as bench_json_word_is_file() would decide on such a disk.
+ */
+#define FZ_JOB_SUFFIX	".fio"
+
+static bool names_job_file(const char *word)
+{
+	size_t n = strlen(word), k = strlen(FZ_JOB_SUFFIX);
+
+	return n >= k && !strcmp(word + n - k, FZ_JOB_SUFFIX);
+}
+
+/*
+ * struct cmp_want - what compare's words must parse to.
+ * @ok: The grammar accepts them.
+ * @bad: On an error, the index of the option blamed, or -1 when the
+ *	error is about the sides.
+ * @rounds: On success, as struct cmp_args.
+ * @json: Likewise.
+ * @json_path: Likewise.
+ * @normal: Likewise.
+ * @help: Likewise.
+ * @from: The index of each side's first word.
+ * @nr: Its number of words.
+ * @may_ask: The words the probe may be asked about: each one after a
+ *	bare --json that is "-" or does not start with '-'.
+ */
+struct cmp_want {
+	bool ok;
+	int bad;
+	unsigned int rounds;
+	bool json;
+	const char *json_path;
+	bool normal;
+	bool help;
+	int from[2];
+	int nr[2];
+	bool may_ask[FZ_MAX_WORDS];
+};
+
+/*
+ * cmp_model_option() - Apply compare's option @argv[*@i] to @w; the
+ * option part of the words ends at @end (the first "--", or argc), so
+ * no value is taken from past it.  *@i is moved past a value word.
+ * Return: whether the option is good.
+ */
+static bool cmp_model_option(char **argv, int end, int *i,
+			     struct cmp_want *w)
+{
+	const char *word = argv[*i], *next = *i + 1 < end ? argv[*i + 1] : NULL;
+	bool used = false, could;
+	unsigned long n;
+	const char *v;
+
+	if (!strcmp(word, "-h") || !strcmp(word, "--help"))
+		return w->help = true;
+	if (!strcmp(word, "--output-format=normal"))
+		return w->normal = true;
+	if (!strcmp(word, "--output-format=json")) {
+		w->normal = false;
+		return w->json = true;
+	}
+	if (is_option(word, "--rounds")) {
+		v = model_value(word, next, true, &used);
+		*i += used;
+		if (!v || expect_uint(v, 1, BENCH_MAX_ROUNDS, &n))
+			return false;
+		w->rounds = (unsigned int)n;
+		return true;
+	}
+	if (is_option(word, "--json")) {
+		could = next && (next[0] != '-' || !strcmp(next, "-"));
+		if (could && !strchr(word, '='))
+			w->may_ask[*i + 1] = true;
+		v = model_value(word, next, could && !names_job_file(next),
+				&used);
+		*i += used;
+		w->json = true;
+		w->json_path = v && strcmp(v, "-") ? v : NULL;
+		return !v || *v;
+	}
+	return false;
+}
+
+/* cmp_model_sides() - The sides, once the options are read. */
+static void cmp_model_sides(int argc, char **argv, int first, int nr_files,
+			    struct cmp_want *w)
+{
+	int second = first + 1;
+
+	while (second < argc && strcmp(argv[second], "--"))
+		second++;
+	if (first < argc) {
+		/* "-- A -- B": no job files, and both "--" given. */
+		if (nr_files || second >= argc)
+			return;
+		w->from[0] = first + 1;
+		w->nr[0] = second - first - 1;
+		w->from[1] = second + 1;
+		w->nr[1] = argc - second - 1;
+	} else if (nr_files != 2) {
+		return;
+	}
+	w->ok = w->nr[0] && w->nr[1];
+}
+
+/*
+ * cmp_model() - compare's grammar, cmp_args.h: the words before the
+ * first "--" are options and up to two job files; the rest are the
+ * sides.
+ */
+static void cmp_model(int argc, char **argv, struct cmp_want *w)
+{
+	int i, first = 0, nr_files = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->rounds = CMP_DEFAULT_ROUNDS;
+	w->normal = true;
+	w->bad = -1;
+	while (first < argc && strcmp(argv[first], "--"))
+		first++;
+	for (i = 0; i < first; i++) {
+		if (argv[i][0] != '-') {
+			if (nr_files == 2)
+				return;
+			w->from[nr_files] = i;
+			w->nr[nr_files++] = 1;
+		} else if (!cmp_model_option(argv, first, &i, w)) {
+			w->bad = i;
+			return;
+		}
+	}
+	if (w->help)
+		w->ok = true;
+	else
+		cmp_model_sides(argc, argv, first, nr_files, w);
+}
+
+/* The words and the model's answer, for fake_json_word_is_file(). */
+static char **cmp_argv;
+static int cmp_argc;
+static const struct cmp_want *cmp_wanted;
+
+/*
+ * fake_json_word_is_file() - The probe, on the file system above; the
+ * parser may ask it only about the words the grammar says.
+ */
+static bool fake_json_word_is_file(const char *word)
+{
+	int i;
+
+	for (i = 0; i < cmp_argc && cmp_argv[i] != word; i++)
+		;
+	FZ_CHECK(i < cmp_argc && cmp_wanted->may_ask[i],
+		 "asked the disk about '%s', not the word after a bare --json",
+		 word);
+	return !names_job_file(word);
+}
+
+/* check_cmp() - A parse that succeeded against the model's answer. */
+static void check_cmp(char **argv, const struct cmp_args *got,
+		      const struct cmp_want *want)
+{
+	int k;
+
+	FZ_CHECK(got->rounds == want->rounds && got->rounds >= 1 &&
+		 got->rounds <= BENCH_MAX_ROUNDS, "rounds %u, want %u",
+		 got->rounds, want->rounds);
+	FZ_CHECK(got->json == want->json && got->normal == want->normal &&
+		 got->help == want->help,
+		 "flags: json %d normal %d help %d, want %d %d %d", got->json,
+		 got->normal, got->help, want->json, want->normal, want->help);
+	/* The very word, not a copy: argv outlives the options. */
+	FZ_CHECK(got->json_path == want->json_path,
+		 "json_path '%s', want '%s'", got->json_path ? got->json_path :
+		 "(null)", want->json_path ? want->json_path : "(null)");
+	if (want->help)
+		return;
+	for (k = 0; k < 2; k++)
+		FZ_CHECK(got->side[k] == &argv[want->from[k]] &&
+			 got->nr_side[k] == want->nr[k],
+			 "side %c: %d words at %p, want %d at word %d (%p)",
+			 'A' + k, got->nr_side[k], (void *)got->side[k],
+			 want->nr[k], want->from[k],
+			 (void *)&argv[want->from[k]]);
+}
+
+/*
+ * fuzz_compare() - The words as compare's command line, in an argv of
+ * exactly their number (ASan sees a read past it).
+ */
+static void fuzz_compare(const struct words *w, size_t errlen)
+{
+	char **argv = malloc(sizeof(*argv) * (size_t)w->nr);
+	char *err = err_alloc(errlen);
+	struct cmp_want want;
+	struct cmp_args got;
+	int ret;
+
+	FZ_CHECK(argv || !w->nr, "out of memory");
+	if (w->nr)
+		memcpy(argv, w->word, sizeof(*argv) * (size_t)w->nr);
+	cmp_model(w->nr, argv, &want);
+	cmp_argv = argv;
+	cmp_argc = w->nr;
+	cmp_wanted = &want;
+	/* Garbage in: the parser must set what no option does. */
+	memset(&got, 0xa5, sizeof(got));
+	ret = cmp_parse_args(w->nr, argv, fake_json_word_is_file, &got, err,
+			     errlen);
+	FZ_CHECK(ret == 0 || ret == -EINVAL, "cmp_parse_args() = %d", ret);
+	FZ_CHECK(!ret == want.ok, "cmp_parse_args() = %d, want %s", ret,
+		 want.ok ? "success" : "an error");
+	if (ret)
+		check_message(err, errlen, want.bad < 0 ? NULL :
+			      argv[want.bad]);
+	else
+		check_cmp(argv, &got, &want);
+	cmp_wanted = NULL;
+	free(err);
+	free(argv);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const size_t errlens[] = { 160, 0, 1, 2, 23 };
@@ -507,6 +752,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_parse(&w, &want, errlens[size % 5]);
 	fuzz_from_argv(&w, &want, size % 2 ? "shm" : "swap");
 	fuzz_words(&w);
+	fuzz_compare(&w, errlens[size % 5]);
 	words_free(&w);
 	fz_text_end(text);
 	return 0;
