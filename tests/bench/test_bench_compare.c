@@ -10,8 +10,10 @@
  * one side skips, which pairs with nothing to compare; a figure that is
  * 0 on side A (a lock count) is still reported, with its medians and no
  * ratio; every figure's medians and per-pair ratios are consistent
- * summaries of the same rounds.
+ * summaries of the same rounds.  Bad command lines are said as the
+ * suites say them (the grammar itself is fuzzed: fuzz_bench_args).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +28,7 @@
 #include <cmocka.h>
 
 #include "bench_helpers.h"
+#include "cmp_args.h"
 
 #define compare_status(...) \
 	bt_call_argv(bench_suite_compare_argv, __VA_ARGS__)
@@ -81,6 +84,22 @@ static void test_compare_refuses_empty_json(void **state)
 {
 	(void)state;
 	bt_expect_exit2(compare_empty_json, NULL, "--json: missing file name");
+}
+
+/*
+ * A --rounds without its N is said as the suites say it, not as an
+ * empty number ("--rounds: '' is not a number in 1..100").
+ */
+static void test_compare_rounds_needs_value(void **state)
+{
+	char *argv[] = { "a.fio", "b.fio", "--rounds" };
+	struct cmp_args a;
+	char err[200];
+
+	(void)state;
+	assert_int_equal(cmp_parse_args(3, argv, bench_json_word_is_file, &a,
+					err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "--rounds needs a value");
 }
 
 /*
@@ -271,6 +290,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compare_alternates_first_side),
 		cmocka_unit_test(test_compare_refuses_empty_json),
+		cmocka_unit_test(test_compare_rounds_needs_value),
 		cmocka_unit_test(test_compare_refuses_other_rows),
 		cmocka_unit_test(test_compare_pairs_skipped_job),
 		cmocka_unit_test(test_compare_reports_zero_on_a),

@@ -30,9 +30,12 @@ static int cmp_parse_own(struct cmp_args *a, char **argv, int argc, int *i,
 
 		if (arg[8] != '=')
 			(*i)++;
+		if (!val)
+			return bench_opt_error(err, errlen,
+					       "--rounds needs a value");
 		if (bench_parse_uint(val, 1, BENCH_MAX_ROUNDS, &v)) {
 			snprintf(err, errlen, "--rounds: '%s' is not a number "
-				 "in 1..%d", val ? val : "", BENCH_MAX_ROUNDS);
+				 "in 1..%d", val, BENCH_MAX_ROUNDS);
 			return -EINVAL;
 		}
 		a->rounds = (unsigned int)v;
