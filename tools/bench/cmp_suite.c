@@ -6,7 +6,6 @@
  *			      [--json [FILE]] -- <run args A> -- <run args B>
  *	upcache-bench compare [--rounds N] ... A.fio B.fio
  *
- * (The command line's grammar and errors: cmp_args.h.)
  * Owns A/B comparisons of two `run` configurations.  The machines this
  * runs on drift (shared cores, frequency, other tenants), so A and B
  * are never measured in two separate blocks: each round runs both, each
@@ -28,6 +27,7 @@
  * are reported and the status is 130.
  *
  * Exit status: 0, 2 for bad input or a failed run, 130 after Ctrl-C.
+ * The command line's grammar and its errors: cmp_args.h.
  */
 #include <errno.h>
 #include <math.h>
