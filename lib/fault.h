@@ -2,13 +2,13 @@
 /*
  * lib/fault.h - allocation fault injection (internal, for tests).
  *
- * Every allocation site in upcache (XArray nodes and their free batches,
- * pages and folios, handles, swap devices, work items, a grab's arrays,
- * a thread's io_uring ring) asks upc_fault_should_fail() first.  A test arms the injector
- * with upc_fault_fail_nth(n): the n-th allocation attempt from then on
- * fails, and later ones succeed again.  Running a scenario with n = 1,
- * 2, 3 ... until upc_fault_attempts() stays below n fails every
- * allocation point in turn.
+ * Every allocation site in upcache (XArray nodes and their free
+ * batches, pages and folios, handles, swap devices, work items, a grab's
+ * arrays, a thread's io_uring ring) asks upc_fault_should_fail() first.
+ * A test arms the injector with upc_fault_fail_nth(n): the n-th
+ * allocation attempt from then on fails, and later ones succeed again.
+ * Running a scenario with n = 1, 2, 3 ... until upc_fault_attempts()
+ * stays below n fails every allocation point in turn.
  *
  * upc_fault_fail_from(n) makes the failure stick: the n-th attempt and
  * every later one fail, until the injector is disarmed.  That reaches the
