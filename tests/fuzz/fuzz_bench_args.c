@@ -476,7 +476,8 @@ static void check_numbers(const char *s)
 			ret = parsers[p].parse(s, min, max, &got);
 			wret = parsers[p].expect(s, min, max, &want);
 			FZ_CHECK(ret == wret && got == want,
-				 "%s(\"%s\", %lu, %lu) = %d (%lu), want %d (%lu)",
+				 "%s(\"%s\", %lu, %lu) = %d (%lu), "
+				 "want %d (%lu)",
 				 parsers[p].name, s, min, max, ret, got, wret,
 				 want);
 		}

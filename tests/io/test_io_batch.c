@@ -751,7 +751,9 @@ static bool batch_reads_right(int fd, unsigned int seed, int first)
 /* A thread's batch (@arg: the descriptor of a file written with 3). */
 static void *thread_batches(void *arg)
 {
-	return (void *)(uintptr_t)(batch_reads_right((int)(intptr_t)arg, 3, 0) &&
+	bool right = batch_reads_right((int)(intptr_t)arg, 3, 0);
+
+	return (void *)(uintptr_t)(right &&
 				   io_thread_counters()->uring_batches);
 }
 

@@ -162,7 +162,8 @@ int bench_json_path(const char *value, const char **path, char *err,
 		    size_t errlen)
 {
 	if (value && !*value)
-		return bench_opt_error(err, errlen, "--json: missing file name");
+		return bench_opt_error(err, errlen,
+				       "--json: missing file name");
 	*path = value && strcmp(value, "-") ? value : NULL;
 	return 0;
 }
