@@ -81,16 +81,6 @@ static FILE *sysfile_open(const struct sysfile *file)
 	return f;
 }
 
-/* out_alloc() - A result buffer of exactly @len bytes, not zeroed. */
-static char *out_alloc(size_t len)
-{
-	char *out = malloc(len);
-
-	FZ_CHECK(out, "out of memory");
-	memset(out, 0xa5, len);
-	return out;
-}
-
 /*
  * check_cut() - @got, from a buffer of @len bytes, is @want (@n bytes,
  * not terminated) cut to fit.
@@ -240,7 +230,7 @@ static void check_mount_huge(const struct sysfile *file,
 			     const struct shmk_mount *m, size_t nr,
 			     const char *dir, size_t len)
 {
-	char *out = out_alloc(len);
+	char *out = fz_buf_alloc(len);
 	const char *want;
 	FILE *f = sysfile_open(file);
 	size_t n;
@@ -288,7 +278,7 @@ static void fuzz_enabled(const struct sysfile *file, size_t len)
 	size_t n = first_line(file, FZ_ENABLED_LINE);
 	const char *open = memchr(file->buf, '[', n);
 	const char *close = NULL, *want = "unknown";
-	char *out = out_alloc(len);
+	char *out = fz_buf_alloc(len);
 	size_t wn = strlen(want);
 	FILE *f;
 

@@ -278,16 +278,6 @@ static void check_units(const char *s)
 /* ------------------------------------------------------------------ */
 /* Errors and resolved jobs */
 
-/* err_alloc() - A message buffer of exactly @errlen bytes, not zeroed. */
-static char *err_alloc(size_t errlen)
-{
-	char *err = malloc(errlen);
-
-	FZ_CHECK(err, "out of memory");
-	memset(err, 0xa5, errlen);
-	return err;
-}
-
 /*
  * check_ret() - @what returned @ret: 0 or -EINVAL, and an error comes
  * with a one-line message, NUL-terminated within @errlen.
@@ -416,7 +406,7 @@ static void check_err_line(const char *text, const char *err, size_t errlen)
 static void fuzz_jobfile(const char *text, size_t errlen)
 {
 	struct run_opts base = { { NULL } };
-	char *err = err_alloc(errlen);
+	char *err = fz_buf_alloc(errlen);
 	struct run_spec spec;
 	int ret;
 
@@ -540,7 +530,7 @@ static bool in_argv(const char *p, char **argv, int argc)
 
 static void fuzz_cmdline(const char *text, size_t errlen)
 {
-	char *err = err_alloc(errlen), *argv[FZ_MAX_LINES];
+	char *err = fz_buf_alloc(errlen), *argv[FZ_MAX_LINES];
 	struct run_spec spec;
 	struct lines l;
 	int argc, i, ret;
@@ -764,7 +754,7 @@ static void opts_line(struct run_opts *o, char *s, char *err, size_t errlen)
 static void fuzz_resolve(const char *text, size_t errlen)
 {
 	struct run_opts o = { { NULL } };
-	char *err = err_alloc(errlen);
+	char *err = fz_buf_alloc(errlen);
 	struct run_job job;
 	struct lines l;
 	size_t i;

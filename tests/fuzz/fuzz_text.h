@@ -5,8 +5,9 @@
  *
  * The target defines FZ_TARGET (its name, a string) before including
  * this, takes the input as a string with fz_text_begin() and gives it
- * back with fz_text_end(), and checks with FZ_CHECK(cond, fmt, ...)
- * in between: a failed check prints the whole input,
+ * back with fz_text_end(), allocates the parsers' buffers at their
+ * exact size with fz_buf_alloc(), and checks with FZ_CHECK(cond, fmt,
+ * ...) in between: a failed check prints the whole input,
  * so that it can be replayed as it is, then what went wrong, and aborts
  * (which libFuzzer and the replay test both take as a failure).
  */
@@ -65,6 +66,23 @@ static char *fz_text_begin(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	fz_text = text;
 	return text;
+}
+
+/*
+ * fz_buf_alloc() - A buffer of exactly @len bytes (0 allowed: then
+ * perhaps NULL) for a parser's message or result, filled with a byte no
+ * parser writes rather than zeroed, so that a result it forgot to
+ * terminate shows; and ASan sees a write past its end.
+ */
+__attribute__((unused))
+static char *fz_buf_alloc(size_t len)
+{
+	char *buf = malloc(len);
+
+	FZ_CHECK(buf || !len, "out of memory");
+	if (len)
+		memset(buf, 0xa5, len);
+	return buf;
 }
 
 /* fz_text_end() - Done with the input fz_text_begin() gave as @text. */
