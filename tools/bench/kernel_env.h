@@ -22,6 +22,8 @@
  * @f: The file: one line of names separated by spaces (of which 511
  *	bytes are looked at).
  * @controller: The name, as "memory".
+ *
+ * Return: true if the first line names @controller.
  */
 bool bench_controllers_list(FILE *f, const char *controller);
 
