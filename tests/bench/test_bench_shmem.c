@@ -294,8 +294,17 @@ static void test_suite_consistent(void **state)
 
 		faster = (unsigned int)num(name, "vs_per_folio_rounds_faster");
 		slower = (unsigned int)num(name, "vs_per_folio_rounds_slower");
-		/* Two rounds of equal times down to the bit do not happen. */
-		assert_int_equal(faster + slower, num(name, "rounds"));
+		/*
+		 * A round in neither count is a tie, its ratio exactly 1:
+		 * a read inside one page runs the same code on both paths,
+		 * and at this size their best times can agree to the
+		 * nanosecond.
+		 */
+		assert_true(faster + slower <= num(name, "rounds"));
+		if (faster + slower < num(name, "rounds")) {
+			assert_true(num(name, "vs_per_folio_min") <= 1);
+			assert_true(num(name, "vs_per_folio_max") >= 1);
+		}
 		assert_true((num(name, "vs_per_folio") > 1) ==
 			    (faster > num(name, "rounds") / 2));
 		assert_near(num(name, "vs_per_folio_sign_p"),
