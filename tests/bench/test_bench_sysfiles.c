@@ -8,6 +8,7 @@
  * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -119,12 +120,94 @@ static void test_swaps_lines(void **state)
 	assert_true(swaps_list("Filename\n/swap file 1024 0 -2\n"));
 }
 
+/* cgroup_path() - bench_cgroup_path() of @controller in @text. */
+static int cgroup_path(const char *text, const char *controller, char *out,
+		       size_t len)
+{
+	FILE *f = text_file(text);
+	int err = bench_cgroup_path(f, controller, out, len);
+
+	fclose(f);
+	return err;
+}
+
+/* This machine's kind of file: v1 hierarchies, then the v2 line. */
+static const char cgroup_v1[] =
+	"9:name=systemd:/\n"
+	"7:blkio:/\n"
+	"4:cpu,memory:/jobs/42\n"
+	"3:memoryx:/wrong\n"
+	"0::/\n";
+
+/*
+ * A v1 controller is found in a comma-separated list, whole names only
+ * ("memoryx" is not "memory"), and its own line's path is taken.
+ */
+static void test_cgroup_path_v1(void **state)
+{
+	char path[64];
+
+	(void)state;
+	assert_int_equal(cgroup_path(cgroup_v1, "memory", path,
+				     sizeof(path)), 0);
+	assert_string_equal(path, "/jobs/42");
+	assert_int_equal(cgroup_path(cgroup_v1, "cpu", path, sizeof(path)),
+			 0);
+	assert_string_equal(path, "/jobs/42");
+	assert_int_equal(cgroup_path(cgroup_v1, "blkio", path, sizeof(path)),
+			 0);
+	assert_string_equal(path, "/");
+	assert_int_equal(cgroup_path("3:memoryx:/wrong\n", "memory", path,
+				     sizeof(path)), -ENOENT);
+}
+
+/*
+ * The v2 line is "0::PATH": a v1 line whose controller list is empty but
+ * whose id is not 0 is not it, nor is a v1 line with id 0.
+ */
+static void test_cgroup_path_v2(void **state)
+{
+	char path[64];
+
+	(void)state;
+	assert_int_equal(cgroup_path(cgroup_v1, "", path, sizeof(path)), 0);
+	assert_string_equal(path, "/");
+	assert_int_equal(cgroup_path("1::/not\n0:cpu:/no\n0::/user/s1\n",
+				     "", path, sizeof(path)), 0);
+	assert_string_equal(path, "/user/s1");
+	/* The last line without its newline. */
+	assert_int_equal(cgroup_path("0::/a/b", "", path, sizeof(path)), 0);
+	assert_string_equal(path, "/a/b");
+}
+
+/* No line, a path that is not absolute, a path with no room. */
+static void test_cgroup_path_errors(void **state)
+{
+	char path[8];
+
+	(void)state;
+	assert_int_equal(cgroup_path("", "memory", path, sizeof(path)),
+			 -ENOENT);
+	assert_int_equal(cgroup_path("garbage\n4:memory\n", "memory", path,
+				     sizeof(path)), -ENOENT);
+	assert_int_equal(cgroup_path("4:memory:relative\n", "memory", path,
+				     sizeof(path)), -ENOENT);
+	assert_int_equal(cgroup_path("0::/1234567\n", "", path,
+				     sizeof(path)), -ENAMETOOLONG);
+	assert_int_equal(cgroup_path("0::/123456\n", "", path, sizeof(path)),
+			 0);
+	assert_string_equal(path, "/123456");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mount_long_point),
 		cmocka_unit_test(test_mount_huge_whole_name),
 		cmocka_unit_test(test_swaps_lines),
+		cmocka_unit_test(test_cgroup_path_v1),
+		cmocka_unit_test(test_cgroup_path_v2),
+		cmocka_unit_test(test_cgroup_path_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,8 +2,8 @@
 /*
  * tests/fuzz/fuzz_bench_sysfiles.c - libFuzzer target: the system files
  * upcache-bench reads to choose and explain its kernel baselines: the
- * mount table and shmem_enabled (tools/bench/shm_kernel.c), /proc/swaps
- * and cgroup.controllers (tools/bench/kernel_env.c).
+ * mount table and shmem_enabled (tools/bench/shm_kernel.c), /proc/swaps,
+ * cgroup.controllers and /proc/self/cgroup (tools/bench/kernel_env.c).
  *
  * This file owns the fuzzer's input format.  An input is text, cut at
  * its first NUL byte.  Its first line is the key: the directory whose
@@ -29,8 +29,15 @@
  *     the key, and "memory", is one of the first line's names.
  *  4. as /proc/swaps: bench_swaps_list_device() must say whether the
  *     file has more than one line.
+ *  5. as /proc/self/cgroup: bench_cgroup_path() for the key, "memory"
+ *     and "" (cgroup v2) must give the third field of the first line
+ *     whose second (comma-separated) lists the controller, or for ""
+ *     of the first line starting "0::"; -ENOENT without such a line or
+ *     if that field does not start with '/', -ENAMETOOLONG if it does
+ *     not fit (expect_cgroup()).
  *
- * Each result string goes to a buffer of one of four sizes, chosen by
+ * Each result string (the cgroup path too) goes to a buffer of one of
+ * four sizes, chosen by
  * the input's length and allocated to exactly that size: it must be the
  * expected string cut to fit, and terminated.
  *
@@ -41,6 +48,7 @@
  * tests/fuzz/corpus/fuzz_bench_sysfiles/.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -349,6 +357,77 @@ static void fuzz_swaps(const struct sysfile *file)
 		 "(%zu lines)", got, want, expect_lines(file));
 }
 
+/* ------------------------------------------------------------------ */
+/* 5. /proc/self/cgroup */
+
+/* Is [@word, @word + @n) @name, or one of its comma-separated names? */
+static bool names_listed(const char *word, size_t n, const char *name)
+{
+	size_t len = strlen(name), start = 0, i;
+
+	for (i = 0; i <= n; i++) {
+		if (i < n && word[i] != ',')
+			continue;
+		if (i - start == len && !memcmp(word + start, name, len))
+			return true;
+		start = i + 1;
+	}
+	return false;
+}
+
+/*
+ * expect_cgroup() - The result bench_cgroup_path() must give for
+ * @controller: the return value, and in *@at / *@n the path's place in
+ * the file when it is 0.
+ */
+static int expect_cgroup(const struct sysfile *file, const char *controller,
+			 size_t len, const char **at, size_t *n)
+{
+	const char *p = file->buf, *end = file->buf + file->len;
+
+	while (p < end) {
+		const char *eol = line_end(p, end);
+		const char *c1 = memchr(p, ':', (size_t)(eol - p));
+		const char *c2 = c1 ? memchr(c1 + 1, ':',
+					     (size_t)(eol - c1 - 1)) : NULL;
+		bool match;
+
+		if (c2 && *controller)
+			match = names_listed(c1 + 1, (size_t)(c2 - c1 - 1),
+					     controller);
+		else
+			match = c2 && c1 == p + 1 && *p == '0' && c2 == c1 + 1;
+		if (match) {
+			*at = c2 + 1;
+			*n = (size_t)(eol - *at);
+			if (!*n || **at != '/')
+				return -ENOENT;
+			return *n >= len ? -ENAMETOOLONG : 0;
+		}
+		p = eol + 1;
+	}
+	return -ENOENT;
+}
+
+static void check_cgroup(const struct sysfile *file, const char *controller,
+			 size_t len)
+{
+	const char *at = NULL;
+	size_t n = 0;
+	int want = expect_cgroup(file, controller, len, &at, &n);
+	char *out = fz_buf_alloc(len);
+	FILE *f = sysfile_open(file);
+	int got = bench_cgroup_path(f, controller, out, len);
+
+	fclose(f);
+	FZ_CHECK(got == want, "bench_cgroup_path('%s') = %d, want %d",
+		 controller, got, want);
+	FZ_CHECK(got || (!memcmp(out, at, n) && !out[n]),
+		 "bench_cgroup_path('%s') gave '%.*s', want '%.*s'",
+		 controller, (int)strnlen(out, len), out, (int)n, at);
+	free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* The real size of shmk_info's strings, and less. */
@@ -373,6 +452,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_listed(&file, key);
 	check_listed(&file, "memory");
 	fuzz_swaps(&file);
+	check_cgroup(&file, key, len);
+	check_cgroup(&file, "memory", len);
+	check_cgroup(&file, "", len);
 
 	free(key);
 	free(file.buf);
