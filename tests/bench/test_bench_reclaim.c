@@ -232,6 +232,77 @@ static void test_reclaim_figures(void **state)
 	assert_true(num("randread_4k", "promotions") > 0);
 }
 
+/*
+ * The kernel's side (rc_kernel.h), where the machine gives it: on each
+ * new row either its figures or the reason it was skipped, never both;
+ * nothing of it on the baseline rows.  With figures: the median IOPS
+ * and upcache's ratio over them lie between their slowest and fastest
+ * rounds, every round made the workload's reads, the hit ratio is a
+ * ratio and, on thp, zero (every read is of a range the cgroup's
+ * reclaim emptied), the row says how its setup differs from the seed's,
+ * and the fill's count of 2 MiB folios agrees with the note about it.
+ */
+static void test_reclaim_kernel(void **state)
+{
+	struct bench_options opts = { .tiny = true };
+	struct rc_scale scale;
+	size_t i;
+
+	(void)state;
+	rc_scale_from_options(&opts, &scale);
+	for (i = 0; i < NR_SUITE_ROWS; i++) {
+		const char *name = suite_rows[i];
+		const struct bench_row *row = bt_row(&suite.rep, name);
+		const struct bench_field *skipped =
+			bench_row_get(row, "kernel_skipped");
+		const struct bench_field *mismatch =
+			bench_row_get(row, "kernel_mismatch");
+		bool thp = !strncmp(name, "thp", 3);
+		double per_round;
+
+		if (i % 2) {
+			assert_null(skipped);
+			assert_null(bench_row_get(row, "iops_kernel"));
+			continue;
+		}
+		if (skipped) {
+			print_message("%s: kernel side skipped: %s\n", name,
+				      skipped->str);
+			assert_true(strlen(skipped->str) > 0);
+			assert_null(bench_row_get(row, "iops_kernel"));
+			continue;
+		}
+		assert_true(num(name, "iops_kernel") > 0);
+		assert_true(num(name, "iops_kernel_cpu") > 0);
+		assert_true(num(name, "iops_kernel_min") <=
+			    num(name, "iops_kernel"));
+		assert_true(num(name, "iops_kernel") <=
+			    num(name, "iops_kernel_max"));
+		assert_true(num(name, "vs_kernel") > 0);
+		assert_true(num(name, "vs_kernel_min") <=
+			    num(name, "vs_kernel"));
+		assert_true(num(name, "vs_kernel") <=
+			    num(name, "vs_kernel_max"));
+		per_round = thp ? (double)(((scale.file_pages >> RC_THP_ORDER) -
+					    1) / scale.threads * scale.threads) :
+			    (double)(scale.reads / RC_RANDREAD_PARTS *
+				     scale.threads);
+		assert_near(num(name, "kernel_reads_per_round"), per_round, 0);
+		assert_true(num(name, "kernel_hit_ratio") >= 0);
+		assert_true(num(name, "kernel_hit_ratio") <= 1);
+		assert_non_null(mismatch);
+		assert_non_null(bt_str(&suite.rep, name, "kernel_side"));
+		if (!thp)
+			continue;
+		assert_near(num(name, "kernel_hit_ratio"), 0, 0);
+		assert_true(num(name, "kernel_fill_huge_ranges") <=
+			    num(name, "kernel_fill_ranges"));
+		assert_int_equal(!num(name, "kernel_fill_huge_ranges"),
+				 strstr(mismatch->str, "no 2 MiB folios") !=
+				 NULL);
+	}
+}
+
 /* ---- the baseline read path on its own ------------------------------- */
 
 static unsigned char store[64 << 12];
@@ -307,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_reclaim_rows),
 		cmocka_unit_test(test_reclaim_counters),
 		cmocka_unit_test(test_reclaim_figures),
+		cmocka_unit_test(test_reclaim_kernel),
 	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_baseline_read_path),

@@ -38,14 +38,11 @@
 #define RC_FILE_ALIGN	1024UL
 /* Fill, evict and read cycles of a thp round (tiny mode: 2). */
 #define RC_THP_CYCLES	16
-/* The order of the thp round's folios. */
-#define RC_THP_ORDER	UPC_MAX_ORDER
 
-/* The words the backing store stamps into page @index. */
+/* The word the backing store stamps into page @index. */
 #define RC_STAMP	0x7263626b73746d70ULL	/* "rcbkstmp" */
-#define RC_WORDS	(UPC_PAGE_SIZE / sizeof(uint64_t))
 
-static uint64_t rc_stamp(pgoff_t index)
+uint64_t rc_stamp(pgoff_t index)
 {
 	return RC_STAMP ^ index;
 }
@@ -418,21 +415,15 @@ static void rc_thp_evict(struct rc_cache *c)
 			  c->mapping.nrpages);
 }
 
-/*
- * rc_thp_indices() - One page in each 2 MiB range of the file but the
- * first, at a random offset, the ranges in random order: every read of
- * the cycle then adds inside an untouched order-9 shadow.  Return: how
- * many, a multiple of the reader count.
- */
-static unsigned long rc_thp_indices(struct rc_bench *b, uint64_t seed,
-				    unsigned long *indices)
+unsigned long rc_thp_indices(const struct rc_scale *scale, uint64_t seed,
+			     unsigned long *indices)
 {
-	unsigned long ranges = b->scale.file_pages >> RC_THP_ORDER;
+	unsigned long ranges = scale->file_pages >> RC_THP_ORDER;
 	unsigned long *order = bench_permutation(seed, ranges - 1);
 	struct bench_rng rng = { .state = seed };
 	unsigned long i, nr;
 
-	nr = (ranges - 1) / b->scale.threads * b->scale.threads;
+	nr = (ranges - 1) / scale->threads * scale->threads;
 	for (i = 0; i < nr; i++)
 		indices[i] = ((order[i] + 1) << RC_THP_ORDER) +
 			     bench_rng_below(&rng, 1UL << RC_THP_ORDER);
@@ -457,6 +448,8 @@ void rc_sample_add(struct rc_sample *s, const struct rc_sample *more)
 	s->refaults += more->refaults;
 	s->activations += more->activations;
 	s->promotions += more->promotions;
+	s->fill_ranges += more->fill_ranges;
+	s->fill_huge_ranges += more->fill_huge_ranges;
 }
 
 /*
@@ -469,7 +462,7 @@ static void rc_thp_cycle(struct rc_bench *b, struct rc_cache *c,
 {
 	unsigned long *indices = bench_xcalloc(b->scale.file_pages >>
 					       RC_THP_ORDER, sizeof(*indices));
-	unsigned long nr = rc_thp_indices(b, seed, indices);
+	unsigned long nr = rc_thp_indices(&b->scale, seed, indices);
 
 	rc_cache_empty(c, rc_names[RC_THP_SPLIT]);
 	rc_thp_fill(b, c);

@@ -128,6 +128,9 @@ struct rc_bench {
  * @activations: Refaults activated (workingset_activate).
  * @promotions: Pages moved to the active list for any reason
  *	(pgactivate).
+ * @fill_ranges: The kernel's thp side (rc_kernel.h): 2 MiB ranges still
+ *	mapped after its fills, and
+ * @fill_huge_ranges: of those, the ones one order-9 folio held.
  */
 struct rc_sample {
 	uint64_t ns;
@@ -140,7 +143,36 @@ struct rc_sample {
 	uint64_t refaults;
 	uint64_t activations;
 	uint64_t promotions;
+	uint64_t fill_ranges;
+	uint64_t fill_huge_ranges;
 };
+
+/* A page's words: its first is rc_stamp(index), its last ~rc_stamp(index). */
+#define RC_WORDS	(UPC_PAGE_SIZE / sizeof(uint64_t))
+/* The order of the thp workload's folios: 2 MiB. */
+#define RC_THP_ORDER	UPC_MAX_ORDER
+
+/**
+ * rc_stamp() - The word the backing store stamps into page @index: the
+ * first word of the page; the last is its complement.  Every reader
+ * checks both.
+ * @index: The page.
+ */
+uint64_t rc_stamp(pgoff_t index);
+
+/**
+ * rc_thp_indices() - The pages a thp cycle reads: one in each 2 MiB
+ * range of the file but the first, at a random offset, the ranges in
+ * random order, so every read adds inside an untouched order-9 shadow
+ * (the first range is left for the readers' untimed first read).
+ * @scale: The sizes.
+ * @seed: Seeds the order and the offsets.
+ * @indices: Room for file_pages >> RC_THP_ORDER indices.
+ *
+ * Return: how many, a multiple of the reader count.
+ */
+unsigned long rc_thp_indices(const struct rc_scale *scale, uint64_t seed,
+			     unsigned long *indices);
 
 /**
  * rc_scale_from_options() - Pick the sizes the options ask for.

@@ -31,10 +31,22 @@
 #include <unistd.h>
 
 #include "rc_cases.h"
+#include "rc_kernel.h"
+#include "rng.h"
 #include "samples.h"
 #include "suite.h"
 #include "table.h"
 #include "util.h"
+
+/* Seeds the kernel side's pages (rc_cases.c has +32 and +33). */
+#define SEED_RC_KERNEL	(BENCH_RNG_SEED + 34)
+
+/* How the kernel's figures differ from the seed's setup (rc_kernel.h). */
+#define RC_KERNEL_MISMATCH \
+	"the kernel's IOPS, and upcache's over them, are by the wall " \
+	"clock (upcache's own IOPS by reader CPU time); a loop device " \
+	"over tmpfs stands in for the seed's brd, and each miss waits " \
+	"for the loop device's worker, as a brd miss does not"
 
 #define BASELINE_SOURCE \
 	"tools/bench/rc_baseline.c: the library's read path with the add " \
@@ -83,13 +95,52 @@ static const struct bench_table_col rc_cols[] = {
  * @b: The shared state.
  * @s: Each row's timed rounds.
  * @iops: Each row's IOPS by round.
+ * @parts_first: Each row's parts run first of its pair, timed rounds.
+ * @k: The kernel's side (rc_kernel.h).
+ * @ks: Its timed rounds, per workload: one part each.
+ * @kiops: Its IOPS by the wall clock, by round, per workload.
  */
 struct rc_run {
 	struct rc_bench b;
 	struct rc_sample s[NR_ROWS][BENCH_MAX_ROUNDS];
 	double iops[NR_ROWS][BENCH_MAX_ROUNDS];
 	unsigned int parts_first[NR_ROWS];
+	struct rc_kernel k;
+	struct rc_sample ks[RC_NR_WORKLOADS][BENCH_MAX_ROUNDS];
+	double kiops[RC_NR_WORKLOADS][BENCH_MAX_ROUNDS];
 };
+
+/* IOPS of a sample: reads x threads / reader CPU time. */
+static double rc_iops(const struct rc_sample *s, unsigned int threads)
+{
+	return (double)s->reads * threads * 1e9 / (double)s->ns;
+}
+
+/* IOPS of a sample by the wall clock: reads / first start to last end. */
+static double rc_iops_wall(const struct rc_sample *s)
+{
+	return s->wall_ns ? (double)s->reads * 1e9 / (double)s->wall_ns : 0;
+}
+
+/*
+ * rc_measure_kernel() - Round @r's kernel part of workload @w, if the
+ * kernel side runs; kept for timed rounds.
+ */
+static void rc_measure_kernel(struct rc_run *run, enum rc_workload w,
+			      unsigned int r)
+{
+	const struct rc_scale *scale = &run->b.scale;
+	struct rc_sample s;
+
+	if (!run->k.usable)
+		return;
+	rc_kernel_part(&run->k, w, SEED_RC_KERNEL + ((uint64_t)r << 8) + w,
+		       &s);
+	if (r < scale->warmups)
+		return;
+	run->ks[w][r - scale->warmups] = s;
+	run->kiops[w][r - scale->warmups] = rc_iops_wall(&s);
+}
 
 /* rc_partner() - The index of the other row of row @i's pair. */
 static size_t rc_partner(size_t i)
@@ -141,14 +192,18 @@ static void rc_measure(struct rc_run *run, FILE *progress)
 			struct rc_sample s[2];
 			unsigned int k;
 
+			/* The kernel's part before the pair in odd rounds. */
+			if (r & 1)
+				rc_measure_kernel(run, rc_rows[i].w, r);
 			rc_measure_pair(run, i, r, s);
+			if (!(r & 1))
+				rc_measure_kernel(run, rc_rows[i].w, r);
 			if (r < scale->warmups)
 				continue;
 			for (k = 0; k < 2; k++) {
 				run->s[i + k][r - scale->warmups] = s[k];
 				run->iops[i + k][r - scale->warmups] =
-					(double)s[k].reads * scale->threads *
-					1e9 / (double)s[k].ns;
+					rc_iops(&s[k], scale->threads);
 			}
 		}
 	}
@@ -156,26 +211,15 @@ static void rc_measure(struct rc_run *run, FILE *progress)
 		fputs("\r\033[K", progress);
 }
 
-/* rc_total() - The sum of row @i's timed rounds. */
-static void rc_total(const struct rc_run *run, size_t i, struct rc_sample *t)
+/* rc_total() - The sum of the timed rounds @s. */
+static void rc_total(const struct rc_run *run, const struct rc_sample *s,
+		     struct rc_sample *t)
 {
 	unsigned int r;
 
 	memset(t, 0, sizeof(*t));
-	for (r = 0; r < run->b.scale.rounds; r++) {
-		const struct rc_sample *s = &run->s[i][r];
-
-		t->ns += s->ns;
-		t->wall_ns += s->wall_ns;
-		t->reads += s->reads;
-		t->adds += s->adds;
-		t->walks += s->walks;
-		t->evictions += s->evictions;
-		t->nodes_reclaimed += s->nodes_reclaimed;
-		t->refaults += s->refaults;
-		t->activations += s->activations;
-		t->promotions += s->promotions;
-	}
+	for (r = 0; r < run->b.scale.rounds; r++)
+		rc_sample_add(t, &s[r]);
 }
 
 /* rc_report_pair() - A new row's speedup and gain over its baseline. */
@@ -206,6 +250,74 @@ static void rc_report_pair(struct bench_row *row, const struct rc_run *run,
 			  gain >= spec->target_pct * 2 ? "yes" : "no");
 }
 
+/*
+ * rc_report_kernel_fill() - How many of the 2 MiB ranges the kernel's
+ * fills left cached were one order-9 folio; the row is not the seed's
+ * case unless some were: only those leave order-9 shadows to split.
+ */
+static void rc_report_kernel_fill(struct bench_row *row,
+				  const struct rc_sample *t)
+{
+	bench_row_set_num(row, "kernel_fill_ranges", (double)t->fill_ranges);
+	bench_row_set_num(row, "kernel_fill_huge_ranges",
+			  (double)t->fill_huge_ranges);
+	if (!t->fill_huge_ranges)
+		bench_row_set_str(row, "kernel_mismatch", "the kernel filled "
+				  "its cache with no 2 MiB folios (see "
+				  "/sys/kernel/mm/transparent_hugepage; "
+				  "/proc/kpageflags needs root), so its adds "
+				  "split no order-9 shadows");
+}
+
+/*
+ * rc_report_kernel() - The kernel's figures in new row @i, or why there
+ * are none.  Its IOPS are by the wall clock, and so is the upcache
+ * figure they are compared with, round by round: a kernel reader sleeps
+ * while the loop device's worker copies its page in, and that time is
+ * part of the kernel's read, though not of the reader's CPU time (which
+ * is given too, as iops_kernel_cpu).
+ */
+static void rc_report_kernel(struct bench_row *row, const struct rc_run *run,
+			     size_t i)
+{
+	const struct rc_scale *scale = &run->b.scale;
+	enum rc_workload w = rc_rows[i].w;
+	double wall[BENCH_MAX_ROUNDS];
+	struct bench_summary iops, vs;
+	struct rc_sample t;
+	unsigned int r;
+
+	if (!run->k.usable) {
+		bench_row_set_str(row, "kernel_skipped", run->k.why);
+		return;
+	}
+	for (r = 0; r < scale->rounds; r++)
+		wall[r] = rc_iops_wall(&run->s[i][r]);
+	rc_total(run, run->ks[w], &t);
+	if (bench_summarize(run->kiops[w], scale->rounds, &iops) ||
+	    bench_ratio_summary(wall, run->kiops[w], scale->rounds, &vs))
+		bench_die("reclaim %s: cannot summarise the kernel's IOPS",
+			  rc_rows[i].name);
+	bench_row_set_summary(row, "iops_kernel", "iops_kernel_min",
+			      "iops_kernel_max", &iops);
+	bench_row_set_summary(row, "vs_kernel", "vs_kernel_min",
+			      "vs_kernel_max", &vs);
+	bench_row_set_num(row, "iops_kernel_cpu",
+			  rc_iops(&t, scale->threads));
+	bench_row_set_num(row, "kernel_hit_ratio",
+			  1 - (double)t.adds / (double)t.reads);
+	bench_row_set_num(row, "kernel_reads_per_round",
+			  (double)t.reads / scale->rounds);
+	bench_row_set_str(row, "kernel_side", run->k.disk[w].direct_io ?
+			  "loop device over a tmpfs file, direct I/O" :
+			  "loop device over a tmpfs file, buffered");
+	bench_row_set_str(row, "kernel_memcg", run->k.disk[w].cg.v2 ? "v2" :
+			  "v1");
+	bench_row_set_str(row, "kernel_mismatch", RC_KERNEL_MISMATCH);
+	if (w == RC_THP_SPLIT)
+		rc_report_kernel_fill(row, &t);
+}
+
 /* rc_report_row() - Fill the report row of row @i. */
 static void rc_report_row(struct bench_row *row, const struct rc_run *run,
 			  size_t i)
@@ -217,7 +329,7 @@ static void rc_report_row(struct bench_row *row, const struct rc_run *run,
 
 	if (bench_summarize(run->iops[i], rounds, &iops))
 		bench_die("reclaim %s: cannot summarise its IOPS", spec->name);
-	rc_total(run, i, &t);
+	rc_total(run, run->s[i], &t);
 	bench_row_set_str(row, "unit", "IOPS");
 	bench_row_set_summary(row, "iops", "iops_min", "iops_max", &iops);
 	bench_row_set_num(row, "walks_per_add", rc_walks_per_add(&t));
@@ -233,11 +345,12 @@ static void rc_report_row(struct bench_row *row, const struct rc_run *run,
 	bench_row_set_num(row, "reads", (double)t.reads);
 	bench_row_set_num(row, "ns_per_read", (double)t.ns / (double)t.reads);
 	/* Wall clock too: reader CPU time leaves out time asleep on locks. */
-	bench_row_set_num(row, "iops_wall", t.wall_ns ? (double)t.reads * 1e9 /
-			  (double)t.wall_ns : 0);
+	bench_row_set_num(row, "iops_wall", rc_iops_wall(&t));
 	bench_row_set_str(row, "role", spec->baseline ? "baseline" : "new");
 	bench_row_set_str(row, "pair", rc_rows[rc_partner(i)].name);
 	rc_report_pair(row, run, i);
+	if (!spec->baseline)
+		rc_report_kernel(row, run, i);
 	bench_row_set_num(row, "rounds", rounds);
 	bench_row_set_num(row, "parts_per_round", rc_parts(&run->b, spec->w));
 	bench_row_set_num(row, "parts_run_first", run->parts_first[i]);
@@ -310,6 +423,32 @@ static void rc_print_header(FILE *out, const struct rc_scale *s)
 	fflush(out);
 }
 
+/* rc_print_kernel_note() - A new row's kernel figures, or why none. */
+static void rc_print_kernel_note(FILE *out, const struct bench_row *row)
+{
+	const struct bench_field *skipped = bench_row_get(row,
+							  "kernel_skipped");
+
+	if (skipped) {
+		fprintf(out, "    kernel: skipped: %s\n", skipped->str);
+		return;
+	}
+	fprintf(out, "    kernel (%s, memory cgroup %s):\n"
+		"      %.0f IOPS by the wall clock [%.0f..%.0f] (%.0f by "
+		"reader CPU time), %.0f%% hits;\n"
+		"      upcache by the wall clock %.2fx that [%.2f..%.2f]\n",
+		bench_row_get(row, "kernel_side")->str,
+		bench_row_get(row, "kernel_memcg")->str,
+		bench_row_num(row, "iops_kernel"),
+		bench_row_num(row, "iops_kernel_min"),
+		bench_row_num(row, "iops_kernel_max"),
+		bench_row_num(row, "iops_kernel_cpu"),
+		bench_row_num(row, "kernel_hit_ratio") * 100,
+		bench_row_num(row, "vs_kernel"),
+		bench_row_num(row, "vs_kernel_min"),
+		bench_row_num(row, "vs_kernel_max"));
+}
+
 /* rc_print_notes() - The notes under the table: targets. */
 static void rc_print_notes(FILE *out, const struct bench_report *rep)
 {
@@ -337,6 +476,7 @@ static void rc_print_notes(FILE *out, const struct bench_report *rep)
 		fprintf(out, "    by the wall clock, all rounds: %.0f against "
 			"%.0f IOPS\n", bench_row_num(row, "iops_wall"),
 			bench_row_num(&rep->rows[rc_partner(i)], "iops_wall"));
+		rc_print_kernel_note(out, row);
 	}
 	fputs("  every read checked its page's stamps; both caches ended "
 	      "with nothing charged\n", out);
@@ -363,6 +503,7 @@ int bench_suite_reclaim(const struct bench_options *opts,
 	rc_print_header(out->table, &scale);
 	memset(&run, 0, sizeof(run));
 	rc_init(&run.b, &scale);
+	rc_kernel_init(&run.k, &scale);
 	rc_report_meta(rep, &scale);
 	rc_measure(&run, isatty(STDERR_FILENO) ? stderr : NULL);
 	bench_table_header(&t);
@@ -375,6 +516,7 @@ int bench_suite_reclaim(const struct bench_options *opts,
 	}
 	/* Checks what the notes claim (or dies): before they are printed. */
 	rc_free(&run.b);
+	rc_kernel_free(&run.k);
 	rc_print_notes(out->table, rep);
 	return 0;
 }

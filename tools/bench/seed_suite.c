@@ -126,11 +126,11 @@ static int seed_populate_suite(const struct bench_options *opts,
 
 static const struct seed_map seed000_rows[] = {
 	{ "randread_4k", "IOPS", true, "randread_4k", "iops",
-	  "randread_4k_baseline", "iops", NULL, "walks_per_add", NULL,
-	  "speedup", NULL, NULL },
+	  "randread_4k_baseline", "iops", "iops_kernel", "walks_per_add",
+	  NULL, "speedup", "vs_kernel", NULL },
 	{ "thp_split_4k", "IOPS", true, "thp_split_4k", "iops",
-	  "thp_split_4k_baseline", "iops", NULL, "walks_per_add", NULL,
-	  "speedup", NULL, NULL },
+	  "thp_split_4k_baseline", "iops", "iops_kernel", "walks_per_add",
+	  NULL, "speedup", "vs_kernel", NULL },
 	{ NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 	  NULL },
 };
@@ -201,11 +201,7 @@ static const struct seed_experiment seed_experiments[] = {
 	  "a file twice the memory limit (every read evicts and refaults)",
 	  "fio mmap 4K randread +7.3% IOPS; THP split case +10.4%",
 	  NULL, bench_suite_reclaim, "upcache-bench reclaim", seed000_rows,
-	  "the kernel side needs its page cache held at half the file by a "
-	  "memory cgroup, over a ramdisk as in the seed (brd) so a miss "
-	  "costs a copy from memory as upcache's backing store does; "
-	  "upcache-bench neither makes a ramdisk nor moves itself into a "
-	  "cgroup", NULL },
+	  NULL, NULL },
 	{ "001", "one locked store helper for the page cache and the swap "
 	  "cache: the add paths' cost (page cache add over a shadow, swap "
 	  "cache add and delete)",
