@@ -190,12 +190,17 @@ static int cg_own_dir(const char *mount, const char *controller, char *dir,
 	return 0;
 }
 
-/* Make @name under @parent, @limit bytes written to its @limit_file. */
+/*
+ * Make @name under @parent, @limit bytes written to its @limit_file; its
+ * @reclaim_file must be there too (v2's memory.reclaim came in Linux
+ * 5.19), or bench_memcg_reclaim() could not empty it.
+ */
 static int cg_make(struct bench_memcg *cg, const char *parent,
-		   const char *name, const char *limit_file, uint64_t limit,
-		   char *why, size_t len)
+		   const char *name, const char *limit_file,
+		   const char *reclaim_file, uint64_t limit, char *why,
+		   size_t len)
 {
-	char text[32];
+	char text[32], path[PATH_MAX + 64];
 	int err;
 
 	if ((size_t)snprintf(cg->dir, sizeof(cg->dir), "%s/%s", parent,
@@ -215,6 +220,14 @@ static int cg_make(struct bench_memcg *cg, const char *parent,
 	if (err) {
 		snprintf(why, len, "cannot set %s/%s: %s", cg->dir,
 			 limit_file, strerror(-err));
+		rmdir(cg->dir);
+		return err;
+	}
+	snprintf(path, sizeof(path), "%s/%s", cg->dir, reclaim_file);
+	if (access(path, W_OK)) {
+		err = -errno;
+		snprintf(why, len, "the memory cgroup has no writable %s: %s",
+			 reclaim_file, strerror(-err));
 		rmdir(cg->dir);
 	}
 	return err;
@@ -239,8 +252,8 @@ static int memcg_create(struct bench_memcg *cg, const char *name,
 				 "%s", strerror(-err));
 			return err;
 		}
-		return cg_make(cg, parent, name, "memory.max", limit, why,
-			       len);
+		return cg_make(cg, parent, name, "memory.max",
+			       "memory.reclaim", limit, why, len);
 	}
 	if (access("/sys/fs/cgroup/memory/memory.limit_in_bytes", F_OK)) {
 		snprintf(why, len, "no memory cgroup: neither cgroup v2 with "
@@ -255,8 +268,8 @@ static int memcg_create(struct bench_memcg *cg, const char *name,
 			 "(/proc/self/cgroup): %s", strerror(-err));
 		return err;
 	}
-	return cg_make(cg, parent, name, "memory.limit_in_bytes", limit, why,
-		       len);
+	return cg_make(cg, parent, name, "memory.limit_in_bytes",
+		       "memory.force_empty", limit, why, len);
 }
 
 int bench_memcg_enter(const struct bench_memcg *cg)
