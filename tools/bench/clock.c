@@ -24,6 +24,20 @@ uint64_t bench_now_ns(void)
 }
 
 /**
+ * bench_thread_cpu_ns() - Read the calling thread's CPU clock.
+ *
+ * Context: Any thread.
+ * Return: Nanoseconds of CPU time the thread has used.
+ */
+uint64_t bench_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/**
  * bench_sleep_ns() - Sleep for at least a while.
  * @ns: Nanoseconds to sleep.
  *

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/bench/clock.h - the benchmark's one clock.
+ * tools/bench/clock.h - the benchmark's clocks.
  *
- * Every figure upcache-bench prints is timed with CLOCK_MONOTONIC in
- * nanoseconds.  Reading it costs about 20 ns through the vDSO, so timed
- * regions always cover a whole loop of operations, never one.
+ * Figures are timed with CLOCK_MONOTONIC in nanoseconds, except where a
+ * suite times its reader threads by their own CPU time (the reclaim
+ * suite: on a shared machine, a reader preempted by another job would
+ * otherwise count the other job's time as its own).  Reading either
+ * costs tens of nanoseconds, so timed regions always cover a whole loop
+ * of operations, never one.
  */
 #ifndef UPCACHE_TOOLS_BENCH_CLOCK_H
 #define UPCACHE_TOOLS_BENCH_CLOCK_H
@@ -18,6 +21,14 @@
  * Return: Nanoseconds since an arbitrary fixed point.
  */
 uint64_t bench_now_ns(void);
+
+/**
+ * bench_thread_cpu_ns() - Read the calling thread's CPU clock.
+ *
+ * Context: Any thread.
+ * Return: Nanoseconds of CPU time the thread has used, user and system.
+ */
+uint64_t bench_thread_cpu_ns(void);
 
 /**
  * bench_sleep_ns() - Sleep for at least a while.

@@ -245,19 +245,6 @@ struct rc_reader {
 	uint64_t walks;
 };
 
-/*
- * The calling thread's CPU time.  Readers are timed by it, not by the
- * wall clock: on a shared machine a reader preempted by another job
- * would otherwise count the other job's time as its own.
- */
-static uint64_t rc_thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void *rc_reader_main(void *arg)
 {
 	struct rc_reader *r = arg;
@@ -278,11 +265,11 @@ static void *rc_reader_main(void *arg)
 	pthread_barrier_wait(r->go);
 	upc_stats_thread(&before);
 	r->start = bench_now_ns();
-	r->cpu = rc_thread_cpu_ns();
+	r->cpu = bench_thread_cpu_ns();
 	for (i = 0; i < r->nr; i++)
 		rc_read(r->mapping, r->indices ? r->indices[i] :
 			bench_rng_below(&rng, r->pages), r->baseline, buf);
-	r->cpu = rc_thread_cpu_ns() - r->cpu;
+	r->cpu = bench_thread_cpu_ns() - r->cpu;
 	r->end = bench_now_ns();
 	upc_stats_thread(&after);
 	r->walks = after.xa_walks - before.xa_walks;

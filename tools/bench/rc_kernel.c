@@ -160,15 +160,6 @@ struct rc_kreader {
 	uint64_t cpu;
 };
 
-/* As rc_cases.c times its readers: by their own CPU time. */
-static uint64_t rc_kthread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* One 4 KiB read out of the mapping, as fio's mmap engine makes it. */
 static void rc_kread(const unsigned char *map, unsigned long index,
 		     uint64_t *buf)
@@ -195,11 +186,11 @@ static void *rc_kreader_main(void *arg)
 	pthread_barrier_wait(r->go);
 	pthread_barrier_wait(r->go);
 	r->start = bench_now_ns();
-	r->cpu = rc_kthread_cpu_ns();
+	r->cpu = bench_thread_cpu_ns();
 	for (i = 0; i < r->nr; i++)
 		rc_kread(r->map, r->indices ? r->indices[i] :
 			 bench_rng_below(&rng, r->pages), buf);
-	r->cpu = rc_kthread_cpu_ns() - r->cpu;
+	r->cpu = bench_thread_cpu_ns() - r->cpu;
 	r->end = bench_now_ns();
 	return NULL;
 }
