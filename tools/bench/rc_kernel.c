@@ -5,11 +5,13 @@
  * the child process whose readers fault its pages in inside a memory
  * cgroup.
  *
- * Each part forks a child: only a child can be moved into the cgroup
- * without moving upcache's side of the run with it.  The page cache it
- * faults in stays charged to the cgroup after it exits (the parent
- * holds the device open), so the next part starts from the state the
- * last one left, as the suite's upcache cache does.
+ * The parts run in a child process: only a child can be moved into the
+ * cgroups without moving upcache's side of the run with it.  It is
+ * forked once, before the suite maps its memory (rc_kernel_start()),
+ * and moves into each part's cgroup before the part.  The page cache
+ * its readers fault in stays charged to that cgroup (the devices stay
+ * open), so each part starts from the state the last one left, as the
+ * suite's upcache cache does.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -402,45 +404,125 @@ static void rc_kchild(const struct rc_kernel *k, enum rc_workload w,
 	free(indices);
 }
 
+/**
+ * struct rc_kcmd - what the parent asks the child for.
+ * @w: The workload.
+ * @warm: The warm-up read of the whole file instead of a part.
+ * @seed: Seeds the pages read.
+ */
+struct rc_kcmd {
+	enum rc_workload w;
+	bool warm;
+	uint64_t seed;
+};
+
+/* Read all of @len bytes, or fail.  Return: true if all came. */
+static bool rc_kread_all(int fd, void *buf, size_t len)
+{
+	ssize_t n;
+
+	do {
+		n = read(fd, buf, len);
+	} while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len;
+}
+
 /*
- * rc_kernel_run() - Fork the child, move it into workload @w's cgroup,
- * and bring back its figures.  Dies if it fails.
+ * rc_kchild_serve() - The child's life: for each command, move into its
+ * workload's cgroup, run it, send the figures back; until the parent
+ * closes its end.  Dies (exit status 2) on a failure, which the parent
+ * sees as a short reply.
+ */
+static void rc_kchild_serve(const struct rc_kernel *k, int cmd_fd,
+			    int reply_fd)
+{
+	struct rc_kcmd cmd;
+	struct rc_sample s;
+
+	while (rc_kread_all(cmd_fd, &cmd, sizeof(cmd))) {
+		const struct rc_kdisk *d = &k->disk[cmd.w];
+		int err = bench_memcg_enter(&d->cg);
+
+		if (err)
+			bench_die("reclaim: cannot enter the memory cgroup "
+				  "%s: %s", d->cg.dir, strerror(-err));
+		rc_kchild(k, cmd.w, cmd.warm, cmd.seed, &s);
+		if (write(reply_fd, &s, sizeof(s)) != (ssize_t)sizeof(s))
+			_exit(2);
+	}
+	_exit(0);
+}
+
+/*
+ * rc_kernel_start() - Fork the child that runs the kernel side's parts.
+ * It is forked once, before the suite maps its backing store and
+ * caches: a fork per part would make every page of those copy-on-write
+ * again each time, and the next write to each would fault, which halved
+ * the suite's IOPS in rounds after a fork.  Return: 0 or a negative
+ * errno with @k->why set.
+ */
+static int rc_kernel_start(struct rc_kernel *k)
+{
+	int cmd[2], reply[2], err;
+
+	if (pipe2(cmd, O_CLOEXEC))
+		goto fail;
+	if (pipe2(reply, O_CLOEXEC)) {
+		close(cmd[0]);
+		close(cmd[1]);
+		goto fail;
+	}
+	fflush(NULL);
+	k->child = fork();
+	if (!k->child) {
+		close(cmd[1]);
+		close(reply[0]);
+		rc_kchild_serve(k, cmd[0], reply[1]);
+	}
+	err = k->child < 0 ? -errno : 0;
+	close(cmd[0]);
+	close(reply[1]);
+	if (err) {
+		close(cmd[1]);
+		close(reply[0]);
+		errno = -err;
+		goto fail;
+	}
+	k->cmd_fd = cmd[1];
+	k->reply_fd = reply[0];
+	return 0;
+fail:
+	err = -errno;
+	snprintf(k->why, sizeof(k->why), "cannot start the kernel side's "
+		 "reader process: %s", strerror(-err));
+	return err;
+}
+
+/* rc_kernel_stop() - End the child (it exits when its commands end). */
+static void rc_kernel_stop(struct rc_kernel *k)
+{
+	if (k->child <= 0)
+		return;
+	close(k->cmd_fd);
+	close(k->reply_fd);
+	while (waitpid(k->child, NULL, 0) < 0 && errno == EINTR)
+		;
+	k->child = 0;
+}
+
+/*
+ * rc_kernel_run() - Have the child run a part of workload @w (or the
+ * warm-up) in its cgroup, and bring back its figures.  Dies if it fails.
  */
 static void rc_kernel_run(struct rc_kernel *k, enum rc_workload w, bool warm,
 			  uint64_t seed, struct rc_sample *s)
 {
-	const struct rc_kdisk *d = &k->disk[w];
-	int fds[2], status, err;
-	ssize_t n;
-	pid_t pid;
+	struct rc_kcmd cmd = { .w = w, .warm = warm, .seed = seed };
 
-	if (pipe2(fds, O_CLOEXEC))
-		bench_die("reclaim: pipe: %s", strerror(errno));
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		bench_die("reclaim: fork: %s", strerror(errno));
-	if (!pid) {
-		close(fds[0]);
-		err = bench_memcg_enter(&d->cg);
-		if (err)
-			bench_die("reclaim: cannot enter the memory cgroup "
-				  "%s: %s", d->cg.dir, strerror(-err));
-		rc_kchild(k, w, warm, seed, s);
-		n = write(fds[1], s, sizeof(*s));
-		_exit(n == (ssize_t)sizeof(*s) ? 0 : 2);
-	}
-	close(fds[1]);
-	do {
-		n = read(fds[0], s, sizeof(*s));
-	} while (n < 0 && errno == EINTR);
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (n != (ssize_t)sizeof(*s) || !WIFEXITED(status) ||
-	    WEXITSTATUS(status))
+	if (write(k->cmd_fd, &cmd, sizeof(cmd)) != (ssize_t)sizeof(cmd) ||
+	    !rc_kread_all(k->reply_fd, s, sizeof(*s)))
 		bench_die("reclaim: the kernel side's readers failed (%s, "
-			  "cgroup %s)", d->dev, d->cg.dir);
+			  "cgroup %s)", k->disk[w].dev, k->disk[w].cg.dir);
 }
 
 /* ---- the side ----------------------------------------------------------- */
@@ -531,6 +613,10 @@ void rc_kernel_init(struct rc_kernel *k, const struct rc_scale *scale)
 			return;
 		}
 	}
+	if (rc_kernel_start(k)) {
+		rc_kernel_free(k);
+		return;
+	}
 	k->usable = true;
 	rc_kernel_run(k, RC_RANDREAD, true, 0, &k->warm);
 }
@@ -545,6 +631,8 @@ void rc_kernel_free(struct rc_kernel *k)
 {
 	int w;
 
+	/* Out of the cgroups first: a cgroup with a process stays. */
+	rc_kernel_stop(k);
 	for (w = 0; w < RC_NR_WORKLOADS; w++)
 		rc_kdisk_free(&k->disk[w]);
 	k->usable = false;

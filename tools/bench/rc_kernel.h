@@ -35,6 +35,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "kernel_env.h"
 #include "rc_cases.h"
@@ -63,6 +64,10 @@ struct rc_kdisk {
  * @usable: The side runs; if false, @why says why not.
  * @why: The reason it does not.
  * @disk: Each workload's device and cgroup.
+ * @child: The reader process (0: none), which runs each part in the
+ *	part's cgroup.
+ * @cmd_fd: Where the parts are asked for, and
+ * @reply_fd: where their figures come back.
  * @warm: The warm-up read of randread's whole file, its figures.
  */
 struct rc_kernel {
@@ -70,13 +75,18 @@ struct rc_kernel {
 	bool usable;
 	char why[256];
 	struct rc_kdisk disk[RC_NR_WORKLOADS];
+	pid_t child;
+	int cmd_fd;
+	int reply_fd;
 	struct rc_sample warm;
 };
 
 /**
  * rc_kernel_init() - Set up the kernel side: an image, a loop device and
- * a cgroup per workload; then read randread's whole file once in its
- * cgroup, as the suite warms its randread cache.
+ * a cgroup per workload, and the reader process; then read randread's
+ * whole file once in its cgroup, as the suite warms its randread cache.
+ * Call it before the suite maps its own memory: the reader process is
+ * forked here, and the fork makes the parent's memory copy-on-write.
  * @k: The side to fill.
  * @scale: The suite's sizes.
  *

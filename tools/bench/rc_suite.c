@@ -502,8 +502,9 @@ int bench_suite_reclaim(const struct bench_options *opts,
 	rc_scale_from_options(opts, &scale);
 	rc_print_header(out->table, &scale);
 	memset(&run, 0, sizeof(run));
-	rc_init(&run.b, &scale);
+	/* Forks the kernel side's reader before rc_init() maps anything. */
 	rc_kernel_init(&run.k, &scale);
+	rc_init(&run.b, &scale);
 	rc_report_meta(rep, &scale);
 	rc_measure(&run, isatty(STDERR_FILENO) ? stderr : NULL);
 	bench_table_header(&t);
