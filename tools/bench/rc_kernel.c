@@ -33,7 +33,7 @@
 #include "rng.h"
 #include "util.h"
 
-/* The loop device to try when LOOP_CTL_GET_FREE races another user. */
+/* Free loop devices to try, when another user takes the one we got. */
 #define RC_LOOP_TRIES	4
 /* The image is written this many pages at a time. */
 #define RC_IMAGE_CHUNK	256UL
@@ -49,13 +49,16 @@ static int rc_image(const struct rc_scale *scale)
 {
 	uint64_t *chunk = bench_xcalloc(RC_IMAGE_CHUNK, UPC_PAGE_SIZE);
 	unsigned long first, i;
-	int fd;
+	int fd, err = 0;
 
 	fd = open("/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0)
-		goto fail;
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
 	for (first = 0; first < scale->file_pages; first += RC_IMAGE_CHUNK) {
 		size_t bytes = RC_IMAGE_CHUNK << UPC_PAGE_SHIFT;
+		ssize_t n;
 
 		for (i = 0; i < RC_IMAGE_CHUNK; i++) {
 			uint64_t *word = chunk + i * RC_WORDS;
@@ -63,18 +66,17 @@ static int rc_image(const struct rc_scale *scale)
 			word[0] = rc_stamp(first + i);
 			word[RC_WORDS - 1] = ~rc_stamp(first + i);
 		}
-		if (pwrite(fd, chunk, bytes, (off_t)(first << UPC_PAGE_SHIFT))
-		    != (ssize_t)bytes) {
+		n = pwrite(fd, chunk, bytes, (off_t)(first << UPC_PAGE_SHIFT));
+		if (n != (ssize_t)bytes) {
+			/* A short write is a full tmpfs. */
+			err = n < 0 ? -errno : -ENOSPC;
 			close(fd);
-			fd = -1;
-			goto fail;
+			goto out;
 		}
 	}
+out:
 	free(chunk);
-	return fd;
-fail:
-	free(chunk);
-	return errno ? -errno : -EIO;
+	return err ? err : fd;
 }
 
 /*
