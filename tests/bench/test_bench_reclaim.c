@@ -298,7 +298,7 @@ static void test_reclaim_kernel(void **state)
 		assert_true(num(name, "kernel_fill_huge_ranges") <=
 			    num(name, "kernel_fill_ranges"));
 		assert_int_equal(!num(name, "kernel_fill_huge_ranges"),
-				 strstr(mismatch->str, "no 2 MiB folios") !=
+				 strstr(mismatch->str, "no 2 MiB folio") !=
 				 NULL);
 	}
 }

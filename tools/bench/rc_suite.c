@@ -262,11 +262,11 @@ static void rc_report_kernel_fill(struct bench_row *row,
 	bench_row_set_num(row, "kernel_fill_huge_ranges",
 			  (double)t->fill_huge_ranges);
 	if (!t->fill_huge_ranges)
-		bench_row_set_str(row, "kernel_mismatch", "the kernel filled "
-				  "its cache with no 2 MiB folios (see "
-				  "/sys/kernel/mm/transparent_hugepage; "
-				  "/proc/kpageflags needs root), so its adds "
-				  "split no order-9 shadows");
+		bench_row_set_str(row, "kernel_mismatch", "the kernel's fills "
+				  "showed no 2 MiB folio (transparent huge "
+				  "pages off, or /proc/kpageflags not "
+				  "readable), so its adds may split no "
+				  "order-9 shadows");
 }
 
 /*
