@@ -367,7 +367,7 @@ static void rc_kreclaim(const struct rc_kdisk *d)
 
 /*
  * rc_kchild() - What the child does for one part (@w), or for the
- * warm-up (@warm): its figures into @s.
+ * warm-up (@warm): its figures into @s (none for the warm-up).
  */
 static void rc_kchild(const struct rc_kernel *k, enum rc_workload w,
 		      bool warm, uint64_t seed, struct rc_sample *s)
@@ -377,14 +377,10 @@ static void rc_kchild(const struct rc_kernel *k, enum rc_workload w,
 	struct rc_sample fill = { 0 };
 	unsigned long *indices = NULL, nr;
 	unsigned char *map;
-	uint64_t start;
 
+	memset(s, 0, sizeof(*s));
 	if (warm) {
-		start = bench_now_ns();
 		rc_ktouch_all(k, d, MADV_SEQUENTIAL, NULL);
-		memset(s, 0, sizeof(*s));
-		s->wall_ns = bench_now_ns() - start;
-		s->reads = k->scale.file_pages;
 		return;
 	}
 	if (w == RC_THP_SPLIT) {
@@ -593,6 +589,7 @@ static void rc_kdisk_free(struct rc_kdisk *d)
 
 void rc_kernel_init(struct rc_kernel *k, const struct rc_scale *scale)
 {
+	struct rc_sample warm;
 	int w;
 
 	memset(k, 0, sizeof(*k));
@@ -620,7 +617,7 @@ void rc_kernel_init(struct rc_kernel *k, const struct rc_scale *scale)
 		return;
 	}
 	k->usable = true;
-	rc_kernel_run(k, RC_RANDREAD, true, 0, &k->warm);
+	rc_kernel_run(k, RC_RANDREAD, true, 0, &warm);
 }
 
 void rc_kernel_part(struct rc_kernel *k, enum rc_workload w, uint64_t seed,

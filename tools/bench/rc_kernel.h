@@ -68,7 +68,6 @@ struct rc_kdisk {
  *	part's cgroup.
  * @cmd_fd: Where the parts are asked for, and
  * @reply_fd: where their figures come back.
- * @warm: The warm-up read of randread's whole file, its figures.
  */
 struct rc_kernel {
 	struct rc_scale scale;
@@ -78,7 +77,6 @@ struct rc_kernel {
 	pid_t child;
 	int cmd_fd;
 	int reply_fd;
-	struct rc_sample warm;
 };
 
 /**
