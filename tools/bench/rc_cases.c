@@ -48,6 +48,11 @@ uint64_t rc_stamp(pgoff_t index)
 
 static const char *const rc_names[RC_NR_WORKLOADS] = { "randread", "thp" };
 
+const char *rc_workload_name(enum rc_workload w)
+{
+	return rc_names[w];
+}
+
 static const struct bench_mode_pages rc_modes[] = {
 	{ "full", 1UL << 17, 0 },	/* 512 MiB */
 	{ "quick", 1UL << 15, 0 },	/* 128 MiB */

@@ -153,6 +153,13 @@ struct rc_sample {
 #define RC_THP_ORDER	UPC_MAX_ORDER
 
 /**
+ * rc_workload_name() - A workload's short name, for messages and the
+ * names of what is made for it: "randread" or "thp".
+ * @w: The workload.
+ */
+const char *rc_workload_name(enum rc_workload w);
+
+/**
  * rc_stamp() - The word the backing store stamps into page @index: the
  * first word of the page; the last is its complement.  Every reader
  * checks both.

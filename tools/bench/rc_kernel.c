@@ -525,10 +525,6 @@ static void rc_kernel_run(struct rc_kernel *k, enum rc_workload w, bool warm,
 
 /* ---- the side ----------------------------------------------------------- */
 
-static const char *const rc_kdisk_names[RC_NR_WORKLOADS] = {
-	"randread", "thp"
-};
-
 /*
  * The side set up, and the process that set it up: a run that dies
  * (bench_die() exits) still removes its cgroups, from that process
@@ -555,7 +551,7 @@ static int rc_kdisk_init(struct rc_kernel *k, enum rc_workload w)
 	int image, err;
 
 	snprintf(name, sizeof(name), "upcache-bench-%d-%s", (int)getpid(),
-		 rc_kdisk_names[w]);
+		 rc_workload_name(w));
 	err = bench_memcg_create(&d->cg, name,
 				 (uint64_t)k->scale.limit_pages << UPC_PAGE_SHIFT,
 				 k->why, sizeof(k->why));
