@@ -110,42 +110,42 @@ static bool list_has(const char *list, size_t n, const char *controller)
 	return false;
 }
 
-/* Is @line (no newline) the line of @controller ("" for v2)? */
-static bool cgroup_line_is(const char *line, const char *controller)
+/*
+ * The path field of @line (no newline) if it is @controller's line ("":
+ * the v2 line), else NULL.
+ */
+static const char *cgroup_line_path(const char *line, const char *controller)
 {
 	const char *first = strchr(line, ':');
 	const char *second = first ? strchr(first + 1, ':') : NULL;
 
 	if (!second)
-		return false;
-	if (!*controller)
-		return second == first + 1 && !strncmp(line, "0:", 2);
-	return list_has(first + 1, (size_t)(second - first - 1), controller);
+		return NULL;
+	if (!*controller ?
+	    second == first + 1 && !strncmp(line, "0:", 2) :
+	    list_has(first + 1, (size_t)(second - first - 1), controller))
+		return second + 1;
+	return NULL;
 }
 
 int bench_cgroup_path(FILE *f, const char *controller, char *path,
 		      size_t len)
 {
 	size_t size = 0, n;
-	char *line = NULL, *at;
+	char *line = NULL;
+	const char *at = NULL;
 	int err = -ENOENT;
 
 	/* Whole lines, however long: a line's tail is never one of its own. */
-	while (getline(&line, &size, f) >= 0) {
+	while (!at && getline(&line, &size, f) >= 0) {
 		line[strcspn(line, "\n")] = '\0';
-		if (!cgroup_line_is(line, controller))
-			continue;
-		at = strchr(strchr(line, ':') + 1, ':') + 1;
+		at = cgroup_line_path(line, controller);
+	}
+	if (at && *at == '/') {
 		n = strlen(at);
-		if (*at != '/')
-			err = -ENOENT;
-		else if (n >= len)
-			err = -ENAMETOOLONG;
-		else
-			err = 0;
+		err = n < len ? 0 : -ENAMETOOLONG;
 		if (!err)
 			memcpy(path, at, n + 1);
-		break;
 	}
 	free(line);
 	return err;
