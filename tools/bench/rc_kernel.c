@@ -5,10 +5,9 @@
  * the child process whose readers fault its pages in inside a memory
  * cgroup.
  *
- * The parts run in a child process: only a child can be moved into the
- * cgroups without moving upcache's side of the run with it.  It is
- * forked once, before the suite maps its memory (rc_kernel_start()),
- * and moves into each part's cgroup before the part.  The page cache
+ * The parts run in a child process (kernel_child.h), forked once before
+ * the suite maps its memory, which moves into each part's cgroup before
+ * the part.  The page cache
  * its readers fault in stays charged to that cgroup (the devices stay
  * open), so each part starts from the state the last one left, as the
  * suite's upcache cache does.
@@ -17,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kernel-page-flags.h>
-#include <linux/loop.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,16 +23,15 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "kernel_child.h"
+#include "kernel_disk.h"
 #include "rc_kernel.h"
 #include "rng.h"
 #include "util.h"
 
-/* Free loop devices to try, when another user takes the one we got. */
-#define RC_LOOP_TRIES	4
 /* The image is written this many pages at a time. */
 #define RC_IMAGE_CHUNK	256UL
 
@@ -77,62 +74,6 @@ static int rc_image(const struct rc_scale *scale)
 out:
 	free(chunk);
 	return err ? err : fd;
-}
-
-/*
- * rc_loop_attach() - Attach @image to a free loop device, read-only,
- * 4 KiB blocks, direct I/O asked for, detaching itself on its last
- * close.  Return: 0 with @d->dev_fd open read-only, or a negative errno
- * with @k->why set.
- */
-static int rc_loop_attach(struct rc_kernel *k, struct rc_kdisk *d, int image)
-{
-	struct loop_config cfg = {
-		.fd = (unsigned int)image,
-		.block_size = UPC_PAGE_SIZE,
-		.info.lo_flags = LO_FLAGS_READ_ONLY | LO_FLAGS_AUTOCLEAR |
-				 LO_FLAGS_DIRECT_IO,
-	};
-	struct loop_info64 info;
-	int ctl, tries, err = -EBUSY;
-
-	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
-	if (ctl < 0) {
-		err = -errno;
-		snprintf(k->why, sizeof(k->why), "no loop device to stand in "
-			 "for the seed's ramdisk: /dev/loop-control: %s",
-			 strerror(-err));
-		return err;
-	}
-	for (tries = 0; tries < RC_LOOP_TRIES && err == -EBUSY; tries++) {
-		int nr = ioctl(ctl, LOOP_CTL_GET_FREE);
-
-		if (nr < 0) {
-			err = -errno;
-			break;
-		}
-		snprintf(d->dev, sizeof(d->dev), "/dev/loop%d", nr);
-		d->dev_fd = open(d->dev, O_RDONLY | O_CLOEXEC);
-		if (d->dev_fd < 0) {
-			err = -errno;
-			break;
-		}
-		err = ioctl(d->dev_fd, LOOP_CONFIGURE, &cfg) ? -errno : 0;
-		if (err) {
-			close(d->dev_fd);
-			d->dev_fd = -1;
-		}
-	}
-	close(ctl);
-	if (err) {
-		snprintf(k->why, sizeof(k->why), "cannot attach a loop device "
-			 "to stand in for the seed's ramdisk (%s): %s", d->dev,
-			 strerror(-err));
-		return err;
-	}
-	d->direct_io = !ioctl(d->dev_fd, LOOP_GET_STATUS64, &info) &&
-		       (info.lo_flags & LO_FLAGS_DIRECT_IO);
-	return 0;
 }
 
 /* ---- the readers (in the child) ----------------------------------------- */
@@ -203,13 +144,13 @@ static unsigned char *rc_kmap(const struct rc_kernel *k,
 			      const struct rc_kdisk *d, int advice)
 {
 	size_t bytes = k->scale.file_pages << UPC_PAGE_SHIFT;
-	void *map = mmap(NULL, bytes, PROT_READ, MAP_SHARED, d->dev_fd, 0);
+	void *map = mmap(NULL, bytes, PROT_READ, MAP_SHARED, d->loop.fd, 0);
 
 	if (map == MAP_FAILED)
-		bench_die("reclaim: cannot map %s: %s", d->dev,
+		bench_die("reclaim: cannot map %s: %s", d->loop.dev,
 			  strerror(errno));
 	if (madvise(map, bytes, advice))
-		bench_die("reclaim: madvise(%d) of %s: %s", advice, d->dev,
+		bench_die("reclaim: madvise(%d) of %s: %s", advice, d->loop.dev,
 			  strerror(errno));
 	return map;
 }
@@ -414,98 +355,21 @@ struct rc_kcmd {
 	uint64_t seed;
 };
 
-/* Read all of @len bytes, or fail.  Return: true if all came. */
-static bool rc_kread_all(int fd, void *buf, size_t len)
-{
-	ssize_t n;
-
-	do {
-		n = read(fd, buf, len);
-	} while (n < 0 && errno == EINTR);
-	return n == (ssize_t)len;
-}
-
 /*
- * rc_kchild_serve() - The child's life: for each command, move into its
- * workload's cgroup, run it, send the figures back; until the parent
- * closes its end.  Dies (exit status 2) on a failure, which the parent
- * sees as a short reply.
+ * rc_kchild_serve() - One command, in the child (bench_kchild_fn): move
+ * into its workload's cgroup, run it, its figures into @reply.
  */
-static void rc_kchild_serve(const struct rc_kernel *k, int cmd_fd,
-			    int reply_fd)
+static void rc_kchild_serve(void *ctx, const void *cmd, void *reply)
 {
-	struct rc_kcmd cmd;
-	struct rc_sample s;
+	const struct rc_kernel *k = ctx;
+	const struct rc_kcmd *c = cmd;
+	const struct rc_kdisk *d = &k->disk[c->w];
+	int err = bench_memcg_enter(&d->cg);
 
-	while (rc_kread_all(cmd_fd, &cmd, sizeof(cmd))) {
-		const struct rc_kdisk *d = &k->disk[cmd.w];
-		int err = bench_memcg_enter(&d->cg);
-
-		if (err)
-			bench_die("reclaim: cannot enter the memory cgroup "
-				  "%s: %s", d->cg.dir, strerror(-err));
-		rc_kchild(k, cmd.w, cmd.warm, cmd.seed, &s);
-		if (write(reply_fd, &s, sizeof(s)) != (ssize_t)sizeof(s))
-			_exit(2);
-	}
-	_exit(0);
-}
-
-/*
- * rc_kernel_start() - Fork the child that runs the kernel side's parts.
- * It is forked once, before the suite maps its backing store and
- * caches: a fork per part would make every page of those copy-on-write
- * again each time, and the next write to each would fault, which halved
- * the suite's IOPS in rounds after a fork.  Return: 0 or a negative
- * errno with @k->why set.
- */
-static int rc_kernel_start(struct rc_kernel *k)
-{
-	int cmd[2], reply[2], err;
-
-	if (pipe2(cmd, O_CLOEXEC))
-		goto fail;
-	if (pipe2(reply, O_CLOEXEC)) {
-		close(cmd[0]);
-		close(cmd[1]);
-		goto fail;
-	}
-	fflush(NULL);
-	k->child = fork();
-	if (!k->child) {
-		close(cmd[1]);
-		close(reply[0]);
-		rc_kchild_serve(k, cmd[0], reply[1]);
-	}
-	err = k->child < 0 ? -errno : 0;
-	close(cmd[0]);
-	close(reply[1]);
-	if (err) {
-		close(cmd[1]);
-		close(reply[0]);
-		errno = -err;
-		goto fail;
-	}
-	k->cmd_fd = cmd[1];
-	k->reply_fd = reply[0];
-	return 0;
-fail:
-	err = -errno;
-	snprintf(k->why, sizeof(k->why), "cannot start the kernel side's "
-		 "reader process: %s", strerror(-err));
-	return err;
-}
-
-/* rc_kernel_stop() - End the child (it exits when its commands end). */
-static void rc_kernel_stop(struct rc_kernel *k)
-{
-	if (k->child <= 0)
-		return;
-	close(k->cmd_fd);
-	close(k->reply_fd);
-	while (waitpid(k->child, NULL, 0) < 0 && errno == EINTR)
-		;
-	k->child = 0;
+	if (err)
+		bench_die("reclaim: cannot enter the memory cgroup %s: %s",
+			  d->cg.dir, strerror(-err));
+	rc_kchild(k, c->w, c->warm, c->seed, reply);
 }
 
 /*
@@ -517,10 +381,9 @@ static void rc_kernel_run(struct rc_kernel *k, enum rc_workload w, bool warm,
 {
 	struct rc_kcmd cmd = { .w = w, .warm = warm, .seed = seed };
 
-	if (write(k->cmd_fd, &cmd, sizeof(cmd)) != (ssize_t)sizeof(cmd) ||
-	    !rc_kread_all(k->reply_fd, s, sizeof(*s)))
+	if (!bench_kchild_call(&k->child, &cmd, s))
 		bench_die("reclaim: the kernel side's readers failed (%s, "
-			  "cgroup %s)", k->disk[w].dev, k->disk[w].cg.dir);
+			  "cgroup %s)", k->disk[w].loop.dev, k->disk[w].cg.dir);
 }
 
 /* ---- the side ----------------------------------------------------------- */
@@ -564,7 +427,9 @@ static int rc_kdisk_init(struct rc_kernel *k, enum rc_workload w)
 		return image;
 	}
 	/* The loop device holds the image now: it goes when the device does. */
-	err = rc_loop_attach(k, d, image);
+	err = bench_loop_attach(&d->loop, image, true,
+				"to stand in for the seed's ramdisk", k->why,
+				sizeof(k->why));
 	close(image);
 	return err;
 }
@@ -577,21 +442,19 @@ static void rc_kdisk_free(struct rc_kdisk *d)
 		bench_memcg_reclaim(&d->cg);
 		bench_memcg_remove(&d->cg);
 	}
-	if (d->dev_fd >= 0)
-		close(d->dev_fd);
-	memset(d, 0, sizeof(*d));
-	d->dev_fd = -1;
+	bench_loop_close(&d->loop);
+	memset(&d->cg, 0, sizeof(d->cg));
 }
 
 void rc_kernel_init(struct rc_kernel *k, const struct rc_scale *scale)
 {
 	struct rc_sample warm;
-	int w;
+	int w, err;
 
 	memset(k, 0, sizeof(*k));
 	k->scale = *scale;
 	for (w = 0; w < RC_NR_WORKLOADS; w++)
-		k->disk[w].dev_fd = -1;
+		k->disk[w].loop.fd = -1;
 	if (geteuid()) {
 		snprintf(k->why, sizeof(k->why), "needs root: a loop device "
 			 "to stand in for the seed's ramdisk, and a memory "
@@ -608,7 +471,11 @@ void rc_kernel_init(struct rc_kernel *k, const struct rc_scale *scale)
 			return;
 		}
 	}
-	if (rc_kernel_start(k)) {
+	err = bench_kchild_start(&k->child, rc_kchild_serve, k,
+				 sizeof(struct rc_kcmd), sizeof(warm));
+	if (err) {
+		snprintf(k->why, sizeof(k->why), "cannot start the kernel "
+			 "side's reader process: %s", strerror(-err));
 		rc_kernel_free(k);
 		return;
 	}
@@ -627,7 +494,7 @@ void rc_kernel_free(struct rc_kernel *k)
 	int w;
 
 	/* Out of the cgroups first: a cgroup with a process stays. */
-	rc_kernel_stop(k);
+	bench_kchild_stop(&k->child);
 	for (w = 0; w < RC_NR_WORKLOADS; w++)
 		rc_kdisk_free(&k->disk[w]);
 	k->usable = false;

@@ -35,8 +35,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
 
+#include "kernel_child.h"
+#include "kernel_disk.h"
 #include "kernel_env.h"
 #include "rc_cases.h"
 
@@ -45,16 +46,12 @@
  * gives each workload its own cache, each has its own device (its own
  * page cache) and its own cgroup (its own limit), so the thp cycles'
  * reclaim leaves randread's steady state alone.
- * @dev_fd: The loop device, open read-only (-1: none): the readers map
- *	it.
- * @dev: Its path.
- * @direct_io: The loop device reads its file with direct I/O.
+ * @loop: The loop device, open read-only (@loop.fd -1: none): the
+ *	readers map it.
  * @cg: The memory cgroup the readers run in (@cg.dir empty: none).
  */
 struct rc_kdisk {
-	int dev_fd;
-	char dev[32];
-	bool direct_io;
+	struct bench_loop loop;
 	struct bench_memcg cg;
 };
 
@@ -64,19 +61,15 @@ struct rc_kdisk {
  * @usable: The side runs; if false, @why says why not.
  * @why: The reason it does not.
  * @disk: Each workload's device and cgroup.
- * @child: The reader process (0: none), which runs each part in the
- *	part's cgroup.
- * @cmd_fd: Where the parts are asked for, and
- * @reply_fd: where their figures come back.
+ * @child: The reader process, which runs each part in the part's
+ *	cgroup.
  */
 struct rc_kernel {
 	struct rc_scale scale;
 	bool usable;
 	char why[256];
 	struct rc_kdisk disk[RC_NR_WORKLOADS];
-	pid_t child;
-	int cmd_fd;
-	int reply_fd;
+	struct bench_kchild child;
 };
 
 /**

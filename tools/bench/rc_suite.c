@@ -308,7 +308,7 @@ static void rc_report_kernel(struct bench_row *row, const struct rc_run *run,
 			  1 - (double)t.adds / (double)t.reads);
 	bench_row_set_num(row, "kernel_reads_per_round",
 			  (double)t.reads / scale->rounds);
-	bench_row_set_str(row, "kernel_side", run->k.disk[w].direct_io ?
+	bench_row_set_str(row, "kernel_side", run->k.disk[w].loop.direct_io ?
 			  "loop device over a tmpfs file, direct I/O" :
 			  "loop device over a tmpfs file, buffered");
 	bench_row_set_str(row, "kernel_memcg", run->k.disk[w].cg.v2 ? "v2" :

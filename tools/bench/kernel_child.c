@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/bench/kernel_child.c - the process a kernel baseline runs its
+ * work in (kernel_child.h): its fork, its command loop, and the calls
+ * the parent makes to it.
+ *
+ * Commands and replies are fixed-size structures over a socket pair: a
+ * child that dies closes its end, so the parent's read comes back short
+ * instead of waiting forever, and its send fails with EPIPE (never
+ * SIGPIPE, which would end the run before its atexit() cleanups).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kernel_child.h"
+#include "util.h"
+
+/* Receive all of @len bytes.  Return: true if all came. */
+static bool kchild_recv_all(int fd, void *buf, size_t len)
+{
+	char *at = buf;
+
+	while (len) {
+		ssize_t n = recv(fd, at, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		at += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* Send all of @len bytes.  Return: true if all went. */
+static bool kchild_send_all(int fd, const void *buf, size_t len)
+{
+	const char *at = buf;
+
+	while (len) {
+		ssize_t n = send(fd, at, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		at += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/*
+ * kchild_serve() - The child's life: each command run and its reply
+ * sent, until the parent hangs up (exit status 0); exit status 2 if a
+ * reply cannot be sent.
+ */
+static void kchild_serve(const struct bench_kchild *c, bench_kchild_fn fn,
+			 void *ctx, int fd)
+{
+	void *cmd = bench_xcalloc(1, c->cmd_size);
+	void *reply = bench_xcalloc(1, c->reply_size);
+
+	while (kchild_recv_all(fd, cmd, c->cmd_size)) {
+		memset(reply, 0, c->reply_size);
+		fn(ctx, cmd, reply);
+		if (!kchild_send_all(fd, reply, c->reply_size))
+			_exit(2);
+	}
+	_exit(0);
+}
+
+int bench_kchild_start(struct bench_kchild *c, bench_kchild_fn fn, void *ctx,
+		       size_t cmd_size, size_t reply_size)
+{
+	int sv[2], err;
+
+	memset(c, 0, sizeof(*c));
+	c->cmd_size = cmd_size;
+	c->reply_size = reply_size;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	/* What stdio holds would otherwise be written by both. */
+	fflush(NULL);
+	c->pid = fork();
+	if (!c->pid) {
+		close(sv[0]);
+		kchild_serve(c, fn, ctx, sv[1]);
+	}
+	err = c->pid < 0 ? -errno : 0;
+	close(sv[1]);
+	if (err) {
+		close(sv[0]);
+		c->pid = 0;
+		return err;
+	}
+	c->fd = sv[0];
+	return 0;
+}
+
+bool bench_kchild_call(struct bench_kchild *c, const void *cmd, void *reply)
+{
+	return c->pid > 0 && kchild_send_all(c->fd, cmd, c->cmd_size) &&
+	       kchild_recv_all(c->fd, reply, c->reply_size);
+}
+
+void bench_kchild_stop(struct bench_kchild *c)
+{
+	if (c->pid <= 0)
+		return;
+	close(c->fd);
+	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	c->pid = 0;
+}
