@@ -128,7 +128,7 @@ list(SORT UPC_FUZZ_SOURCES)
 set(UPC_FUZZ_BENCH_SOURCES_fuzz_jobfile run_jobfile.c run_cmdline.c
 	run_options.c options.c util.c)
 set(UPC_FUZZ_BENCH_SOURCES_fuzz_bench_args options.c cmp_args.c)
-set(UPC_FUZZ_BENCH_SOURCES_fuzz_bench_sysfiles shm_kernel.c kernel_env.c util.c)
+set(UPC_FUZZ_BENCH_SOURCES_fuzz_bench_sysfiles shm_kernel.c kernel_env.c kernel_disk.c util.c)
 
 foreach(src IN LISTS UPC_FUZZ_SOURCES)
 	get_filename_component(name "${src}" NAME_WE)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/bench/test_bench_sysfiles.c - upcache-bench's parsers of the
- * system's files (tools/bench/shm_kernel.h, kernel_env.h) on lines the
- * suites' own tests never write: the cases fuzz_bench_sysfiles found
- * misread, kept here as plain regression tests.
+ * system's files (tools/bench/shm_kernel.h, kernel_env.h, kernel_disk.h)
+ * on lines the suites' own tests never write: the cases
+ * fuzz_bench_sysfiles found misread, kept here as plain regression
+ * tests; and the swap header upcache-bench writes for the kernel's
+ * swap.
  *
  * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
  */
@@ -13,12 +15,18 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include <unistd.h>
+
+#include <upcache/folio.h>
+
+#include "../../tools/bench/kernel_disk.h"
 #include "../../tools/bench/kernel_env.h"
 #include "../../tools/bench/shm_kernel.h"
 
@@ -120,6 +128,87 @@ static void test_swaps_lines(void **state)
 	assert_true(swaps_list("Filename\n/swap file 1024 0 -2\n"));
 }
 
+/* swaps_used() - bench_swaps_used_kib() of @dev in @text. */
+static int swaps_used(const char *text, const char *dev, uint64_t *kib)
+{
+	FILE *f = text_file(text);
+	int err = bench_swaps_used_kib(f, dev, kib);
+
+	fclose(f);
+	return err;
+}
+
+static const char swaps_two[] =
+	"Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+	"/dev/zram0                              partition\t8388604\t\t0\t\t100\n"
+	"/dev/loop0                              partition\t2097148\t\t78016\t\t-2";
+
+/* The USED field of the device's own line, not of a name it begins. */
+static void test_swaps_used(void **state)
+{
+	uint64_t kib = 7;
+
+	(void)state;
+	assert_int_equal(swaps_used(swaps_two, "/dev/loop0", &kib), 0);
+	assert_int_equal(kib, 78016);
+	assert_int_equal(swaps_used(swaps_two, "/dev/zram0", &kib), 0);
+	assert_int_equal(kib, 0);
+	kib = 7;
+	assert_int_equal(swaps_used(swaps_two, "/dev/loop", &kib), -ENOENT);
+	assert_int_equal(swaps_used(swaps_two, "/dev/loop01", &kib), -ENOENT);
+	/* The title names no device, whatever its words. */
+	assert_int_equal(swaps_used(swaps_two, "Filename", &kib), -ENOENT);
+	assert_int_equal(swaps_used("", "/dev/loop0", &kib), -ENOENT);
+	assert_int_equal(swaps_used("", "", &kib), -ENOENT);
+	assert_int_equal(kib, 7);
+	assert_int_equal(swaps_used("T\n/s p 1 12x 0\n", "/s", &kib), -EINVAL);
+	assert_int_equal(swaps_used("T\n/s p 1\n", "/s", &kib), -EINVAL);
+	assert_int_equal(swaps_used("T\n/s p 1 99999999999999999999 0\n",
+				    "/s", &kib), -EINVAL);
+	assert_int_equal(kib, 7);
+	/* The first line naming it counts. */
+	assert_int_equal(swaps_used("T\n/s p 1 5 0\n/s p 1 6 0\n", "/s",
+				    &kib), 0);
+	assert_int_equal(kib, 5);
+}
+
+/*
+ * The header the kernel's swapon() reads: version 1 and the last page
+ * at byte 1024, the magic in the page's last ten bytes, zeros
+ * elsewhere; and areas it would refuse, refused.
+ */
+static void test_swap_format(void **state)
+{
+	const uint64_t bytes = 64 * UPC_PAGE_SIZE;
+	unsigned char page[UPC_PAGE_SIZE];
+	uint32_t info[2];
+	FILE *f = tmpfile();
+	size_t i;
+
+	(void)state;
+	assert_non_null(f);
+	memset(page, 0xa5, sizeof(page));
+	assert_int_equal(pwrite(fileno(f), page, sizeof(page), 0),
+			 (ssize_t)sizeof(page));
+	assert_int_equal(bench_swap_format(fileno(f), bytes), 0);
+	assert_int_equal(pread(fileno(f), page, sizeof(page), 0),
+			 (ssize_t)sizeof(page));
+	memcpy(info, page + 1024, sizeof(info));
+	assert_int_equal(info[0], 1);
+	assert_int_equal(info[1], 63);
+	assert_memory_equal(page + UPC_PAGE_SIZE - 10, "SWAPSPACE2", 10);
+	for (i = 0; i < UPC_PAGE_SIZE - 10; i++)
+		if (i < 1024 || i >= 1024 + sizeof(info))
+			assert_int_equal(page[i], 0);
+	assert_int_equal(bench_swap_format(fileno(f), 9 * UPC_PAGE_SIZE),
+			 -EINVAL);
+	assert_int_equal(bench_swap_format(fileno(f),
+					   (UINT32_MAX + 2ULL) << UPC_PAGE_SHIFT),
+			 -EINVAL);
+	assert_int_equal(bench_swap_format(-1, bytes), -EBADF);
+	fclose(f);
+}
+
 /* cgroup_path() - bench_cgroup_path() of @controller in @text. */
 static int cgroup_path(const char *text, const char *controller, char *out,
 		       size_t len)
@@ -205,6 +294,8 @@ int main(void)
 		cmocka_unit_test(test_mount_long_point),
 		cmocka_unit_test(test_mount_huge_whole_name),
 		cmocka_unit_test(test_swaps_lines),
+		cmocka_unit_test(test_swaps_used),
+		cmocka_unit_test(test_swap_format),
 		cmocka_unit_test(test_cgroup_path_v1),
 		cmocka_unit_test(test_cgroup_path_v2),
 		cmocka_unit_test(test_cgroup_path_errors),

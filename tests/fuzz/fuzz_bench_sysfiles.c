@@ -2,16 +2,18 @@
 /*
  * tests/fuzz/fuzz_bench_sysfiles.c - libFuzzer target: the system files
  * upcache-bench reads to choose and explain its kernel baselines: the
- * mount table and shmem_enabled (tools/bench/shm_kernel.c), /proc/swaps,
- * cgroup.controllers and /proc/self/cgroup (tools/bench/kernel_env.c).
+ * mount table and shmem_enabled (tools/bench/shm_kernel.c), /proc/swaps
+ * (tools/bench/kernel_env.c, kernel_disk.c), cgroup.controllers and
+ * /proc/self/cgroup (tools/bench/kernel_env.c).
  *
  * This file owns the fuzzer's input format.  An input is text, cut at
  * its first NUL byte.  Its first line is the key: the directory whose
  * tmpfs is looked up, and a controller name; the rest (after the first
  * newline, empty without one) is the file, given to each parser as a
  * memory stream of exactly its size, so ASan sees a read past its end.
- * Every input is valid; the file is read as each of the four tables,
- * and any broken contract (shm_kernel.h, kernel_env.h) prints the input
+ * Every input is valid; the file is read as each of the five tables,
+ * and any broken contract (shm_kernel.h, kernel_env.h, kernel_disk.h)
+ * prints the input
  * and aborts.  Each contract is evaluated here independently, from the
  * file's lines:
  *
@@ -35,6 +37,11 @@
  *     of the first line starting "0::"; -ENOENT without such a line or
  *     if that field does not start with '/', -ENAMETOOLONG if it does
  *     not fit (expect_cgroup()).
+ *  6. as /proc/swaps again: bench_swaps_used_kib() for the key must
+ *     give the fourth blank-separated field of the first line after the
+ *     first whose first field is the key, as a decimal number; -EINVAL
+ *     if that field is missing, not all digits or past 64 bits; -ENOENT
+ *     without such a line (expect_swaps_used()).
  *
  * Each result string (the cgroup path too) goes to a buffer of one of
  * four sizes, chosen by
@@ -56,6 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel_disk.h"
 #include "kernel_env.h"
 #include "shm_kernel.h"
 
@@ -428,6 +436,83 @@ static void check_cgroup(const struct sysfile *file, const char *controller,
 	free(out);
 }
 
+/* ------------------------------------------------------------------ */
+/* 6. /proc/swaps: a device's swap in use */
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/*
+ * line_field() - The @nr-th blank-separated field (from 0) of the line
+ * @s..@eol, its length into *@n; NULL if the line has fewer.
+ */
+static const char *line_field(const char *s, const char *eol, unsigned int nr,
+			      size_t *n)
+{
+	for (;;) {
+		while (s < eol && is_blank(*s))
+			s++;
+		if (s == eol)
+			return NULL;
+		for (*n = 0; s + *n < eol && !is_blank(s[*n]); (*n)++)
+			;
+		if (!nr--)
+			return s;
+		s += *n;
+	}
+}
+
+/* The result bench_swaps_used_kib() must give for @dev, *@kib on 0. */
+static int expect_swaps_used(const struct sysfile *file, const char *dev,
+			     uint64_t *kib)
+{
+	const char *p = file->buf, *end = file->buf + file->len;
+	size_t want = strlen(dev), n, i;
+	bool title = true;
+
+	for (; p < end; p = line_end(p, end) + 1) {
+		const char *eol = line_end(p, end), *f;
+
+		if (title) {
+			title = false;
+			continue;
+		}
+		f = line_field(p, eol, 0, &n);
+		if (!f || n != want || memcmp(f, dev, want))
+			continue;
+		f = line_field(p, eol, 3, &n);
+		if (!f)
+			return -EINVAL;
+		*kib = 0;
+		for (i = 0; i < n; i++) {
+			unsigned int d = (unsigned int)(f[i] - '0');
+
+			if (d > 9 || __builtin_mul_overflow(*kib, 10, kib) ||
+			    __builtin_add_overflow(*kib, d, kib))
+				return -EINVAL;
+		}
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static void check_swaps_used(const struct sysfile *file, const char *dev)
+{
+	uint64_t want_kib = 0, got_kib = UINT64_MAX;
+	int want = expect_swaps_used(file, dev, &want_kib);
+	FILE *f = sysfile_open(file);
+	int got = bench_swaps_used_kib(f, dev, &got_kib);
+
+	fclose(f);
+	FZ_CHECK(got == want, "bench_swaps_used_kib('%s') = %d, want %d", dev,
+		 got, want);
+	FZ_CHECK(got || got_kib == want_kib, "bench_swaps_used_kib('%s') "
+		 "gave %llu KiB, want %llu", dev, (unsigned long long)got_kib,
+		 (unsigned long long)want_kib);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* The real size of shmk_info's strings, and less. */
@@ -455,6 +540,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_cgroup(&file, key, len);
 	check_cgroup(&file, "memory", len);
 	check_cgroup(&file, "", len);
+	check_swaps_used(&file, key);
 
 	free(key);
 	free(file.buf);
