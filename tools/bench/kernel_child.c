@@ -2,7 +2,7 @@
 /*
  * tools/bench/kernel_child.c - the process a kernel baseline runs its
  * work in (kernel_child.h): its fork, its command loop, and the calls
- * the parent makes to it.
+ * the parent makes to it; and the undoing of kernel sides at exit.
  *
  * Commands and replies are fixed-size structures over a socket pair: a
  * child that dies closes its end, so the parent's read comes back short
@@ -77,6 +77,52 @@ static void kchild_serve(const struct bench_kchild *c, bench_kchild_fn fn,
 	_exit(0);
 }
 
+/* Kernel sides to undo at exit, and the processes that set them up. */
+#define KERNEL_UNDO_SLOTS	4
+
+static struct {
+	void (*undo)(void *side);
+	void *side;
+	pid_t owner;
+} kernel_undo[KERNEL_UNDO_SLOTS];
+
+static void kernel_undo_all(void)
+{
+	int i;
+
+	for (i = 0; i < KERNEL_UNDO_SLOTS; i++)
+		if (kernel_undo[i].side && kernel_undo[i].owner == getpid())
+			kernel_undo[i].undo(kernel_undo[i].side);
+}
+
+void bench_kernel_undo_at_exit(void (*undo)(void *side), void *side)
+{
+	static bool registered;
+	int i;
+
+	if (!registered)
+		registered = !atexit(kernel_undo_all);
+	for (i = 0; i < KERNEL_UNDO_SLOTS; i++) {
+		if (!kernel_undo[i].side) {
+			kernel_undo[i].undo = undo;
+			kernel_undo[i].side = side;
+			kernel_undo[i].owner = getpid();
+			return;
+		}
+	}
+	bench_die("more than %d kernel sides to undo at exit",
+		  KERNEL_UNDO_SLOTS);
+}
+
+void bench_kernel_undo_cancel(void *side)
+{
+	int i;
+
+	for (i = 0; i < KERNEL_UNDO_SLOTS; i++)
+		if (kernel_undo[i].side == side)
+			kernel_undo[i].side = NULL;
+}
+
 int bench_kchild_start(struct bench_kchild *c, bench_kchild_fn fn, void *ctx,
 		       size_t cmd_size, size_t reply_size)
 {
@@ -111,12 +157,15 @@ bool bench_kchild_call(struct bench_kchild *c, const void *cmd, void *reply)
 	       kchild_recv_all(c->fd, reply, c->reply_size);
 }
 
-void bench_kchild_stop(struct bench_kchild *c)
+int bench_kchild_stop(struct bench_kchild *c)
 {
+	int status = -1;
+
 	if (c->pid <= 0)
-		return;
+		return -1;
 	close(c->fd);
-	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+	while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
 		;
 	c->pid = 0;
+	return status;
 }

@@ -11,6 +11,10 @@
  * suite's figures in the rounds after a fork when one was forked per
  * part.  It then does one piece of work per command, over a socket
  * pair, until the parent hangs up.
+ *
+ * What a kernel side sets up (cgroups, loop devices, swap) is the
+ * machine's, so a run that dies on an error still undoes it, from the
+ * process that set it up (bench_kernel_undo_at_exit()).
  */
 #ifndef UPCACHE_TOOLS_BENCH_KERNEL_CHILD_H
 #define UPCACHE_TOOLS_BENCH_KERNEL_CHILD_H
@@ -71,7 +75,28 @@ bool bench_kchild_call(struct bench_kchild *c, const void *cmd, void *reply);
 /**
  * bench_kchild_stop() - Hang up, and wait for the child to exit.
  * @c: The handle, started or not (then nothing is done).
+ *
+ * Return: the child's wait status (waitpid()), as for telling why a
+ * call failed; -1 if there was no child.
  */
-void bench_kchild_stop(struct bench_kchild *c);
+int bench_kchild_stop(struct bench_kchild *c);
+
+/**
+ * bench_kernel_undo_at_exit() - Have a kernel side undone when the run
+ * exits before it is freed (bench_die() exits), by the process calling
+ * this only: a child that dies undoes nothing.
+ * @undo: What undoes it (its free function).
+ * @side: Its argument.
+ *
+ * Dies if more than four sides are registered at once.
+ */
+void bench_kernel_undo_at_exit(void (*undo)(void *side), void *side);
+
+/**
+ * bench_kernel_undo_cancel() - The side is freed: forget it.
+ * @side: A side given to bench_kernel_undo_at_exit(), or one never
+ *	given (then nothing is done).
+ */
+void bench_kernel_undo_cancel(void *side);
 
 #endif /* UPCACHE_TOOLS_BENCH_KERNEL_CHILD_H */

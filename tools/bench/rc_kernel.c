@@ -388,18 +388,10 @@ static void rc_kernel_run(struct rc_kernel *k, enum rc_workload w, bool warm,
 
 /* ---- the side ----------------------------------------------------------- */
 
-/*
- * The side set up, and the process that set it up: a run that dies
- * (bench_die() exits) still removes its cgroups, from that process
- * only, not from a child that dies.
- */
-static struct rc_kernel *rc_kernel_live;
-static pid_t rc_kernel_owner;
-
-static void rc_kernel_atexit(void)
+/* rc_kernel_undo() - rc_kernel_free() of a side, at exit. */
+static void rc_kernel_undo(void *side)
 {
-	if (rc_kernel_live && getpid() == rc_kernel_owner)
-		rc_kernel_free(rc_kernel_live);
+	rc_kernel_free(side);
 }
 
 /*
@@ -461,10 +453,7 @@ void rc_kernel_init(struct rc_kernel *k, const struct rc_scale *scale)
 			 "cgroup");
 		return;
 	}
-	if (!rc_kernel_owner)
-		atexit(rc_kernel_atexit);
-	rc_kernel_owner = getpid();
-	rc_kernel_live = k;
+	bench_kernel_undo_at_exit(rc_kernel_undo, k);
 	for (w = 0; w < RC_NR_WORKLOADS; w++) {
 		if (rc_kdisk_init(k, w)) {
 			rc_kernel_free(k);
@@ -498,6 +487,5 @@ void rc_kernel_free(struct rc_kernel *k)
 	for (w = 0; w < RC_NR_WORKLOADS; w++)
 		rc_kdisk_free(&k->disk[w]);
 	k->usable = false;
-	if (rc_kernel_live == k)
-		rc_kernel_live = NULL;
+	bench_kernel_undo_cancel(k);
 }
