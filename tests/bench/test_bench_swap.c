@@ -9,7 +9,9 @@
  * swap-out: the swap cache's add and delete and the region's store, the
  * per-chunk trees at most 3 levels and never deeper than the whole
  * device's, node memory = nodes x node size, one tree per 64 MiB chunk
- * against one), the swap-file variant (files created and removed), and
+ * against one), the kernel side's figures where it runs (as root: memhog
+ * in a memory cgroup swapping to a loop device), the swap-file variant
+ * (files created and removed), and
  * the option's errors: --swap-file outside the swap suite and a --size
  * too large end with exit status 2.
  *
@@ -19,7 +21,7 @@
 
 #include <upcache/swap.h>
 
-#include "../../tools/bench/kernel_env.h"
+#include "../../tools/bench/kernel_disk.h"
 #include "../../tools/bench/options.h"
 #include "../../tools/bench/sw_cases.h"
 #include "bench_helpers.h"
@@ -34,23 +36,6 @@ static int suite_setup(void **state)
 {
 	*state = &suite;
 	return bt_suite_run(&suite, bench_suite_swap, "swap");
-}
-
-/*
- * The part of the kernel skip reason that names what this machine
- * lacks, from the same probes (tools/bench/kernel_env.h).
- */
-static const char *bt_skip_why(void)
-{
-	bool cgroup = bench_memcg_writable(), swap = bench_has_swap();
-
-	if (!cgroup && !swap)
-		return "this machine has neither";
-	if (!cgroup)
-		return "no writable memory cgroup";
-	if (!swap)
-		return "no swap device";
-	return "not implemented yet";
 }
 
 /* num() - A numeric field of the suite's row @name (bt_num()). */
@@ -72,7 +57,7 @@ static void test_swap_json_shape(void **state)
 		"mode", "limit_pages", "limit_mib", "region_pages",
 		"region_mib", "swap_mib", "swap_device", "space_shift",
 		"space_shift_baseline", "pages_checked_per_round", "rounds",
-		"warmup_rounds", "cpus", "baseline_source", "kernel_skipped",
+		"warmup_rounds", "cpus", "baseline_source", "kernel_side",
 	};
 	static const char *const numbers[] = {
 		"ms", "ms_min", "ms_max", "walks_per_swapout",
@@ -87,7 +72,7 @@ static void test_swap_json_shape(void **state)
 	static const char *const keys[] = {
 		"unit", "speedup", "speedup_min", "speedup_max", "gain_pct",
 		"gain_pct_min", "gain_pct_max", "target_gain_pct",
-		"target_met", "role", "pair", "kernel_skipped", "note",
+		"target_met", "role", "pair", "note",
 	};
 	struct jread *jr;
 
@@ -119,10 +104,6 @@ static void test_swap_times(void **state)
 		assert_near(num(name, "rounds"), meta("rounds"), 0);
 		assert_string_equal(bt_str(&suite.rep, name, "pair"),
 				    suite_rows[!i]);
-		/* The kernel side is not run here, and says why. */
-		assert_non_null(strstr(bt_str(&suite.rep, name,
-					      "kernel_skipped"),
-				       bt_skip_why()));
 	}
 	assert_string_equal(bt_str(&suite.rep, "memhog", "role"), "new");
 	assert_string_equal(bt_str(&suite.rep, "memhog_baseline", "role"),
@@ -250,6 +231,67 @@ static void test_swap_walks_formula(void **state)
 	assert_true(isnan(sw_walks_per_swapout(&s)));
 }
 
+/*
+ * The kernel side: on the memhog row, its figures or why there are
+ * none, never both, and on the baseline neither.  With figures: the
+ * medians inside their ranges, CPU time no more than the wall clock's,
+ * at least the region less the limit swapped out (anonymous pages leave
+ * a cgroup at its limit only for swap), swap-ins on the read-back, the
+ * suite's pages checked, and the device swapped off after the run.
+ */
+static void test_swap_kernel(void **state)
+{
+	const struct bench_row *row = bt_row(&suite.rep, "memhog");
+	const struct bench_field *skipped = bench_row_get(row,
+							  "kernel_skipped");
+	const char *side = bench_row_get(&suite.rep.meta, "kernel_side")->str;
+	struct bench_options opts = { .tiny = true };
+	struct sw_scale scale;
+	const char *dev;
+	uint64_t kib;
+	FILE *f;
+
+	(void)state;
+	sw_scale_from_options(&opts, &scale);
+	assert_null(bench_row_get(bt_row(&suite.rep, "memhog_baseline"),
+				  "kernel_skipped"));
+	assert_null(bench_row_get(bt_row(&suite.rep, "memhog_baseline"),
+				  "ms_kernel"));
+	if (skipped) {
+		print_message("memhog: kernel side skipped: %s\n",
+			      skipped->str);
+		assert_true(strlen(skipped->str) > 0);
+		assert_string_equal(side, skipped->str);
+		assert_null(bench_row_get(row, "ms_kernel"));
+		return;
+	}
+	assert_string_equal(side, "measured");
+	assert_true(num("memhog", "ms_kernel_min") > 0);
+	assert_true(num("memhog", "ms_kernel_min") <= num("memhog", "ms_kernel"));
+	assert_true(num("memhog", "ms_kernel") <= num("memhog", "ms_kernel_max"));
+	assert_true(num("memhog", "ms_kernel_cpu") > 0);
+	assert_true(num("memhog", "ms_kernel_cpu") <= num("memhog", "ms_kernel"));
+	assert_true(num("memhog", "vs_kernel_min") > 0);
+	assert_true(num("memhog", "vs_kernel_min") <= num("memhog", "vs_kernel"));
+	assert_true(num("memhog", "vs_kernel") <= num("memhog", "vs_kernel_max"));
+	assert_true(num("memhog", "kernel_swap_used_mib") >=
+		    (double)((scale.region_pages - scale.limit_pages) >>
+			     (20 - UPC_PAGE_SHIFT)));
+	assert_true(num("memhog", "kernel_swap_used_mib") <=
+		    (double)(scale.swap_bytes >> 20));
+	assert_true(num("memhog", "kernel_swapins_per_round") > 0);
+	assert_near(num("memhog", "kernel_pages_checked_per_round"),
+		    (double)sw_pages_checked(&scale), 0);
+	assert_non_null(bt_str(&suite.rep, "memhog", "kernel_mismatch"));
+	assert_non_null(bt_str(&suite.rep, "memhog", "kernel_side"));
+	dev = bt_str(&suite.rep, "memhog", "kernel_swap_device");
+	assert_memory_equal(dev, "/dev/loop", 9);
+	f = fopen("/proc/swaps", "r");
+	assert_non_null(f);
+	assert_int_equal(bench_swaps_used_kib(f, dev, &kib), -ENOENT);
+	fclose(f);
+}
+
 /* --swap-file: both devices in files, which the run removes. */
 static void test_swap_files(void **state)
 {
@@ -272,6 +314,9 @@ static void test_swap_files(void **state)
 			    "file");
 	assert_true(bt_num(&rep, "memhog", "swapouts") > 0);
 	assert_true(bt_num(&rep, "memhog", "walks_per_swapout") > 2.5);
+	/* The kernel's swap is in memory only: no side to compare. */
+	assert_non_null(strstr(bt_str(&rep, "memhog", "kernel_skipped"),
+			       "--swap-file"));
 	bench_report_free(&rep);
 	assert_int_not_equal(stat(path, &st), 0);
 	assert_int_not_equal(stat(whole, &st), 0);
@@ -382,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_swap_json_shape),
 		cmocka_unit_test(test_swap_times),
 		cmocka_unit_test(test_swap_counters),
+		cmocka_unit_test(test_swap_kernel),
 	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_swap_walks_formula),

@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#define JROW_MAX_FIELDS	48
+#define JROW_MAX_FIELDS	64
 #define JMAX_ROWS	64
 
 /**

@@ -5,8 +5,8 @@
  *
  * Owns the mode table, creating each side's arena (with reclaim held to
  * the limit) and swap device (in memory, or a swap file), the timed touch
- * of the region and the checks around it, and the reason the kernel side
- * is not measured.
+ * of the region and the checks around it, and the page data both it and
+ * the kernel side (sw_kernel.c) write and check.
  *
  * Conventions: @b is the shared state, @c one side's cache.
  */
@@ -24,7 +24,6 @@
 #include <upcache/vmscan.h>
 
 #include "clock.h"
-#include "kernel_env.h"
 #include "rng.h"
 #include "scale.h"
 #include "sw_cases.h"
@@ -38,10 +37,32 @@
 /* The words each page carries: its index, and its complement at the end. */
 #define SW_STAMP	0x7377706d656d686fULL	/* "swpmemho" */
 #define SW_WORDS	(UPC_PAGE_SIZE / sizeof(uint64_t))
+/* What memhog writes ('m'); the stamps go over it. */
+#define SW_FILL_BYTE	0x6d
 
 static uint64_t sw_stamp(pgoff_t index)
 {
 	return SW_STAMP ^ index;
+}
+
+void sw_page_fill(uint64_t *page)
+{
+	memset(page, SW_FILL_BYTE, UPC_PAGE_SIZE);
+}
+
+void sw_page_stamp(uint64_t *page, unsigned long index)
+{
+	page[0] = sw_stamp(index);
+	page[SW_WORDS - 1] = ~sw_stamp(index);
+}
+
+bool sw_page_is_own(const uint64_t *page, unsigned long index)
+{
+	uint64_t fill;
+
+	memset(&fill, SW_FILL_BYTE, sizeof(fill));
+	return page[0] == sw_stamp(index) &&
+	       page[SW_WORDS - 1] == ~sw_stamp(index) && page[1] == fill;
 }
 
 static const char *const sw_side_names[SW_NR_SIDES] = { "after", "before" };
@@ -232,7 +253,7 @@ void sw_init(struct sw_bench *b, const struct sw_scale *scale)
 	b->page = bench_xcalloc(1, UPC_PAGE_SIZE);
 	b->offs = bench_xcalloc(SW_LOOKUPS, sizeof(*b->offs));
 	/* memhog writes a constant; the stamps go over it. */
-	memset(b->page, 0x6d, UPC_PAGE_SIZE);
+	sw_page_fill(b->page);
 	if (b->scale.swap_file)
 		sw_swap_files_check(b);
 	for (side = 0; side < SW_NR_SIDES; side++)
@@ -262,8 +283,7 @@ static void sw_touch(struct sw_bench *b, struct anon_region *region,
 {
 	ssize_t n;
 
-	b->page[0] = sw_stamp(index);
-	b->page[SW_WORDS - 1] = ~sw_stamp(index);
+	sw_page_stamp(b->page, index);
 	n = anon_region_write(region, b->page, UPC_PAGE_SIZE,
 			      (uint64_t)index << UPC_PAGE_SHIFT);
 	if (n != (ssize_t)UPC_PAGE_SIZE)
@@ -322,7 +342,7 @@ static void sw_touch_part(struct sw_bench *b, struct sw_pass *p,
 }
 
 /* Read page @index back and check it is its own. */
-static void sw_check_page(struct sw_bench *b, struct anon_region *region,
+static void sw_check_page(struct anon_region *region,
 			  pgoff_t index, enum sw_side side, uint64_t *buf)
 {
 	ssize_t n = anon_region_read(region, buf, UPC_PAGE_SIZE,
@@ -332,16 +352,14 @@ static void sw_check_page(struct sw_bench *b, struct anon_region *region,
 		bench_die("swap %s: reading page %lu back: %s",
 			  sw_side_names[side], index,
 			  n < 0 ? strerror((int)-n) : "short read");
-	if (buf[0] != sw_stamp(index) || buf[SW_WORDS - 1] != ~sw_stamp(index) ||
-	    buf[1] != b->page[1])
+	if (!sw_page_is_own(buf, index))
 		bench_die("swap %s: page %lu read back %#llx..%#llx, not its "
 			  "own data", sw_side_names[side], index,
 			  (unsigned long long)buf[0],
 			  (unsigned long long)buf[SW_WORDS - 1]);
 }
 
-/* The distance between two pages sw_check_region() reads back. */
-static unsigned long sw_check_step(const struct sw_scale *scale)
+unsigned long sw_check_step(const struct sw_scale *scale)
 {
 	unsigned long step = scale->region_pages / SW_CHECK_PAGES;
 
@@ -375,8 +393,8 @@ static void sw_check_region(struct sw_bench *b, struct anon_region *region,
 	pgoff_t index;
 
 	for (index = 0; index < pages; index += step)
-		sw_check_page(b, region, index, side, buf);
-	sw_check_page(b, region, pages - 1, side, buf);
+		sw_check_page(region, index, side, buf);
+	sw_check_page(region, pages - 1, side, buf);
 	free(buf);
 }
 
@@ -549,26 +567,4 @@ double sw_walks_per_swapout(const struct sw_sample *s)
 	touch = (double)s->calib_walks / (double)s->calib_pages;
 	return ((double)s->walks - touch * (double)s->pages) /
 	       (double)s->swapouts;
-}
-
-/**
- * sw_kernel_skip() - Why the kernel side is not measured here.
- * @buf: Where the text goes.
- * @len: Its size.
- *
- * Return: @buf.
- */
-const char *sw_kernel_skip(char *buf, size_t len)
-{
-	bool cgroup = bench_memcg_writable();
-	bool swap = bench_has_swap();
-
-	snprintf(buf, len, "the kernel side (memhog in a memory cgroup with "
-		 "swap) needs a writable memory cgroup and a swap device; %s",
-		 !cgroup && !swap ? "this machine has neither" :
-		 !cgroup ? "this machine gives no writable memory cgroup" :
-		 !swap ? "this machine has a memory cgroup but no swap "
-			 "device (/proc/swaps)" :
-		 "running memhog in one is not implemented yet");
-	return buf;
 }

@@ -233,6 +233,39 @@ void sw_round(struct sw_bench *b, unsigned int round,
 unsigned long sw_pages_checked(const struct sw_scale *scale);
 
 /**
+ * sw_page_fill() - Fill a page buffer with what memhog writes.
+ * @page: The buffer, UPC_PAGE_SIZE bytes.
+ */
+void sw_page_fill(uint64_t *page);
+
+/**
+ * sw_page_stamp() - Make a filled page buffer page @index's data: its
+ * index in the first word, its complement in the last.
+ * @page: A buffer from sw_page_fill().
+ * @index: The page's index in its region.
+ */
+void sw_page_stamp(uint64_t *page, unsigned long index);
+
+/**
+ * sw_page_is_own() - Does a page read back hold page @index's data?
+ * @page: What was read.
+ * @index: The page's index in its region.
+ *
+ * Return: true if its stamps are @index's and the word after the first
+ * is memhog's fill.
+ */
+bool sw_page_is_own(const uint64_t *page, unsigned long index);
+
+/**
+ * sw_check_step() - The distance between two pages a round reads back
+ * (from its first page on; the last page is read too).
+ * @scale: The sizes.
+ *
+ * Return: The step, at least 1.
+ */
+unsigned long sw_check_step(const struct sw_scale *scale);
+
+/**
  * sw_walks_per_swapout() - XArray walks reclaim made per page it
  * swapped out.
  * @s: A round's figures (or rounds summed).
@@ -245,15 +278,5 @@ unsigned long sw_pages_checked(const struct sw_scale *scale);
  * Return: The walks per swap-out; NaN without swap-outs or calibration.
  */
 double sw_walks_per_swapout(const struct sw_sample *s);
-
-/**
- * sw_kernel_skip() - Why the kernel side (memhog in a memory cgroup with
- * swap) is not measured on this machine.
- * @buf: Where the text goes.
- * @len: Its size.
- *
- * Return: @buf.
- */
-const char *sw_kernel_skip(char *buf, size_t len);
 
 #endif /* UPCACHE_TOOLS_BENCH_SW_CASES_H */

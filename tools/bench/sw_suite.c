@@ -17,11 +17,15 @@
  * round, minus one (samples.h).  Next to the time: the walks reclaim
  * made per page it swapped out, the shape of the swap cache right after
  * the touch (tree nodes, their memory, the deepest tree's height), which
- * is what the seed changed, and the time of one swap cache lookup.  The seed measured +1.8% (memhog 128G in an 8G
- * cgroup); the suite reports that as the target.
+ * is what the seed changed, and the time of one swap cache lookup.  The
+ * seed measured +1.8% (memhog 128G in an 8G cgroup); the suite reports
+ * that as the target.
  *
- * The kernel side, memhog in a memory cgroup with swap, is not run: the
- * rows and the notes say why (sw_kernel_skip()).
+ * The kernel side (sw_kernel.h), memhog in a memory cgroup swapping to
+ * a loop device, runs once a round, before the pair in odd rounds and
+ * after it in even ones; its time by the wall clock, and upcache's speed
+ * over it round by round, go on the memhog row.  Where it cannot run,
+ * that row and the notes say why.
  */
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +36,7 @@
 #include "samples.h"
 #include "suite.h"
 #include "sw_cases.h"
+#include "sw_kernel.h"
 #include "table.h"
 #include "util.h"
 
@@ -42,6 +47,12 @@
 
 /* The seed's gain: memhog 4:17.26 -> 4:12.58 elapsed. */
 #define SW_SEED_GAIN_PCT	1.8
+/* How the kernel's figures differ from the seed's setup (sw_kernel.h). */
+#define SW_KERNEL_MISMATCH \
+	"the kernel's ms, and upcache's speed over them, are by the wall " \
+	"clock, as the seed's time gave them; its swap-outs are written " \
+	"by a loop device's worker into tmpfs, where the seed's went to a " \
+	"ramdisk's pages"
 /* Slots a 3-level tree indexes: 64^3, 1 GiB of swap. */
 #define SW_3_LEVEL_SLOTS	(1UL << 18)
 
@@ -84,15 +95,37 @@ static const struct bench_table_col sw_cols[] = {
  * @s: Each side's timed rounds.
  * @ms: Each side's milliseconds by round.
  * @lookup_ns: Each side's nanoseconds per swap cache lookup by round.
- * @kernel_skip: Why the kernel side is not measured.
+ * @k: The kernel's side (sw_kernel.h).
+ * @ks: Its timed rounds, where it runs.
+ * @kms: Its milliseconds by round, by the wall clock.
  */
 struct sw_run {
 	struct sw_bench b;
 	struct sw_sample s[SW_NR_SIDES][BENCH_MAX_ROUNDS];
 	double ms[SW_NR_SIDES][BENCH_MAX_ROUNDS];
 	double lookup_ns[SW_NR_SIDES][BENCH_MAX_ROUNDS];
-	char kernel_skip[256];
+	struct sw_kernel k;
+	struct sw_ksample ks[BENCH_MAX_ROUNDS];
+	double kms[BENCH_MAX_ROUNDS];
 };
+
+/*
+ * sw_measure_kernel() - Round @r's memhog through the kernel, if the
+ * kernel side runs; kept for timed rounds.
+ */
+static void sw_measure_kernel(struct sw_run *run, unsigned int r)
+{
+	const struct sw_scale *scale = &run->b.scale;
+	struct sw_ksample s;
+
+	if (!run->k.usable)
+		return;
+	sw_kernel_round(&run->k, &s);
+	if (r < scale->warmups)
+		return;
+	run->ks[r - scale->warmups] = s;
+	run->kms[r - scale->warmups] = (double)s.wall_ns / 1e6;
+}
 
 /* sw_measure() - Every round, both sides interleaved in each (sw_round()). */
 static void sw_measure(struct sw_run *run, FILE *progress)
@@ -106,7 +139,12 @@ static void sw_measure(struct sw_run *run, FILE *progress)
 
 		if (progress)
 			fprintf(progress, "\rswap: round %u/%u", r + 1, total);
+		/* The kernel's memhog before the pair in odd rounds. */
+		if (r & 1)
+			sw_measure_kernel(run, r);
 		sw_round(&run->b, r, s);
+		if (!(r & 1))
+			sw_measure_kernel(run, r);
 		if (r < scale->warmups)
 			continue;
 		for (side = 0; side < SW_NR_SIDES; side++) {
@@ -221,6 +259,51 @@ static const char *sw_height_note(const struct sw_run *run, char *buf,
 	return buf;
 }
 
+/*
+ * sw_report_kernel() - The kernel's figures in the new row, or why
+ * there are none.  Its time is by the wall clock, as the seed's `time`
+ * gave it, and so is upcache's it is compared with: whatever the
+ * kernel's writer waits for (a swap-out written by the loop device's
+ * worker) is part of its memhog.  Its CPU time is given too.
+ */
+static void sw_report_kernel(struct bench_row *row, const struct sw_run *run)
+{
+	unsigned int rounds = run->b.scale.rounds, r;
+	double cpu[BENCH_MAX_ROUNDS], used = 0, left = 0, swapins = 0;
+	struct bench_summary ms, vs, cpu_ms;
+
+	if (!run->k.usable) {
+		bench_row_set_str(row, "kernel_skipped", run->k.why);
+		return;
+	}
+	for (r = 0; r < rounds; r++) {
+		cpu[r] = (double)run->ks[r].cpu_ns / 1e6;
+		used += (double)run->ks[r].swap_used_kib / 1024 / rounds;
+		left += (double)run->ks[r].swap_left_kib / 1024 / rounds;
+		swapins += (double)run->ks[r].swapins / rounds;
+	}
+	if (bench_summarize(run->kms, rounds, &ms) ||
+	    bench_summarize(cpu, rounds, &cpu_ms) ||
+	    bench_ratio_summary(run->kms, run->ms[SW_AFTER], rounds, &vs))
+		bench_die("swap: cannot summarise the kernel's memhog");
+	bench_row_set_summary(row, "ms_kernel", "ms_kernel_min",
+			      "ms_kernel_max", &ms);
+	bench_row_set_summary(row, "vs_kernel", "vs_kernel_min",
+			      "vs_kernel_max", &vs);
+	bench_row_set_num(row, "ms_kernel_cpu", cpu_ms.median);
+	bench_row_set_num(row, "kernel_swap_used_mib", used);
+	bench_row_set_num(row, "kernel_swap_left_mib", left);
+	bench_row_set_num(row, "kernel_swapins_per_round", swapins);
+	bench_row_set_num(row, "kernel_pages_checked_per_round",
+			  (double)run->ks[0].checked);
+	bench_row_set_str(row, "kernel_side", run->k.loop.direct_io ?
+			  "swap on a loop device over a tmpfs file, direct I/O" :
+			  "swap on a loop device over a tmpfs file, buffered");
+	bench_row_set_str(row, "kernel_swap_device", run->k.loop.dev);
+	bench_row_set_str(row, "kernel_memcg", run->k.cg.v2 ? "v2" : "v1");
+	bench_row_set_str(row, "kernel_mismatch", SW_KERNEL_MISMATCH);
+}
+
 /* sw_report_row() - Fill the report row of side @side. */
 static void sw_report_row(struct bench_row *row, const struct sw_run *run,
 			  enum sw_side side)
@@ -263,7 +346,8 @@ static void sw_report_row(struct bench_row *row, const struct sw_run *run,
 	bench_row_set_str(row, "role", side == SW_AFTER ? "new" : "baseline");
 	bench_row_set_str(row, "pair", sw_rows[!side].name);
 	bench_row_set_num(row, "rounds", rounds);
-	bench_row_set_str(row, "kernel_skipped", run->kernel_skip);
+	if (side == SW_AFTER)
+		sw_report_kernel(row, run);
 	bench_row_set_str(row, "note", sw_height_note(run, note,
 						      sizeof(note)));
 }
@@ -311,7 +395,8 @@ static void sw_report_meta(struct bench_report *rep, const struct sw_run *run)
 	bench_row_set_num(meta, "parts_per_round", SW_PARTS);
 	bench_meta_set_rounds(meta, s->rounds, s->warmups);
 	bench_row_set_str(meta, "baseline_source", BASELINE_SOURCE);
-	bench_row_set_str(meta, "kernel_skipped", run->kernel_skip);
+	bench_row_set_str(meta, "kernel_side", run->k.usable ? "measured" :
+			  run->k.why);
 }
 
 /* sw_print_header() - What the run measures and how to read it. */
@@ -346,6 +431,32 @@ static void sw_print_header(FILE *out, const struct sw_scale *s)
 	fflush(out);
 }
 
+/* sw_print_kernel_note() - The kernel's figures, or why none. */
+static void sw_print_kernel_note(FILE *out, const struct bench_row *row)
+{
+	const struct bench_field *skipped = bench_row_get(row,
+							  "kernel_skipped");
+
+	if (skipped) {
+		fprintf(out, "  kernel: skipped: %s\n", skipped->str);
+		return;
+	}
+	fprintf(out, "  kernel (memhog in a memory cgroup %s, %s):\n"
+		"    %.0f ms by the wall clock [%.0f..%.0f] (%.0f ms of CPU "
+		"time), %.0f MiB of swap in use;\n"
+		"    upcache's memhog %.2fx as fast [%.2f..%.2f]\n",
+		bench_row_get(row, "kernel_memcg")->str,
+		bench_row_get(row, "kernel_side")->str,
+		bench_row_num(row, "ms_kernel"),
+		bench_row_num(row, "ms_kernel_min"),
+		bench_row_num(row, "ms_kernel_max"),
+		bench_row_num(row, "ms_kernel_cpu"),
+		bench_row_num(row, "kernel_swap_used_mib"),
+		bench_row_num(row, "vs_kernel"),
+		bench_row_num(row, "vs_kernel_min"),
+		bench_row_num(row, "vs_kernel_max"));
+}
+
 /* sw_print_notes() - The notes under the table. */
 static void sw_print_notes(FILE *out, const struct bench_report *rep,
 			   const struct sw_run *run)
@@ -353,15 +464,15 @@ static void sw_print_notes(FILE *out, const struct bench_report *rep,
 	const struct bench_row *row = &rep->rows[SW_AFTER];
 
 	fprintf(out, "\nnotes:\n  memhog: %+.1f%% over memhog_baseline; seed "
-		"%+.1f%%: %s\n  %s\n  kernel: skipped: %s\n"
-		"  every round read %lu pages back (most from swap) and "
-		"checked them; then each\n"
-		"    device had no slot in use, an empty swap cache and "
-		"nothing charged\n",
+		"%+.1f%%: %s\n  %s\n",
 		bench_row_num(row, "gain_pct"), SW_SEED_GAIN_PCT,
 		bench_row_get(row, "target_met")->str,
-		bench_row_get(row, "note")->str, run->kernel_skip,
-		sw_pages_checked(&run->b.scale));
+		bench_row_get(row, "note")->str);
+	sw_print_kernel_note(out, row);
+	fprintf(out, "  every round read %lu pages back (most from swap) and "
+		"checked them; then each\n"
+		"    device had no slot in use, an empty swap cache and "
+		"nothing charged\n", sw_pages_checked(&run->b.scale));
 }
 
 /**
@@ -384,7 +495,8 @@ int bench_suite_swap(const struct bench_options *opts,
 	sw_scale_from_options(opts, &scale);
 	sw_print_header(out->table, &scale);
 	memset(&run, 0, sizeof(run));
-	sw_kernel_skip(run.kernel_skip, sizeof(run.kernel_skip));
+	/* Forks memhog's process before sw_init() maps anything. */
+	sw_kernel_init(&run.k, &scale);
 	sw_init(&run.b, &scale);
 	sw_report_meta(rep, &run);
 	sw_measure(&run, isatty(STDERR_FILENO) ? stderr : NULL);
@@ -398,5 +510,6 @@ int bench_suite_swap(const struct bench_options *opts,
 	}
 	sw_print_notes(out->table, rep, &run);
 	sw_free(&run.b);
+	sw_kernel_free(&run.k);
 	return 0;
 }
