@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -143,6 +144,36 @@ static void sw_kmemhog(void *ctx, const void *cmd, void *reply)
 /* ---- the side ----------------------------------------------------------- */
 
 /*
+ * The lock that keeps kernel swap sides one at a time on a machine.
+ * Two at once would both swap on at the same priority, and the kernel
+ * spreads swap-outs over devices of equal priority: one run's memhog
+ * would swap to the other's device, and its swapoff() would read the
+ * other's pages back in.  A second run (a second test under ctest -j)
+ * waits for the first.
+ */
+#define SW_KERNEL_LOCK	"/dev/shm/upcache-bench-kernel-swap.lock"
+
+/* Take the lock, waiting for another run's.  Return: 0 or -errno. */
+static int sw_klock(struct sw_kernel *k)
+{
+	int err;
+
+	k->lock_fd = open(SW_KERNEL_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (k->lock_fd < 0)
+		goto fail;
+	while (flock(k->lock_fd, LOCK_EX))
+		if (errno != EINTR)
+			goto fail;
+	return 0;
+fail:
+	err = -errno;
+	snprintf(k->why, sizeof(k->why), "cannot lock %s, which keeps kernel "
+		 "swap sides one at a time: %s", SW_KERNEL_LOCK,
+		 strerror(-err));
+	return err;
+}
+
+/*
  * sw_kdevice() - The swap device: an unnamed tmpfs file of the suite's
  * swap size, allocated in full (so a swap-out never has tmpfs allocate,
  * and charge, a page), a swap header, a loop device over it, swapped
@@ -196,6 +227,7 @@ void sw_kernel_init(struct sw_kernel *k, const struct sw_scale *scale)
 	memset(k, 0, sizeof(*k));
 	k->scale = *scale;
 	k->loop.fd = -1;
+	k->lock_fd = -1;
 	if (scale->swap_file) {
 		snprintf(k->why, sizeof(k->why), "--swap-file: upcache swaps to "
 			 "files, and the kernel side only to memory");
@@ -208,9 +240,11 @@ void sw_kernel_init(struct sw_kernel *k, const struct sw_scale *scale)
 	}
 	bench_kernel_undo_at_exit(sw_kernel_undo, k);
 	snprintf(name, sizeof(name), "upcache-bench-%d-memhog", (int)getpid());
-	err = bench_memcg_create(&k->cg, name,
-				 (uint64_t)scale->limit_pages << UPC_PAGE_SHIFT,
-				 k->why, sizeof(k->why));
+	err = sw_klock(k);
+	if (!err)
+		err = bench_memcg_create(&k->cg, name, (uint64_t)
+					 scale->limit_pages << UPC_PAGE_SHIFT,
+					 k->why, sizeof(k->why));
 	if (!err)
 		err = sw_kdevice(k);
 	if (!err) {
@@ -263,6 +297,10 @@ void sw_kernel_free(struct sw_kernel *k)
 		k->swap_on = false;
 	}
 	bench_loop_close(&k->loop);
+	/* Closing it unlocks it: the child that shared it is gone. */
+	if (k->lock_fd >= 0)
+		close(k->lock_fd);
+	k->lock_fd = -1;
 	k->usable = false;
 	bench_kernel_undo_cancel(k);
 }

@@ -18,7 +18,8 @@
  * own, and unmaps the region, freeing its slots.
  *
  * Swap is the machine's: while the run holds it on, any process under
- * memory pressure may swap to it.  The run swaps it off at its end, also
+ * memory pressure may swap to it.  So one run at a time has a kernel
+ * swap side: another run's waits for it (a lock in /dev/shm).  The run swaps it off at its end, also
  * when it dies by bench_die() (atexit()), though not when a signal kills
  * it; then `swapoff` of the device named in the row frees it.  Where
  * any of it cannot be had (not root, no loop device, no memory cgroup,
@@ -67,6 +68,8 @@ struct sw_ksample {
  * @swap_on: @loop is swapped on.
  * @cg: The memory cgroup memhog runs in (@cg.dir empty: none).
  * @child: The process memhog runs in.
+ * @lock_fd: Holds the lock that keeps kernel swap sides one at a time
+ *	on the machine (-1: not held).
  */
 struct sw_kernel {
 	struct sw_scale scale;
@@ -76,6 +79,7 @@ struct sw_kernel {
 	bool swap_on;
 	struct bench_memcg cg;
 	struct bench_kchild child;
+	int lock_fd;
 };
 
 /**
