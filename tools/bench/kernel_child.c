@@ -21,31 +21,18 @@
 #include "kernel_child.h"
 #include "util.h"
 
-/* Receive all of @len bytes.  Return: true if all came. */
-static bool kchild_recv_all(int fd, void *buf, size_t len)
+/*
+ * kchild_transfer() - Send (@out) or receive all of @len bytes at @buf
+ * (which is only read when sending).  Return: true if all went or came;
+ * false on an error, or when the other end hung up.
+ */
+static bool kchild_transfer(int fd, void *buf, size_t len, bool out)
 {
 	char *at = buf;
 
 	while (len) {
-		ssize_t n = recv(fd, at, len, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		at += n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
-/* Send all of @len bytes.  Return: true if all went. */
-static bool kchild_send_all(int fd, const void *buf, size_t len)
-{
-	const char *at = buf;
-
-	while (len) {
-		ssize_t n = send(fd, at, len, MSG_NOSIGNAL);
+		ssize_t n = out ? send(fd, at, len, MSG_NOSIGNAL) :
+				  recv(fd, at, len, 0);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -68,10 +55,10 @@ static void kchild_serve(const struct bench_kchild *c, bench_kchild_fn fn,
 	void *cmd = bench_xcalloc(1, c->cmd_size);
 	void *reply = bench_xcalloc(1, c->reply_size);
 
-	while (kchild_recv_all(fd, cmd, c->cmd_size)) {
+	while (kchild_transfer(fd, cmd, c->cmd_size, false)) {
 		memset(reply, 0, c->reply_size);
 		fn(ctx, cmd, reply);
-		if (!kchild_send_all(fd, reply, c->reply_size))
+		if (!kchild_transfer(fd, reply, c->reply_size, true))
 			_exit(2);
 	}
 	_exit(0);
@@ -153,8 +140,10 @@ int bench_kchild_start(struct bench_kchild *c, bench_kchild_fn fn, void *ctx,
 
 bool bench_kchild_call(struct bench_kchild *c, const void *cmd, void *reply)
 {
-	return c->pid > 0 && kchild_send_all(c->fd, cmd, c->cmd_size) &&
-	       kchild_recv_all(c->fd, reply, c->reply_size);
+	/* Sending only reads the command. */
+	return c->pid > 0 &&
+	       kchild_transfer(c->fd, (void *)cmd, c->cmd_size, true) &&
+	       kchild_transfer(c->fd, reply, c->reply_size, false);
 }
 
 int bench_kchild_stop(struct bench_kchild *c)

@@ -6,13 +6,15 @@
  * memhog runs in a child process (kernel_child.h), forked before the
  * suite maps its caches, which moves into the cgroup and, per round,
  * maps, writes, checks and unmaps its region.  The swap device is
- * swapped on for the whole run: each round starts with none of it in
- * use, as the suite's rounds start with empty swap devices.
+ * swapped on for the whole run; unmapping a round's region frees its
+ * slots, as the suite's rounds end with empty swap devices (though the
+ * kernel frees some slots lazily, with their swap cache pages: the
+ * row's kernel_swap_left_mib says how many were still in use).
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +223,7 @@ static void sw_kernel_undo(void *side)
 void sw_kernel_init(struct sw_kernel *k, const struct sw_scale *scale)
 {
 	struct sw_ksample none;
+	uint64_t limit;
 	char name[64];
 	int err;
 
@@ -240,11 +243,11 @@ void sw_kernel_init(struct sw_kernel *k, const struct sw_scale *scale)
 	}
 	bench_kernel_undo_at_exit(sw_kernel_undo, k);
 	snprintf(name, sizeof(name), "upcache-bench-%d-memhog", (int)getpid());
+	limit = (uint64_t)scale->limit_pages << UPC_PAGE_SHIFT;
 	err = sw_klock(k);
 	if (!err)
-		err = bench_memcg_create(&k->cg, name, (uint64_t)
-					 scale->limit_pages << UPC_PAGE_SHIFT,
-					 k->why, sizeof(k->why));
+		err = bench_memcg_create(&k->cg, name, limit, k->why,
+					 sizeof(k->why));
 	if (!err)
 		err = sw_kdevice(k);
 	if (!err) {
