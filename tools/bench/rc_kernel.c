@@ -7,10 +7,9 @@
  *
  * The parts run in a child process (kernel_child.h), forked once before
  * the suite maps its memory, which moves into each part's cgroup before
- * the part.  The page cache
- * its readers fault in stays charged to that cgroup (the devices stay
- * open), so each part starts from the state the last one left, as the
- * suite's upcache cache does.
+ * the part.  The page cache its readers fault in stays charged to that
+ * cgroup (the devices stay open), so each part starts from the state
+ * the last one left, as the suite's upcache cache does.
  */
 #define _GNU_SOURCE
 #include <errno.h>
