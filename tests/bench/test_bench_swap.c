@@ -17,6 +17,7 @@
  *
  * Linked with the benchmark's sources (see cmake/UpcacheTests.cmake).
  */
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <upcache/swap.h>
@@ -24,6 +25,7 @@
 #include "../../tools/bench/kernel_disk.h"
 #include "../../tools/bench/options.h"
 #include "../../tools/bench/sw_cases.h"
+#include "../../tools/bench/sw_kernel.h"
 #include "bench_helpers.h"
 
 static const char *const suite_rows[] = { "memhog", "memhog_baseline" };
@@ -292,6 +294,43 @@ static void test_swap_kernel(void **state)
 	fclose(f);
 }
 
+/*
+ * A memhog killed by a signal (as by its cgroup's OOM killer, where
+ * the machine limits swap above the cgroup) ends the kernel side with a
+ * reason, not the run; and freeing it swaps the device off.
+ */
+static void test_swap_kernel_killed(void **state)
+{
+	struct bench_options opts = { .tiny = true };
+	struct sw_ksample s;
+	struct sw_scale scale;
+	struct sw_kernel k;
+	char dev[32];
+	uint64_t kib;
+	FILE *f;
+
+	(void)state;
+	sw_scale_from_options(&opts, &scale);
+	sw_kernel_init(&k, &scale);
+	if (!k.usable) {
+		print_message("kernel side skipped: %s\n", k.why);
+		sw_kernel_free(&k);
+		skip();
+	}
+	assert_int_equal(sw_kernel_round(&k, &s), 0);
+	assert_int_equal(s.pages, scale.region_pages);
+	assert_int_equal(kill(k.child.pid, SIGKILL), 0);
+	assert_int_equal(sw_kernel_round(&k, &s), -ECHILD);
+	assert_non_null(strstr(k.why, "killed by signal 9"));
+	snprintf(dev, sizeof(dev), "%s", k.loop.dev);
+	sw_kernel_free(&k);
+	assert_false(k.usable);
+	f = fopen("/proc/swaps", "r");
+	assert_non_null(f);
+	assert_int_equal(bench_swaps_used_kib(f, dev, &kib), -ENOENT);
+	fclose(f);
+}
+
 /* --swap-file: both devices in files, which the run removes. */
 static void test_swap_files(void **state)
 {
@@ -431,6 +470,7 @@ int main(void)
 	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_swap_walks_formula),
+		cmocka_unit_test(test_swap_kernel_killed),
 		cmocka_unit_test(test_swap_files),
 		cmocka_unit_test(test_swap_file_option),
 		cmocka_unit_test(test_swap_file_refused),

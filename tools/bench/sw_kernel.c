@@ -264,21 +264,23 @@ void sw_kernel_init(struct sw_kernel *k, const struct sw_scale *scale)
 	k->usable = true;
 }
 
-void sw_kernel_round(struct sw_kernel *k, struct sw_ksample *s)
+int sw_kernel_round(struct sw_kernel *k, struct sw_ksample *s)
 {
 	int cmd = 0, status;
 
 	if (bench_kchild_call(&k->child, &cmd, s))
-		return;
+		return 0;
 	status = bench_kchild_stop(&k->child);
-	if (status >= 0 && WIFSIGNALED(status))
-		bench_die("swap: the kernel side's memhog was killed by signal "
-			  "%d%s (swapping to %s in the memory cgroup %s)",
-			  WTERMSIG(status), WTERMSIG(status) == SIGKILL ?
-			  ", as the cgroup's OOM killer kills" : "",
-			  k->loop.dev, k->cg.dir);
-	bench_die("swap: the kernel side's memhog failed (swapping to %s in "
-		  "the memory cgroup %s)", k->loop.dev, k->cg.dir);
+	if (status < 0 || !WIFSIGNALED(status))
+		bench_die("swap: the kernel side's memhog failed (swapping to "
+			  "%s in the memory cgroup %s)", k->loop.dev,
+			  k->cg.dir);
+	snprintf(k->why, sizeof(k->why), "memhog's process was killed by "
+		 "signal %d%s, swapping to %s in its memory cgroup",
+		 WTERMSIG(status), WTERMSIG(status) == SIGKILL ?
+		 " (as the cgroup's OOM killer kills: it could not swap out "
+		 "enough)" : "", k->loop.dev);
+	return -ECHILD;
 }
 
 void sw_kernel_free(struct sw_kernel *k)

@@ -100,10 +100,12 @@ void sw_kernel_init(struct sw_kernel *k, const struct sw_scale *scale);
  * @k: A usable side.
  * @s: Its figures.
  *
- * Dies if memhog cannot run (its process killed, as by the cgroup's
- * OOM killer) or reads a page back wrong.
+ * Return: 0; or -ECHILD if memhog's process was killed by a signal (as
+ * by the cgroup's OOM killer, where something above the cgroup limits
+ * its swap), with @k->why saying so: the side cannot go on.  Dies if
+ * memhog failed otherwise, as on a page read back wrong.
  */
-void sw_kernel_round(struct sw_kernel *k, struct sw_ksample *s);
+int sw_kernel_round(struct sw_kernel *k, struct sw_ksample *s);
 
 /**
  * sw_kernel_free() - Undo sw_kernel_init(): end memhog's process, remove

@@ -120,7 +120,11 @@ static void sw_measure_kernel(struct sw_run *run, unsigned int r)
 
 	if (!run->k.usable)
 		return;
-	sw_kernel_round(&run->k, &s);
+	if (sw_kernel_round(&run->k, &s)) {
+		/* The comparison is lost, not the run: the row says why. */
+		sw_kernel_free(&run->k);
+		return;
+	}
 	if (r < scale->warmups)
 		return;
 	run->ks[r - scale->warmups] = s;
