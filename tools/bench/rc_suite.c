@@ -426,11 +426,10 @@ static void rc_print_header(FILE *out, const struct rc_scale *s)
 /* rc_print_kernel_note() - A new row's kernel figures, or why none. */
 static void rc_print_kernel_note(FILE *out, const struct bench_row *row)
 {
-	const struct bench_field *skipped = bench_row_get(row,
-							  "kernel_skipped");
+	const char *skipped = bench_row_str(row, "kernel_skipped");
 
 	if (skipped) {
-		fprintf(out, "    kernel: skipped: %s\n", skipped->str);
+		fprintf(out, "    kernel: skipped: %s\n", skipped);
 		return;
 	}
 	fprintf(out, "    kernel (%s, memory cgroup %s):\n"

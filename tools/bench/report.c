@@ -134,6 +134,20 @@ double bench_row_num(const struct bench_row *row, const char *key)
 }
 
 /**
+ * bench_row_str() - The value of a string field.
+ * @row: The row.
+ * @key: The key.
+ *
+ * Return: The string, or NULL.
+ */
+const char *bench_row_str(const struct bench_row *row, const char *key)
+{
+	const struct bench_field *f = bench_row_get(row, key);
+
+	return f && f->kind == BENCH_FIELD_STR ? f->str : NULL;
+}
+
+/**
  * bench_row_set_summary() - Set a figure and its extremes from a summary.
  * @row: The row.
  * @key: The key of the figure: @s's median.

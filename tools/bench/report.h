@@ -136,6 +136,16 @@ const struct bench_field *bench_row_get(const struct bench_row *row,
 double bench_row_num(const struct bench_row *row, const char *key);
 
 /**
+ * bench_row_str() - The value of a string field.
+ * @row: The row.
+ * @key: The key.
+ *
+ * Return: The string (the row's own); NULL if the field is missing, null
+ * or not a string.
+ */
+const char *bench_row_str(const struct bench_row *row, const char *key);
+
+/**
  * bench_row_set_summary() - Set a figure and its extremes from a summary.
  * @row: The row.
  * @key: The key of the figure: @s's median.

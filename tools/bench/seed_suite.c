@@ -382,15 +382,8 @@ static const struct bench_table_col seed_cols[] = {
 /*
  * Why a row of @e has no kernel figure: the reason its suite gave for
  * skipping the kernel side (the "kernel_skipped" string of the row it
- * came from, seed_skip_of()), else the experiment's.
+ * came from), else the experiment's.
  */
-static const char *seed_skip_of(const struct bench_row *row)
-{
-	const struct bench_field *f = bench_row_get(row, "kernel_skipped");
-
-	return f && f->kind == BENCH_FIELD_STR ? f->str : NULL;
-}
-
 /*
  * Why a row's kernel figure is not like for like, where its suite says
  * (the "kernel_mismatch" string of the row it came from: seed 002's huge
@@ -398,16 +391,16 @@ static const char *seed_skip_of(const struct bench_row *row)
  */
 static const char *seed_mismatch_of(const struct bench_row *row)
 {
-	const struct bench_field *f = bench_row_get(row, "kernel_mismatch");
-
-	return f && f->kind == BENCH_FIELD_STR ? f->str : NULL;
+	return bench_row_str(row, "kernel_mismatch");
 }
 
 static const char *seed_kernel_note(const struct seed_experiment *e,
 				    const struct bench_row *after)
 {
-	if (seed_skip_of(after))
-		return seed_skip_of(after);
+	const char *skipped = bench_row_str(after, "kernel_skipped");
+
+	if (skipped)
+		return skipped;
 	return e->no_kernel ? e->no_kernel : "no kernel figure";
 }
 
@@ -595,6 +588,7 @@ static void seed_run(const struct seeds_args *a,
 	struct bench_output out = { NULL, NULL, NULL };
 	char benchmark[16], path[4096];
 	const struct seed_map *m;
+	const char *skipped;
 	FILE *json;
 
 	snprintf(benchmark, sizeof(benchmark), "seed-%s", e->id);
@@ -622,11 +616,17 @@ static void seed_run(const struct seeds_args *a,
 		bench_table_header(&t);
 		for (m = e->rows; m->after_key; m++)
 			seed_map_rows(e, m, &src, &rep, &t);
-		if (e->no_kernel)
+		/*
+		 * A skipped kernel side first: an experiment's own reason
+		 * (seed 003's lookup rows) is for rows the kernel cannot
+		 * give even when its side runs.
+		 */
+		skipped = src.nr_rows ?
+			  bench_row_str(&src.rows[0], "kernel_skipped") : NULL;
+		if (skipped)
+			printf("  kernel: skipped: %s\n", skipped);
+		else if (e->no_kernel)
 			printf("  kernel: none: %s\n", e->no_kernel);
-		else if (src.nr_rows && seed_skip_of(&src.rows[0]))
-			printf("  kernel: skipped: %s\n",
-			       seed_skip_of(&src.rows[0]));
 		seed_print_mismatches(&src);
 		bench_report_free(&src);
 	}

@@ -438,11 +438,10 @@ static void sw_print_header(FILE *out, const struct sw_scale *s)
 /* sw_print_kernel_note() - The kernel's figures, or why none. */
 static void sw_print_kernel_note(FILE *out, const struct bench_row *row)
 {
-	const struct bench_field *skipped = bench_row_get(row,
-							  "kernel_skipped");
+	const char *skipped = bench_row_str(row, "kernel_skipped");
 
 	if (skipped) {
-		fprintf(out, "  kernel: skipped: %s\n", skipped->str);
+		fprintf(out, "  kernel: skipped: %s\n", skipped);
 		return;
 	}
 	fprintf(out, "  kernel (memhog in a memory cgroup %s, %s):\n"
