@@ -294,10 +294,26 @@ static void test_swap_kernel(void **state)
 	fclose(f);
 }
 
+/* locked_kib() - This process's locked memory (VmLck), in KiB. */
+static unsigned long locked_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	unsigned long kib = 0;
+	char line[256];
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %lu kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
 /*
  * A memhog killed by a signal (as by its cgroup's OOM killer, where
  * the machine limits swap above the cgroup) ends the kernel side with a
- * reason, not the run; and freeing it swaps the device off.
+ * reason, not the run; and freeing it swaps the device off.  While the
+ * side is set up, its swap image is locked in memory.
  */
 static void test_swap_kernel_killed(void **state)
 {
@@ -317,6 +333,9 @@ static void test_swap_kernel_killed(void **state)
 		sw_kernel_free(&k);
 		skip();
 	}
+	/* The image is locked in memory: it must never swap to itself. */
+	assert_non_null(k.image_map);
+	assert_true(locked_kib() >= scale.swap_bytes >> 10);
 	assert_int_equal(sw_kernel_round(&k, &s), 0);
 	assert_int_equal(s.pages, scale.region_pages);
 	assert_int_equal(kill(k.child.pid, SIGKILL), 0);

@@ -176,10 +176,38 @@ fail:
 }
 
 /*
+ * sw_klock_image() - Keep the image's pages in memory (mlock() of a
+ * shared mapping of it) for as long as the device is on.  A tmpfs page
+ * is swap-backed: reclaim anywhere on the machine (a proactive one such
+ * as DAMON's included) could swap an image page out to this very
+ * device, and the loop device's worker, writing into that page, would
+ * wait for its own write: a deadlock, seen here once.  Return: 0 or a
+ * negative errno.
+ */
+static int sw_klock_image(struct sw_kernel *k, int image)
+{
+	size_t bytes = (size_t)k->scale.swap_bytes;
+	void *map = mmap(NULL, bytes, PROT_READ, MAP_SHARED | MAP_POPULATE,
+			 image, 0);
+
+	if (map == MAP_FAILED)
+		return -errno;
+	if (mlock(map, bytes)) {
+		int err = -errno;
+
+		munmap(map, bytes);
+		return err;
+	}
+	k->image_map = map;
+	return 0;
+}
+
+/*
  * sw_kdevice() - The swap device: an unnamed tmpfs file of the suite's
  * swap size, allocated in full (so a swap-out never has tmpfs allocate,
- * and charge, a page), a swap header, a loop device over it, swapped
- * on.  Return: 0, or a negative errno with @k->why set.
+ * and charge, a page) and locked in memory (sw_klock_image()), a swap
+ * header, a loop device over it, swapped on.  Return: 0, or a negative
+ * errno with @k->why set.
  */
 static int sw_kdevice(struct sw_kernel *k)
 {
@@ -189,10 +217,12 @@ static int sw_kdevice(struct sw_kernel *k)
 	image = open("/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	err = image < 0 || fallocate(image, 0, 0, bytes) ? -errno :
 	      bench_swap_format(image, (uint64_t)bytes);
+	if (!err)
+		err = sw_klock_image(k, image);
 	if (err) {
 		snprintf(k->why, sizeof(k->why), "cannot make a %lld MiB swap "
-			 "image in /dev/shm: %s", (long long)(bytes >> 20),
-			 strerror(-err));
+			 "image locked in memory in /dev/shm: %s",
+			 (long long)(bytes >> 20), strerror(-err));
 		if (image >= 0)
 			close(image);
 		return err;
@@ -245,6 +275,17 @@ void sw_kernel_init(struct sw_kernel *k, const struct sw_scale *scale)
 	snprintf(name, sizeof(name), "upcache-bench-%d-memhog", (int)getpid());
 	limit = (uint64_t)scale->limit_pages << UPC_PAGE_SHIFT;
 	err = sw_klock(k);
+	if (!err && bench_has_swap()) {
+		/*
+		 * memhog must swap to this side's device alone: one of equal
+		 * priority (another run's, left on by a signal) would get
+		 * half its swap-outs.
+		 */
+		snprintf(k->why, sizeof(k->why), "this machine already swaps "
+			 "(/proc/swaps), and the kernel side needs its own swap "
+			 "device to be the only one");
+		err = -EEXIST;
+	}
 	if (!err)
 		err = bench_memcg_create(&k->cg, name, limit, k->why,
 					 sizeof(k->why));
@@ -302,6 +343,9 @@ void sw_kernel_free(struct sw_kernel *k)
 		k->swap_on = false;
 	}
 	bench_loop_close(&k->loop);
+	if (k->image_map)
+		munmap(k->image_map, (size_t)k->scale.swap_bytes);
+	k->image_map = NULL;
 	/* Closing it unlocks it: the child that shared it is gone. */
 	if (k->lock_fd >= 0)
 		close(k->lock_fd);

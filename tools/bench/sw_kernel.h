@@ -7,8 +7,10 @@
  * swap (on a ramdisk's scale of speed).  Here the swap device is a loop
  * device over an unnamed tmpfs file as large as the suite's swap device
  * (the region), allocated in full before it is swapped on, so a swap-out
- * writes into pages tmpfs already has; it is swapped on at the highest
- * priority, ahead of any other device.  memhog runs in a child process
+ * writes into pages tmpfs already has, and locked in memory, so none of
+ * them is ever swapped out to the device itself (the loop device would
+ * then wait on its own write); it is swapped on at the highest
+ * priority, and only where no other swap device is on.  memhog runs in a child process
  * moved into a memory cgroup whose limit is the suite's: it maps an
  * anonymous region of the suite's size (MADV_NOHUGEPAGE: 4 KiB pages,
  * as upcache's region has) and writes every page once, in order, the
@@ -66,6 +68,8 @@ struct sw_ksample {
  * @why: The reason it does not.
  * @loop: The swap device.
  * @swap_on: @loop is swapped on.
+ * @image_map: The image behind @loop, mapped and mlock()ed so that its
+ *	pages never swap out to @loop itself (NULL: none).
  * @cg: The memory cgroup memhog runs in (@cg.dir empty: none).
  * @child: The process memhog runs in.
  * @lock_fd: Holds the lock that keeps kernel swap sides one at a time
@@ -77,6 +81,7 @@ struct sw_kernel {
 	char why[256];
 	struct bench_loop loop;
 	bool swap_on;
+	void *image_map;
 	struct bench_memcg cg;
 	struct bench_kchild child;
 	int lock_fd;
@@ -90,8 +95,9 @@ struct sw_kernel {
  * @scale: The suite's sizes.
  *
  * Leaves @k->usable false, with @k->why, where the machine does not
- * give what the side needs, or where --swap-file sends the suite's swap
- * to files (the side's swap is in memory).
+ * give what the side needs, where it already swaps (memhog must swap to
+ * this side's device alone), or where --swap-file sends the suite's
+ * swap to files (the side's swap is in memory).
  */
 void sw_kernel_init(struct sw_kernel *k, const struct sw_scale *scale);
 
